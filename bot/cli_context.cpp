@@ -1,0 +1,25 @@
+#include "bot/cli_context.h"
+
+#include <filesystem>
+
+#include "config/config_loader.h"
+
+namespace kb::bot {
+
+const config::Config& CliContext::config(bool allow_missing) {
+  if (config_) return *config_;
+  auto file = config::find_config_file(options.config_path, std::filesystem::current_path());
+  if (file.empty()) {
+    if (!allow_missing)
+      throw UsageError("no kernelbot.toml here or in any parent directory; run `kernelbot init` to write one, "
+                       "or pass --config FILE");
+    config::Config defaults;
+    defaults.root = std::filesystem::current_path();
+    config_ = defaults;
+  } else {
+    config_ = config::load_config(file);
+  }
+  return *config_;
+}
+
+}  // namespace kb::bot

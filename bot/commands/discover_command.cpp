@@ -1,0 +1,92 @@
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "bot/commands/commands.h"
+#include "bot/text_table.h"
+#include "config/config_loader.h"
+#include "profiler/source_scanner.h"
+
+namespace kb::bot {
+namespace {
+
+std::string param_list(const std::vector<profiler::ScannedParam>& params) {
+  std::string out;
+  for (const auto& p : params) out += (out.empty() ? "" : ", ") + p.type + (p.name.empty() ? "" : " " + p.name);
+  return out;
+}
+
+nlohmann::json params_json(const std::vector<profiler::ScannedParam>& params) {
+  auto out = nlohmann::json::array();
+  for (const auto& p : params) out.push_back({{"type", p.type}, {"name", p.name}});
+  return out;
+}
+
+void print_json(const profiler::ScanResult& scan, const std::filesystem::path& root) {
+  nlohmann::json j{{"root", root.string()}, {"files", scan.files}};
+  j["kernels"] = nlohmann::json::array();
+  for (const auto& k : scan.kernels)
+    j["kernels"].push_back({{"name", k.name}, {"file", k.file}, {"line", k.line}, {"params", params_json(k.params)},
+                            {"template", k.template_params}, {"definition", k.is_definition}});
+  j["launchers"] = nlohmann::json::array();
+  for (const auto& l : scan.launchers) {
+    auto launches = nlohmann::json::array();
+    for (const auto& s : l.launches)
+      launches.push_back({{"kernel", s.kernel}, {"config", s.launch_config}, {"line", s.line}});
+    j["launchers"].push_back({{"name", l.name}, {"file", l.file}, {"line", l.line}, {"return_type", l.return_type},
+                              {"params", params_json(l.params)}, {"launches", launches}, {"device_side", l.is_kernel}});
+  }
+  j["skipped"] = nlohmann::json::array();
+  for (const auto& s : scan.skipped) j["skipped"].push_back({{"file", s.file}, {"line", s.line}, {"message", s.message}});
+  std::cout << j.dump(2) << "\n";
+}
+
+void print_text(const profiler::ScanResult& scan) {
+  TextTable kernels({"kernel", "location", "parameters"});
+  for (const auto& k : scan.kernels) {
+    if (!k.is_definition) continue;
+    std::string name = k.template_params.empty() ? k.name : "template<" + k.template_params + "> " + k.name;
+    kernels.add_row({name, k.file + ":" + std::to_string(k.line), param_list(k.params)});
+  }
+  TextTable launchers({"launcher", "location", "parameters", "launches"});
+  for (const auto& l : scan.launchers) {
+    std::string launches;
+    for (const auto& s : l.launches) launches += (launches.empty() ? "" : ", ") + s.kernel + "<<<" + s.launch_config + ">>>";
+    launchers.add_row({l.name + (l.is_kernel ? " (device-side)" : ""), l.file + ":" + std::to_string(l.line),
+                       param_list(l.params), launches});
+  }
+  std::cout << "Kernels (" << scan.kernels.size() << " in " << scan.files.size() << " files):\n"
+            << kernels.render() << "\nLaunchers (" << scan.launchers.size() << "):\n"
+            << launchers.render();
+  if (!scan.skipped.empty()) {
+    std::cout << "\nSkipped (" << scan.skipped.size() << "):\n";
+    for (const auto& s : scan.skipped) std::cout << "  " << s.file << ":" << s.line << ": " << s.message << "\n";
+  }
+}
+
+}  // namespace
+
+// Where to scan: the given path, else the config's repository root, else the current directory.
+std::filesystem::path scan_root(CliContext& ctx, const std::string& path) {
+  if (!path.empty()) return path;
+  auto file = config::find_config_file(ctx.options.config_path, std::filesystem::current_path());
+  return file.empty() ? std::filesystem::current_path() : std::filesystem::absolute(file).parent_path();
+}
+
+void register_discover_command(CLI::App& app, CliContext& ctx) {
+  auto* cmd = app.add_subcommand("discover", "List the repository's __global__ kernels and the host functions that "
+                                             "launch them (<<<...>>> sites)");
+  auto path = std::make_shared<std::string>();
+  cmd->add_option("path", *path, "Directory to scan (default: the repository root)")->check(CLI::ExistingDirectory);
+  cmd->callback([&ctx, path] {
+    auto root = scan_root(ctx, *path);
+    std::vector<std::string> exclude = config::ProjectConfig{}.discover_exclude;
+    if (path->empty() && !config::find_config_file(ctx.options.config_path, std::filesystem::current_path()).empty())
+      exclude = ctx.config().project.discover_exclude;
+    auto scan = profiler::scan_tree(root, exclude);
+    if (ctx.options.json) print_json(scan, root);
+    else print_text(scan);
+  });
+}
+
+}  // namespace kb::bot

@@ -1,0 +1,20 @@
+#include <nlohmann/json.hpp>
+#include <iostream>
+
+#include "bot/commands/commands.h"
+#include "bot/version.h"
+
+namespace kb::bot {
+
+void register_version_command(CLI::App& app, CliContext& ctx) {
+  auto* cmd = app.add_subcommand("version", "Print kernelbot's version and the toolkit it was built with");
+  cmd->callback([&ctx] {
+    if (ctx.options.json) {
+      std::cout << nlohmann::json{{"version", kVersion}, {"cuda_toolkit", kCudaToolkitVersion}}.dump(2) << "\n";
+    } else {
+      std::cout << "kernelbot " << kVersion << " (built with CUDA " << kCudaToolkitVersion << ")\n";
+    }
+  });
+}
+
+}  // namespace kb::bot

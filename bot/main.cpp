@@ -1,0 +1,80 @@
+// kernelbot: profiles a repository's CUDA kernels, searches for faster verified replacements and
+// opens pull requests with them. This file parses the command line and maps every error to an
+// exit code: 0 done, 1 failed, 2 bad usage or config.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "bot/cli_context.h"
+#include "bot/commands/commands.h"
+#include "config/config_error.h"
+#include "profiler/device_query.h"
+
+namespace {
+
+void setup_logging(const kb::bot::GlobalOptions& options) {
+  // Logs go to stderr so that stdout carries only tables and --json output.
+  auto logger = spdlog::stderr_color_mt("kernelbot");
+  logger->set_pattern("%^[%H:%M:%S %l]%$ %v");
+  spdlog::set_default_logger(logger);
+  if (options.quiet) spdlog::set_level(spdlog::level::warn);
+  else if (options.verbosity >= 2) spdlog::set_level(spdlog::level::trace);
+  else if (options.verbosity == 1) spdlog::set_level(spdlog::level::debug);
+  else spdlog::set_level(spdlog::level::info);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  kb::bot::CliContext ctx;
+  CLI::App app{"kernelbot: finds faster, verified replacements for a repository's CUDA kernels and opens pull "
+               "requests with them.",
+               "kernelbot"};
+  app.require_subcommand(1);
+  app.fallthrough();  // global flags are accepted after the subcommand too
+  app.add_option("--config", ctx.options.config_path, "Config file (default: the nearest kernelbot.toml)");
+  app.add_flag("-v,--verbose", ctx.options.verbosity, "More logging (repeat for more)");
+  app.add_flag("-q,--quiet", ctx.options.quiet, "Only warnings and errors on stderr");
+  app.add_flag("--json", ctx.options.json, "Machine-readable output on stdout (logs stay on stderr)");
+  app.parse_complete_callback([&] { setup_logging(ctx.options); });
+
+  kb::bot::register_init_command(app, ctx);
+  kb::bot::register_discover_command(app, ctx);
+  kb::bot::register_profile_command(app, ctx);
+  kb::bot::register_eval_command(app, ctx);
+  kb::bot::register_search_command(app, ctx);
+  kb::bot::register_run_command(app, ctx);
+  kb::bot::register_pr_command(app, ctx);
+  kb::bot::register_config_command(app, ctx);
+  kb::bot::register_version_command(app, ctx);
+
+  try {
+    app.parse(argc, argv);
+    return ctx.exit_code;
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  } catch (const kb::config::ConfigError& e) {
+    for (const auto& d : e.diagnostics()) std::cerr << d.format() << "\n";
+    std::cerr << "kernelbot: " << e.diagnostics().size() << " error" << (e.diagnostics().size() == 1 ? "" : "s")
+              << " in the config\n";
+    return 2;
+  } catch (const kb::bot::UsageError& e) {
+    std::cerr << "kernelbot: error: " << e.what() << "\n";
+    return 2;
+  } catch (const kb::profiler::NoDeviceError& e) {
+    std::cerr << "kernelbot: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "kernelbot: error: " << e.what() << "\n";
+    return 1;
+  }
+}

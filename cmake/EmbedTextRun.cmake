@@ -1,0 +1,16 @@
+# Script mode half of kb_embed_text: writes the text as a sequence of raw-string chunks (each
+# under the 64 KiB literal limit some compilers have).
+file(READ "${IN}" content)
+string(LENGTH "${content}" len)
+set(body "")
+set(pos 0)
+while(pos LESS len)
+  string(SUBSTRING "${content}" ${pos} 16000 chunk)
+  string(APPEND body "R\"KBEMBED(${chunk})KBEMBED\"\n")
+  math(EXPR pos "${pos} + 16000")
+endwhile()
+if(len EQUAL 0)
+  set(body "\"\"")
+endif()
+file(WRITE "${OUT}.tmp" "namespace kb::embedded {\nextern const char* const ${SYMBOL};\nconst char* const ${SYMBOL} =\n${body};\n}\n")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)

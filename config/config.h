@@ -1,0 +1,185 @@
+// The effective kernelbot configuration: one struct per TOML section, every field with its default.
+// Parsing and validation live in config_loader.cpp (the only place that sees toml++).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kb::config {
+
+// A position in a config file, kept so later stages (a missing source file, an unknown size name)
+// can still point the user at the line that caused it.
+struct SourcePos {
+  std::string file;
+  int line = 0;
+  int column = 0;
+};
+
+struct Tolerance {
+  double rtol = 0;
+  double atol = 0;
+};
+
+// [llm]: the OpenAI-compatible chat endpoint the `llm` proposer talks to.
+struct LlmConfig {
+  std::string provider = "none";  // "openai-compatible" or "none"
+  std::string base_url = "https://api.openai.com/v1";
+  std::string model;
+  std::string api_key_env = "OPENAI_API_KEY";
+  double temperature = 0.7;
+  int64_t max_tokens_per_reply = 8192;
+  double timeout_s = 180;
+  int64_t max_retries = 5;
+  int64_t repair_attempts = 1;  // compile errors fed back for one repair by default
+  double usd_per_million_prompt_tokens = 0;
+  double usd_per_million_completion_tokens = 0;
+};
+
+// [search]: the reasoning-branching search and its budgets.
+struct SearchConfig {
+  std::string proposer = "auto";  // auto | llm | builtin | replay
+  std::string replay_file;        // recorded LLM replies, for proposer = "replay"
+  int64_t rounds = 5;
+  int64_t ideas_per_round = 4;
+  int64_t branches_per_idea = 3;
+  int64_t seeds_kept = 3;
+  int64_t max_seeds_per_family = 2;  // diversity: one idea family cannot take every seed slot
+  int64_t max_candidates = 200;
+  double max_wall_time_s = 3600;
+  int64_t max_tokens = 2'000'000;
+  double max_cost_usd = 0;  // 0 = no money budget
+  double min_round_gain = 0.01;  // a round that improves the best by less than this ends the search
+  int64_t compile_jobs = 0;      // 0 = all cores
+  std::string archive = ".kernelbot/archive.sqlite";
+  std::string work_dir = ".kernelbot/work";
+};
+
+// [verify]: how a candidate is proven equal to the original.
+struct VerifyConfig {
+  int64_t trials = 5;
+  std::vector<std::string> distributions = {"uniform", "normal", "large", "mixed_sign"};
+  std::map<std::string, Tolerance> tolerance = {
+      {"float64", {1e-10, 1e-12}}, {"float32", {1e-4, 1e-5}}, {"float16", {1e-2, 1e-3}},
+      {"bfloat16", {2e-2, 1e-2}},  {"int32", {0, 0}},         {"int64", {0, 0}},
+      {"uint32", {0, 0}},          {"int8", {0, 0}},          {"uint8", {0, 0}}};
+  int64_t seed = 0;  // 0 = a fresh seed per run
+  bool sanitize = false;
+  double strict_speedup = 10.0;  // a claimed speedup above this triggers an extra-strict pass
+  double timeout_s = 120;        // wall-time limit for one candidate's child process
+  int64_t max_host_memory_mb = 16384;
+};
+
+// [bench]: timing, in the manner of nvbench.
+struct BenchConfig {
+  int64_t warmup_runs = 3;
+  double min_time_s = 0.5;
+  int64_t min_samples = 20;
+  int64_t max_samples = 2000;
+  double max_noise = 0.005;  // relative noise target (0.5%)
+  double timeout_s = 20;
+  bool flush_l2 = true;
+  double graph_below_us = 10;  // kernels shorter than this are timed as CUDA graphs of launches
+  double max_clock_sag = 0.05;  // samples taken with the SM clock this far under its max are dropped
+  double min_speedup = 1.05;    // a win must beat this ratio of medians, noise included
+};
+
+// [github]: where the pull requests go; an empty repository means the dry-run forge.
+struct GithubConfig {
+  std::string repository;  // "owner/name"
+  std::string api_url = "https://api.github.com";
+  std::string base_branch = "main";
+  std::string remote = "origin";
+  std::string token_env = "GITHUB_TOKEN";
+  std::vector<std::string> labels = {"kernelbot", "performance"};
+  int64_t max_open_prs = 5;
+  bool draft = false;
+  std::string author_name = "kernelbot";
+  std::string author_email = "kernelbot@users.noreply.github.com";
+};
+
+// [project]: how the repository builds its CUDA code; per-kernel fields add to these.
+struct ProjectConfig {
+  std::vector<std::string> include_dirs;
+  std::vector<std::string> defines;
+  std::vector<std::string> nvcc_flags;
+  std::vector<std::string> extra_sources;
+  std::vector<std::string> link_libs;
+  std::string compile_commands = "auto";  // path, "auto" (look in build*/), or "none"
+  std::string cuda_arch;                  // empty = the GPU's own
+  std::string build;                      // shell command run on the changed tree before a PR
+  std::string test;
+  std::vector<std::string> discover_exclude = {"build", ".git", ".kernelbot", "third_party"};
+};
+
+enum class ArgRole { input, output, inout, scalar, size };
+enum class DType { float64, float32, float16, bfloat16, int64, int32, uint32, int8, uint8 };
+
+// One parameter of a kernel's launcher, in order.
+struct ArgSpec {
+  std::string name;
+  ArgRole role = ArgRole::input;
+  DType dtype = DType::float32;
+  std::string count;  // element count expression over the size names (buffers)
+  std::string value;  // value expression (size, scalar); empty scalar = random per trial
+  std::string distribution;  // override of [verify].distributions for this input
+  SourcePos pos;
+};
+
+// A named set of sizes, e.g. { n = 1048576 }: every count/value expression is evaluated on it.
+struct SizeSet {
+  std::map<std::string, int64_t> values;
+  std::string label() const;
+};
+
+// [[kernel]]: one target: a launcher function and the kernels it launches.
+struct KernelSpec {
+  std::string name;
+  std::string source;
+  std::string launcher;
+  std::vector<std::string> include_dirs;
+  std::vector<std::string> defines;
+  std::vector<std::string> nvcc_flags;
+  std::vector<std::string> extra_sources;
+  std::vector<std::string> link_libs;
+  std::vector<ArgSpec> args;
+  std::vector<SizeSet> sizes;
+  std::map<std::string, Tolerance> tolerance;  // overrides of [verify].tolerance by dtype
+  std::string flops;  // optional FLOP count expression
+  std::string bytes;  // optional bytes-moved override (default: inputs read once, outputs written once)
+  std::map<std::string, std::vector<std::string>> tunables;  // macro -> values to try
+  SourcePos pos;
+};
+
+struct Config {
+  std::filesystem::path file;  // the file it came from (empty: defaults only)
+  std::filesystem::path root;  // the repository root: the config file's directory
+  LlmConfig llm;
+  SearchConfig search;
+  VerifyConfig verify;
+  BenchConfig bench;
+  GithubConfig github;
+  ProjectConfig project;
+  std::vector<KernelSpec> kernels;
+
+  const KernelSpec* find_kernel(const std::string& name) const;
+  // The tolerance for one dtype of one kernel: the kernel's override, else [verify].
+  Tolerance tolerance_for(const KernelSpec& kernel, DType dtype) const;
+  // Paths in the config are relative to the repository root.
+  std::filesystem::path resolve(const std::string& path) const;
+};
+
+const char* to_string(ArgRole role);
+const char* to_string(DType dtype);
+std::optional<ArgRole> parse_arg_role(const std::string& text);
+std::optional<DType> parse_dtype(const std::string& text);
+size_t dtype_size(DType dtype);
+bool dtype_is_float(DType dtype);
+bool role_is_buffer(ArgRole role);
+// The C++ type a launcher parameter of this dtype has (for generated code and docs).
+const char* dtype_cpp_type(DType dtype);
+
+}  // namespace kb::config

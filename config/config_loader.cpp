@@ -1,0 +1,580 @@
+#include "config/config_loader.h"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "config/config_error.h"
+#include "config/size_expression.h"
+
+namespace kb::config {
+namespace {
+
+// Collects problems with their positions; the loader keeps going after each one.
+class Diagnostics {
+ public:
+  explicit Diagnostics(std::string file) : file_(std::move(file)) {}
+  void error(const toml::source_region& where, const std::string& field, const std::string& message) {
+    items_.push_back({file_, static_cast<int>(where.begin.line), static_cast<int>(where.begin.column),
+                      field, message});
+  }
+  void error(const SourcePos& where, const std::string& field, const std::string& message) {
+    items_.push_back({file_, where.line, where.column, field, message});
+  }
+  const std::string& file() const { return file_; }
+  std::vector<ConfigDiagnostic>& items() { return items_; }
+
+ private:
+  std::string file_;
+  std::vector<ConfigDiagnostic> items_;
+};
+
+const char* type_name(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a number";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::table: return "a table";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    default: return "nothing";
+  }
+}
+
+// Edit distance, for "did you mean" hints on misspelled keys.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t prev = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t cur = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      prev = cur;
+    }
+  }
+  return row[b.size()];
+}
+
+// Reads the keys of one table, remembering which ones it knows; finish() reports the rest as
+// unknown. Each get() reports a wrong type at the value's own position.
+class TableReader {
+ public:
+  TableReader(const toml::table& table, std::string path, Diagnostics& diag)
+      : table_(table), path_(std::move(path)), diag_(diag) {}
+
+  std::string field(std::string_view key) const {
+    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  }
+  const toml::table& table() const { return table_; }
+  Diagnostics& diag() { return diag_; }
+
+  // Returns the node for `key` (marking it known), or null. Reports a missing required key.
+  const toml::node* node(std::string_view key, bool required = false) {
+    known_.insert(std::string(key));
+    const toml::node* n = table_.get(key);
+    if (!n && required)
+      diag_.error(table_.source(), field(key),
+                  "missing required field '" + std::string(key) + "'" +
+                      (path_.empty() ? "" : " in [" + path_ + "]"));
+    return n;
+  }
+
+  void get(std::string_view key, std::string& out, bool required = false) {
+    if (const auto* n = node(key, required)) {
+      if (auto v = n->value_exact<std::string>()) out = *v;
+      else type_error(*n, key, "a string");
+    }
+  }
+  void get(std::string_view key, int64_t& out, bool required = false) {
+    if (const auto* n = node(key, required)) {
+      if (auto v = n->value_exact<int64_t>()) out = *v;
+      else type_error(*n, key, "an integer");
+    }
+  }
+  void get(std::string_view key, double& out, bool required = false) {
+    if (const auto* n = node(key, required)) {
+      if (auto v = n->value_exact<double>()) out = *v;
+      else if (auto i = n->value_exact<int64_t>()) out = static_cast<double>(*i);
+      else type_error(*n, key, "a number");
+    }
+  }
+  void get(std::string_view key, bool& out, bool required = false) {
+    if (const auto* n = node(key, required)) {
+      if (auto v = n->value_exact<bool>()) out = *v;
+      else type_error(*n, key, "a boolean");
+    }
+  }
+  void get(std::string_view key, std::vector<std::string>& out, bool required = false) {
+    const auto* n = node(key, required);
+    if (!n) return;
+    const auto* arr = n->as_array();
+    if (!arr) return type_error(*n, key, "an array of strings");
+    out.clear();
+    for (size_t i = 0; i < arr->size(); ++i) {
+      const toml::node& item = *arr->get(i);
+      if (auto v = item.value_exact<std::string>()) out.push_back(*v);
+      else diag_.error(item.source(), field(key) + "[" + std::to_string(i) + "]",
+                       std::string("expected a string, got ") + type_name(item));
+    }
+  }
+  // A string that may also be written as a number (expressions: count = 1024 or count = "n").
+  void get_expression(std::string_view key, std::string& out, bool required = false) {
+    if (const auto* n = node(key, required)) {
+      if (auto s = n->value_exact<std::string>()) out = *s;
+      else if (auto i = n->value_exact<int64_t>()) out = std::to_string(*i);
+      else if (auto d = n->value_exact<double>()) {
+        std::ostringstream os;
+        os.precision(17);
+        os << *d;
+        out = os.str();
+        if (out.find_first_of(".eE") == std::string::npos) out += ".0";
+      } else {
+        type_error(*n, key, "a number or an expression string");
+      }
+    }
+  }
+  const toml::table* subtable(std::string_view key) {
+    const auto* n = node(key);
+    if (!n) return nullptr;
+    if (const auto* t = n->as_table()) return t;
+    type_error(*n, key, "a table");
+    return nullptr;
+  }
+
+  void type_error(const toml::node& n, std::string_view key, const std::string& expected) {
+    diag_.error(n.source(), field(key), "expected " + expected + ", got " + type_name(n));
+  }
+
+  void finish() {
+    for (const auto& [key, value] : table_) {
+      std::string k(key.str());
+      if (known_.count(k)) continue;
+      std::string hint;
+      size_t best = 3;
+      for (const auto& candidate : known_) {
+        size_t d = edit_distance(k, candidate);
+        if (d < best) {
+          best = d;
+          hint = " (did you mean '" + candidate + "'?)";
+        }
+      }
+      diag_.error(key.source(), field(k),
+                  "unknown key '" + k + "'" + (path_.empty() ? "" : " in [" + path_ + "]") + hint);
+    }
+  }
+
+ private:
+  const toml::table& table_;
+  std::string path_;
+  Diagnostics& diag_;
+  std::set<std::string> known_;
+};
+
+SourcePos pos_of(const toml::node& n, const Diagnostics& d) {
+  return {d.file(), static_cast<int>(n.source().begin.line), static_cast<int>(n.source().begin.column)};
+}
+
+void check_one_of(TableReader& r, std::string_view key, const std::string& value,
+                  std::initializer_list<const char*> allowed) {
+  for (const char* a : allowed)
+    if (value == a) return;
+  std::string list;
+  for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+  const toml::node* n = r.table().get(key);
+  r.diag().error(n ? n->source() : r.table().source(), r.field(key),
+                 "'" + value + "' is not one of: " + list);
+}
+
+void check_positive(TableReader& r, std::string_view key, double value, bool allow_zero = false) {
+  if (value > 0 || (allow_zero && value == 0)) return;
+  const toml::node* n = r.table().get(key);
+  r.diag().error(n ? n->source() : r.table().source(), r.field(key),
+                 std::string("must be ") + (allow_zero ? "zero or more" : "greater than zero"));
+}
+
+void read_tolerance_map(TableReader& parent, std::string_view key, std::map<std::string, Tolerance>& out) {
+  const toml::table* t = parent.subtable(key);
+  if (!t) return;
+  TableReader r(*t, parent.field(key), parent.diag());
+  for (const auto& [dtype_key, node] : *t) {
+    std::string dtype(dtype_key.str());
+    if (!parse_dtype(dtype)) {
+      r.node(dtype);  // reported below as a bad dtype, not as an unknown key
+      parent.diag().error(dtype_key.source(), r.field(dtype),
+                          "'" + dtype + "' is not a dtype (float64, float32, float16, bfloat16, "
+                          "int64, int32, uint32, int8, uint8)");
+      continue;
+    }
+    const toml::table* tol = node.as_table();
+    r.node(dtype);
+    if (!tol) {
+      r.type_error(node, dtype, "a table { rtol = ..., atol = ... }");
+      continue;
+    }
+    Tolerance value = out.count(dtype) ? out[dtype] : Tolerance{};
+    TableReader tr(*tol, r.field(dtype), parent.diag());
+    tr.get("rtol", value.rtol);
+    tr.get("atol", value.atol);
+    tr.finish();
+    if (value.rtol < 0 || value.atol < 0)
+      parent.diag().error(tol->source(), r.field(dtype), "rtol and atol must not be negative");
+    out[dtype] = value;
+  }
+  r.finish();
+}
+
+void read_llm(TableReader& r, LlmConfig& c) {
+  r.get("provider", c.provider);
+  r.get("base_url", c.base_url);
+  r.get("model", c.model);
+  r.get("api_key_env", c.api_key_env);
+  r.get("temperature", c.temperature);
+  r.get("max_tokens_per_reply", c.max_tokens_per_reply);
+  r.get("timeout_s", c.timeout_s);
+  r.get("max_retries", c.max_retries);
+  r.get("repair_attempts", c.repair_attempts);
+  r.get("usd_per_million_prompt_tokens", c.usd_per_million_prompt_tokens);
+  r.get("usd_per_million_completion_tokens", c.usd_per_million_completion_tokens);
+  r.finish();
+  check_one_of(r, "provider", c.provider, {"openai-compatible", "none"});
+  if (c.provider == "openai-compatible" && c.model.empty())
+    r.diag().error(r.table().source(), r.field("model"),
+                   "missing required field 'model' (needed when provider = \"openai-compatible\")");
+  check_positive(r, "timeout_s", c.timeout_s);
+  check_positive(r, "max_tokens_per_reply", static_cast<double>(c.max_tokens_per_reply));
+  check_positive(r, "max_retries", static_cast<double>(c.max_retries), true);
+  check_positive(r, "repair_attempts", static_cast<double>(c.repair_attempts), true);
+}
+
+void read_search(TableReader& r, SearchConfig& c) {
+  r.get("proposer", c.proposer);
+  r.get("replay_file", c.replay_file);
+  r.get("rounds", c.rounds);
+  r.get("ideas_per_round", c.ideas_per_round);
+  r.get("branches_per_idea", c.branches_per_idea);
+  r.get("seeds_kept", c.seeds_kept);
+  r.get("max_seeds_per_family", c.max_seeds_per_family);
+  r.get("max_candidates", c.max_candidates);
+  r.get("max_wall_time_s", c.max_wall_time_s);
+  r.get("max_tokens", c.max_tokens);
+  r.get("max_cost_usd", c.max_cost_usd);
+  r.get("min_round_gain", c.min_round_gain);
+  r.get("compile_jobs", c.compile_jobs);
+  r.get("archive", c.archive);
+  r.get("work_dir", c.work_dir);
+  r.finish();
+  check_one_of(r, "proposer", c.proposer, {"auto", "llm", "builtin", "replay"});
+  if (c.proposer == "replay" && c.replay_file.empty())
+    r.diag().error(r.table().source(), r.field("replay_file"),
+                   "missing required field 'replay_file' (needed when proposer = \"replay\")");
+  for (auto [key, value] : {std::pair{"rounds", c.rounds}, {"ideas_per_round", c.ideas_per_round},
+                            {"branches_per_idea", c.branches_per_idea}, {"seeds_kept", c.seeds_kept},
+                            {"max_seeds_per_family", c.max_seeds_per_family},
+                            {"max_candidates", c.max_candidates}})
+    check_positive(r, key, static_cast<double>(value));
+  check_positive(r, "max_wall_time_s", c.max_wall_time_s);
+  check_positive(r, "max_tokens", static_cast<double>(c.max_tokens), true);
+  check_positive(r, "max_cost_usd", c.max_cost_usd, true);
+  check_positive(r, "compile_jobs", static_cast<double>(c.compile_jobs), true);
+}
+
+void read_verify(TableReader& r, VerifyConfig& c) {
+  r.get("trials", c.trials);
+  r.get("distributions", c.distributions);
+  read_tolerance_map(r, "tolerance", c.tolerance);
+  r.get("seed", c.seed);
+  r.get("sanitize", c.sanitize);
+  r.get("strict_speedup", c.strict_speedup);
+  r.get("timeout_s", c.timeout_s);
+  r.get("max_host_memory_mb", c.max_host_memory_mb);
+  r.finish();
+  check_positive(r, "trials", static_cast<double>(c.trials));
+  check_positive(r, "timeout_s", c.timeout_s);
+  check_positive(r, "strict_speedup", c.strict_speedup);
+  check_positive(r, "max_host_memory_mb", static_cast<double>(c.max_host_memory_mb));
+  if (c.distributions.empty())
+    r.diag().error(r.table().source(), r.field("distributions"), "needs at least one distribution");
+  for (const auto& d : c.distributions)
+    check_one_of(r, "distributions", d, {"uniform", "normal", "large", "mixed_sign"});
+}
+
+void read_bench(TableReader& r, BenchConfig& c) {
+  r.get("warmup_runs", c.warmup_runs);
+  r.get("min_time_s", c.min_time_s);
+  r.get("min_samples", c.min_samples);
+  r.get("max_samples", c.max_samples);
+  r.get("max_noise", c.max_noise);
+  r.get("timeout_s", c.timeout_s);
+  r.get("flush_l2", c.flush_l2);
+  r.get("graph_below_us", c.graph_below_us);
+  r.get("max_clock_sag", c.max_clock_sag);
+  r.get("min_speedup", c.min_speedup);
+  r.finish();
+  check_positive(r, "warmup_runs", static_cast<double>(c.warmup_runs), true);
+  check_positive(r, "min_samples", static_cast<double>(c.min_samples));
+  check_positive(r, "max_noise", c.max_noise);
+  check_positive(r, "timeout_s", c.timeout_s);
+  check_positive(r, "min_time_s", c.min_time_s, true);
+  check_positive(r, "graph_below_us", c.graph_below_us, true);
+  check_positive(r, "max_clock_sag", c.max_clock_sag);
+  if (c.max_samples < c.min_samples)
+    r.diag().error(r.table().source(), r.field("max_samples"), "must be at least min_samples");
+  if (c.min_speedup < 1.0)
+    r.diag().error(r.table().source(), r.field("min_speedup"), "must be 1.0 or more");
+}
+
+void read_github(TableReader& r, GithubConfig& c) {
+  r.get("repository", c.repository);
+  r.get("api_url", c.api_url);
+  r.get("base_branch", c.base_branch);
+  r.get("remote", c.remote);
+  r.get("token_env", c.token_env);
+  r.get("labels", c.labels);
+  r.get("max_open_prs", c.max_open_prs);
+  r.get("draft", c.draft);
+  r.get("author_name", c.author_name);
+  r.get("author_email", c.author_email);
+  r.finish();
+  if (!c.repository.empty()) {
+    auto slash = c.repository.find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == c.repository.size() ||
+        c.repository.find('/', slash + 1) != std::string::npos)
+      r.diag().error(r.table().get("repository")->source(), r.field("repository"),
+                     "expected \"owner/name\", got \"" + c.repository + "\"");
+  }
+  check_positive(r, "max_open_prs", static_cast<double>(c.max_open_prs));
+}
+
+void read_project(TableReader& r, ProjectConfig& c) {
+  r.get("include_dirs", c.include_dirs);
+  r.get("defines", c.defines);
+  r.get("nvcc_flags", c.nvcc_flags);
+  r.get("extra_sources", c.extra_sources);
+  r.get("link_libs", c.link_libs);
+  r.get("compile_commands", c.compile_commands);
+  r.get("cuda_arch", c.cuda_arch);
+  r.get("build", c.build);
+  r.get("test", c.test);
+  r.get("discover_exclude", c.discover_exclude);
+  r.finish();
+}
+
+void read_arg(TableReader& r, ArgSpec& a) {
+  r.get("name", a.name, true);
+  std::string role, dtype;
+  r.get("role", role, true);
+  r.get("dtype", dtype, true);
+  r.get_expression("count", a.count);
+  r.get_expression("value", a.value);
+  r.get("distribution", a.distribution);
+  r.finish();
+  if (!role.empty()) {
+    if (auto parsed = parse_arg_role(role)) a.role = *parsed;
+    else check_one_of(r, "role", role, {"input", "output", "inout", "scalar", "size"});
+  }
+  if (!dtype.empty()) {
+    if (auto parsed = parse_dtype(dtype)) a.dtype = *parsed;
+    else check_one_of(r, "dtype", dtype,
+                      {"float64", "float32", "float16", "bfloat16", "int64", "int32", "uint32", "int8", "uint8"});
+  }
+  if (!a.distribution.empty())
+    check_one_of(r, "distribution", a.distribution, {"uniform", "normal", "large", "mixed_sign"});
+  bool roles_ok = !role.empty() && parse_arg_role(role);
+  if (roles_ok && role_is_buffer(a.role) && a.count.empty())
+    r.diag().error(r.table().source(), r.field("count"),
+                   "missing required field 'count' (the element count of buffer '" + a.name + "')");
+  if (roles_ok && a.role == ArgRole::size && a.value.empty())
+    r.diag().error(r.table().source(), r.field("value"),
+                   "missing required field 'value' (the size passed as '" + a.name + "')");
+  if (roles_ok && a.role == ArgRole::size && !dtype.empty() && dtype_is_float(a.dtype))
+    r.diag().error(r.table().get("dtype")->source(), r.field("dtype"), "a size argument needs an integer dtype");
+}
+
+void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
+  r.get("name", k.name, true);
+  r.get("source", k.source, true);
+  r.get("launcher", k.launcher, true);
+  r.get("include_dirs", k.include_dirs);
+  r.get("defines", k.defines);
+  r.get("nvcc_flags", k.nvcc_flags);
+  r.get("extra_sources", k.extra_sources);
+  r.get("link_libs", k.link_libs);
+  r.get_expression("flops", k.flops);
+  r.get_expression("bytes", k.bytes);
+  read_tolerance_map(r, "tolerance", k.tolerance);
+
+  if (const toml::node* args = r.node("arg", true)) {
+    const toml::array* arr = args->as_array();
+    if (!arr || !arr->is_array_of_tables()) {
+      r.type_error(*args, "arg", "an array of tables ([[kernel.arg]])");
+    } else {
+      for (size_t i = 0; i < arr->size(); ++i) {
+        const toml::table& t = *arr->get(i)->as_table();
+        ArgSpec a;
+        a.pos = pos_of(t, r.diag());
+        TableReader ar(t, r.field("arg[" + std::to_string(i) + "]"), r.diag());
+        read_arg(ar, a);
+        k.args.push_back(std::move(a));
+      }
+    }
+  }
+  if (const toml::node* sizes = r.node("sizes")) {
+    const toml::array* arr = sizes->as_array();
+    if (!arr) {
+      r.type_error(*sizes, "sizes", "an array of tables, e.g. [{ n = 1048576 }]");
+    } else {
+      for (size_t i = 0; i < arr->size(); ++i) {
+        const toml::node& item = *arr->get(i);
+        std::string field = r.field("sizes[" + std::to_string(i) + "]");
+        const toml::table* t = item.as_table();
+        if (!t) {
+          r.diag().error(item.source(), field, std::string("expected a table of sizes, got ") + type_name(item));
+          continue;
+        }
+        SizeSet set;
+        for (const auto& [name, value] : *t) {
+          if (auto v = value.value_exact<int64_t>(); v && *v > 0) set.values[std::string(name.str())] = *v;
+          else r.diag().error(value.source(), field + "." + std::string(name.str()), "expected a positive integer");
+        }
+        k.sizes.push_back(std::move(set));
+      }
+    }
+  }
+  if (const toml::table* tunables = r.subtable("tunables")) {
+    for (const auto& [name, value] : *tunables) {
+      std::string macro(name.str());
+      std::string field = r.field("tunables." + macro);
+      const toml::array* arr = value.as_array();
+      if (!arr || arr->empty()) {
+        r.diag().error(value.source(), field, "expected a non-empty array of values");
+        continue;
+      }
+      for (const auto& v : *arr) {
+        if (auto i = v.value_exact<int64_t>()) k.tunables[macro].push_back(std::to_string(*i));
+        else if (auto s = v.value_exact<std::string>()) k.tunables[macro].push_back(*s);
+        else r.diag().error(v.source(), field, std::string("expected integers or strings, got ") + type_name(v));
+      }
+    }
+  }
+  r.finish();
+
+  // Semantic checks that need the whole table.
+  if (!k.source.empty() && !config.root.empty() && !std::filesystem::exists(config.resolve(k.source)))
+    r.diag().error(r.table().get("source")->source(), r.field("source"),
+                   "file not found: " + config.resolve(k.source).string());
+  bool has_output = false;
+  std::set<std::string> names_seen;
+  std::set<std::string> used_names;
+  auto check_expr = [&](const std::string& text, const SourcePos& where, const std::string& field) {
+    if (text.empty()) return;
+    try {
+      auto names = expression_names(text);
+      used_names.insert(names.begin(), names.end());
+    } catch (const ExpressionError& e) {
+      r.diag().error(where, field, e.what());
+    }
+  };
+  for (size_t i = 0; i < k.args.size(); ++i) {
+    const ArgSpec& a = k.args[i];
+    std::string field = r.field("arg[" + std::to_string(i) + "]");
+    if (!a.name.empty() && !names_seen.insert(a.name).second)
+      r.diag().error(a.pos, field + ".name", "duplicate argument name '" + a.name + "'");
+    if (a.role == ArgRole::output || a.role == ArgRole::inout) has_output = true;
+    check_expr(a.count, a.pos, field + ".count");
+    check_expr(a.value, a.pos, field + ".value");
+  }
+  SourcePos kpos = pos_of(r.table(), r.diag());
+  check_expr(k.flops, kpos, r.field("flops"));
+  check_expr(k.bytes, kpos, r.field("bytes"));
+  if (!k.args.empty() && !has_output)
+    r.diag().error(kpos, r.field("arg"), "needs at least one argument with role \"output\" or \"inout\"");
+  if (!used_names.empty() && k.sizes.empty())
+    r.diag().error(kpos, r.field("sizes"),
+                   "missing required field 'sizes' (the arguments use size names; give at least one size set)");
+  for (size_t i = 0; i < k.sizes.size(); ++i)
+    for (const auto& name : used_names)
+      if (!k.sizes[i].values.count(name))
+        r.diag().error(kpos, r.field("sizes[" + std::to_string(i) + "]"),
+                       "size set does not define '" + name + "', which the arguments use");
+}
+
+Config parse_document(const toml::table& doc, Diagnostics& diag, Config config) {
+  TableReader top(doc, "", diag);
+  if (const auto* t = top.subtable("llm")) { TableReader r(*t, "llm", diag); read_llm(r, config.llm); }
+  if (const auto* t = top.subtable("search")) { TableReader r(*t, "search", diag); read_search(r, config.search); }
+  if (const auto* t = top.subtable("verify")) { TableReader r(*t, "verify", diag); read_verify(r, config.verify); }
+  if (const auto* t = top.subtable("bench")) { TableReader r(*t, "bench", diag); read_bench(r, config.bench); }
+  if (const auto* t = top.subtable("github")) { TableReader r(*t, "github", diag); read_github(r, config.github); }
+  if (const auto* t = top.subtable("project")) { TableReader r(*t, "project", diag); read_project(r, config.project); }
+  if (const toml::node* kernels = top.node("kernel")) {
+    const toml::array* arr = kernels->as_array();
+    if (!arr || !arr->is_array_of_tables()) {
+      top.type_error(*kernels, "kernel", "an array of tables ([[kernel]])");
+    } else {
+      std::set<std::string> names;
+      for (size_t i = 0; i < arr->size(); ++i) {
+        const toml::table& t = *arr->get(i)->as_table();
+        KernelSpec k;
+        k.pos = pos_of(t, diag);
+        std::string path = "kernel[" + std::to_string(i) + "]";
+        TableReader r(t, path, diag);
+        read_kernel(r, k, config);
+        if (!k.name.empty() && !names.insert(k.name).second)
+          diag.error(k.pos, path + ".name", "duplicate kernel name '" + k.name + "'");
+        config.kernels.push_back(std::move(k));
+      }
+    }
+  }
+  top.finish();
+  return config;
+}
+
+}  // namespace
+
+Config load_config_text(const std::string& text, const std::string& file_name,
+                        const std::filesystem::path& root) {
+  Diagnostics diag(file_name);
+  Config config;
+  config.file = file_name;
+  config.root = root;
+  toml::table doc;
+  try {
+    doc = toml::parse(text, file_name);
+  } catch (const toml::parse_error& e) {
+    diag.error(e.source(), "", std::string(e.description()));
+    throw ConfigError(std::move(diag.items()));
+  }
+  config = parse_document(doc, diag, std::move(config));
+  if (!diag.items().empty()) throw ConfigError(std::move(diag.items()));
+  return config;
+}
+
+Config load_config(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    throw ConfigError({{file.string(), 0, 0, "", "cannot read the config file (does it exist?)"}});
+  std::stringstream text;
+  text << in.rdbuf();
+  auto root = std::filesystem::absolute(file).parent_path();
+  return load_config_text(text.str(), file.string(), root);
+}
+
+std::filesystem::path find_config_file(const std::string& explicit_path, const std::filesystem::path& dir) {
+  if (!explicit_path.empty()) return explicit_path;
+  for (auto d = std::filesystem::absolute(dir); !d.empty(); d = d.parent_path()) {
+    auto candidate = d / "kernelbot.toml";
+    if (std::filesystem::exists(candidate)) return candidate;
+    if (d == d.parent_path()) break;
+  }
+  return {};
+}
+
+}  // namespace kb::config

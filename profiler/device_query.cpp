@@ -1,0 +1,46 @@
+#include "profiler/device_query.h"
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+namespace kb::profiler {
+
+std::vector<DeviceInfo> query_devices() {
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    std::string why = err != cudaSuccess ? cudaGetErrorString(err) : "the driver reports zero devices";
+    throw NoDeviceError("no CUDA device: " + why +
+                        ". kernelbot measures kernels on a GPU; run it on a machine with an NVIDIA GPU and driver "
+                        "(a self-hosted runner labelled 'gpu' in GitHub Actions).");
+  }
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  std::vector<DeviceInfo> devices;
+  for (int i = 0; i < count; ++i) {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, i) != cudaSuccess) continue;
+    DeviceInfo d;
+    d.index = i;
+    d.name = p.name;
+    char uuid[64];
+    const auto* b = reinterpret_cast<const unsigned char*>(p.uuid.bytes);
+    snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+             b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+    d.uuid = uuid;
+    d.cc_major = p.major;
+    d.cc_minor = p.minor;
+    d.sm_count = p.multiProcessorCount;
+    d.l2_bytes = p.l2CacheSize;
+    d.memory_bytes = static_cast<int64_t>(p.totalGlobalMem);
+    d.driver_version = std::to_string(driver / 1000) + "." + std::to_string((driver % 1000) / 10);
+    d.runtime_version = std::to_string(runtime / 1000) + "." + std::to_string((runtime % 1000) / 10);
+    devices.push_back(d);
+  }
+  if (devices.empty()) throw NoDeviceError("no CUDA device: device properties could not be read");
+  return devices;
+}
+
+}  // namespace kb::profiler

@@ -1,0 +1,37 @@
+// The boundary between the search and the GPU: compile a variant, then verify and time a
+// candidate against the original. The real implementation runs each candidate in a sandboxed
+// child process on a GPU; tests of search/ and bot/ use a simulated one, so they run on a CPU.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "profiler/result_types.h"
+#include "profiler/variant.h"
+
+namespace kb {
+
+struct EvalOptions {
+  bool time = true;          // false: verify only
+  bool collect_metrics = false;  // CUPTI metrics in a separate, untimed run
+  bool sanitize = false;     // compute-sanitizer on one trial
+};
+
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+
+  // The GPU this evaluator measures on (name, SMs, measured bandwidth...).
+  virtual DeviceInfo device() = 0;
+
+  // Builds one variant; safe to call from several threads at once.
+  virtual CompiledVariant compile(const config::KernelSpec& spec, const Variant& variant) = 0;
+
+  // Verifies `candidate` against `baseline` on fresh random inputs and, if correct, times both
+  // interleaved. Never throws for a candidate's fault: crashes, hangs and wrong results are verdicts.
+  virtual EvalResult evaluate(const config::KernelSpec& spec, const CompiledVariant& baseline,
+                              const CompiledVariant& candidate, const EvalOptions& options) = 0;
+};
+
+}  // namespace kb

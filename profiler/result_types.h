@@ -1,0 +1,160 @@
+// The measured facts kernelbot reports: device, timings, verification, hardware metrics and the
+// verdict on a candidate. Defined once here (the lowest layer) and serialized to JSON, so the
+// search, the terminal table, --json and the PR body all print the same numbers.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace kb {
+
+// The GPU and software a measurement was taken on.
+struct DeviceInfo {
+  int index = 0;
+  std::string name;          // "NVIDIA H100 80GB HBM3"
+  std::string uuid;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int64_t l2_bytes = 0;
+  int64_t memory_bytes = 0;
+  std::string driver_version;   // "580.159.04"
+  std::string runtime_version;  // "13.0"
+  double copy_bandwidth_gbps = 0;  // measured device-to-device copy, bytes read + written
+  double fp32_tflops = 0;          // measured FFMA rate
+};
+
+// A timing distribution of one variant at one size, in microseconds.
+struct TimingStats {
+  double median_us = 0, q1_us = 0, q3_us = 0, min_us = 0, max_us = 0, mean_us = 0;
+  double noise = 0;  // relative standard deviation (stdev / mean)
+  int64_t samples = 0;
+  int64_t dropped_samples = 0;  // dropped because the SM clock sagged
+  int64_t launches_per_sample = 1;  // >1 when timed as a CUDA graph of launches
+  bool l2_flushed = true;
+  std::string stop_reason;  // "noise target", "noise stable", "timeout", "max samples"
+};
+
+// Baseline and candidate timed interleaved at one size set.
+struct SizeTiming {
+  std::string size_label;  // "n=1048576"
+  TimingStats baseline;
+  TimingStats candidate;
+  double speedup = 0;       // baseline median / candidate median
+  bool significant = false; // the ratio is beyond the combined noise
+  double floor_us = 0;      // roofline floor from the spec's bytes and FLOPs, 0 when unknown
+  double baseline_pct_of_floor = 0;   // floor / median * 100
+  double candidate_pct_of_floor = 0;
+  double bytes_moved = 0;
+  double flops = 0;
+};
+
+// Worst error of one output buffer over every trial.
+struct OutputError {
+  std::string name;
+  std::string dtype;
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  double rtol = 0, atol = 0;
+  int64_t mismatches = 0;
+  int64_t elements = 0;
+};
+
+// Evidence that a candidate computes what the original computes.
+struct VerificationReport {
+  bool passed = false;
+  std::string failure;  // empty when passed; otherwise a reason a reviewer understands
+  int64_t trials = 0;
+  std::vector<std::string> sizes;
+  std::vector<std::string> distributions;
+  std::vector<uint64_t> seeds;
+  std::vector<OutputError> outputs;
+  double worst_abs_error = 0;
+  double worst_rel_error = 0;
+  bool strict_pass = false;      // the extra-strict pass for speedups over [verify].strict_speedup
+  bool sanitized = false;        // compute-sanitizer ran
+  std::string sanitizer_report;  // empty when clean
+};
+
+// Hardware counters and compiler facts for one variant. Every value came from CUPTI, the driver
+// or ptxas; `status` says why metrics are missing when they are.
+struct KernelMetrics {
+  std::string status = "not collected";  // "ok", "insufficient privileges: ...", ...
+  std::map<std::string, double> values;  // "sm_throughput_pct", "dram_bytes_read", ...
+  int registers_per_thread = 0;
+  int64_t static_shared_bytes = 0;
+  int64_t local_bytes_per_thread = 0;
+  int64_t spill_stores_bytes = 0;
+  int64_t spill_loads_bytes = 0;
+  int64_t stack_frame_bytes = 0;
+  std::string kernel_name;
+};
+
+enum class Verdict {
+  pending,
+  accepted,       // correct and faster beyond noise
+  not_faster,     // correct, but not faster beyond noise
+  compile_error,
+  wrong_result,   // outputs differ, NaN, unwritten outputs, modified inputs, cached answers...
+  crashed,        // illegal address, abort, signal
+  timed_out,
+  rejected,       // a rule of the harness: side-stream work, sanitizer errors, env access...
+  infra_error,    // the evaluator itself failed (no GPU, tool missing): not the candidate's fault
+};
+const char* to_string(Verdict v);
+bool verdict_is_correct(Verdict v);  // accepted or not_faster
+
+// The full outcome of evaluating a candidate against the original.
+struct EvalResult {
+  Verdict verdict = Verdict::pending;
+  std::string reason;  // one sentence for humans
+  VerificationReport verification;
+  std::vector<SizeTiming> timings;
+  double speedup = 0;  // geometric mean over size sets
+  KernelMetrics baseline_metrics;
+  KernelMetrics candidate_metrics;
+  std::string compile_log;
+  double compile_s = 0;
+  double run_s = 0;
+  DeviceInfo device;
+};
+
+// A compiled variant: a shared library exposing the generated entry point.
+struct CompiledVariant {
+  bool ok = false;
+  std::string library_path;
+  std::string log;        // compiler output (errors, ptxas -v report)
+  std::string cache_key;  // hash of source + flags
+  bool from_cache = false;
+  double compile_s = 0;
+  KernelMetrics compiler_report;  // registers, spills, stack from ptxas -v
+};
+
+void to_json(nlohmann::json& j, const Verdict& v);
+void from_json(const nlohmann::json& j, Verdict& v);
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, index, name, uuid, cc_major, cc_minor, sm_count,
+                                                l2_bytes, memory_bytes, driver_version, runtime_version,
+                                                copy_bandwidth_gbps, fp32_tflops)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingStats, median_us, q1_us, q3_us, min_us, max_us, mean_us,
+                                                noise, samples, dropped_samples, launches_per_sample, l2_flushed,
+                                                stop_reason)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SizeTiming, size_label, baseline, candidate, speedup, significant,
+                                                floor_us, baseline_pct_of_floor, candidate_pct_of_floor,
+                                                bytes_moved, flops)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OutputError, name, dtype, max_abs_error, max_rel_error, rtol, atol,
+                                                mismatches, elements)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(VerificationReport, passed, failure, trials, sizes, distributions,
+                                                seeds, outputs, worst_abs_error, worst_rel_error, strict_pass,
+                                                sanitized, sanitizer_report)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelMetrics, status, values, registers_per_thread,
+                                                static_shared_bytes, local_bytes_per_thread, spill_stores_bytes,
+                                                spill_loads_bytes, stack_frame_bytes, kernel_name)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalResult, verdict, reason, verification, timings, speedup,
+                                                baseline_metrics, candidate_metrics, compile_log, compile_s, run_s,
+                                                device)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompiledVariant, ok, library_path, log, cache_key, from_cache,
+                                                compile_s, compiler_report)
+
+}  // namespace kb

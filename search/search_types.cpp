@@ -1,0 +1,24 @@
+#include "search/search_types.h"
+
+#include <algorithm>
+
+namespace kb::search {
+
+const CandidateRecord* SearchResult::find(const std::string& id) const {
+  for (const auto& c : tree)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+std::vector<const CandidateRecord*> SearchResult::path_to(const std::string& id) const {
+  std::vector<const CandidateRecord*> path;
+  // Bounded by the tree size, so a corrupt parent cycle cannot loop forever.
+  for (const CandidateRecord* c = find(id); c && path.size() <= tree.size(); c = find(c->parent_id)) {
+    path.push_back(c);
+    if (c->parent_id.empty() || c->parent_id == c->id) break;
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+}  // namespace kb::search
