@@ -1,0 +1,42 @@
+// The reasoning-branching search for one kernel: each round, ideas in natural language, each
+// idea branched into code variants, every variant compiled, verified and timed, the best kept
+// as the seeds of the next round. `kernelbot search` and `kernelbot run` both call this.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "config/config.h"
+#include "profiler/evaluator.h"
+#include "search/search_types.h"
+
+namespace kb::search {
+
+class Proposer;
+class Archive;
+
+// Progress as the search goes (round, candidates done, best so far), for logs and the terminal.
+struct SearchProgress {
+  int64_t round = 0;
+  int64_t candidates_done = 0;
+  int64_t candidates_planned = 0;
+  double best_speedup = 1.0;
+  std::string message;
+};
+
+struct SearchRequest {
+  const config::Config* config = nullptr;
+  const config::KernelSpec* spec = nullptr;
+  Evaluator* evaluator = nullptr;  // one per GPU; the engine may be given several
+  std::vector<Evaluator*> more_evaluators;
+  Proposer* proposer = nullptr;
+  Archive* archive = nullptr;  // may be null: no reuse across runs
+  std::function<void(const SearchProgress&)> on_progress;
+};
+
+// Runs the search to its end (rounds done, no gain, or a budget). Candidates' failures are
+// recorded as verdicts; throws only when the search itself cannot run (the baseline does not
+// compile or fails on its own inputs).
+SearchResult run_search(const SearchRequest& request);
+
+}  // namespace kb::search
