@@ -118,7 +118,6 @@ std::string join(const std::vector<Token>& t, size_t begin, size_t end) {
     bool word = t[i].kind == Token::ident || t[i].kind == Token::number;
     bool prev_word = !out.empty() && (ident_char(out.back()));
     if (!out.empty() && (word && prev_word)) out += ' ';
-    else if (!out.empty() && (t[i].text == "*" || t[i].text == "&") && out.back() != ' ') out += ' ';
     else if (!out.empty() && word && (out.back() == '*' || out.back() == '&' || out.back() == ',')) out += ' ';
     out += t[i].text;
   }
