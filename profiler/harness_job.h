@@ -55,6 +55,8 @@ struct HarnessJob {
   int device = 0;
   double copy_bandwidth_gbps = 0;  // measured device ceilings, for the roofline floor
   double fp32_tflops = 0;
+  double min_speedup = 1.05;  // [bench].min_speedup: the geometric-mean ratio a win must reach
+  int metrics_size = -1;      // size set index the metrics mode profiles; -1 = the largest (most bytes)
 };
 
 // Every shared library the bot builds for a variant exports this symbol: it unpacks `args`
@@ -72,6 +74,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessBench, warmup_runs, min_t
                                                 max_noise, timeout_s, flush_l2, graph_below_us, max_clock_sag)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessJob, mode, kernel, baseline_library, candidate_library,
                                                 size_labels, args, flops, bytes, trials, distributions, seed, strict,
-                                                bench, device, copy_bandwidth_gbps, fp32_tflops)
+                                                bench, device, copy_bandwidth_gbps, fp32_tflops, min_speedup,
+                                                metrics_size)
 
 }  // namespace kb

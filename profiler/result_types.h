@@ -35,6 +35,9 @@ struct TimingStats {
   int64_t launches_per_sample = 1;  // >1 when timed as a CUDA graph of launches
   bool l2_flushed = true;
   std::string stop_reason;  // "noise target", "noise stable", "timeout", "max samples"
+  double sm_clock_mhz = 0;   // median SM clock over the kept samples (NVML), 0 when unknown
+  double cupti_span_us = 0;  // median GPU span of one call under CUPTI activity (first start to last end)
+  std::string notes;         // findings: work escaping the timed region, clock or blocking-kernel caveats
 };
 
 // Baseline and candidate timed interleaved at one size set.
@@ -90,6 +93,9 @@ struct KernelMetrics {
   int64_t spill_loads_bytes = 0;
   int64_t stack_frame_bytes = 0;
   std::string kernel_name;
+  int64_t dynamic_shared_bytes = 0;
+  int64_t kernel_count = 0;  // kernels one launcher call ran (values aggregate over them)
+  std::string size_label;    // the size set the values were measured at
 };
 
 enum class Verdict {
@@ -139,7 +145,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, index, name, uuid, c
                                                 copy_bandwidth_gbps, fp32_tflops)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingStats, median_us, q1_us, q3_us, min_us, max_us, mean_us,
                                                 noise, samples, dropped_samples, launches_per_sample, l2_flushed,
-                                                stop_reason)
+                                                stop_reason, sm_clock_mhz, cupti_span_us, notes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SizeTiming, size_label, baseline, candidate, speedup, significant,
                                                 floor_us, baseline_pct_of_floor, candidate_pct_of_floor,
                                                 bytes_moved, flops)
@@ -150,7 +156,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(VerificationReport, passed, fail
                                                 sanitized, sanitizer_report)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelMetrics, status, values, registers_per_thread,
                                                 static_shared_bytes, local_bytes_per_thread, spill_stores_bytes,
-                                                spill_loads_bytes, stack_frame_bytes, kernel_name)
+                                                spill_loads_bytes, stack_frame_bytes, kernel_name,
+                                                dynamic_shared_bytes, kernel_count, size_label)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalResult, verdict, reason, verification, timings, speedup,
                                                 baseline_metrics, candidate_metrics, compile_log, compile_s, run_s,
                                                 device)
