@@ -1,0 +1,75 @@
+// Runs one command as a sandboxed child process: candidate code (through kernelbot-harness), the
+// compiler on candidate sources, compute-sanitizer. The child gets its own session and process
+// group, stdin from /dev/null, a scrubbed environment, no core dumps, a file-size limit, a
+// wall-time limit and a host-memory limit; stdout and stderr are captured up to a bound.
+//
+// Host memory: RLIMIT_AS cannot be used (the CUDA driver reserves terabytes of virtual address
+// space at start-up, so any useful limit makes cuInit fail), and RLIMIT_DATA counts private
+// writable mappings, which the driver also creates in sizes that depend on the driver version and
+// the GPU's memory, so a limit that is safe on one machine kills CUDA on another. What we want to
+// bound is the RAM the child actually takes, so the parent watches the resident set (RSS from
+// /proc/<pid>/stat) of every process in the child's process group and kills the group when the
+// sum exceeds the limit.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kb::profiler {
+
+// What the child may use.
+struct SandboxLimits {
+  double wall_time_s = 120;   // then SIGTERM to the process group, SIGKILL after the grace
+  double term_grace_s = 2;
+  int64_t max_rss_mb = 0;     // 0 = unlimited; the sum over the process group
+  int64_t max_file_mb = 4096; // RLIMIT_FSIZE: largest file the child may write
+  size_t max_output_bytes = 1 << 20;  // per stream; the middle of longer output is dropped
+};
+
+// One command to run.
+struct SandboxCommand {
+  std::vector<std::string> argv;  // argv[0] is looked up in the child's PATH when it has no '/'
+  std::filesystem::path working_dir;  // empty: the parent's
+  // Added after scrubbing (the caller's own settings: CUDA_INJECTION64_PATH, ...).
+  std::map<std::string, std::string> extra_env;
+  bool scrub_env = true;  // false: the parent's whole environment (the user's own workload)
+  SandboxLimits limits;
+};
+
+// How it ended.
+struct SandboxResult {
+  bool started = false;
+  std::string start_error;  // why it did not start (executable not found, fork failed)
+  int exit_code = -1;       // when it exited normally
+  int signal = 0;           // when a signal ended it
+  bool timed_out = false;
+  bool killed_for_memory = false;
+  double wall_s = 0;
+  int64_t peak_rss_mb = 0;
+  std::string out, err;
+  bool out_truncated = false, err_truncated = false;
+
+  bool succeeded() const { return started && !timed_out && !killed_for_memory && signal == 0 && exit_code == 0; }
+  // "exit code 3", "killed by signal 11 (SIGSEGV)", "timed out after 120 s", ...
+  std::string describe() const;
+};
+
+// Whether an inherited variable may pass into a sandboxed child: PATH, HOME, LANG, LC_*, TMPDIR,
+// TZ, LD_LIBRARY_PATH, CUDA_* (CUDA_VISIBLE_DEVICES included), unless the name looks like a
+// secret (*_KEY, *_TOKEN, *SECRET*, *PASSWORD*, *CREDENTIAL*, GITHUB_*).
+bool env_name_allowed(const std::string& name);
+
+// The child's environment as "NAME=value" strings: the allowed part of `parent` plus `extra`.
+std::vector<std::string> scrubbed_environment(char** parent, const std::map<std::string, std::string>& extra);
+
+// Runs the command to completion (or to a limit). Never throws for the child's behaviour; safe
+// to call from several threads at once.
+SandboxResult run_sandboxed(const SandboxCommand& command);
+
+// Looks `name` up in `path_list` (a PATH value); empty when not found. Names with '/' pass through.
+std::string find_executable(const std::string& name, const std::string& path_list);
+
+}  // namespace kb::profiler
