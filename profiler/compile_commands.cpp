@@ -38,8 +38,8 @@ void collect(const std::vector<std::string>& args, const fs::path& directory, st
     for (const auto& [flag, spelling] : kPathFlags) {
       std::string f = flag;
       if (a == f && i + 1 < args.size()) {
-        out.push_back(spelling);
-        out.push_back(absolute(args[++i]));
+        if (std::string(spelling) == "-I") out.push_back("-I" + absolute(args[++i]));
+        else out.push_back(spelling), out.push_back(absolute(args[++i]));
         matched = true;
       } else if (starts_with(a, flag) && a.size() > f.size()) {
         std::string value = a.substr(f.size());

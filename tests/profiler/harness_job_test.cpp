@@ -1,0 +1,154 @@
+// make_harness_job: every expression evaluated per size set, default bytes, tolerances.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "config/config_loader.h"
+#include "config/size_expression.h"
+#include "profiler/harness_job.h"
+
+namespace kb {
+namespace {
+
+const char* kConfig = R"toml(
+[verify]
+trials = 3
+seed = 42
+distributions = ["uniform", "normal"]
+
+[bench]
+min_time_s = 0.25
+flush_l2 = false
+
+[[kernel]]
+name = "layer"
+source = "src/layer.cu"
+launcher = "ns::launch_layer"
+sizes = [{ rows = 4, cols = 8 }, { rows = 1000, cols = 3001 }]
+flops = "8*rows*cols"
+tolerance = { float32 = { rtol = 1e-3, atol = 2e-3 } }
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "float32"
+  count = "rows*cols"
+  distribution = "normal"
+  [[kernel.arg]]
+  name = "acc"
+  role = "inout"
+  dtype = "float64"
+  count = "rows"
+  [[kernel.arg]]
+  name = "y"
+  role = "output"
+  dtype = "float16"
+  count = "ceil_div(rows*cols, 2)"
+  [[kernel.arg]]
+  name = "rows"
+  role = "size"
+  dtype = "int32"
+  value = "rows"
+  [[kernel.arg]]
+  name = "cols"
+  role = "size"
+  dtype = "int64"
+  value = "cols"
+  [[kernel.arg]]
+  name = "eps"
+  role = "scalar"
+  dtype = "float32"
+  value = 1e-5
+  [[kernel.arg]]
+  name = "alpha"
+  role = "scalar"
+  dtype = "float32"
+)toml";
+
+// The loader checks that the kernel's source exists: a repository with just that file.
+config::Config load() {
+  static const std::filesystem::path root = [] {
+    auto r = std::filesystem::temp_directory_path() / ("kb-job-" + std::to_string(getpid()));
+    std::filesystem::create_directories(r / "src");
+    std::ofstream(r / "src" / "layer.cu") << "// layer\n";
+    return r;
+  }();
+  return config::load_config_text(kConfig, "kernelbot.toml", root);
+}
+
+TEST(HarnessJob, EvaluatesEveryExpressionPerSizeSet) {
+  auto config = load();
+  HarnessJob job = make_harness_job(config, config.kernels[0]);
+  EXPECT_EQ(job.mode, "verify_and_time");
+  EXPECT_EQ(job.kernel, "layer");
+  ASSERT_EQ(job.size_labels.size(), 2u);
+  EXPECT_EQ(job.size_labels[0], "cols=8,rows=4");
+  ASSERT_EQ(job.args.size(), 7u);
+
+  const HarnessArg& x = job.args[0];
+  EXPECT_EQ(x.role, "input");
+  EXPECT_EQ(x.dtype, "float32");
+  EXPECT_EQ(x.counts, (std::vector<int64_t>{32, 3001000}));
+  EXPECT_EQ(x.distribution, "normal");
+  EXPECT_EQ(x.rtol, 0);  // inputs carry no tolerance
+
+  EXPECT_EQ(job.args[1].counts, (std::vector<int64_t>{4, 1000}));
+  EXPECT_EQ(job.args[1].rtol, 1e-10);  // float64 from [verify] defaults
+  EXPECT_EQ(job.args[2].counts, (std::vector<int64_t>{16, 1500500}));
+  EXPECT_EQ(job.args[2].rtol, 1e-2);  // float16 default
+  EXPECT_EQ(job.args[2].atol, 1e-3);
+
+  EXPECT_EQ(job.args[3].values, (std::vector<std::string>{"4", "1000"}));
+  EXPECT_EQ(job.args[4].values, (std::vector<std::string>{"8", "3001"}));
+  EXPECT_TRUE(job.args[3].counts.empty());
+  EXPECT_EQ(std::stod(job.args[5].values[0]), 1e-5);
+  EXPECT_EQ(job.args[6].values, (std::vector<std::string>{"", ""})) << "no value: random per trial";
+
+  EXPECT_EQ(job.flops, (std::vector<double>{256, 8.0 * 1000 * 3001}));
+  // x read once (4 B), acc read and written (2 x 8 B), y written once (2 B).
+  EXPECT_EQ(job.bytes[0], 32 * 4 + 2 * 4 * 8 + 16 * 2);
+  EXPECT_EQ(job.bytes[1], 3001000.0 * 4 + 2 * 1000 * 8 + 1500500.0 * 2);
+
+  EXPECT_EQ(job.trials, 3);
+  EXPECT_EQ(job.seed, 42u);
+  EXPECT_EQ(job.distributions, (std::vector<std::string>{"uniform", "normal"}));
+  EXPECT_EQ(job.bench.min_time_s, 0.25);
+  EXPECT_FALSE(job.bench.flush_l2);
+
+  // The kernel's tolerance override applies to its float32 outputs.
+  auto config2 = config;
+  config2.kernels[0].args[2].dtype = config::DType::float32;
+  EXPECT_EQ(make_harness_job(config2, config2.kernels[0]).args[2].rtol, 1e-3);
+  EXPECT_EQ(make_harness_job(config2, config2.kernels[0]).args[2].atol, 2e-3);
+}
+
+TEST(HarnessJob, BytesOverrideAndFreshSeeds) {
+  auto config = load();
+  config.kernels[0].bytes = "rows*cols*4 + 100";
+  config.verify.seed = 0;
+  HarnessJob a = make_harness_job(config, config.kernels[0]);
+  HarnessJob b = make_harness_job(config, config.kernels[0]);
+  EXPECT_EQ(a.bytes, (std::vector<double>{228, 12004100}));
+  EXPECT_NE(a.seed, 0u);
+  EXPECT_NE(a.seed, b.seed) << "seed = 0 means a fresh seed per run";
+}
+
+TEST(HarnessJob, BadExpressionsThrow) {
+  auto config = load();
+  config.kernels[0].args[3].value = "rows / 3";  // 4/3 is not an integer size
+  EXPECT_THROW(make_harness_job(config, config.kernels[0]), config::ExpressionError);
+}
+
+TEST(HarnessJob, RoundTripsThroughJson) {
+  auto config = load();
+  HarnessJob job = make_harness_job(config, config.kernels[0]);
+  nlohmann::json j = job;
+  HarnessJob back = j.get<HarnessJob>();
+  EXPECT_EQ(back.args[0].counts, job.args[0].counts);
+  EXPECT_EQ(back.bytes, job.bytes);
+  EXPECT_EQ(back.seed, job.seed);
+}
+
+}  // namespace
+}  // namespace kb

@@ -1,0 +1,206 @@
+// VariantCompiler with the real nvcc (it works without a GPU): flags, cache hits and misses,
+// header changes, compile errors, refused flags, concurrent compiles, compile_commands.json.
+#include "profiler/variant_compiler.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "config/config_loader.h"
+#include "profiler/sandbox_process.h"
+
+namespace kb::profiler {
+namespace {
+namespace fs = std::filesystem;
+
+const char* kKernelSource = R"(#include "scale.h"
+#ifndef REQUIRED_BY_REPO
+#error "REQUIRED_BY_REPO comes from the repository's compile_commands.json"
+#endif
+__global__ void scale_kernel(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = SCALE * x[i];
+}
+namespace ops {
+void launch_scale(const float* x, float* y, int n) { scale_kernel<<<(n + 255) / 256, 256>>>(x, y, n); }
+}
+)";
+
+class VariantCompilerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("kb-vc-" + std::to_string(getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "src");
+    fs::create_directories(root_ / "include");
+    fs::create_directories(root_ / "build");
+    std::ofstream(root_ / "src" / "scale.cu") << kKernelSource;
+    std::ofstream(root_ / "include" / "scale.h") << "#define SCALE 2.0f\n";
+    std::ofstream(root_ / "build" / "compile_commands.json")
+        << R"([{"directory": ")" << (root_ / "build").string()
+        << R"(", "command": "nvcc -DREQUIRED_BY_REPO=1 -std=c++17 -c ../src/scale.cu", "file": "../src/scale.cu"}])";
+    config_ = config::load_config_text(R"(
+[project]
+include_dirs = ["include"]
+defines = ["PROJECT_WIDE=1"]
+
+[[kernel]]
+name = "scale"
+source = "src/scale.cu"
+launcher = "ops::launch_scale"
+sizes = [{ n = 1000 }]
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "y"
+  role = "output"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "n"
+  role = "size"
+  dtype = "int32"
+  value = "n"
+)", (root_ / "kernelbot.toml").string(), root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  CompilerOptions options() const {
+    CompilerOptions o;
+    o.work_dir = root_ / ".kernelbot" / "work";
+    o.arch = "sm_90";
+    return o;
+  }
+  Variant original() const { return Variant{kKernelSource, {}, {}, "original"}; }
+
+  fs::path root_;
+  config::Config config_;
+};
+
+bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+TEST(CudaArch, Resolution) {
+  EXPECT_EQ(resolve_cuda_arch("", 0, 0), "sm_90");
+  EXPECT_EQ(resolve_cuda_arch("", 8, 6), "sm_86");
+  EXPECT_EQ(resolve_cuda_arch("90a", 8, 0), "sm_90a");
+  EXPECT_EQ(resolve_cuda_arch("sm_100", 9, 0), "sm_100");
+  EXPECT_EQ(resolve_cuda_arch("8.9", 0, 0), "sm_89");
+}
+
+TEST(VariantFlags, OnlyCodeGenerationSwitchesAreAllowed) {
+  for (const char* ok : {"-O3", "--use_fast_math", "-Xptxas=-O3", "-maxrregcount=64", "-ftz=true", "-std=c++20",
+                         "--ptxas-options=-v", "-Xptxas=--allow-expensive-optimizations=true"})
+    EXPECT_TRUE(variant_flag_allowed(ok)) << ok;
+  for (const char* bad : {"-o", "/tmp/x", "--run", "-Xcompiler=-fplugin=/tmp/evil.so", "-Xptxas=-o,/tmp/x",
+                          "-O3 --run", "-ccbin=/tmp/evil", "--compiler-bindir=/tmp", "-Ofast-and-loose", "-I/etc"})
+    EXPECT_FALSE(variant_flag_allowed(bad)) << bad;
+}
+
+TEST_F(VariantCompilerTest, FlagsIncludeRepositoryConfigAndVariant) {
+  VariantCompiler compiler(config_, options());
+  Variant v = original();
+  v.defines = {"SCALE_BLOCK=128"};
+  v.nvcc_flags = {"--use_fast_math"};
+  auto f = compiler.flags(config_.kernels[0], v);
+  for (const char* expected : {"-shared", "-fPIC", "-cudart", "-arch=sm_90", "-O3", "-v", "-DREQUIRED_BY_REPO=1",
+                               "-std=c++17", "-DPROJECT_WIDE=1", "-DSCALE_BLOCK=128", "--use_fast_math"})
+    EXPECT_TRUE(contains(f, expected)) << expected;
+  EXPECT_TRUE(contains(f, "-I" + (root_ / "include").string()));
+  EXPECT_TRUE(contains(f, "-I" + (root_ / "src").string()));
+  // The variant's choices come after the repository's, so they win.
+  EXPECT_GT(std::find(f.begin(), f.end(), "--use_fast_math") - f.begin(),
+            std::find(f.begin(), f.end(), "-DPROJECT_WIDE=1") - f.begin());
+  EXPECT_FALSE(compiler.nvcc_version().empty());
+}
+
+TEST_F(VariantCompilerTest, CompilesCachesAndNoticesHeaderChanges) {
+  CompiledVariant first;
+  {
+    VariantCompiler compiler(config_, options());
+    first = compiler.compile(config_.kernels[0], original());
+    ASSERT_TRUE(first.ok) << first.log;
+    EXPECT_FALSE(first.from_cache);
+    EXPECT_GT(first.compile_s, 0);
+    EXPECT_EQ(first.cache_key.size(), 64u);
+    EXPECT_TRUE(fs::exists(first.library_path));
+    EXPECT_NE(first.log.find("ptxas info"), std::string::npos);
+    EXPECT_EQ(first.compiler_report.status, "ok");
+    EXPECT_GT(first.compiler_report.registers_per_thread, 0);
+    EXPECT_NE(first.compiler_report.kernel_name.find("scale_kernel"), std::string::npos);
+    SandboxCommand nm;
+    nm.argv = {"nm", "-D", "--defined-only", first.library_path};
+    EXPECT_NE(run_sandboxed(nm).out.find(" T kb_launch\n"), std::string::npos);
+  }
+  {
+    // A new compiler (a later run of kernelbot) finds it on disk.
+    VariantCompiler compiler(config_, options());
+    CompiledVariant again = compiler.compile(config_.kernels[0], original());
+    ASSERT_TRUE(again.ok);
+    EXPECT_TRUE(again.from_cache);
+    EXPECT_EQ(again.compile_s, 0);
+    EXPECT_EQ(again.library_path, first.library_path);
+    EXPECT_EQ(again.compiler_report.registers_per_thread, first.compiler_report.registers_per_thread);
+
+    // A header the source includes changed: the cached library is stale.
+    std::ofstream(root_ / "include" / "scale.h") << "#define SCALE 3.0f\n";
+    VariantCompiler fresh(config_, options());
+    CompiledVariant changed = fresh.compile(config_.kernels[0], original());
+    ASSERT_TRUE(changed.ok) << changed.log;
+    EXPECT_FALSE(changed.from_cache);
+    EXPECT_NE(changed.cache_key, first.cache_key);
+  }
+}
+
+TEST_F(VariantCompilerTest, CompileErrorsAndRefusedFlags) {
+  VariantCompiler compiler(config_, options());
+  Variant broken{"#include \"scale.h\"\nvoid ops_launch(const float* x) { undeclared_thing(x); }\n", {}, {}, "broken"};
+  CompiledVariant r = compiler.compile(config_.kernels[0], broken);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.log.find("error"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("undeclared_thing"), std::string::npos);
+  EXPECT_TRUE(r.library_path.empty());
+  // The same broken variant again is answered from memory.
+  EXPECT_TRUE(compiler.compile(config_.kernels[0], broken).from_cache);
+
+  Variant evil = original();
+  evil.nvcc_flags = {"-Xcompiler=-fplugin=/tmp/evil.so"};
+  CompiledVariant refused = compiler.compile(config_.kernels[0], evil);
+  EXPECT_FALSE(refused.ok);
+  EXPECT_NE(refused.log.find("not allowed"), std::string::npos);
+}
+
+TEST_F(VariantCompilerTest, WithoutTheCompileDatabaseTheRepositoryMacroIsMissing) {
+  config_.project.compile_commands = "none";
+  VariantCompiler compiler(config_, options());
+  CompiledVariant r = compiler.compile(config_.kernels[0], original());
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.log.find("REQUIRED_BY_REPO comes from"), std::string::npos) << r.log;
+}
+
+TEST_F(VariantCompilerTest, ConcurrentCompilesOfOneVariantCompileOnce) {
+  VariantCompiler compiler(config_, options());
+  Variant v = original();
+  v.defines = {"UNUSED_TUNABLE=7"};
+  std::vector<CompiledVariant> results(3);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 3; ++i) threads.emplace_back([&, i] { results[i] = compiler.compile(config_.kernels[0], v); });
+  for (auto& t : threads) t.join();
+  int compiled = 0;
+  for (const auto& r : results) {
+    EXPECT_TRUE(r.ok) << r.log;
+    EXPECT_EQ(r.library_path, results[0].library_path);
+    compiled += r.from_cache ? 0 : 1;
+  }
+  EXPECT_EQ(compiled, 1);
+  EXPECT_NE(results[0].cache_key, compiler.compile(config_.kernels[0], original()).cache_key);
+}
+
+}  // namespace
+}  // namespace kb::profiler
