@@ -2,14 +2,63 @@
 // source and flags) and runs each evaluation in a sandboxed `kernelbot-harness` child process.
 #pragma once
 
+#include <filesystem>
 #include <memory>
+#include <mutex>
+#include <optional>
 
 #include "config/config.h"
+#include "profiler/evaluation_outcome.h"
 #include "profiler/evaluator.h"
+#include "profiler/harness_process.h"
+#include "profiler/variant_compiler.h"
 
 namespace kb::profiler {
 
-// `device` is the CUDA device index the child processes use (one evaluator per GPU).
+// One GPU's evaluator. Besides the Evaluator interface it profiles the original alone
+// (`kernelbot profile`: time_baseline and metrics jobs).
+class GpuEvaluator : public Evaluator {
+ public:
+  // `queried` is the device as query_devices() reported it.
+  GpuEvaluator(const config::Config& config, const DeviceInfo& queried);
+
+  DeviceInfo device() override;
+  CompiledVariant compile(const config::KernelSpec& spec, const Variant& variant) override;
+  EvalResult evaluate(const config::KernelSpec& spec, const CompiledVariant& baseline,
+                      const CompiledVariant& candidate, const EvalOptions& options) override;
+
+  // Times the original alone on every size set and, when asked, collects its metrics in a
+  // separate run. The result's `timings[i].baseline` hold the numbers; verdict stays pending
+  // unless something failed (then crashed/timed_out/infra_error with the reason).
+  EvalResult profile_baseline(const config::KernelSpec& spec, const CompiledVariant& baseline, bool collect_metrics);
+
+  const std::filesystem::path& work_dir() const { return work_dir_; }
+
+ private:
+  HarnessJob job_for(const config::KernelSpec& spec, const std::string& mode);
+  // Runs one job in its own directory under <work_dir>/jobs (kept only when the run failed).
+  HarnessRun run_raw(const HarnessJob& job, const std::string& tag, const std::vector<std::string>& wrapper = {},
+                     double timeout_scale = 1);
+  EvalResult run(const HarnessJob& job, const std::string& tag);
+  void collect_metrics(const config::KernelSpec& spec, const CompiledVariant& baseline,
+                       const CompiledVariant* candidate, EvalResult& result);
+  void sanitize(const config::KernelSpec& spec, const CompiledVariant& baseline, const CompiledVariant& candidate,
+                EvalResult& result);
+  void strict_check(const config::KernelSpec& spec, const CompiledVariant& baseline, const CompiledVariant& candidate,
+                    EvalResult& result);
+
+  const config::Config& config_;
+  DeviceInfo queried_;
+  std::filesystem::path work_dir_;
+  std::string harness_;
+  std::unique_ptr<VariantCompiler> compiler_;
+  std::mutex device_mutex_;
+  std::optional<DeviceInfo> device_;
+};
+
+// `device` is the CUDA device index the child processes use (one evaluator per GPU). Throws
+// NoDeviceError when there is no such GPU.
 std::unique_ptr<Evaluator> make_gpu_evaluator(const config::Config& config, int device);
+std::unique_ptr<GpuEvaluator> make_gpu_evaluator_for_profile(const config::Config& config, int device);
 
 }  // namespace kb::profiler

@@ -160,6 +160,9 @@ VariantCompiler::VariantCompiler(const config::Config& config, CompilerOptions o
 std::vector<std::string> VariantCompiler::flags(const config::KernelSpec& spec, const Variant& variant) const {
   std::vector<std::string> f = {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", "-arch=" + options_.arch,
                                 "-O3",     "-lineinfo",  "-Xptxas", "-v"};
+  // The library finds the toolkit's libcudart when dlopen()ed from anywhere.
+  const fs::path cuda_lib = fs::path(options_.nvcc).parent_path().parent_path() / "lib64";
+  if (fs::exists(cuda_lib)) f.push_back("-Xlinker=-rpath," + cuda_lib.lexically_normal().string());
   const fs::path source = config_.resolve(spec.source);
   {
     // The repository's own flags for this file (-I/-D/-std) come first: the config's may add to them.

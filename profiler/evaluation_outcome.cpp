@@ -1,0 +1,184 @@
+#include "profiler/evaluation_outcome.h"
+
+#include <cmath>
+#include <cstdio>
+#include <regex>
+#include <sstream>
+
+namespace kb::profiler {
+namespace {
+
+std::string last_lines(const std::string& text, size_t n) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(line);
+  std::string out;
+  for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) out += lines[i] + "\n";
+  return out;
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s >= 10 ? "%.0f s" : "%.1f s", s);
+  return buf;
+}
+
+std::string ratio_text(double r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3fx", r);
+  return buf;
+}
+
+}  // namespace
+
+std::string harness_crash_line(const std::string& stderr_text) {
+  std::istringstream in(stderr_text);
+  std::string fallback;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("kb-harness: candidate crashed") != std::string::npos) return line;
+    if (fallback.empty() && (line.find("illegal memory access") != std::string::npos ||
+                             line.find("illegal address") != std::string::npos))
+      fallback = line;
+  }
+  return fallback;
+}
+
+EvalResult classify_harness_run(const HarnessRun& run, int64_t max_memory_mb) {
+  const SandboxResult& p = run.process;
+  EvalResult r = run.result.value_or(EvalResult{});
+  if (!p.started) {
+    r.verdict = Verdict::infra_error;
+    r.reason = "kernelbot-harness did not start: " + p.start_error;
+    return r;
+  }
+  if (p.timed_out) {
+    r.verdict = Verdict::timed_out;
+    r.reason = "hung: killed after " + seconds_text(p.wall_s);
+    return r;
+  }
+  if (p.killed_for_memory) {
+    r.verdict = Verdict::rejected;
+    r.reason = "used " + std::to_string(p.peak_rss_mb) + " MiB of host memory, over the limit of " +
+               std::to_string(max_memory_mb) + " MiB ([verify].max_host_memory_mb); killed";
+    return r;
+  }
+  if (p.exit_code == kHarnessBaselineCrashed) {
+    // The original itself faulted: no candidate can be judged against it.
+    std::string line;
+    std::istringstream in(p.err);
+    for (std::string l; std::getline(in, l);)
+      if (l.find("baseline crashed") != std::string::npos || l.find("original crashed") != std::string::npos) line = l;
+    r.verdict = Verdict::infra_error;
+    r.reason = "the original kernel crashed in the harness: " + (line.empty() ? last_lines(p.err, 3) : line);
+    while (!r.reason.empty() && r.reason.back() == '\n') r.reason.pop_back();
+    return r;
+  }
+  const std::string crash = harness_crash_line(p.err);
+  if (p.exit_code == kHarnessCandidateCrashed || p.signal != 0 || !crash.empty()) {
+    r.verdict = Verdict::crashed;
+    if (!crash.empty()) r.reason = crash;
+    else r.reason = "the harness running the candidate was " + p.describe() + ": " + last_lines(p.err, 3);
+    while (!r.reason.empty() && r.reason.back() == '\n') r.reason.pop_back();
+    return r;
+  }
+  if (p.exit_code == 0 && run.result) return r;
+  r.verdict = Verdict::infra_error;
+  r.reason = "kernelbot-harness failed (" + p.describe() + ")" +
+             (run.result_error.empty() ? "" : ", " + run.result_error) + ": " + last_lines(p.err, 5);
+  while (!r.reason.empty() && (r.reason.back() == '\n' || r.reason.back() == ' ' || r.reason.back() == ':'))
+    r.reason.pop_back();
+  return r;
+}
+
+void apply_accept_rule(EvalResult& result, double min_speedup) {
+  if (result.verdict != Verdict::pending && result.verdict != Verdict::accepted && result.verdict != Verdict::not_faster)
+    return;
+  if (!result.verification.passed) {
+    // A harness that judged a candidate correct without the evidence is not believed.
+    result.verdict = Verdict::wrong_result;
+    result.reason = result.verification.failure.empty() ? "verification did not pass" : result.verification.failure;
+    return;
+  }
+  if (result.timings.empty()) {
+    result.verdict = Verdict::not_faster;
+    result.reason = "correct (verified only, not timed)";
+    return;
+  }
+  double log_sum = 0;
+  int faster = 0;
+  std::string slower;
+  for (const auto& t : result.timings) {
+    log_sum += std::log(t.speedup > 0 ? t.speedup : 1e-9);
+    if (t.significant && t.speedup > 1) ++faster;
+    if (t.significant && t.speedup < 1 && slower.empty()) slower = t.size_label;
+  }
+  const double g = std::exp(log_sum / static_cast<double>(result.timings.size()));
+  result.speedup = g;
+  if (!slower.empty()) {
+    result.verdict = Verdict::not_faster;
+    result.reason = "correct, but significantly slower than the original at " + slower + " (geometric-mean speedup " +
+                    ratio_text(g) + ")";
+  } else if (g < min_speedup) {
+    result.verdict = Verdict::not_faster;
+    result.reason = "correct, geometric-mean speedup " + ratio_text(g) + " is under the required " + ratio_text(min_speedup);
+  } else if (faster == 0) {
+    result.verdict = Verdict::not_faster;
+    result.reason = "correct, geometric-mean speedup " + ratio_text(g) + " but no size is faster beyond the noise";
+  } else {
+    result.verdict = Verdict::accepted;
+    result.reason = "correct and faster: geometric-mean speedup " + ratio_text(g) + ", significant at " +
+                    std::to_string(faster) + " of " + std::to_string(result.timings.size()) + " sizes";
+  }
+}
+
+HarnessJob single_size_job(const HarnessJob& job, size_t index) {
+  HarnessJob out = job;
+  auto pick = [index](auto& v) {
+    if (index < v.size()) v = {v[index]};
+  };
+  pick(out.size_labels);
+  pick(out.flops);
+  pick(out.bytes);
+  for (auto& a : out.args) {
+    pick(a.counts);
+    pick(a.values);
+  }
+  out.metrics_size = -1;
+  return out;
+}
+
+size_t smallest_size_index(const HarnessJob& job) {
+  size_t best = 0;
+  for (size_t i = 1; i < job.bytes.size(); ++i)
+    if (job.bytes[i] < job.bytes[best]) best = i;
+  return best;
+}
+
+SanitizerFindings read_sanitizer_output(const std::string& tool, const SandboxResult& run, int error_exit_code) {
+  SanitizerFindings f;
+  const std::string text = run.out + run.err;
+  std::string report;
+  std::istringstream in(text);
+  size_t kept = 0;
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("=========", 0) == 0 && kept++ < 60) report += line + "\n";
+  f.report = report;
+  // "ERROR SUMMARY: 3 errors" (memcheck, synccheck, initcheck) or
+  // "RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)".
+  static const std::regex error_summary(R"(ERROR SUMMARY: (\d+) error)");
+  static const std::regex race_summary(R"(RACECHECK SUMMARY: \d+ hazards? displayed \((\d+) errors?)");
+  std::smatch m;
+  bool summary = false;
+  if (std::regex_search(text, m, race_summary) || std::regex_search(text, m, error_summary)) {
+    f.errors = std::stoll(m[1]);
+    summary = true;
+  }
+  f.ran = run.started && !run.timed_out && !run.killed_for_memory && (summary || run.exit_code == error_exit_code);
+  if (run.exit_code == error_exit_code && f.errors == 0) f.errors = 1;
+  f.clean = f.ran && f.errors == 0;
+  if (!f.ran && f.report.empty()) f.report = tool + ": " + run.describe() + "\n" + last_lines(text, 10);
+  return f;
+}
+
+}  // namespace kb::profiler

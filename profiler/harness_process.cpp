@@ -1,0 +1,152 @@
+#include "profiler/harness_process.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "profiler/sandbox_process.h"
+
+namespace kb::profiler {
+namespace fs = std::filesystem;
+namespace {
+
+fs::path self_dir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::current_path() : exe.parent_path();
+}
+
+bool executable(const fs::path& p) { return access(p.c_str(), X_OK) == 0 && !fs::is_directory(p); }
+
+std::string read_file(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+  fs::path tmp = p.string() + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    if (!f) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, p);
+}
+
+}  // namespace
+
+std::string find_harness() {
+  if (const char* env = std::getenv("KERNELBOT_HARNESS"); env && *env) {
+    if (!executable(env)) throw std::runtime_error(std::string("KERNELBOT_HARNESS=") + env + " is not an executable");
+    return env;
+  }
+  const fs::path dir = self_dir();
+  std::vector<fs::path> places = {dir / "kernelbot-harness", dir / ".." / "profiler" / "kernelbot-harness",
+                                  dir / ".." / "libexec" / "kernelbot" / "kernelbot-harness"};
+  for (const auto& p : places)
+    if (executable(p)) return p.lexically_normal().string();
+  const char* path = std::getenv("PATH");
+  std::string found = find_executable("kernelbot-harness", path ? path : "");
+  if (!found.empty()) return found;
+  std::string searched;
+  for (const auto& p : places) searched += " " + p.lexically_normal().string();
+  throw std::runtime_error("kernelbot-harness (the GPU runner) not found; looked in" + searched +
+                           " and PATH. Install it next to kernelbot or set KERNELBOT_HARNESS");
+}
+
+std::string find_kernelbot_file(const std::string& name, const std::string& build_subdir) {
+  const fs::path dir = self_dir();
+  for (const auto& p : {dir / name, dir / ".." / "lib" / name, dir / ".." / "lib" / "kernelbot" / name,
+                        dir / ".." / build_subdir / name})
+    if (fs::exists(p)) return p.lexically_normal().string();
+  return "";
+}
+
+std::string find_compute_sanitizer() {
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* root = std::getenv(var); root && *root && executable(fs::path(root) / "bin" / "compute-sanitizer"))
+      return (fs::path(root) / "bin" / "compute-sanitizer").string();
+  if (executable("/usr/local/cuda/bin/compute-sanitizer")) return "/usr/local/cuda/bin/compute-sanitizer";
+  const char* path = std::getenv("PATH");
+  return find_executable("compute-sanitizer", path ? path : "");
+}
+
+HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, const fs::path& dir,
+                           const HarnessLimits& limits, const std::vector<std::string>& wrapper) {
+  fs::create_directories(dir);
+  const fs::path job_file = dir / "job.json", result_file = dir / "result.json";
+  fs::remove(result_file);
+  write_file(job_file, nlohmann::json(job).dump(1));
+
+  SandboxCommand cmd;
+  cmd.argv = wrapper;
+  for (const auto& a : {harness, std::string("--job"), job_file.string(), std::string("--out"), result_file.string()})
+    cmd.argv.push_back(a);
+  cmd.working_dir = dir;
+  cmd.limits.wall_time_s = limits.timeout_s;
+  cmd.limits.max_rss_mb = limits.max_memory_mb;
+  cmd.limits.max_output_bytes = 512 * 1024;
+  spdlog::debug("running {} job for '{}' in {}", job.mode, job.kernel, dir.string());
+
+  HarnessRun run;
+  run.process = run_sandboxed(cmd);
+  if (!fs::exists(result_file)) {
+    run.result_error = "no result file";
+  } else {
+    try {
+      run.result = nlohmann::json::parse(read_file(result_file)).get<EvalResult>();
+    } catch (const std::exception& e) {
+      run.result_error = std::string("unreadable result file: ") + e.what();
+    }
+  }
+  if (!run.process.err.empty()) spdlog::debug("harness stderr:\n{}", run.process.err);
+  return run;
+}
+
+DeviceInfo calibrated_device(const DeviceInfo& queried, const fs::path& cache_dir,
+                             const std::function<DeviceInfo()>& calibrate) {
+  const fs::path file = cache_dir / ("device-" + (queried.uuid.empty() ? std::to_string(queried.index) : queried.uuid) + ".json");
+  if (fs::exists(file)) {
+    try {
+      DeviceInfo cached = nlohmann::json::parse(read_file(file)).get<DeviceInfo>();
+      if (cached.uuid == queried.uuid && cached.name == queried.name && cached.driver_version == queried.driver_version &&
+          cached.copy_bandwidth_gbps > 0 && cached.fp32_tflops > 0) {
+        cached.index = queried.index;  // CUDA_VISIBLE_DEVICES may number it differently this time
+        spdlog::debug("device ceilings from {}", file.string());
+        return cached;
+      }
+      spdlog::info("{} describes another GPU or driver; measuring again", file.string());
+    } catch (const std::exception& e) {
+      spdlog::warn("{}: unreadable ({}); measuring the device again", file.string(), e.what());
+    }
+  }
+  spdlog::info("measuring {} (copy bandwidth, FP32 rate); once per device", queried.name);
+  DeviceInfo measured = calibrate();
+  measured.index = queried.index;
+  if (measured.uuid.empty()) measured.uuid = queried.uuid;
+  if (measured.name.empty()) measured.name = queried.name;
+  if (measured.driver_version.empty()) measured.driver_version = queried.driver_version;
+  fs::create_directories(cache_dir);
+  write_file(file, nlohmann::json(measured).dump(2));
+  return measured;
+}
+
+DeviceInfo run_calibration(const std::string& harness, int device, const fs::path& dir, double timeout_s) {
+  fs::create_directories(dir);
+  const fs::path out = dir / "calibration.json";
+  fs::remove(out);
+  SandboxCommand cmd;
+  cmd.argv = {harness, "--calibrate", "--device", std::to_string(device), "--out", out.string()};
+  cmd.working_dir = dir;
+  cmd.limits.wall_time_s = timeout_s;
+  SandboxResult r = run_sandboxed(cmd);
+  if (!r.succeeded() || !fs::exists(out))
+    throw std::runtime_error("device calibration (kernelbot-harness --calibrate) failed: " + r.describe() + "\n" + r.err);
+  return nlohmann::json::parse(read_file(out)).get<DeviceInfo>();
+}
+
+}  // namespace kb::profiler

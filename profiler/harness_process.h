@@ -1,0 +1,47 @@
+// Running `kernelbot-harness` (the GPU runner) as a sandboxed child: where to find it and
+// compute-sanitizer, one job in, one result out, and the device calibration cache.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "profiler/evaluation_outcome.h"
+#include "profiler/harness_job.h"
+#include "profiler/result_types.h"
+
+namespace kb::profiler {
+
+// $KERNELBOT_HARNESS, else kernelbot-harness next to the running executable (/proc/self/exe),
+// in ../profiler/ of it (the build tree) or ../libexec/kernelbot/, else PATH. Throws
+// std::runtime_error naming the places searched when it is nowhere.
+std::string find_harness();
+
+// A file shipped with kernelbot (the injection library): next to the executable, ../lib/,
+// ../profiler/<subdir>/. Empty when not found.
+std::string find_kernelbot_file(const std::string& name, const std::string& build_subdir);
+
+// compute-sanitizer in $CUDA_HOME/bin, /usr/local/cuda/bin or PATH; empty when not found.
+std::string find_compute_sanitizer();
+
+struct HarnessLimits {
+  double timeout_s = 120;
+  int64_t max_memory_mb = 0;
+};
+
+// Writes `job` to <dir>/job.json, runs `wrapper... harness --job <dir>/job.json --out
+// <dir>/result.json` sandboxed (scrubbed environment, limits), reads the result.
+HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, const std::filesystem::path& dir,
+                           const HarnessLimits& limits, const std::vector<std::string>& wrapper = {});
+
+// The device with its measured ceilings: from <cache_dir>/device-<uuid>.json when that file
+// describes the same GPU and driver, else `calibrate()` (then saved there for later runs).
+DeviceInfo calibrated_device(const DeviceInfo& queried, const std::filesystem::path& cache_dir,
+                             const std::function<DeviceInfo()>& calibrate);
+
+// Runs `harness --calibrate --device N --out FILE`; throws std::runtime_error when it fails.
+DeviceInfo run_calibration(const std::string& harness, int device, const std::filesystem::path& dir,
+                           double timeout_s);
+
+}  // namespace kb::profiler

@@ -1,0 +1,252 @@
+// Verdicts from the harness child's end: crash, hang, memory, missing result; the accept rule;
+// sanitizer output; the device calibration cache.
+#include "profiler/evaluation_outcome.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "profiler/harness_process.h"
+
+namespace kb::profiler {
+namespace {
+namespace fs = std::filesystem;
+
+HarnessRun exited(int code, const std::string& err = "", std::optional<EvalResult> result = std::nullopt) {
+  HarnessRun r;
+  r.process.started = true;
+  r.process.exit_code = code;
+  r.process.err = err;
+  r.process.wall_s = 2;
+  r.result = std::move(result);
+  if (!r.result) r.result_error = "no result file";
+  return r;
+}
+
+TEST(HarnessOutcome, HangIsTimedOut) {
+  HarnessRun r = exited(-1);
+  r.process.timed_out = true;
+  r.process.signal = SIGKILL;
+  r.process.wall_s = 120.02;
+  EvalResult e = classify_harness_run(r, 16384);
+  EXPECT_EQ(e.verdict, Verdict::timed_out);
+  EXPECT_EQ(e.reason, "hung: killed after 120 s");
+}
+
+TEST(HarnessOutcome, MemoryHogIsRejected) {
+  HarnessRun r = exited(-1);
+  r.process.killed_for_memory = true;
+  r.process.signal = SIGKILL;
+  r.process.peak_rss_mb = 20000;
+  EvalResult e = classify_harness_run(r, 16384);
+  EXPECT_EQ(e.verdict, Verdict::rejected);
+  EXPECT_NE(e.reason.find("20000 MiB"), std::string::npos);
+  EXPECT_NE(e.reason.find("16384"), std::string::npos);
+}
+
+TEST(HarnessOutcome, CandidateCrashCarriesTheHarnessLine) {
+  const std::string err =
+      "kb-harness [info] verifying\n"
+      "kb-harness: candidate crashed: an illegal memory access was encountered (cudaErrorIllegalAddress) after "
+      "launching the candidate at n=1048576, trial 1\n";
+  EvalResult e = classify_harness_run(exited(kHarnessCandidateCrashed, err), 0);
+  EXPECT_EQ(e.verdict, Verdict::crashed);
+  EXPECT_EQ(e.reason.rfind("kb-harness: candidate crashed: an illegal memory access", 0), 0u) << e.reason;
+
+  // A crash the harness could not report itself (a signal) or only logged.
+  HarnessRun sig = exited(-1, "something\n");
+  sig.process.signal = SIGSEGV;
+  EvalResult s = classify_harness_run(sig, 0);
+  EXPECT_EQ(s.verdict, Verdict::crashed);
+  EXPECT_NE(s.reason.find("SIGSEGV"), std::string::npos);
+
+  EvalResult illegal = classify_harness_run(exited(1, "CUDA error: an illegal memory access was encountered\n"), 0);
+  EXPECT_EQ(illegal.verdict, Verdict::crashed);
+  EXPECT_EQ(illegal.reason, "CUDA error: an illegal memory access was encountered");
+}
+
+TEST(HarnessOutcome, BaselineCrashAndHarnessFailuresAreInfraErrors) {
+  EvalResult b = classify_harness_run(exited(kHarnessBaselineCrashed, "kb-harness: baseline crashed: unspecified launch failure\n"), 0);
+  EXPECT_EQ(b.verdict, Verdict::infra_error);
+  EXPECT_NE(b.reason.find("original kernel crashed"), std::string::npos);
+  EXPECT_NE(b.reason.find("unspecified launch failure"), std::string::npos);
+
+  EvalResult missing = classify_harness_run(exited(0), 0);
+  EXPECT_EQ(missing.verdict, Verdict::infra_error);
+  EXPECT_NE(missing.reason.find("no result file"), std::string::npos);
+
+  EvalResult usage = classify_harness_run(exited(2, "kb-harness: job.json: args[0].counts: expected 3 values\n"), 0);
+  EXPECT_EQ(usage.verdict, Verdict::infra_error);
+  EXPECT_NE(usage.reason.find("args[0].counts"), std::string::npos);
+
+  HarnessRun never;
+  never.process.start_error = "'kernelbot-harness' not found in PATH";
+  EXPECT_EQ(classify_harness_run(never, 0).verdict, Verdict::infra_error);
+}
+
+TEST(HarnessOutcome, ResultOfACleanRunIsKept) {
+  EvalResult written;
+  written.verdict = Verdict::wrong_result;
+  written.reason = "output y differs at 12 of 1048576 elements";
+  EvalResult e = classify_harness_run(exited(0, "", written), 0);
+  EXPECT_EQ(e.verdict, Verdict::wrong_result);
+  EXPECT_EQ(e.reason, written.reason);
+}
+
+SizeTiming size(const std::string& label, double speedup, bool significant) {
+  SizeTiming t;
+  t.size_label = label;
+  t.speedup = speedup;
+  t.significant = significant;
+  return t;
+}
+
+EvalResult verified(std::vector<SizeTiming> timings) {
+  EvalResult r;
+  r.verdict = Verdict::pending;
+  r.verification.passed = true;
+  r.timings = std::move(timings);
+  return r;
+}
+
+TEST(AcceptRule, AcceptsOnlyVerifiedSignificantSpeedupsOverTheMinimum) {
+  EvalResult a = verified({size("n=1", 2.0, true), size("n=2", 1.5, true), size("n=3", 1.0, false)});
+  apply_accept_rule(a, 1.05);
+  EXPECT_EQ(a.verdict, Verdict::accepted);
+  EXPECT_NEAR(a.speedup, std::cbrt(3.0), 1e-9);
+  EXPECT_NE(a.reason.find("significant at 2 of 3 sizes"), std::string::npos) << a.reason;
+
+  EvalResult small = verified({size("n=1", 1.03, true)});
+  apply_accept_rule(small, 1.05);
+  EXPECT_EQ(small.verdict, Verdict::not_faster);
+  EXPECT_NE(small.reason.find("under the required 1.050x"), std::string::npos) << small.reason;
+
+  EvalResult noise = verified({size("n=1", 1.2, false), size("n=2", 1.1, false)});
+  apply_accept_rule(noise, 1.05);
+  EXPECT_EQ(noise.verdict, Verdict::not_faster);
+  EXPECT_NE(noise.reason.find("beyond the noise"), std::string::npos);
+
+  EvalResult regress = verified({size("n=1", 3.0, true), size("n=2", 0.8, true)});
+  apply_accept_rule(regress, 1.05);
+  EXPECT_EQ(regress.verdict, Verdict::not_faster);
+  EXPECT_NE(regress.reason.find("slower than the original at n=2"), std::string::npos);
+
+  // The harness said accepted, but the evidence says the check did not pass.
+  EvalResult unproven = verified({size("n=1", 3.0, true)});
+  unproven.verdict = Verdict::accepted;
+  unproven.verification.passed = false;
+  unproven.verification.failure = "output y: 5 elements never written";
+  apply_accept_rule(unproven, 1.05);
+  EXPECT_EQ(unproven.verdict, Verdict::wrong_result);
+  EXPECT_EQ(unproven.reason, "output y: 5 elements never written");
+
+  EvalResult crashed = verified({});
+  crashed.verdict = Verdict::crashed;
+  apply_accept_rule(crashed, 1.05);
+  EXPECT_EQ(crashed.verdict, Verdict::crashed);
+
+  EvalResult untimed = verified({});
+  apply_accept_rule(untimed, 1.05);
+  EXPECT_EQ(untimed.verdict, Verdict::not_faster);
+}
+
+TEST(SanitizerJob, OneSizeSetTheSmallest) {
+  HarnessJob job;
+  job.size_labels = {"n=100", "n=10", "n=1000"};
+  job.bytes = {400, 40, 4000};
+  job.flops = {1, 2, 3};
+  HarnessArg x;
+  x.counts = {100, 10, 1000};
+  HarnessArg n;
+  n.values = {"100", "10", "1000"};
+  job.args = {x, n};
+  ASSERT_EQ(smallest_size_index(job), 1u);
+  HarnessJob one = single_size_job(job, 1);
+  EXPECT_EQ(one.size_labels, (std::vector<std::string>{"n=10"}));
+  EXPECT_EQ(one.bytes, (std::vector<double>{40}));
+  EXPECT_EQ(one.flops, (std::vector<double>{2}));
+  EXPECT_EQ(one.args[0].counts, (std::vector<int64_t>{10}));
+  EXPECT_EQ(one.args[1].values, (std::vector<std::string>{"10"}));
+}
+
+TEST(SanitizerOutput, CountsErrorsAndKeepsTheReport) {
+  SandboxResult memcheck;
+  memcheck.started = true;
+  memcheck.exit_code = 86;
+  memcheck.out =
+      "========= COMPUTE-SANITIZER\n"
+      "========= Invalid __global__ write of size 4 bytes\n"
+      "=========     at saxpy_kernel(const float *, float *, float, int)+0x90 in variant.cu:9\n"
+      "=========     by thread (31,0,0) in block (4095,0,0)\n"
+      "=========     Address 0x7f0000400000 is out of bounds\n"
+      "kb-harness [info] done\n"
+      "========= ERROR SUMMARY: 1 error\n";
+  SanitizerFindings f = read_sanitizer_output("memcheck", memcheck, 86);
+  EXPECT_TRUE(f.ran);
+  EXPECT_FALSE(f.clean);
+  EXPECT_EQ(f.errors, 1);
+  EXPECT_NE(f.report.find("Invalid __global__ write"), std::string::npos);
+  EXPECT_EQ(f.report.find("kb-harness"), std::string::npos) << "only the tool's lines";
+
+  SandboxResult race;
+  race.started = true;
+  race.exit_code = 86;
+  race.err = "========= Error: Race reported between Write access at k+0x10\n"
+             "========= RACECHECK SUMMARY: 3 hazards displayed (2 errors, 1 warning)\n";
+  EXPECT_EQ(read_sanitizer_output("racecheck", race, 86).errors, 2);
+
+  SandboxResult clean;
+  clean.started = true;
+  clean.exit_code = 0;
+  clean.out = "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n";
+  SanitizerFindings c = read_sanitizer_output("memcheck", clean, 86);
+  EXPECT_TRUE(c.clean);
+  EXPECT_EQ(c.errors, 0);
+
+  SandboxResult hung;
+  hung.started = true;
+  hung.timed_out = true;
+  EXPECT_FALSE(read_sanitizer_output("memcheck", hung, 86).ran);
+}
+
+TEST(DeviceCalibration, MeasuredOncePerDeviceAndDriver) {
+  fs::path dir = fs::temp_directory_path() / ("kb-calib-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  DeviceInfo queried;
+  queried.index = 0;
+  queried.name = "NVIDIA H100 80GB HBM3";
+  queried.uuid = "GPU-1234";
+  queried.driver_version = "580.1";
+  int calls = 0;
+  auto calibrate = [&] {
+    ++calls;
+    DeviceInfo d = queried;
+    d.copy_bandwidth_gbps = 3000 + calls;
+    d.fp32_tflops = 50;
+    return d;
+  };
+  DeviceInfo first = calibrated_device(queried, dir, calibrate);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(first.copy_bandwidth_gbps, 3001);
+  EXPECT_TRUE(fs::exists(dir / "device-GPU-1234.json"));
+
+  queried.index = 1;  // the same GPU numbered differently (CUDA_VISIBLE_DEVICES)
+  DeviceInfo again = calibrated_device(queried, dir, calibrate);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(again.copy_bandwidth_gbps, 3001);
+  EXPECT_EQ(again.index, 1);
+
+  queried.driver_version = "590.2";
+  DeviceInfo updated = calibrated_device(queried, dir, calibrate);
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(updated.copy_bandwidth_gbps, 3002);
+
+  std::ofstream(dir / "device-GPU-1234.json") << "garbage";
+  calibrated_device(queried, dir, calibrate);
+  EXPECT_EQ(calls, 3);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kb::profiler

@@ -1,0 +1,293 @@
+// GpuEvaluator on a CPU: real nvcc compiles, and a fake `kernelbot-harness` (a shell script named
+// by KERNELBOT_HARNESS) plays the GPU runner's side of the process boundary: the job file it
+// receives, the result file it writes, its exit codes, hangs and crash lines.
+#include "profiler/gpu_evaluator.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "config/config_loader.h"
+
+namespace kb::profiler {
+namespace {
+namespace fs = std::filesystem;
+
+const char* kSource = R"SH(
+__global__ void scale_kernel(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}
+void launch_scale(const float* x, float* y, int n) { scale_kernel<<<(n + 255) / 256, 256>>>(x, y, n); }
+)SH";
+
+const char* kConfig = R"SH(
+[verify]
+timeout_s = 1.5
+strict_speedup = 10.0
+
+[[kernel]]
+name = "scale"
+source = "src/scale.cu"
+launcher = "launch_scale"
+sizes = [{ n = 1000 }, { n = 5000 }]
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "y"
+  role = "output"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "n"
+  role = "size"
+  dtype = "int32"
+  value = "n"
+)SH";
+
+std::string read(const fs::path& p) {
+  std::ifstream f(p);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+void write_script(const fs::path& p, const std::string& text) {
+  std::ofstream(p) << text;
+  chmod(p.c_str(), 0755);
+}
+
+class GpuEvaluatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("kb-gpueval-" + std::to_string(getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "src");
+    fs::create_directories(root_ / "log");
+    std::ofstream(root_ / "src" / "scale.cu") << kSource;
+    config_ = config::load_config_text(kConfig, (root_ / "kernelbot.toml").string(), root_);
+    device_.name = "Fake GPU";
+    device_.uuid = "GPU-fake-0001";
+    device_.cc_major = 9;
+    device_.driver_version = "580.0";
+  }
+  void TearDown() override {
+    unsetenv("KERNELBOT_HARNESS");
+    unsetenv("CUDA_HOME");
+    fs::remove_all(root_);
+  }
+
+  // A fake harness: answers --calibrate, saves each job it gets as log/job-N.json, and runs
+  // `body` (shell, with $job, $out and $mode set) for jobs.
+  void fake_harness(const std::string& body) {
+    const std::string log = (root_ / "log").string();
+    write_script(root_ / "kernelbot-harness", R"SH(#!/bin/sh
+log=)SH" + log + R"SH(
+if [ "$1" = "--calibrate" ]; then
+  echo calibrate >> $log/calls
+  printf '{"name":"Fake GPU","uuid":"GPU-fake-0001","driver_version":"580.0","copy_bandwidth_gbps":3000.5,"fp32_tflops":51.2}' > "$5"
+  exit 0
+fi
+job="$2"; out="$4"
+n=$(ls $log | grep -c '^job-')
+cp "$job" "$log/job-$n.json"
+mode=$(grep -o '"mode": *"[a-z_]*"' "$job" | sed 's/.*"\([a-z_]*\)"$/\1/')
+)SH" + body);
+    setenv("KERNELBOT_HARNESS", (root_ / "kernelbot-harness").c_str(), 1);
+  }
+
+  nlohmann::json job(int n) { return nlohmann::json::parse(read(root_ / "log" / ("job-" + std::to_string(n) + ".json"))); }
+  int jobs() {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(root_ / "log")) n += e.path().filename().string().rfind("job-", 0) == 0;
+    return n;
+  }
+
+  Variant original() { return Variant{kSource, {}, {}, "original"}; }
+  Variant candidate() {
+    std::string s = kSource;
+    s.replace(s.find("(n + 255) / 256, 256"), 20, "(n + 127) / 128, 128");
+    return Variant{s, {}, {}, "128 threads"};
+  }
+
+  fs::path root_;
+  config::Config config_;
+  DeviceInfo device_;
+};
+
+const char* kAcceptingHarness = R"SH(
+case "$mode" in
+verify_and_time) cat > "$out" <<'JSON'
+{"verdict":"accepted","reason":"harness says fine","verification":{"passed":true,"trials":5},
+ "timings":[{"size_label":"n=1000","speedup":1.5,"significant":true},{"size_label":"n=5000","speedup":1.5,"significant":true}]}
+JSON
+;;
+metrics) cat > "$out" <<'JSON'
+{"verdict":"pending","baseline_metrics":{"status":"ok","values":{"sm_throughput_pct":41.5}},
+ "candidate_metrics":{"status":"ok","values":{"sm_throughput_pct":77.0}}}
+JSON
+;;
+time_baseline) cat > "$out" <<'JSON'
+{"verdict":"pending","timings":[{"size_label":"n=1000","baseline":{"median_us":12.5,"samples":40}}]}
+JSON
+;;
+esac
+exit 0
+)SH";
+
+TEST_F(GpuEvaluatorTest, AcceptedCandidateWithMetricsAndCachedCalibration) {
+  fake_harness(kAcceptingHarness);
+  GpuEvaluator evaluator(config_, device_);
+  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
+  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  ASSERT_TRUE(base.ok) << base.log;
+  ASSERT_TRUE(cand.ok) << cand.log;
+
+  EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{true, true, false});
+  EXPECT_EQ(r.verdict, Verdict::accepted) << r.reason;
+  EXPECT_NEAR(r.speedup, 1.5, 1e-9);
+  EXPECT_EQ(r.device.copy_bandwidth_gbps, 3000.5);
+  EXPECT_EQ(r.baseline_metrics.values.at("sm_throughput_pct"), 41.5);
+  EXPECT_EQ(r.candidate_metrics.values.at("sm_throughput_pct"), 77.0);
+  EXPECT_GT(r.candidate_metrics.registers_per_thread, 0) << "ptxas facts fill in what the run did not measure";
+  EXPECT_GT(r.run_s, 0);
+
+  ASSERT_EQ(jobs(), 2);
+  nlohmann::json j = job(0);
+  EXPECT_EQ(j["mode"], "verify_and_time");
+  EXPECT_EQ(j["baseline_library"], base.library_path);
+  EXPECT_EQ(j["candidate_library"], cand.library_path);
+  EXPECT_EQ(j["copy_bandwidth_gbps"], 3000.5);
+  EXPECT_EQ(j["args"][0]["counts"], nlohmann::json::parse("[1000, 5000]"));
+  EXPECT_EQ(job(1)["mode"], "metrics");
+
+  // The measured ceilings are stored beside the work directory and reused by a later run.
+  EXPECT_TRUE(fs::exists(root_ / ".kernelbot" / "device-GPU-fake-0001.json"));
+  GpuEvaluator later(config_, device_);
+  EXPECT_EQ(later.device().fp32_tflops, 51.2);
+  EXPECT_EQ(read(root_ / "log" / "calls"), "calibrate\n");
+  // No job directories are left behind after clean runs.
+  EXPECT_TRUE(fs::is_empty(root_ / ".kernelbot" / "work" / "jobs"));
+}
+
+TEST_F(GpuEvaluatorTest, ProfileTimesTheBaselineAlone) {
+  fake_harness(kAcceptingHarness);
+  GpuEvaluator evaluator(config_, device_);
+  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
+  EvalResult r = evaluator.profile_baseline(config_.kernels[0], base, false);
+  EXPECT_EQ(r.verdict, Verdict::pending) << r.reason;
+  ASSERT_EQ(r.timings.size(), 1u);
+  EXPECT_EQ(r.timings[0].baseline.median_us, 12.5);
+  EXPECT_EQ(r.baseline_metrics.status, "compiler report only");
+  EXPECT_GT(r.baseline_metrics.registers_per_thread, 0);
+  ASSERT_EQ(jobs(), 1);
+  EXPECT_EQ(job(0)["mode"], "time_baseline");
+  EXPECT_EQ(job(0)["candidate_library"], "");
+}
+
+TEST_F(GpuEvaluatorTest, ImplausibleSpeedupIsVerifiedAgainStrictly) {
+  fake_harness(R"SH(
+case "$mode" in
+verify_and_time) cat > "$out" <<'JSON'
+{"verdict":"accepted","verification":{"passed":true,"trials":5},
+ "timings":[{"size_label":"n=1000","speedup":20.0,"significant":true},{"size_label":"n=5000","speedup":30.0,"significant":true}]}
+JSON
+;;
+verify) cat > "$out" <<'JSON'
+{"verdict":"wrong_result","reason":"output y differs","verification":{"passed":false,"trials":15,
+ "failure":"output y: 3 of 5000 elements differ (trial 11, distribution large)"}}
+JSON
+;;
+esac
+exit 0
+)SH");
+  GpuEvaluator evaluator(config_, device_);
+  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
+  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{});
+  EXPECT_EQ(r.verdict, Verdict::wrong_result);
+  EXPECT_NE(r.reason.find("strict re-verification failed"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("3 of 5000 elements differ"), std::string::npos);
+  EXPECT_FALSE(r.verification.strict_pass);
+  ASSERT_EQ(jobs(), 2);
+  EXPECT_EQ(job(1)["mode"], "verify");
+  EXPECT_EQ(job(1)["strict"], true);
+}
+
+TEST_F(GpuEvaluatorTest, HangCrashAndCompileError) {
+  fake_harness("sleep 30\n");
+  GpuEvaluator hang(config_, device_);
+  CompiledVariant base = hang.compile(config_.kernels[0], original());
+  CompiledVariant cand = hang.compile(config_.kernels[0], candidate());
+  auto start = std::chrono::steady_clock::now();
+  EvalResult h = hang.evaluate(config_.kernels[0], base, cand, EvalOptions{});
+  EXPECT_EQ(h.verdict, Verdict::timed_out);
+  EXPECT_EQ(h.reason.rfind("hung: killed after 1.", 0), 0u) << h.reason;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 6);
+
+  fake_harness(R"SH(echo "kb-harness [info] trial 1" >&2
+echo "kb-harness: candidate crashed: an illegal memory access was encountered (launching the candidate at n=1000)" >&2
+exit 3
+)SH");
+  GpuEvaluator crash(config_, device_);
+  EvalResult c = crash.evaluate(config_.kernels[0], base, cand, EvalOptions{});
+  EXPECT_EQ(c.verdict, Verdict::crashed);
+  EXPECT_EQ(c.reason,
+            "kb-harness: candidate crashed: an illegal memory access was encountered (launching the candidate at n=1000)");
+
+  int before = jobs();
+  CompiledVariant broken = crash.compile(config_.kernels[0], Variant{"void launch_scale(const float*, float*, int) { oops }", {}, {}, "broken"});
+  EvalResult b = crash.evaluate(config_.kernels[0], base, broken, EvalOptions{});
+  EXPECT_EQ(b.verdict, Verdict::compile_error);
+  EXPECT_NE(b.compile_log.find("oops"), std::string::npos);
+  EXPECT_EQ(jobs(), before) << "nothing runs for a candidate that did not compile";
+}
+
+TEST_F(GpuEvaluatorTest, SanitizerErrorsReject) {
+  fake_harness(kAcceptingHarness);
+  // A toolkit directory whose compute-sanitizer reports an out-of-bounds write under memcheck.
+  fs::path cuda = root_ / "cuda";
+  fs::create_directories(cuda / "bin");
+  write_script(cuda / "bin" / "nvcc", "#!/bin/sh\nexec " + find_nvcc() + " \"$@\"\n");
+  write_script(cuda / "bin" / "compute-sanitizer", "#!/bin/sh\necho \"$@\" >> " + (root_ / "log" / "sanitizer").string() + R"SH(
+prev=""
+for a in "$@"; do
+  if [ "$prev" = "--job" ]; then cp "$a" "$(dirname "$0")/../../log/sanitized-$2.json"; fi
+  prev="$a"
+done
+if [ "$2" = "memcheck" ]; then
+  echo "========= COMPUTE-SANITIZER"
+  echo "========= Invalid __global__ write of size 4 bytes"
+  echo "=========     at scale_kernel(const float *, float *, int)+0x70 in variant.cu:4"
+  echo "========= ERROR SUMMARY: 1 error"
+  exit 86
+fi
+echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
+)SH");
+  setenv("CUDA_HOME", cuda.c_str(), 1);
+  GpuEvaluator evaluator(config_, device_);
+  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
+  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{true, false, true});
+  EXPECT_EQ(r.verdict, Verdict::rejected) << r.reason;
+  EXPECT_NE(r.reason.find("memcheck found 1 error"), std::string::npos);
+  EXPECT_TRUE(r.verification.sanitized);
+  EXPECT_NE(r.verification.sanitizer_report.find("Invalid __global__ write"), std::string::npos);
+  std::string calls = read(root_ / "log" / "sanitizer");
+  EXPECT_NE(calls.find("--tool memcheck --error-exitcode 86"), std::string::npos) << calls;
+  EXPECT_NE(calls.find("--job"), std::string::npos);
+  // The sanitized job is one trial at the smallest size.
+  nlohmann::json sanitized = nlohmann::json::parse(read(root_ / "log" / "sanitized-memcheck.json"));
+  EXPECT_EQ(sanitized["mode"], "verify");
+  EXPECT_EQ(sanitized["trials"], 1);
+  EXPECT_EQ(sanitized["size_labels"], nlohmann::json::parse(R"(["n=1000"])"));
+}
+
+}  // namespace
+}  // namespace kb::profiler
