@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "profiler/device_query.h"
+#include "profiler/runner/clock_monitor.h"
 #include "profiler/runner/cuda_check.h"
 #include "profiler/runner/harness_kernels.h"
 #include "profiler/runner/timing_stats.h"
@@ -72,8 +73,13 @@ double measure_fp32_tflops() {
 }  // namespace
 
 DeviceInfo describe_device(int device) {
-  for (const auto& d : profiler::query_devices())
-    if (d.index == device) return d;
+  for (auto d : profiler::query_devices())
+    if (d.index == device) {
+      // The CUDA runtime only knows the driver's CUDA version ("13.0"); NVML knows its release.
+      const std::string release = ClockMonitor(device).driver_version();
+      if (!release.empty()) d.driver_version = release;
+      return d;
+    }
   throw HarnessError("CUDA device " + std::to_string(device) + " does not exist");
 }
 

@@ -35,6 +35,7 @@ ClockMonitor::ClockMonitor(int cuda_device) {
     reason_ = "nvmlInit failed";
     return;
   }
+  initialized_ = true;
   char bus_id[64] = {};
   if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, cuda_device) != cudaSuccess) {
     reason_ = "the CUDA device's PCI bus id is unknown";
@@ -55,7 +56,7 @@ ClockMonitor::ClockMonitor(int cuda_device) {
 }
 
 ClockMonitor::~ClockMonitor() {
-  if (library_) {
+  if (initialized_) {
     if (auto shutdown = reinterpret_cast<InitFn>(dlsym(library_, "nvmlShutdown"))) shutdown();
   }
 }
@@ -65,6 +66,15 @@ double ClockMonitor::current_sm_mhz() const {
   unsigned int mhz = 0;
   if (reinterpret_cast<ClockFn>(get_clock_)(device_, kNvmlClockSm, &mhz) != kNvmlSuccess) return 0;
   return mhz;
+}
+
+std::string ClockMonitor::driver_version() const {
+  if (!device_) return "";
+  using VersionFn = nvmlReturn_t (*)(char*, unsigned int);
+  auto get = reinterpret_cast<VersionFn>(dlsym(library_, "nvmlSystemGetDriverVersion"));
+  char version[96] = {};
+  if (!get || get(version, sizeof version) != kNvmlSuccess) return "";
+  return version;
 }
 
 }  // namespace kb::runner

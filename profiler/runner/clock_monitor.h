@@ -20,9 +20,11 @@ class ClockMonitor {
   const std::string& unavailable_reason() const { return reason_; }
   double max_sm_mhz() const { return max_mhz_; }
   double current_sm_mhz() const;  // 0 when unavailable or on error
+  std::string driver_version() const;  // "580.159.04"; empty when unavailable
 
  private:
   void* library_ = nullptr;
+  bool initialized_ = false;
   void* device_ = nullptr;
   void* get_clock_ = nullptr;
   double max_mhz_ = 0;

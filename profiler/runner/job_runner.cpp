@@ -63,11 +63,13 @@ void run_timing(const RunnerJob& job, EntryFn baseline, EntryFn candidate, EvalR
     set_phase("timing at size " + label);
     ArgSet base(job, s);
     fill_inputs(job, base);
+    base.snapshot_inouts();
     std::unique_ptr<ArgSet> cand;
     std::vector<TimedVariant> variants = {{Who::baseline, baseline, &base}};
     if (candidate) {
       cand = std::make_unique<ArgSet>(job, s);
       fill_inputs(job, *cand);
+      cand->snapshot_inouts();
       variants.push_back({Who::candidate, candidate, cand.get()});
     }
     std::vector<CallProfile> profiles;

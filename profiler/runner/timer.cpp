@@ -79,8 +79,15 @@ void Timer::flush_l2() {
 
 CallProfile Timer::profile_calls(const TimedVariant& v, int calls) {
   CallProfile profile;
-  activity_.enable();
-  const uint32_t per_thread = activity_.stream_id_of(cudaStreamPerThread);
+  uint32_t per_thread = 0;
+  try {
+    activity_.enable();
+    per_thread = activity_.stream_id_of(cudaStreamPerThread);
+  } catch (const HarnessError& e) {
+    profile.note = std::string("no CUPTI trace of the call (") + e.what() + ")";
+    spdlog::warn("{}", profile.note);
+    return profile;
+  }
   std::vector<double> spans;
   for (int c = 0; c < calls; ++c) {
     v.args->restore_inouts();
@@ -136,10 +143,7 @@ void Timer::try_capture(State& s) {
   if (ok) ok = cudaGraphInstantiate(&s.graph, graph, 0) == cudaSuccess;
   if (graph) cudaGraphDestroy(graph);
   (void)cudaGetLastError();  // a failed capture leaves a non-sticky error behind
-  if (!ok) {
-    s.graph = nullptr;
-    s.notes.push_back("graph capture failed; timed as " + std::to_string(s.launches) + " back-to-back launches");
-  }
+  if (!ok) s.graph = nullptr;
 }
 
 double Timer::take_sample(State& s, bool allow_graph) {
@@ -189,7 +193,7 @@ std::vector<TimingStats> Timer::measure(const std::vector<TimedVariant>& variant
   for (size_t i = 0; i < variants.size(); ++i) {
     states[i].v = variants[i];
     states[i].capturable = i < profiles.size() && profiles[i].on_per_thread_stream;
-    variants[i].args->snapshot_inouts();
+    if (i < profiles.size() && !profiles[i].note.empty()) states[i].notes.push_back(profiles[i].note);
     warm_up(variants[i]);
   }
 
@@ -203,16 +207,32 @@ std::vector<TimingStats> Timer::measure(const std::vector<TimedVariant>& variant
     }
     shortest = std::min(shortest, summarize(probe).median);
   }
+  // Every variant is timed the same way: a graph replay has smaller gaps between launches than
+  // back-to-back launches, so a graph for one and not the other would fake a speedup.
   const int launches = launches_per_sample(shortest, bench.graph_below_us);
+  bool all_capturable = true;
+  for (const auto& s : states) all_capturable = all_capturable && s.capturable;
   for (auto& s : states) {
     s.launches = launches;
-    if (launches > 1) {
-      if (s.capturable) try_capture(s);
-      else
-        s.notes.push_back("timed as " + std::to_string(launches) +
-                          " back-to-back launches per sample (graph capture impossible: the launcher uses the "
-                          "legacy default stream)");
+    if (launches > 1 && all_capturable) try_capture(s);
+  }
+  bool all_captured = launches > 1;
+  for (const auto& s : states) all_captured = all_captured && s.graph != nullptr;
+  for (auto& s : states) {
+    if (launches == 1) continue;
+    if (all_captured) {
+      s.notes.push_back("timed as a CUDA graph of " + std::to_string(launches) + " launches per sample");
+      continue;
     }
+    if (s.graph) {
+      cudaGraphExecDestroy(s.graph);
+      s.graph = nullptr;
+    }
+    s.notes.push_back("timed as " + std::to_string(launches) + " back-to-back launches per sample (" +
+                      (all_capturable ? std::string("graph capture failed")
+                                      : std::string("graph capture impossible: a launcher uses the legacy default "
+                                                    "stream")) +
+                      ")");
   }
 
   StoppingParams params;
@@ -222,7 +242,6 @@ std::vector<TimingStats> Timer::measure(const std::vector<TimedVariant>& variant
   params.max_noise = bench.max_noise;
   params.timeout_s = bench.timeout_s;
   std::vector<StoppingCriterion> criteria(states.size(), StoppingCriterion(params));
-  std::vector<int64_t> dropped(states.size(), 0);
   const double max_mhz = clocks_.max_sm_mhz();
   const double begin = wall_seconds();
   for (;;) {
@@ -233,8 +252,7 @@ std::vector<TimingStats> Timer::measure(const std::vector<TimedVariant>& variant
       const double mhz = clocks_.current_sm_mhz();
       states[i].samples.push_back(us);
       states[i].clocks.push_back(mhz);
-      if (clock_sagged(mhz, max_mhz, bench.max_clock_sag)) ++dropped[i];
-      else criteria[i].add_sample(us * launches);
+      if (!clock_sagged(mhz, max_mhz, bench.max_clock_sag)) criteria[i].add_sample(us * launches);
     }
     const double elapsed = wall_seconds() - begin;
     for (auto& c : criteria) all_done = c.finished(elapsed) && all_done;

@@ -20,7 +20,8 @@
 
 namespace kb::runner {
 
-// A variant to time, with its arguments already filled.
+// A variant to time, with its arguments filled and their inouts snapshotted (ArgSet::
+// snapshot_inouts): every call the Timer makes starts from that snapshot.
 struct TimedVariant {
   Who who = Who::baseline;
   EntryFn fn = nullptr;
@@ -32,6 +33,7 @@ struct CallProfile {
   double span_us = 0;  // median over the calls: first activity start to last activity end
   std::vector<ActivityRecord> records;  // of the last call
   bool on_per_thread_stream = false;    // every activity ran on this thread's per-thread default stream
+  std::string note;                     // why there is no trace (CUPTI activity unavailable), else empty
 };
 
 class Timer {
@@ -41,7 +43,8 @@ class Timer {
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
 
-  // Traces `calls` calls of `v` (each after an L2 flush). Throws VariantFault.
+  // Traces `calls` calls of `v` (each after an L2 flush). Throws VariantFault. Without CUPTI
+  // activity (another profiler attached, say) it returns an empty profile with a note.
   CallProfile profile_calls(const TimedVariant& v, int calls);
 
   // Times the variants (one or two) at one size set until the stopping rule says so; returns one

@@ -91,7 +91,6 @@ void install_crash_guard() {
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESETHAND;
   for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) sigaction(sig, &sa, nullptr);
-  std::atexit(on_exit_during_call);
 }
 
 void set_phase(const std::string& phase) {
@@ -102,6 +101,10 @@ void set_phase(const std::string& phase) {
 const std::string& current_phase() { return g_phase; }
 
 CallScope::CallScope(Who who, const std::string& phase) : previous_who_(static_cast<Who>(g_who)) {
+  // Registered at the first call, after the CUDA runtime registered its own teardown: atexit
+  // handlers run in reverse order, so this one reports before the runtime is torn down.
+  static const bool exit_hook = std::atexit(on_exit_during_call) == 0;
+  (void)exit_hook;
   if (!phase.empty()) set_phase(phase);
   g_who = static_cast<int>(who);
 }

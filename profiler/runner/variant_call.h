@@ -25,9 +25,9 @@ struct VariantFault : std::runtime_error {
 
 using EntryFn = int (*)(void**);
 
-// Installs handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT and an atexit hook; each
-// prints one "kb-harness: <who> crashed: ..." line and ends the process with exit code 3 (the
-// candidate), 4 (the baseline) or 1 (the harness itself).
+// Installs handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT (the first CallScope adds an
+// atexit hook for launchers that call exit()); each prints one "kb-harness: <who> crashed: ..."
+// line and ends the process with exit code 3 (the candidate), 4 (the baseline) or 1 (the harness).
 void install_crash_guard();
 
 // Exit codes of kernelbot-harness.
