@@ -42,12 +42,14 @@ if medians:
           f"(mean {mean:.3f} us)")
 
 durations = []
+time_unit = "?"
 try:
     rows = list(csv.DictReader(line for line in open(f"{out}/ncu.csv") if line.startswith('"')))
     for row in rows:
         if row.get("Metric Name") == "gpu__time_duration.sum":
             value = float(row["Metric Value"].replace(",", ""))
             unit = row.get("Metric Unit", "")
+            time_unit = unit
             scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3,
                      "second": 1e6, "s": 1e6}.get(unit)
             if scale is None:
@@ -59,7 +61,7 @@ try:
             other.setdefault(row["Metric Name"], []).append(f"{row['Metric Value']} {row.get('Metric Unit', '')}")
     if durations:
         nm = statistics.median(durations)
-        print(f"\nncu time unit: {rows[0].get('Metric Unit') if rows else '?'}")
+        print(f"\nncu time unit: {time_unit}")
         print(f"ncu gpu__time_duration.sum of the same kernel (--clock-control none --cache-control all), "
               f"{len(durations)} launches: median {nm:.3f} us, min {min(durations):.3f}, max {max(durations):.3f}")
         if medians:
