@@ -157,9 +157,9 @@ KernelMetrics metrics_of(const RunnerJob& job, EntryFn fn, Who who, Timer& timer
 
 void run_job(const RunnerJob& job, EvalResult& result) {
   const auto& raw = job.raw;
+  result.device = describe_device(raw.device);  // "no CUDA device: ..." when there is none
   cuda_check(cudaSetDevice(raw.device), "selecting the CUDA device");
   cuda_check(cudaFree(nullptr), "creating the CUDA context");
-  result.device = describe_device(raw.device);
   result.device.copy_bandwidth_gbps = raw.copy_bandwidth_gbps;
   result.device.fp32_tflops = raw.fp32_tflops;
 

@@ -162,6 +162,22 @@ std::vector<const char*> supported_metrics(const std::string& chip, std::vector<
   return accepted;
 }
 
+// The runtime's current context, through the driver entry point the runtime hands out: the
+// harness does not link libcuda itself, so it starts (and says why it cannot work) on a machine
+// without a driver.
+CUcontext current_context() {
+  using GetCurrent = CUresult (*)(CUcontext*);
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaFree(nullptr) != cudaSuccess ||
+      cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, CUDART_VERSION, cudaEnableDefault, &found) !=
+          cudaSuccess ||
+      found != cudaDriverEntryPointSuccess || !fn)
+    return nullptr;
+  CUcontext ctx = nullptr;
+  return reinterpret_cast<GetCurrent>(fn)(&ctx) == CUDA_SUCCESS ? ctx : nullptr;
+}
+
 }  // namespace
 
 KernelMetrics collect_metrics(EntryFn fn, ArgSet& args, Who who, int device) {
@@ -176,9 +192,8 @@ KernelMetrics collect_metrics(EntryFn fn, ArgSet& args, Who who, int device) {
         cuptiProfilerDeInitialize(&p);
       }
     } deinitialize;
-    CUcontext ctx = nullptr;
-    if (cudaFree(nullptr) != cudaSuccess || cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
-      throw MetricsUnavailable{"no current CUDA context to profile"};
+    CUcontext ctx = current_context();
+    if (!ctx) throw MetricsUnavailable{"no current CUDA context to profile"};
     auto chip_params = KB_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
     chip_params.deviceIndex = static_cast<size_t>(device);
     check(cuptiDeviceGetChipName(&chip_params), "chip name");
