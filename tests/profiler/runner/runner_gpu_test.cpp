@@ -168,6 +168,21 @@ TEST(RunnerGpu, CorrectCandidatePassesEveryCheckAndIsTimedInterleaved) {
   }
 }
 
+TEST(RunnerGpu, StrictVerificationTriplesTheTrials) {
+  HarnessJob job = saxpy_job("saxpy_ok", "saxpy_ptds", {4096, 1000});
+  job.mode = "verify";
+  job.trials = 2;
+  job.strict = true;
+  const HarnessRun r = run_job(job, "strict");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(verdict(r), "pending") << reason(r);
+  const json& v = r.result.at("verification");
+  EXPECT_TRUE(v.at("strict_pass").get<bool>());
+  EXPECT_EQ(v.at("trials"), 6);
+  EXPECT_EQ(v.at("seeds").size(), 12u);
+  EXPECT_EQ(v.at("distributions").size(), 4u);  // every distribution was drawn
+}
+
 TEST(RunnerGpu, FasterCandidateIsAcceptedAsSignificant) {
   HarnessJob job = saxpy_job("saxpy_slow", "saxpy_ok", {16 << 20});
   job.copy_bandwidth_gbps = 3000;
