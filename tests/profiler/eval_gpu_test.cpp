@@ -67,6 +67,12 @@ EvalRun eval(const std::string& kernel, const std::string& candidate, const std:
   c.limits.wall_time_s = 300;
   EvalRun r;
   r.process = profiler::run_sandboxed(c);
+  // Keep the evidence when asked (the device machine's run collects it for the notes).
+  if (const char* save = std::getenv("KB_TEST_SAVE_DIR"); save && *save) {
+    const std::string stem = std::string(save) + "/eval-" + kernel + "-" + fs::path(candidate).stem().string();
+    std::ofstream(stem + ".json") << r.process.out;
+    std::ofstream(stem + ".stderr") << r.process.err;
+  }
   try {
     r.result = nlohmann::json::parse(r.process.out).get<EvalResult>();
     r.parsed = true;
