@@ -91,6 +91,25 @@ EvalResult classify_harness_run(const HarnessRun& run, int64_t max_memory_mb) {
   return r;
 }
 
+std::string escaped_work(const EvalResult& result) {
+  for (const auto& t : result.timings) {
+    const TimingStats& c = t.candidate;
+    // One launch per sample: the events bracket exactly one call, so a GPU span longer than the
+    // event time is work the caller's stream never waited for.
+    const bool span_exceeds = c.cupti_span_us > 0 && c.launches_per_sample <= 1 && c.median_us < 0.95 * c.cupti_span_us;
+    if (span_exceeds || c.notes.find("work escaped the timed region") != std::string::npos) {
+      char buf[512];
+      std::snprintf(buf, sizeof buf,
+                    "the candidate's work escapes the caller's stream at %s: its kernels run %.3g us on the GPU "
+                    "(CUPTI) but the default stream reports the call done after %.3g us, so a caller would read "
+                    "unfinished results (work on a stream the caller does not wait for)",
+                    t.size_label.c_str(), c.cupti_span_us, c.median_us);
+      return buf;
+    }
+  }
+  return "";
+}
+
 void apply_accept_rule(EvalResult& result, double min_speedup) {
   if (result.verdict != Verdict::pending && result.verdict != Verdict::accepted && result.verdict != Verdict::not_faster)
     return;
@@ -103,6 +122,12 @@ void apply_accept_rule(EvalResult& result, double min_speedup) {
   if (result.timings.empty()) {
     result.verdict = Verdict::not_faster;
     result.reason = "correct (verified only, not timed)";
+    return;
+  }
+  const std::string escaped = escaped_work(result);
+  if (!escaped.empty()) {
+    result.verdict = Verdict::rejected;
+    result.reason = escaped;
     return;
   }
   double log_sum = 0;

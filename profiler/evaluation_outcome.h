@@ -40,9 +40,16 @@ std::string harness_crash_line(const std::string& stderr_text);
 
 // The host's accept rule over the harness's timings: a verified candidate is accepted only when
 // the geometric-mean speedup reaches `min_speedup`, at least one size is significantly faster
-// and none is significantly slower; otherwise not_faster with the reason. Verdicts other than
+// and none is significantly slower; otherwise not_faster with the reason. Work escaping the
+// caller's stream (escaped_work) is rejected whatever the speedup. Verdicts other than
 // pending/accepted/not_faster, and unverified results, are left alone.
 void apply_accept_rule(EvalResult& result, double min_speedup);
+
+// Non-empty (the reason) when a candidate's timings show GPU work that outlives the call as the
+// caller's stream sees it: the CUPTI span of one call is longer than its event-timed median, or
+// the harness noted that work escaped the timed region. Verification can miss this when the
+// side-stream work happens to finish before the harness looks; timing cannot.
+std::string escaped_work(const EvalResult& result);
 
 // The job cut down to one size set (sanitizer runs are 10-100x slower than normal ones).
 HarnessJob single_size_job(const HarnessJob& job, size_t index);

@@ -185,6 +185,7 @@ void GpuEvaluator::sanitize(const config::KernelSpec& spec, const CompiledVarian
   HarnessJob full = job_for(spec, "verify");
   HarnessJob job = single_size_job(full, smallest_size_index(full));
   job.trials = 1;
+  job.under_sanitizer = true;
   job.distributions = {job.distributions.empty() ? std::string("uniform") : job.distributions.front()};
   job.baseline_library = baseline.library_path;
   job.candidate_library = candidate.library_path;

@@ -57,6 +57,10 @@ struct HarnessJob {
   double fp32_tflops = 0;
   double min_speedup = 1.05;  // [bench].min_speedup: the geometric-mean ratio a win must reach
   int metrics_size = -1;      // size set index the metrics mode profiles; -1 = the largest (most bytes)
+  // The run is under compute-sanitizer, which holds the process's only CUPTI subscription
+  // (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED): verify without CUPTI activity tracing.
+  // The side-stream checks were made by the normal run before the bot asks for this one.
+  bool under_sanitizer = false;
 };
 
 // Every shared library the bot builds for a variant exports this symbol: it unpacks `args`
@@ -75,6 +79,6 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessBench, warmup_runs, min_t
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessJob, mode, kernel, baseline_library, candidate_library,
                                                 size_labels, args, flops, bytes, trials, distributions, seed, strict,
                                                 bench, device, copy_bandwidth_gbps, fp32_tflops, min_speedup,
-                                                metrics_size)
+                                                metrics_size, under_sanitizer)
 
 }  // namespace kb

@@ -53,7 +53,10 @@ std::string find_harness() {
   std::string found = find_executable("kernelbot-harness", path ? path : "");
   if (!found.empty()) return found;
   std::string searched;
-  for (const auto& p : places) searched += " " + p.lexically_normal().string();
+  for (const auto& p : places) {
+    searched += ' ';
+    searched += p.lexically_normal().string();
+  }
   throw std::runtime_error("kernelbot-harness (the GPU runner) not found; looked in" + searched +
                            " and PATH. Install it next to kernelbot or set KERNELBOT_HARNESS");
 }
@@ -109,11 +112,14 @@ HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, co
 
 DeviceInfo calibrated_device(const DeviceInfo& queried, const fs::path& cache_dir,
                              const std::function<DeviceInfo()>& calibrate) {
+  // The file keeps the device as this process saw it (uuid, name, driver) beside what the
+  // harness measured: the harness may spell the driver differently (NVML's release string).
   const fs::path file = cache_dir / ("device-" + (queried.uuid.empty() ? std::to_string(queried.index) : queried.uuid) + ".json");
   if (fs::exists(file)) {
     try {
-      DeviceInfo cached = nlohmann::json::parse(read_file(file)).get<DeviceInfo>();
-      if (cached.uuid == queried.uuid && cached.name == queried.name && cached.driver_version == queried.driver_version &&
+      nlohmann::json j = nlohmann::json::parse(read_file(file));
+      DeviceInfo cached = j.at("measured").get<DeviceInfo>();
+      if (j.at("uuid") == queried.uuid && j.at("name") == queried.name && j.at("driver") == queried.driver_version &&
           cached.copy_bandwidth_gbps > 0 && cached.fp32_tflops > 0) {
         cached.index = queried.index;  // CUDA_VISIBLE_DEVICES may number it differently this time
         spdlog::debug("device ceilings from {}", file.string());
@@ -124,14 +130,16 @@ DeviceInfo calibrated_device(const DeviceInfo& queried, const fs::path& cache_di
       spdlog::warn("{}: unreadable ({}); measuring the device again", file.string(), e.what());
     }
   }
-  spdlog::info("measuring {} (copy bandwidth, FP32 rate); once per device", queried.name);
+  spdlog::info("measuring {} (copy bandwidth, FP32 rate); once per device and driver", queried.name);
   DeviceInfo measured = calibrate();
   measured.index = queried.index;
   if (measured.uuid.empty()) measured.uuid = queried.uuid;
   if (measured.name.empty()) measured.name = queried.name;
   if (measured.driver_version.empty()) measured.driver_version = queried.driver_version;
   fs::create_directories(cache_dir);
-  write_file(file, nlohmann::json(measured).dump(2));
+  nlohmann::json j{{"uuid", queried.uuid}, {"name", queried.name}, {"driver", queried.driver_version},
+                   {"measured", measured}};
+  write_file(file, j.dump(2));
   return measured;
 }
 

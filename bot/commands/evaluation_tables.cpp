@@ -62,11 +62,13 @@ std::string render_eval_result(const EvalResult& r, const std::string& kernel, c
 
   const auto& v = r.verification;
   if (v.trials > 0 || !v.failure.empty()) {
-    s << "verification: " << (v.passed ? "passed" : "FAILED") << ", " << v.trials << " trials over "
-      << v.sizes.size() << " sizes (" << join(v.distributions, ", ") << ")";
+    // A crash or a hang ends verification without a failed comparison: it did not complete.
+    const char* state = v.passed ? "passed" : v.failure.empty() ? "not completed" : "FAILED";
+    s << "verification: " << state << ", " << v.trials << " trials over " << v.sizes.size() << " sizes ("
+      << join(v.distributions, ", ") << ")";
     if (!v.seeds.empty()) s << ", seed " << v.seeds.front();
     if (v.strict_pass) s << "; strict re-verification passed";
-    if (v.sanitized) s << "; compute-sanitizer " << (v.sanitizer_report.empty() ? "clean" : "reported errors");
+    if (v.sanitized) s << "; compute-sanitizer " << (v.sanitizer_report.empty() ? "clean" : "report below");
     s << "\n";
     if (!v.failure.empty()) s << "failure: " << v.failure << "\n";
   }
@@ -79,7 +81,9 @@ std::string render_eval_result(const EvalResult& r, const std::string& kernel, c
                  pct_value(st.baseline_pct_of_floor) + " / " + pct_value(st.candidate_pct_of_floor)});
     s << "\n" << t.render();
   }
-  if (!v.outputs.empty()) {
+  int64_t compared = 0;
+  for (const auto& o : v.outputs) compared += o.elements;
+  if (compared > 0) {
     TextTable e({"output", "dtype", "max abs err", "max rel err", "rtol", "atol", "mismatches", "elements"});
     for (const auto& o : v.outputs)
       e.add_row({o.name, o.dtype, general(o.max_abs_error, 3), general(o.max_rel_error, 3), general(o.rtol, 3),
@@ -120,10 +124,16 @@ std::string render_kernel_profiles(const std::vector<std::pair<std::string, Eval
   std::string out = t.render();
   if (!profiles.empty() && !profiles.front().second.device.name.empty()) {
     const DeviceInfo& d = profiles.front().second.device;
-    out = "on " + d.name + " (measured copy bandwidth " + fixed(d.copy_bandwidth_gbps, 0) + " GB/s, FP32 " +
-          fixed(d.fp32_tflops, 1) + " TFLOP/s)\n" + out;
+    std::ostringstream head;
+    head << "on " << d.name << " (measured copy bandwidth " << fixed(d.copy_bandwidth_gbps, 0) << " GB/s, FP32 "
+         << fixed(d.fp32_tflops, 1) << " TFLOP/s)\n";
+    out = head.str() + out;
   }
-  return out + (notes.str().empty() ? "" : "\n" + notes.str());
+  if (!notes.str().empty()) {
+    out += '\n';
+    out += notes.str();
+  }
+  return out;
 }
 
 std::string render_workload_ranking(const profiler::WorkloadRanking& r, const std::string& command, double wall_s) {

@@ -151,6 +151,36 @@ TEST(AcceptRule, AcceptsOnlyVerifiedSignificantSpeedupsOverTheMinimum) {
   EXPECT_EQ(untimed.verdict, Verdict::not_faster);
 }
 
+TEST(AcceptRule, WorkEscapingTheCallersStreamIsRejected) {
+  // Recorded shape of a side-stream saxpy on the H100: ~0.2 us event-timed, ~10 us on the GPU.
+  EvalResult side = verified({size("n=1048576", 1700, true)});
+  side.timings[0].candidate.median_us = 0.18;
+  side.timings[0].candidate.cupti_span_us = 10.5;
+  apply_accept_rule(side, 1.05);
+  EXPECT_EQ(side.verdict, Verdict::rejected);
+  EXPECT_NE(side.reason.find("escapes the caller's stream at n=1048576"), std::string::npos) << side.reason;
+
+  EvalResult noted = verified({size("n=1", 3.0, true)});
+  noted.timings[0].candidate.notes = "the event-timed median 1 us is 90% below the GPU span 10 us CUPTI traced for "
+                                     "one call: work escaped the timed region";
+  apply_accept_rule(noted, 1.05);
+  EXPECT_EQ(noted.verdict, Verdict::rejected);
+
+  // Graph-timed samples hold many launches: the single-call span is not comparable there.
+  EvalResult graph = verified({size("n=1", 2.0, true)});
+  graph.timings[0].candidate.median_us = 3;
+  graph.timings[0].candidate.cupti_span_us = 4;
+  graph.timings[0].candidate.launches_per_sample = 20;
+  apply_accept_rule(graph, 1.05);
+  EXPECT_EQ(graph.verdict, Verdict::accepted);
+
+  EvalResult honest = verified({size("n=1", 2.0, true)});
+  honest.timings[0].candidate.median_us = 10.4;
+  honest.timings[0].candidate.cupti_span_us = 10.0;
+  apply_accept_rule(honest, 1.05);
+  EXPECT_EQ(honest.verdict, Verdict::accepted);
+}
+
 TEST(SanitizerJob, OneSizeSetTheSmallest) {
   HarnessJob job;
   job.size_labels = {"n=100", "n=10", "n=1000"};
@@ -222,6 +252,7 @@ TEST(DeviceCalibration, MeasuredOncePerDeviceAndDriver) {
   auto calibrate = [&] {
     ++calls;
     DeviceInfo d = queried;
+    d.driver_version = "580.159.04";  // the harness reads NVML's spelling of the driver
     d.copy_bandwidth_gbps = 3000 + calls;
     d.fp32_tflops = 50;
     return d;
@@ -236,6 +267,7 @@ TEST(DeviceCalibration, MeasuredOncePerDeviceAndDriver) {
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(again.copy_bandwidth_gbps, 3001);
   EXPECT_EQ(again.index, 1);
+  EXPECT_EQ(again.driver_version, "580.159.04");
 
   queried.driver_version = "590.2";
   DeviceInfo updated = calibrated_device(queried, dir, calibrate);
