@@ -95,15 +95,28 @@ std::string escaped_work(const EvalResult& result) {
   for (const auto& t : result.timings) {
     const TimingStats& c = t.candidate;
     // One launch per sample: the events bracket exactly one call, so a GPU span longer than the
-    // event time is work the caller's stream never waited for.
-    const bool span_exceeds = c.cupti_span_us > 0 && c.launches_per_sample <= 1 && c.median_us < 0.95 * c.cupti_span_us;
+    // event time is work the caller's stream never waited for. Several launches per sample
+    // (graph or back-to-back) shrink the gaps between one call's kernels, so only a time under
+    // half the span counts there: calls on one stream cannot overlap each other.
+    const double limit = c.launches_per_sample <= 1 ? 0.95 : 0.5;
+    const bool span_exceeds = c.cupti_span_us > 0 && c.median_us > 0 && c.median_us < limit * c.cupti_span_us;
     if (span_exceeds || c.notes.find("work escaped the timed region") != std::string::npos) {
       char buf[512];
       std::snprintf(buf, sizeof buf,
-                    "the candidate's work escapes the caller's stream at %s: its kernels run %.3g us on the GPU "
-                    "(CUPTI) but the default stream reports the call done after %.3g us, so a caller would read "
+                    "the candidate's work escapes the caller's stream at %s: one call keeps the GPU busy for "
+                    "%.3g us (CUPTI) but the default stream reports it done after %.3g us, so a caller would read "
                     "unfinished results (work on a stream the caller does not wait for)",
                     t.size_label.c_str(), c.cupti_span_us, c.median_us);
+      return buf;
+    }
+    // Beyond 10x the roofline floor (bytes over the measured bandwidth, FLOPs over the measured
+    // rate) no real kernel goes, L2 or not: the timed region missed the work.
+    if (t.candidate_pct_of_floor > 1000) {
+      char buf[512];
+      std::snprintf(buf, sizeof buf,
+                    "the candidate's timing is impossible at %s: %.3g us is %.0f%% of the roofline floor of %.3g us "
+                    "(the work was not inside the timed region: a side stream, deferred work, or skipped work)",
+                    t.size_label.c_str(), c.median_us, t.candidate_pct_of_floor, t.floor_us);
       return buf;
     }
   }

@@ -43,16 +43,18 @@ fs::path repo() {
     std::stringstream original;
     original << in.rdbuf();
     std::string toml = original.str();
-    // layernorm's x as row_sum's in: "normal", not the default four distributions. On "large"
-    // inputs (all positive, 1e3..1e6) the original's own float32 row sums are off by more than
-    // the 1e-3 tolerance (its sequential sum of 769 values of ~5e5 loses ~15 in the mean), so any
-    // correct kernel that adds in another order fails against it (seen on the H100: 65 of 769000
-    // elements, worst 0.71 on -305, at cols=769 with "large").
-    const std::string anchor = "name = \"x\"\n  role = \"input\"\n  dtype = \"float32\"\n  count = \"rows*cols\"\n";
+    // layernorm's inputs as row_sum's: "normal", not the default four distributions. With
+    // "large" inputs (all positive, 1e3..1e6) y is a difference of terms near 1e6, whose float32
+    // rounding (ulp 0.25) exceeds the 1e-3 tolerance wherever y is small: any correct kernel that
+    // does not repeat the original's exact operation order fails against it (seen on the H100:
+    // 12 of 769000 elements, worst 0.38 on 93.2, at cols=769 with "large" gamma and beta).
     const size_t layernorm = toml.find("name = \"layernorm\"");
-    const size_t x = toml.find(anchor, layernorm);
-    if (layernorm != std::string::npos && x != std::string::npos && toml.find("distribution", x) > toml.find("[[kernel.arg]]", x))
-      toml.insert(x + anchor.size(), "  distribution = \"normal\"\n");
+    for (const char* arg : {"x", "gamma", "beta"}) {
+      const std::string anchor = std::string("name = \"") + arg + "\"\n  role = \"input\"\n";
+      const size_t at = toml.find(anchor, layernorm);
+      if (layernorm != std::string::npos && at != std::string::npos)
+        toml.insert(at + anchor.size(), "  distribution = \"normal\"\n");
+    }
     // Shorter timing than the defaults keeps the suite inside a few minutes of device time.
     const std::string bench = "\n[bench]\nmin_time_s = 0.1\nmin_samples = 20\nmax_samples = 400\ntimeout_s = 5\n";
     std::ofstream(d / "kernelbot.toml") << toml << "\n[verify]\ntrials = 3\ntimeout_s = 120\n" << bench;

@@ -166,13 +166,31 @@ TEST(AcceptRule, WorkEscapingTheCallersStreamIsRejected) {
   apply_accept_rule(noted, 1.05);
   EXPECT_EQ(noted.verdict, Verdict::rejected);
 
-  // Graph-timed samples hold many launches: the single-call span is not comparable there.
+  // Graph-timed samples hold many launches: a call's gaps shrink, so only under half the span counts.
   EvalResult graph = verified({size("n=1", 2.0, true)});
   graph.timings[0].candidate.median_us = 3;
   graph.timings[0].candidate.cupti_span_us = 4;
   graph.timings[0].candidate.launches_per_sample = 20;
   apply_accept_rule(graph, 1.05);
   EXPECT_EQ(graph.verdict, Verdict::accepted);
+
+  // Recorded on the H100: the side-stream candidate made the harness time 200 back-to-back
+  // launches per sample, 0.04 us each, for ~10 us of GPU work per call.
+  EvalResult b2b = verified({size("n=1048576", 563.8, true)});
+  b2b.timings[0].candidate.median_us = 0.039;
+  b2b.timings[0].candidate.cupti_span_us = 9.8;
+  b2b.timings[0].candidate.launches_per_sample = 200;
+  apply_accept_rule(b2b, 1.05);
+  EXPECT_EQ(b2b.verdict, Verdict::rejected);
+
+  // Without a CUPTI span: faster than 10x the roofline floor is impossible.
+  EvalResult impossible = verified({size("n=16777216", 10628, true)});
+  impossible.timings[0].candidate.median_us = 0.036;
+  impossible.timings[0].floor_us = 68.1;
+  impossible.timings[0].candidate_pct_of_floor = 189062.4;
+  apply_accept_rule(impossible, 1.05);
+  EXPECT_EQ(impossible.verdict, Verdict::rejected);
+  EXPECT_NE(impossible.reason.find("impossible at n=16777216"), std::string::npos) << impossible.reason;
 
   EvalResult honest = verified({size("n=1", 2.0, true)});
   honest.timings[0].candidate.median_us = 10.4;

@@ -26,7 +26,7 @@ __global__ void layernorm_rows(const float* __restrict__ x, const float* __restr
     const float d = xr[c] - mean;
     sq += d * d;
   }
-  const float inv_std = rsqrtf(warp_all_sum(sq) / cols + eps);
+  const float inv_std = 1.0f / sqrtf(warp_all_sum(sq) / cols + eps);
   for (int c = lane; c < cols; c += 32) yr[c] = (xr[c] - mean) * inv_std * gamma[c] + beta[c];
 }
 
