@@ -78,6 +78,32 @@ TEST_F(WorkloadRankingTest, MergesProcessesAndWorksWithoutAConfig) {
   EXPECT_FALSE(r.kernels[0].launchers.empty());
 }
 
+// Recorded by libkernelbot_inject.so on the H100 (2026-11-22): `kernelbot profile --
+// ./demo_app`, 21 launches of each example kernel.
+TEST_F(WorkloadRankingTest, RecordedDemoAppOnTheH100) {
+  WorkloadRecording demo =
+      read_workload_recording(fs::path(KB_SOURCE_DIR) / "tests/profiler/data/workload-profile-demo_app-h100.json");
+  EXPECT_EQ(demo.groups.size(), 4u);
+  EXPECT_EQ(demo.dropped_records, 0u);
+  WorkloadRanking r = rank_workload({demo}, scan_, &config_);
+  ASSERT_EQ(r.kernels.size(), 4u);
+  EXPECT_EQ(r.total_calls, 84u);
+  EXPECT_NEAR(r.total_kernel_ms, (6642707.0 + 52391946 + 9207724 + 3336555) / 1e6, 1e-9);
+  const std::vector<std::string> order = {"row_sum_kernel", "layernorm_kernel", "saxpy_kernel", "transpose_kernel"};
+  const std::vector<std::string> configured = {"row_sum", "layernorm", "saxpy", "transpose"};
+  for (size_t i = 0; i < order.size(); ++i) {
+    EXPECT_EQ(r.kernels[i].name, order[i]);
+    EXPECT_EQ(r.kernels[i].calls, 21u);
+    EXPECT_EQ(r.kernels[i].configured, (std::vector<std::string>{configured[i]}));
+    EXPECT_EQ(r.kernels[i].sources.size(), 1u);
+  }
+  EXPECT_NEAR(r.kernels[0].share, 52391946.0 / (6642707.0 + 52391946 + 9207724 + 3336555), 1e-12);
+  EXPECT_NEAR(r.kernels[0].mean_us, 52391.946 / 21, 1e-6);
+  EXPECT_EQ(r.kernels[2].grid, "524288x1x1");
+  EXPECT_EQ(r.kernels[2].block, "32x1x1");
+  EXPECT_EQ(r.kernels[3].grid, "512x512x1");
+}
+
 TEST(WorkloadRecording, BadFilesNameThemselves) {
   fs::path p = fs::temp_directory_path() / ("kb-bad-profile-" + std::to_string(getpid()) + ".json");
   std::ofstream(p) << R"({"pid": 1})";
