@@ -25,6 +25,13 @@ std::vector<ConfigDiagnostic> errors_of(const std::string& text) {
   return {};
 }
 
+// Whether some diagnostic is about `field` and says `text`.
+bool has_error(const std::vector<ConfigDiagnostic>& errs, const std::string& field, const std::string& text) {
+  for (const auto& e : errs)
+    if (e.field == field && e.message.find(text) != std::string::npos) return true;
+  return false;
+}
+
 const char* kSaxpy = R"(
 [[kernel]]
 name = "saxpy"
@@ -241,11 +248,7 @@ sizes = [{ n = 16 }]
   dtype = "float32"
   value = "n +"
 )");
-  auto has = [&](const std::string& field, const std::string& text) {
-    for (const auto& e : errs)
-      if (e.field == field && e.message.find(text) != std::string::npos) return true;
-    return false;
-  };
+  auto has = [&](const std::string& field, const std::string& text) { return has_error(errs, field, text); };
   EXPECT_TRUE(has("kernel[0].arg[0].role", "'inptu' is not one of"));
   EXPECT_TRUE(has("kernel[0].arg[1].dtype", "'float33' is not one of"));
   EXPECT_TRUE(has("kernel[0].arg[2].count", "missing required field 'count'"));
@@ -272,11 +275,7 @@ launcher = "g"
 sizes = [{ n = 0 }]
 arg = []
 )");
-  auto has = [&](const std::string& field, const std::string& text) {
-    for (const auto& e : errs)
-      if (e.field == field && e.message.find(text) != std::string::npos) return true;
-    return false;
-  };
+  auto has = [&](const std::string& field, const std::string& text) { return has_error(errs, field, text); };
   EXPECT_TRUE(has("kernel[0].arg", "at least one argument with role \"output\""));
   EXPECT_TRUE(has("kernel[0].sizes", "missing required field 'sizes'"));
   EXPECT_TRUE(has("kernel[1].name", "duplicate kernel name 'k'"));
