@@ -136,7 +136,11 @@ TEST(HarnessJob, BytesOverrideAndFreshSeeds) {
 
 TEST(HarnessJob, BadExpressionsThrow) {
   auto config = load();
-  config.kernels[0].args[3].value = "rows / 3";  // 4/3 is not an integer size
+  config.kernels[0].args[3].value = "rows / 3.0";  // 4/3.0 is not an integer size
+  EXPECT_THROW(make_harness_job(config, config.kernels[0]), config::ExpressionError);
+  config.kernels[0].args[3].value = "rows / 3";  // integer division truncates, as in C: 1
+  EXPECT_EQ(make_harness_job(config, config.kernels[0]).args[3].values[0], "1");
+  config.kernels[0].args[0].count = "rows * unknown_name";
   EXPECT_THROW(make_harness_job(config, config.kernels[0]), config::ExpressionError);
 }
 
