@@ -81,8 +81,8 @@ std::string format_tolerance(const config::Config& config, const config::KernelS
   for (const auto& a : spec.args) {
     if (!config::role_is_buffer(a.role) || a.role == config::ArgRole::input) continue;
     auto tol = config.tolerance_for(spec, a.dtype);
-    out += fmt::format("- {} ({}, {}): |candidate - original| <= {:g} + {:g} * |original|\n", a.name,
-                       config::to_string(a.dtype), config::to_string(a.role), tol.atol, tol.rtol);
+    out += fmt::format("- {} ({}, {}): atol {:g}, rtol {:g}: |candidate - original| <= atol + rtol * |original|\n",
+                       a.name, config::to_string(a.dtype), config::to_string(a.role), tol.atol, tol.rtol);
   }
   return out.empty() ? "(no outputs)\n" : out;
 }

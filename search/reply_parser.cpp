@@ -210,27 +210,25 @@ ExtractedCode extract_code(const std::string& reply, const std::string& finish_r
 
 ParsedIdeas parse_ideas(const std::string& reply) {
   ParsedIdeas parsed;
-  std::vector<std::string> texts;
-  for (const auto& b : fenced_blocks(reply))
-    if (b.lang == "json" || b.lang.empty()) texts.push_back(b.text);
-  texts.push_back(reply);
-  for (size_t i = 0; i < reply.size() && texts.size() < 64; ++i)
-    if (reply[i] == '[' || reply[i] == '{') {
-      std::string s = balanced_from(reply, i);
-      if (!s.empty()) {
-        texts.push_back(s);
-        if (reply[i] == '[') break;  // the first complete list is the answer; objects before it may wrap it
-      }
-    }
-  for (const auto& t : texts) {
-    auto j = nlohmann::json::parse(t, nullptr, false);
-    if (j.is_discarded()) continue;
+  auto accept = [&](const std::string& text) {
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded()) return false;
     std::vector<ProposedIdea> ideas;
-    if (ideas_from_json(j, ideas)) {
-      parsed.ideas = std::move(ideas);
-      return parsed;
+    if (!ideas_from_json(j, ideas)) return false;
+    parsed.ideas = std::move(ideas);
+    return true;
+  };
+  for (const auto& b : fenced_blocks(reply))
+    if ((b.lang == "json" || b.lang.empty()) && accept(b.text)) return parsed;
+  if (accept(reply)) return parsed;
+  // JSON inside prose: each bracketed value in turn, the first that is a list of ideas wins.
+  int tries = 0;
+  for (size_t i = 0; i < reply.size() && tries < 200; ++i)
+    if (reply[i] == '[' || reply[i] == '{') {
+      ++tries;
+      std::string s = balanced_from(reply, i);
+      if (!s.empty() && accept(s)) return parsed;
     }
-  }
   parsed.failure = "the reply holds no JSON list of ideas";
   return parsed;
 }

@@ -49,10 +49,10 @@ std::vector<Edit> edit_script(const std::vector<std::string>& a, const std::vect
     while (i < n || j < m) {
       if (i < n && j < m && a[prefix + i] == b[prefix + j]) {
         edits.push_back({Op::keep, prefix + i++, prefix + j++});
-      } else if (j < m && (i == n || at(i, j + 1) >= at(i + 1, j))) {
-        edits.push_back({Op::add, prefix + i, prefix + j++});
+      } else if (i < n && (j == m || at(i + 1, j) >= at(i, j + 1))) {
+        edits.push_back({Op::del, prefix + i++, prefix + j});  // deletions first, as diff prints them
       } else {
-        edits.push_back({Op::del, prefix + i++, prefix + j});
+        edits.push_back({Op::add, prefix + i, prefix + j++});
       }
     }
   } else {
