@@ -51,7 +51,15 @@ class Engine {
     result_.kernel = spec_.name;
     result_.proposer = req_.proposer->name();
     measure_baseline();
-    if (req_.archive) open_archive();
+    if (req_.archive) {
+      try {
+        open_archive();
+      } catch (const std::exception& e) {
+        // The archive saves work; a broken one must not stop the search.
+        spdlog::warn("archive {} unusable, searching without it: {}", req_.archive->path().string(), e.what());
+        key_.reset();
+      }
+    }
     for (int64_t round = 1; round <= cfg_.rounds; ++round)
       if (!run_round(round)) break;
     if (result_.stop_reason.empty()) result_.stop_reason = "rounds done";
@@ -165,15 +173,25 @@ class Engine {
   }
 
   void on_finished(const CandidateRecord& r, int64_t round, int64_t planned) {
-    if (req_.archive && key_ && r.verdict != Verdict::infra_error)
-      req_.archive->store(*key_, r, describe_variant_change(original_, r.variant, spec_.source));
+    if (req_.archive && key_ && r.verdict != Verdict::infra_error) {
+      try {
+        req_.archive->store(*key_, r, describe_variant_change(original_, r.variant, spec_.source));
+      } catch (const std::exception& e) {
+        spdlog::warn("{}: not archived: {}", r.id, e.what());
+      }
+    }
     if (verdict_is_correct(r.verdict)) best_seen_ = std::max(best_seen_, r.speedup);
     spdlog::info("  {} {} {}{}", r.id, to_string(r.verdict),
                  verdict_is_correct(r.verdict) ? fmt::format("{:.2f}x", r.speedup) : r.reason,
                  r.compile_cached ? " (compile cached)" : "");
-    if (req_.on_progress)
-      req_.on_progress(SearchProgress{round, budget_.candidates_used(), planned, best_seen_,
-                                      fmt::format("{} {}", r.id, to_string(r.verdict))});
+    if (req_.on_progress) {
+      try {
+        req_.on_progress(SearchProgress{round, budget_.candidates_used(), planned, best_seen_,
+                                        fmt::format("{} {}", r.id, to_string(r.verdict))});
+      } catch (const std::exception& e) {
+        spdlog::warn("progress callback failed: {}", e.what());
+      }
+    }
   }
 
   bool run_round(int64_t round) {
@@ -296,18 +314,25 @@ class Engine {
       spdlog::debug("  {}: the same variant was already evaluated in this search; skipped", id);
       return;
     }
-    if (req_.archive && key_)
-      if (auto archived = req_.archive->find(*key_, r.variant_hash)) {
-        archived->id = r.id;
-        archived->parent_id = r.parent_id;
-        archived->round = round;
-        archived->idea = r.idea;
-        archived->variant.label = r.variant.label;
-        spdlog::info("  {} {} (from the archive)", id, to_string(archived->verdict));
-        result_.tree.push_back(*archived);
-        ++result_.archive_reused;
-        return;
+    std::optional<CandidateRecord> archived;
+    if (req_.archive && key_) {
+      try {
+        archived = req_.archive->find(*key_, r.variant_hash);
+      } catch (const std::exception& e) {
+        spdlog::warn("archive lookup failed: {}", e.what());
       }
+    }
+    if (archived) {
+      archived->id = r.id;
+      archived->parent_id = r.parent_id;
+      archived->round = round;
+      archived->idea = r.idea;
+      archived->variant.label = r.variant.label;
+      spdlog::info("  {} {} (from the archive)", id, to_string(archived->verdict));
+      result_.tree.push_back(*archived);
+      ++result_.archive_reused;
+      return;
+    }
     jobs.push_back(std::move(r));
   }
 
