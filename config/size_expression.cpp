@@ -61,9 +61,9 @@ class Parser {
           if (__builtin_mul_overflow(a.i, b.i, &r)) p.fail("integer overflow");
           return {true, r, 0};
         case '/':
+          // C semantics, as in the kernel code these sizes mirror: (n + 255) / 256 * 256.
           if (b.i == 0) p.fail("division by zero");
-          if (a.i % b.i == 0) return {true, a.i / b.i, 0};
-          return {false, 0, static_cast<double>(a.i) / static_cast<double>(b.i)};
+          return {true, a.i / b.i, 0};
         case '%':
           if (b.i == 0) p.fail("division by zero");
           return {true, a.i % b.i, 0};

@@ -15,7 +15,8 @@ struct ExpressionError : std::runtime_error {
 };
 
 // Evaluates `text` with the names bound by `sizes`. Integer arithmetic stays exact as long as
-// every operand is an integer; a literal with a dot or exponent makes the result floating.
+// every operand is an integer, and integer division truncates as in C ("(n + 255) / 256");
+// a literal with a dot or exponent makes the result floating ("1.0 / n").
 // Throws ExpressionError with the offending position on a syntax error or an unknown name.
 double evaluate_expression(const std::string& text, const std::map<std::string, int64_t>& sizes);
 

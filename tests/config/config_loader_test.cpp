@@ -1,0 +1,320 @@
+#include "config/config_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "config/config_error.h"
+
+using kb::config::Config;
+using kb::config::ConfigDiagnostic;
+using kb::config::ConfigError;
+using kb::config::load_config_text;
+
+namespace {
+
+// Parses text that must fail and returns its diagnostics (root "" = no file-existence checks).
+std::vector<ConfigDiagnostic> errors_of(const std::string& text) {
+  try {
+    load_config_text(text, "kernelbot.toml", "");
+  } catch (const ConfigError& e) {
+    return e.diagnostics();
+  }
+  ADD_FAILURE() << "expected a ConfigError for:\n" << text;
+  return {};
+}
+
+// Whether some diagnostic is about `field` and says `text`.
+bool has_error(const std::vector<ConfigDiagnostic>& errs, const std::string& field, const std::string& text) {
+  for (const auto& e : errs)
+    if (e.field == field && e.message.find(text) != std::string::npos) return true;
+  return false;
+}
+
+const char* kSaxpy = R"(
+[[kernel]]
+name = "saxpy"
+source = "saxpy.cu"
+launcher = "launch_saxpy"
+sizes = [{ n = 1024 }, { n = 4096 }]
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "y"
+  role = "inout"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "a"
+  role = "scalar"
+  dtype = "float32"
+  value = 2.5
+  [[kernel.arg]]
+  name = "n"
+  role = "size"
+  dtype = "int32"
+  value = "n"
+)";
+
+}  // namespace
+
+TEST(ConfigLoader, EmptyFileGivesEveryDefault) {
+  Config c = load_config_text("", "kernelbot.toml", "");
+  EXPECT_EQ(c.llm.provider, "none");
+  EXPECT_EQ(c.search.rounds, 5);
+  EXPECT_EQ(c.search.proposer, "auto");
+  EXPECT_EQ(c.verify.trials, 5);
+  EXPECT_DOUBLE_EQ(c.bench.max_noise, 0.005);
+  EXPECT_DOUBLE_EQ(c.bench.min_speedup, 1.05);
+  EXPECT_EQ(c.github.base_branch, "main");
+  EXPECT_EQ(c.github.token_env, "GITHUB_TOKEN");
+  EXPECT_TRUE(c.kernels.empty());
+}
+
+TEST(ConfigLoader, ReadsAKernelWithArgumentsSizesAndOverrides) {
+  std::string text = std::string(kSaxpy) + R"(
+tunables = { SAXPY_BLOCK = [32, 64, 128] }
+tolerance = { float32 = { rtol = 1e-3, atol = 2e-3 } }
+flops = "2*n"
+[search]
+rounds = 3
+[llm]
+provider = "openai-compatible"
+model = "gpt-x"
+[verify]
+trials = 7
+tolerance = { float16 = { rtol = 0.5 } }
+)";
+  // The tables after [[kernel.arg]] belong to the last arg unless re-opened; put kernel-level
+  // keys before the args instead.
+  std::string ordered = R"(
+[search]
+rounds = 3
+[llm]
+provider = "openai-compatible"
+model = "gpt-x"
+[verify]
+trials = 7
+tolerance = { float16 = { rtol = 0.5 } }
+[[kernel]]
+name = "saxpy"
+source = "saxpy.cu"
+launcher = "launch_saxpy"
+sizes = [{ n = 1024 }, { n = 4096 }]
+tunables = { SAXPY_BLOCK = [32, 64, 128] }
+tolerance = { float32 = { rtol = 1e-3, atol = 2e-3 } }
+flops = "2*n"
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "n"
+  role = "size"
+  dtype = "int32"
+  value = "n"
+  [[kernel.arg]]
+  name = "y"
+  role = "output"
+  dtype = "float32"
+  count = 1024
+)";
+  (void)text;
+  Config c = load_config_text(ordered, "kernelbot.toml", "");
+  ASSERT_EQ(c.kernels.size(), 1u);
+  const auto& k = c.kernels[0];
+  EXPECT_EQ(k.name, "saxpy");
+  EXPECT_EQ(k.launcher, "launch_saxpy");
+  ASSERT_EQ(k.args.size(), 3u);
+  EXPECT_EQ(k.args[0].role, kb::config::ArgRole::input);
+  EXPECT_EQ(k.args[1].role, kb::config::ArgRole::size);
+  EXPECT_EQ(k.args[2].count, "1024");  // integers are accepted where an expression goes
+  ASSERT_EQ(k.sizes.size(), 2u);
+  EXPECT_EQ(k.sizes[1].values.at("n"), 4096);
+  EXPECT_EQ(k.tunables.at("SAXPY_BLOCK"), (std::vector<std::string>{"32", "64", "128"}));
+  EXPECT_EQ(k.flops, "2*n");
+  EXPECT_EQ(c.search.rounds, 3);
+  EXPECT_EQ(c.verify.trials, 7);
+  // Per-kernel override wins; [verify] keeps the other defaults and merges a partial override.
+  EXPECT_DOUBLE_EQ(c.tolerance_for(k, kb::config::DType::float32).atol, 2e-3);
+  EXPECT_DOUBLE_EQ(c.tolerance_for(k, kb::config::DType::float16).rtol, 0.5);
+  EXPECT_DOUBLE_EQ(c.tolerance_for(k, kb::config::DType::float16).atol, 1e-3);
+  EXPECT_DOUBLE_EQ(c.tolerance_for(k, kb::config::DType::float64).rtol, 1e-10);
+}
+
+TEST(ConfigLoader, TheThreeClassicMistakesAreAllReportedWithPositions) {
+  // A typo in a key, a wrong type, a missing required field: three errors, each with line+column.
+  auto errs = errors_of(R"([search]
+roundz = 3
+ideas_per_round = "four"
+
+[[kernel]]
+name = "k"
+source = "k.cu"
+  [[kernel.arg]]
+  name = "y"
+  role = "output"
+  dtype = "float32"
+  count = 16
+)");
+  for (const auto& e : errs) SCOPED_TRACE(e.format());
+  ASSERT_EQ(errs.size(), 3u);
+  EXPECT_EQ(errs[0].field, "search.ideas_per_round");
+  EXPECT_EQ(errs[0].line, 3);
+  EXPECT_EQ(errs[0].column, 19);
+  EXPECT_NE(errs[0].message.find("expected an integer, got a string"), std::string::npos);
+  EXPECT_EQ(errs[1].field, "search.roundz");
+  EXPECT_EQ(errs[1].line, 2);
+  EXPECT_EQ(errs[1].column, 1);
+  EXPECT_NE(errs[1].message.find("did you mean 'rounds'"), std::string::npos);
+  EXPECT_EQ(errs[2].field, "kernel[0].launcher");
+  EXPECT_EQ(errs[2].line, 5);
+  EXPECT_NE(errs[2].message.find("missing required field 'launcher'"), std::string::npos);
+  EXPECT_EQ(errs[0].format(), "kernelbot.toml:3:19: error: search.ideas_per_round: expected an integer, got a string");
+}
+
+TEST(ConfigLoader, SyntaxErrorsCarryThePosition) {
+  auto errs = errors_of("[search]\nrounds = = 3\n");
+  ASSERT_EQ(errs.size(), 1u);
+  EXPECT_EQ(errs[0].line, 2);
+  EXPECT_GT(errs[0].column, 0);
+}
+
+TEST(ConfigLoader, UnknownSectionsAndNestedKeysAreRejected) {
+  auto errs = errors_of("[serach]\nrounds = 1\n[bench]\nmax_noise = 0.01\nnoise_max = 1\n");
+  ASSERT_EQ(errs.size(), 2u);
+  EXPECT_EQ(errs[0].field, "bench.noise_max");
+  EXPECT_EQ(errs[1].field, "serach");
+  EXPECT_NE(errs[1].message.find("did you mean 'search'"), std::string::npos);
+}
+
+TEST(ConfigLoader, BadEnumValuesAndRangesAreRejected) {
+  auto errs = errors_of(R"([llm]
+provider = "anthropic"
+[search]
+proposer = "magic"
+rounds = 0
+[bench]
+min_speedup = 0.9
+min_samples = 10
+max_samples = 5
+[verify]
+distributions = ["uniform", "zeros"]
+[github]
+repository = "no-slash"
+)");
+  std::vector<std::string> fields;
+  for (const auto& e : errs) fields.push_back(e.field);
+  for (const char* f : {"llm.provider", "search.proposer", "search.rounds", "bench.min_speedup", "bench.max_samples",
+                        "verify.distributions", "github.repository"})
+    EXPECT_NE(std::find(fields.begin(), fields.end(), f), fields.end()) << "no error for " << f;
+}
+
+TEST(ConfigLoader, ConditionalRequirementsAreEnforced) {
+  auto errs = errors_of("[llm]\nprovider = \"openai-compatible\"\n[search]\nproposer = \"replay\"\n");
+  ASSERT_EQ(errs.size(), 2u);
+  EXPECT_EQ(errs[0].field, "llm.model");
+  EXPECT_EQ(errs[1].field, "search.replay_file");
+}
+
+TEST(ConfigLoader, ArgumentErrorsNameTheArgument) {
+  auto errs = errors_of(R"([[kernel]]
+name = "k"
+source = "k.cu"
+launcher = "launch_k"
+sizes = [{ n = 16 }]
+  [[kernel.arg]]
+  name = "x"
+  role = "inptu"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "y"
+  role = "output"
+  dtype = "float33"
+  count = "m * 2"
+  [[kernel.arg]]
+  name = "z"
+  role = "output"
+  dtype = "float32"
+  [[kernel.arg]]
+  name = "n"
+  role = "size"
+  dtype = "float32"
+  value = "n +"
+)");
+  auto has = [&](const std::string& field, const std::string& text) { return has_error(errs, field, text); };
+  EXPECT_TRUE(has("kernel[0].arg[0].role", "'inptu' is not one of"));
+  EXPECT_TRUE(has("kernel[0].arg[1].dtype", "'float33' is not one of"));
+  EXPECT_TRUE(has("kernel[0].arg[2].count", "missing required field 'count'"));
+  EXPECT_TRUE(has("kernel[0].arg[3].dtype", "integer dtype"));
+  EXPECT_TRUE(has("kernel[0].arg[3].value", "expression ends too early"));
+  EXPECT_TRUE(has("kernel[0].sizes[0]", "does not define 'm'"));
+  for (const auto& e : errs) EXPECT_GT(e.line, 0) << e.format();
+}
+
+TEST(ConfigLoader, KernelLevelRules) {
+  auto errs = errors_of(R"([[kernel]]
+name = "k"
+source = "k.cu"
+launcher = "f"
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "float32"
+  count = "n"
+[[kernel]]
+name = "k"
+source = "k.cu"
+launcher = "g"
+sizes = [{ n = 0 }]
+arg = []
+)");
+  auto has = [&](const std::string& field, const std::string& text) { return has_error(errs, field, text); };
+  EXPECT_TRUE(has("kernel[0].arg", "at least one argument with role \"output\""));
+  EXPECT_TRUE(has("kernel[0].sizes", "missing required field 'sizes'"));
+  EXPECT_TRUE(has("kernel[1].name", "duplicate kernel name 'k'"));
+  EXPECT_TRUE(has("kernel[1].sizes[0].n", "positive integer"));
+}
+
+TEST(ConfigLoader, MissingSourceFileIsReportedAgainstTheRoot) {
+  auto dir = std::filesystem::temp_directory_path() / "kb_config_root_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "saxpy.cu") << "// present\n";
+  EXPECT_NO_THROW(load_config_text(kSaxpy, "kernelbot.toml", dir));
+  std::string missing = kSaxpy;
+  missing.replace(missing.find("saxpy.cu"), 8, "gone.cu");
+  try {
+    load_config_text(missing, "kernelbot.toml", dir);
+    FAIL();
+  } catch (const ConfigError& e) {
+    ASSERT_EQ(e.diagnostics().size(), 1u);
+    EXPECT_EQ(e.diagnostics()[0].field, "kernel[0].source");
+    EXPECT_EQ(e.diagnostics()[0].line, 4);
+    EXPECT_NE(e.diagnostics()[0].message.find("file not found"), std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ConfigLoader, MissingFileIsAClearError) {
+  try {
+    kb::config::load_config("/nonexistent/kernelbot.toml");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/kernelbot.toml"), std::string::npos);
+  }
+}
+
+TEST(ConfigLoader, FindsTheNearestConfigUpwards) {
+  auto dir = std::filesystem::temp_directory_path() / "kb_find_cfg";
+  std::filesystem::create_directories(dir / "a" / "b");
+  std::ofstream(dir / "kernelbot.toml") << "";
+  EXPECT_EQ(kb::config::find_config_file("", dir / "a" / "b"), dir / "kernelbot.toml");
+  EXPECT_EQ(kb::config::find_config_file("x.toml", dir), "x.toml");
+  std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,42 @@
+#include "config/config_writer.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "config/config_loader.h"
+
+TEST(ConfigWriter, ShowRoundTripsThroughTheLoader) {
+  const char* text = R"([search]
+rounds = 2
+[github]
+repository = "acme/gpu"
+labels = ["perf"]
+[[kernel]]
+name = "k"
+source = "k.cu"
+launcher = "launch_k"
+sizes = [{ n = 64 }]
+tunables = { BLOCK = [64, 128] }
+  [[kernel.arg]]
+  name = "y"
+  role = "output"
+  dtype = "float16"
+  count = "n"
+)";
+  auto c = kb::config::load_config_text(text, "kernelbot.toml", "");
+  std::string shown = kb::config::to_toml_text(c);
+  // What `config show` prints is itself a valid config that means the same thing.
+  auto again = kb::config::load_config_text(shown, "shown.toml", "");
+  EXPECT_EQ(again.search.rounds, 2);
+  EXPECT_EQ(again.github.repository, "acme/gpu");
+  EXPECT_EQ(again.github.labels, std::vector<std::string>{"perf"});
+  ASSERT_EQ(again.kernels.size(), 1u);
+  EXPECT_EQ(again.kernels[0].args[0].dtype, kb::config::DType::float16);
+  EXPECT_EQ(again.kernels[0].tunables.at("BLOCK").size(), 2u);
+  EXPECT_EQ(again.bench.max_noise, c.bench.max_noise);
+  EXPECT_NE(shown.find("max_noise = 0.005"), std::string::npos) << shown;
+
+  auto json = nlohmann::json::parse(kb::config::to_json_text(c));
+  EXPECT_EQ(json["search"]["rounds"], 2);
+  EXPECT_EQ(json["kernel"][0]["arg"][0]["dtype"], "float16");
+}
