@@ -93,6 +93,15 @@ int main(int argc, char** argv) {
     std::vector<std::string> names = split(kernels);
     if (names.empty())
       for (const auto& k : config.kernels) names.push_back(k.name);
+    auto header = fmt::format("{:<12} {:>10} {:>9} {:>7} {:>9} {:>6} {:>8} {:>10} {:>10} {:>12} {:>7}\n", "kernel",
+                              "candidates", "compiled", "cached", "verified", "timed", "wall s", "compile s",
+                              "eval s", "per minute", "best");
+    auto line = [](const Row& r) {
+      return fmt::format("{:<12} {:>10} {:>9} {:>7} {:>9} {:>6} {:>8.1f} {:>10.1f} {:>10.1f} {:>12.1f} {:>6.2f}x\n",
+                         r.kernel, r.candidates, r.compiled, r.cached, r.verified, r.timed, r.wall_s, r.compile_s,
+                         r.run_s, r.candidates / r.wall_s * 60, r.best);
+    };
+    std::cout << header << std::flush;
     std::vector<Row> rows;
     std::optional<kb::search::SearchResult> first;
     for (const auto& name : names) {
@@ -103,26 +112,18 @@ int main(int argc, char** argv) {
       auto t0 = Clock::now();
       auto result = kb::search::run_search(req);
       rows.push_back(measure(result, seconds(t0)));
+      std::cout << line(rows.back()) << std::flush;  // row by row: a long run still reports what it measured
       if (!first) first = result;
     }
-
-    std::cout << fmt::format("{:<12} {:>10} {:>9} {:>7} {:>9} {:>6} {:>8} {:>10} {:>10} {:>12} {:>7}\n", "kernel",
-                             "candidates", "compiled", "cached", "verified", "timed", "wall s", "compile s",
-                             "eval s", "per minute", "best");
     Row total;
     total.kernel = "all";
     for (const auto& r : rows) {
-      std::cout << fmt::format("{:<12} {:>10} {:>9} {:>7} {:>9} {:>6} {:>8.1f} {:>10.1f} {:>10.1f} {:>12.1f} {:>6.2f}x\n",
-                               r.kernel, r.candidates, r.compiled, r.cached, r.verified, r.timed, r.wall_s,
-                               r.compile_s, r.run_s, r.candidates / r.wall_s * 60, r.best);
       total.candidates += r.candidates, total.compiled += r.compiled, total.cached += r.cached;
       total.verified += r.verified, total.timed += r.timed, total.wall_s += r.wall_s;
       total.compile_s += r.compile_s, total.run_s += r.run_s;
+      total.best = std::max(total.best, r.best);
     }
-    std::cout << fmt::format("{:<12} {:>10} {:>9} {:>7} {:>9} {:>6} {:>8.1f} {:>10.1f} {:>10.1f} {:>12.1f}\n",
-                             total.kernel, total.candidates, total.compiled, total.cached, total.verified,
-                             total.timed, total.wall_s, total.compile_s, total.run_s,
-                             total.candidates / total.wall_s * 60);
+    if (rows.size() > 1) std::cout << line(total);
     std::cout << "(wall s includes measuring each original; compile s and eval s are summed over candidates, "
                  "which overlap)\n\n";
 
