@@ -31,6 +31,7 @@ struct ArchiveKey {
 ArchiveKey make_archive_key(const config::Config& config, const config::KernelSpec& spec,
                             const std::string& original_source, const DeviceInfo& device);
 
+// The archive file: store candidates, look them up by variant, find the best and examples.
 class Archive {
  public:
   static constexpr int kSchemaVersion = 1;

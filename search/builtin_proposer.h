@@ -18,6 +18,7 @@
 
 namespace kb::search {
 
+// The builtin tuner as a Proposer: ideas are groups of points of the TuningSpace.
 class BuiltinProposer : public Proposer {
  public:
   BuiltinProposer(const config::Config& config, const config::KernelSpec& spec, uint64_t random_seed = 1);

@@ -14,12 +14,14 @@
 
 namespace kb::search {
 
+// How a round runs: compile threads, repairs per failed compile, what the evaluator measures.
 struct RunnerSettings {
   int64_t compile_jobs = 1;
   int64_t repair_attempts = 0;
   EvalOptions eval_options;
 };
 
+// What the runner asks of the engine while it works.
 struct RunnerHooks {
   // Takes a candidate slot from the budget; false: start nothing more (the candidate is dropped).
   std::function<bool()> reserve;

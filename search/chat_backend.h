@@ -13,11 +13,13 @@
 
 namespace kb::search {
 
+// One message of a chat: its role and text.
 struct ChatMessage {
   std::string role;  // system | user | assistant
   std::string content;
 };
 
+// One exchange to have with the model: the messages and sampling settings, named for recording.
 struct ChatRequest {
   std::string step;  // ideas | implement | crossover | repair
   std::string key;   // names the exchange in a recording: "r1", "r1-i0-b2"
@@ -27,6 +29,7 @@ struct ChatRequest {
   int64_t max_tokens = 8192;
 };
 
+// What the model answered, with the tokens it cost.
 struct ChatReply {
   std::string content;
   std::string finish_reason;  // "stop", "length", ...
@@ -46,6 +49,7 @@ struct ReplayMissing : ChatError {
   using ChatError::ChatError;
 };
 
+// The source of replies the llm proposer asks.
 class ChatBackend {
  public:
   virtual ~ChatBackend() = default;

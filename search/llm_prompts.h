@@ -12,6 +12,7 @@
 
 namespace kb::search {
 
+// Builds each step's ChatRequest from one round's context.
 class PromptBuilder {
  public:
   PromptBuilder(const ProposalContext& ctx, const config::LlmConfig& llm);

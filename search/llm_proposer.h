@@ -16,6 +16,7 @@
 
 namespace kb::search {
 
+// The model-driven Proposer (`llm`, and `replay` over recorded replies).
 class LlmProposer : public Proposer {
  public:
   LlmProposer(std::string name, const config::Config& config, const config::KernelSpec& spec,

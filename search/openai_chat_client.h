@@ -22,6 +22,7 @@ struct RetryPolicy {
   double max_server_wait_s = 600;  // a Retry-After beyond this is not waited out: the request fails
 };
 
+// The HTTP ChatBackend: one endpoint, one key, retries and the shared token ledger.
 class OpenAiChatClient : public ChatBackend {
  public:
   // Throws std::runtime_error naming the variable when [llm].api_key_env is set but the

@@ -97,6 +97,7 @@ struct Branch {
   std::string failure;
 };
 
+// The interface every proposer implements; the engine calls it from the threads noted below.
 class Proposer {
  public:
   virtual ~Proposer() = default;

@@ -19,6 +19,7 @@
 
 namespace kb::search {
 
+// Command-line overrides of the config for building a proposer.
 struct ProposerOptions {
   std::string name;                   // overrides [search].proposer when not empty
   std::filesystem::path replay_file;  // overrides [search].replay_file when not empty

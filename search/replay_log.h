@@ -30,6 +30,7 @@
 
 namespace kb::search {
 
+// One recorded exchange.
 struct ReplayEntry {
   std::string step;
   std::string key;
@@ -40,6 +41,7 @@ struct ReplayEntry {
   int64_t completion_tokens = 0;
 };
 
+// A whole recording: header, exchanges, outcome.
 struct ReplayFile {
   nlohmann::json header = nlohmann::json::object();
   std::vector<ReplayEntry> entries;

@@ -11,6 +11,7 @@
 
 namespace kb::search {
 
+// The candidate code found in a reply, or why there is none.
 struct ExtractedCode {
   std::string code;
   std::string failure;  // empty when `code` is usable
@@ -25,6 +26,7 @@ ExtractedCode extract_code(const std::string& reply, const std::string& finish_r
 // Whether `code` defines the function `name` (unqualified): `name(...)` followed by `{`.
 bool defines_function(const std::string& code, const std::string& name);
 
+// The ideas found in a reply, or why there are none.
 struct ParsedIdeas {
   std::vector<ProposedIdea> ideas;  // seed_id from an optional "seed" field
   std::string failure;

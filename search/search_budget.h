@@ -12,6 +12,7 @@
 
 namespace kb::search {
 
+// The budgets of one search and what has been spent of them.
 class SearchBudget {
  public:
   explicit SearchBudget(const config::SearchConfig& config);

@@ -18,6 +18,7 @@ struct BudgetExhausted : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thread-safe token and cost accounting with the hard limits.
 class TokenLedger {
  public:
   // `max_tokens` and `max_cost_usd` of 0 mean no limit; prices are per million tokens.

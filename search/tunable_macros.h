@@ -21,6 +21,7 @@ enum class MacroRole {
   other,
 };
 
+// One knob: its name, default, where it is and what it controls.
 struct TunableMacro {
   std::string name;
   std::optional<int64_t> default_value;  // from the #define; none for declared-only knobs

@@ -16,6 +16,7 @@
 
 namespace kb::search {
 
+// One axis of the space: a macro, __launch_bounds__ on/off, or the nvcc flags.
 struct TuningDimension {
   enum class Kind { macro, flags, launch_bounds };
   Kind kind = Kind::macro;
@@ -28,12 +29,14 @@ struct TuningDimension {
 
 using TuningPoint = std::vector<size_t>;
 
+// Which kinds of dimension the space may have.
 struct TuningSpaceOptions {
   bool launch_bounds = true;
   bool fast_math = false;  // only where the tolerance allows it (see builtin_rules.h)
   bool spec_tunables = true;  // include the [[kernel]].tunables (the original's declared knobs)
 };
 
+// The space of one base variant; points are indices into each dimension's values.
 class TuningSpace {
  public:
   static TuningSpace build(const Variant& base, const config::KernelSpec& spec, const TuningSpaceOptions& options);
