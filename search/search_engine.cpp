@@ -1,11 +1,382 @@
 #include "search/search_engine.h"
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+#include <future>
+#include <set>
+#include <sstream>
 #include <stdexcept>
+#include <thread>
+
+#include "search/archive.h"
+#include "search/candidate_runner.h"
+#include "search/content_hash.h"
+#include "search/proposer.h"
+#include "search/search_budget.h"
+#include "search/search_tree.h"
+#include "search/seed_selection.h"
+#include "search/unified_diff.h"
 
 namespace kb::search {
+namespace {
 
-SearchResult run_search(const SearchRequest&) {
-  throw std::runtime_error("the search engine is not implemented yet (issue #4)");
+constexpr size_t kArchiveExamples = 3;
+
+std::string read_source(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read the kernel source " + path.string());
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string log_tail(const std::string& log, size_t max = 4000) {
+  return log.size() <= max ? log : "..." + log.substr(log.size() - max);
+}
+
+// One search, start to end. The loop in run() reads like the method: measure the original,
+// then rounds of ideas -> branches -> compile, verify, time -> seeds.
+class Engine {
+ public:
+  explicit Engine(const SearchRequest& req)
+      : req_(req), config_(*req.config), spec_(*req.spec), cfg_(req.config->search), budget_(req.config->search) {
+    evaluators_.push_back(req.evaluator);
+    for (Evaluator* e : req.more_evaluators)
+      if (e) evaluators_.push_back(e);
+  }
+
+  SearchResult run() {
+    result_.kernel = spec_.name;
+    result_.proposer = req_.proposer->name();
+    measure_baseline();
+    if (req_.archive) {
+      try {
+        open_archive();
+      } catch (const std::exception& e) {
+        // The archive saves work; a broken one must not stop the search.
+        spdlog::warn("archive {} unusable, searching without it: {}", req_.archive->path().string(), e.what());
+        key_.reset();
+      }
+    }
+    for (int64_t round = 1; round <= cfg_.rounds; ++round)
+      if (!run_round(round)) break;
+    if (result_.stop_reason.empty()) result_.stop_reason = "rounds done";
+    finish();
+    return std::move(result_);
+  }
+
+ private:
+  void measure_baseline() {
+    for (Evaluator* e : evaluators_) device_indices_.push_back(e->device().index);
+    result_.device = evaluators_.front()->device();
+    original_ = read_source(config_.resolve(spec_.source));
+    Variant original{original_, {}, {}, "original"};
+    baseline_compiled_ = evaluators_.front()->compile(spec_, original);
+    if (!baseline_compiled_.ok)
+      throw std::runtime_error(fmt::format("the original of kernel '{}' ({}) does not compile:\n{}", spec_.name,
+                                           spec_.source, log_tail(baseline_compiled_.log)));
+    EvalOptions options;
+    options.time = true;
+    options.collect_metrics = true;
+    EvalResult profile = evaluators_.front()->evaluate(spec_, baseline_compiled_, baseline_compiled_, options);
+    if (!verdict_is_correct(profile.verdict))
+      throw std::runtime_error(fmt::format("the original of kernel '{}' fails on its own inputs ({}): {}", spec_.name,
+                                           to_string(profile.verdict), profile.reason));
+    result_.baseline_profile = profile;
+    std::string hash = variant_hash(original);
+    result_.tree.push_back(baseline_record(original, hash, profile));
+    seen_.insert(hash);
+    signature_ = launcher_signature(spec_, original_);
+    spdlog::info("{}: the original measures {:.2f} us at {} on {}", spec_.name, result_.tree.front().median_us,
+                 profile.timings.empty() ? "?" : profile.timings.front().size_label, result_.device.name);
+  }
+
+  void open_archive() {
+    key_ = make_archive_key(config_, spec_, original_, result_.device);
+    result_.archive_path = req_.archive->path().string();
+    examples_ = req_.archive->examples(*key_, kArchiveExamples);
+    if (auto best = req_.archive->best(*key_)) {
+      best->id = "archive";
+      best->parent_id = kBaselineId;
+      best->round = 0;
+      seen_.insert(best->variant_hash);
+      spdlog::info("{}: starting from the archive's best, {:.2f}x ({})", spec_.name, best->speedup, best->idea.text);
+      best_seen_ = std::max(best_seen_, best->speedup);
+      result_.tree.push_back(*best);
+      ++result_.archive_reused;
+    }
+  }
+
+  ProposalContext context(int64_t round) const {
+    ProposalContext ctx;
+    ctx.config = &config_;
+    ctx.spec = &spec_;
+    ctx.original_source = original_;
+    ctx.launcher_signature = signature_;
+    ctx.device = result_.device;
+    ctx.baseline_profile = result_.baseline_profile;
+    ctx.history = outcomes_of(result_.tree);
+    for (const auto* s : select_seeds(result_.tree, cfg_.seeds_kept, cfg_.max_seeds_per_family))
+      ctx.seeds.push_back(seed_of(*s));
+    ctx.examples = examples_;
+    ctx.round = round;
+    ctx.ideas_wanted = cfg_.ideas_per_round;
+    ctx.branches_per_idea = cfg_.branches_per_idea;
+    ctx.candidates_left = budget_.candidates_left();
+    return ctx;
+  }
+
+  const CandidateRecord* find_correct(const std::string& id) const {
+    const CandidateRecord* c = result_.find(id);
+    return c && verdict_is_correct(c->verdict) ? c : nullptr;
+  }
+
+  // Crossover (from round 2): the two best seeds the model wrote, of different families if possible.
+  std::optional<ProposedIdea> crossover_idea(const ProposalContext& ctx) const {
+    std::vector<const Seed*> parents;
+    for (const auto& s : ctx.seeds)
+      if (s.id != kBaselineId && s.idea.family != "crossover") parents.push_back(&s);
+    if (parents.size() < 2) return std::nullopt;
+    const Seed* a = parents[0];
+    const Seed* b = parents[1];
+    for (const Seed* p : parents)
+      if (p->idea.family != a->idea.family) {
+        b = p;
+        break;
+      }
+    ProposedIdea idea;
+    idea.idea = {fmt::format("Crossover: merge {} ({}) with {} ({})", a->id, a->idea.text, b->id, b->idea.text),
+                 "crossover", "Both are correct and faster for different reasons; one kernel may keep both gains."};
+    idea.seed_id = a->id;
+    idea.mate_id = b->id;
+    idea.key = "crossover";
+    return idea;
+  }
+
+  std::vector<BranchRequest> branch_requests(const ProposalContext& ctx, int64_t round,
+                                             const std::vector<ProposedIdea>& ideas) const {
+    std::vector<BranchRequest> requests;
+    for (size_t i = 0; i < ideas.size(); ++i) {
+      BranchRequest r;
+      r.idea = ideas[i];
+      const CandidateRecord* seed = ideas[i].seed_id.empty() ? nullptr : find_correct(ideas[i].seed_id);
+      r.seed = seed ? seed_of(*seed) : ctx.seeds[i % ctx.seeds.size()];
+      if (!ideas[i].mate_id.empty())
+        if (const CandidateRecord* mate = find_correct(ideas[i].mate_id)) r.mate = seed_of(*mate);
+      r.id_prefix = idea_prefix(round, i);
+      r.branches = cfg_.branches_per_idea;
+      requests.push_back(std::move(r));
+    }
+    return requests;
+  }
+
+  void on_finished(const CandidateRecord& r, int64_t round, int64_t planned) {
+    if (req_.archive && key_ && r.verdict != Verdict::infra_error) {
+      try {
+        req_.archive->store(*key_, r, describe_variant_change(original_, r.variant, spec_.source));
+      } catch (const std::exception& e) {
+        spdlog::warn("{}: not archived: {}", r.id, e.what());
+      }
+    }
+    if (verdict_is_correct(r.verdict)) best_seen_ = std::max(best_seen_, r.speedup);
+    spdlog::info("  {} {} {}{}", r.id, to_string(r.verdict),
+                 verdict_is_correct(r.verdict) ? fmt::format("{:.2f}x", r.speedup) : r.reason,
+                 r.compile_cached ? " (compile cached)" : "");
+    if (req_.on_progress) {
+      try {
+        req_.on_progress(SearchProgress{round, budget_.candidates_used(), planned, best_seen_,
+                                        fmt::format("{} {}", r.id, to_string(r.verdict))});
+      } catch (const std::exception& e) {
+        spdlog::warn("progress callback failed: {}", e.what());
+      }
+    }
+  }
+
+  bool run_round(int64_t round) {
+    if (auto spent = budget_.exhausted(req_.proposer->usage()); !spent.empty()) {
+      result_.stop_reason = spent;
+      return false;
+    }
+    ProposalContext ctx = context(round);
+    std::vector<ProposedIdea> ideas;
+    try {
+      ideas = req_.proposer->propose_ideas(ctx);
+    } catch (const std::exception& e) {
+      result_.stop_reason = std::string("proposer failed: ") + e.what();
+      spdlog::error("round {}: {}", round, result_.stop_reason);
+      return false;
+    }
+    if (round >= 2 && req_.proposer->supports_crossover())
+      if (auto c = crossover_idea(ctx)) ideas.push_back(*c);
+    if (ideas.empty()) {
+      result_.stop_reason = req_.proposer->exhausted_reason();
+      return false;
+    }
+    auto requests = branch_requests(ctx, round, ideas);
+    result_.rounds_run = round;
+    spdlog::info("round {}/{}: {} ideas from {} seeds, up to {} branches each", round, cfg_.rounds, ideas.size(),
+                 ctx.seeds.size(), cfg_.branches_per_idea);
+    for (const auto& r : requests) spdlog::info("  idea {} [{}] on {}: {}", r.id_prefix, r.idea.idea.family, r.seed.id, r.idea.idea.text);
+
+    // Ideas are implemented concurrently: a model's replies take seconds each.
+    std::vector<std::future<std::vector<Branch>>> implemented;
+    for (const auto& r : requests)
+      implemented.push_back(std::async(std::launch::async, [&, r] {
+        try {
+          return req_.proposer->implement(ctx, r);
+        } catch (const std::exception& e) {
+          return std::vector<Branch>{Branch{std::nullopt, std::string("the proposer failed: ") + e.what()}};
+        }
+      }));
+    std::vector<CandidateRecord> jobs;
+    for (size_t i = 0; i < requests.size(); ++i) {
+      auto branches = implemented[i].get();
+      for (size_t b = 0; b < branches.size() && static_cast<int64_t>(b) < cfg_.branches_per_idea; ++b)
+        add_branch(requests[i], round, candidate_id(round, i, b), branches[b], jobs);
+    }
+
+    double best_before = best_correct_speedup(result_.tree);
+    int64_t planned = budget_.candidates_used() + static_cast<int64_t>(jobs.size());
+    bool dropped = false;
+    RunnerSettings settings;
+    settings.compile_jobs = cfg_.compile_jobs > 0 ? cfg_.compile_jobs
+                                                  : std::max<int64_t>(1, std::thread::hardware_concurrency());
+    settings.repair_attempts = config_.llm.repair_attempts;
+    settings.eval_options.time = true;
+    settings.eval_options.sanitize = config_.verify.sanitize;
+    RunnerHooks hooks;
+    hooks.reserve = [&] {
+      bool ok = budget_.reserve_candidate();
+      if (!ok) dropped = true;
+      return ok;
+    };
+    hooks.repair = [&](const CandidateRecord& failed) {
+      return req_.proposer->repair(ctx, failed.id, failed.idea, failed.variant, failed.eval.compile_log);
+    };
+    hooks.on_finished = [&](const CandidateRecord& r) { on_finished(r, round, planned); };
+    auto records = run_candidates(spec_, baseline_compiled_, jobs, evaluators_, device_indices_, settings, hooks);
+    int64_t evaluated = 0, infra = 0;
+    std::string infra_reason;
+    for (auto& r : records) {
+      seen_.insert(r.variant_hash);
+      if (r.verdict == Verdict::infra_error) {
+        ++infra;
+        infra_reason = r.reason;
+      }
+      ++evaluated;
+      result_.tree.push_back(std::move(r));
+    }
+    double best_after = best_correct_speedup(result_.tree);
+    const CandidateRecord* best = best_accepted(result_.tree);
+    spdlog::info("round {} done: {} candidates, best so far {} ({:.0f} s elapsed)", round, evaluated,
+                 best ? fmt::format("{:.2f}x ({})", best->speedup, best->id) : std::string("none accepted"),
+                 budget_.elapsed_s());
+
+    if (evaluated > 0 && infra == evaluated) {
+      result_.stop_reason = "evaluator failing: " + infra_reason;
+      return false;
+    }
+    if (dropped) {
+      result_.stop_reason = budget_.exhausted(req_.proposer->usage());
+      if (result_.stop_reason.empty()) result_.stop_reason = "budget: candidates";
+      return false;
+    }
+    if (best_after < best_before * (1.0 + cfg_.min_round_gain)) {
+      result_.stop_reason = fmt::format("no gain in round {}: best {:.3f}x after {:.3f}x (min_round_gain {:g})", round,
+                                        best_after, best_before, cfg_.min_round_gain);
+      return false;
+    }
+    return true;
+  }
+
+  // One branch into the tree or the round's jobs: a failed branch is recorded as rejected, a
+  // variant already evaluated in this run is dropped, one the archive knows is reused.
+  void add_branch(const BranchRequest& req, int64_t round, const std::string& id, const Branch& branch,
+                  std::vector<CandidateRecord>& jobs) {
+    CandidateRecord r;
+    r.id = id;
+    r.parent_id = req.seed.id;
+    r.round = round;
+    r.idea = req.idea.idea;
+    if (!branch.variant) {
+      r.verdict = Verdict::rejected;
+      r.reason = "no candidate: " + branch.failure;
+      spdlog::info("  {} rejected: {}", id, r.reason);
+      result_.tree.push_back(r);
+      return;
+    }
+    r.variant = *branch.variant;
+    if (r.variant.label.empty()) r.variant.label = id;
+    r.variant_hash = variant_hash(r.variant);
+    if (!seen_.insert(r.variant_hash).second) {
+      spdlog::debug("  {}: the same variant was already evaluated in this search; skipped", id);
+      return;
+    }
+    std::optional<CandidateRecord> archived;
+    if (req_.archive && key_) {
+      try {
+        archived = req_.archive->find(*key_, r.variant_hash);
+      } catch (const std::exception& e) {
+        spdlog::warn("archive lookup failed: {}", e.what());
+      }
+    }
+    if (archived) {
+      archived->id = r.id;
+      archived->parent_id = r.parent_id;
+      archived->round = round;
+      archived->idea = r.idea;
+      archived->variant.label = r.variant.label;
+      spdlog::info("  {} {} (from the archive)", id, to_string(archived->verdict));
+      result_.tree.push_back(*archived);
+      ++result_.archive_reused;
+      return;
+    }
+    jobs.push_back(std::move(r));
+  }
+
+  void finish() {
+    if (const CandidateRecord* best = best_accepted(result_.tree)) result_.best_id = best->id;
+    TokenUsage usage = req_.proposer->usage();
+    result_.budget.candidates = budget_.candidates_used();
+    result_.budget.wall_time_s = budget_.elapsed_s();
+    result_.budget.prompt_tokens = usage.prompt_tokens;
+    result_.budget.completion_tokens = usage.completion_tokens;
+    result_.budget.cost_usd = usage.cost_usd;
+    result_.budget.llm_requests = usage.requests;
+    const CandidateRecord* best = result_.best();
+    spdlog::info("{}: search ended ({}) after {} candidates in {:.0f} s; {}", spec_.name, result_.stop_reason,
+                 result_.budget.candidates, result_.budget.wall_time_s,
+                 best ? fmt::format("winner {} at {:.2f}x", best->id, best->speedup)
+                      : std::string("nothing beat the original"));
+    req_.proposer->finish(result_);
+  }
+
+  const SearchRequest& req_;
+  const config::Config& config_;
+  const config::KernelSpec& spec_;
+  const config::SearchConfig& cfg_;
+  SearchBudget budget_;
+  std::vector<Evaluator*> evaluators_;
+  std::vector<int64_t> device_indices_;
+  SearchResult result_;
+  std::string original_;
+  std::string signature_;
+  CompiledVariant baseline_compiled_;
+  std::optional<ArchiveKey> key_;
+  std::vector<ArchiveExample> examples_;
+  std::set<std::string> seen_;
+  double best_seen_ = 1.0;
+};
+
+}  // namespace
+
+SearchResult run_search(const SearchRequest& request) {
+  if (!request.config || !request.spec || !request.evaluator || !request.proposer)
+    throw std::invalid_argument("run_search needs a config, a kernel spec, an evaluator and a proposer");
+  Engine engine(request);
+  return engine.run();
 }
 
 }  // namespace kb::search

@@ -32,16 +32,21 @@ struct CandidateRecord {
   double speedup = 0;     // vs the original, geometric mean over size sets
   double median_us = 0;   // at the first size set
   EvalResult eval;
-  bool from_archive = false;
+  bool from_archive = false;  // not measured in this run: the archive's earlier result was reused
+  std::string variant_hash;   // content hash of source, defines and flags (the archive's key)
+  int64_t device_index = -1;  // the GPU that evaluated it (-1: not evaluated in this run)
+  double compile_s = 0;
+  bool compile_cached = false;  // the evaluator's compile cache already held this variant
 };
 
 // How much of each budget was spent.
 struct BudgetUse {
-  int64_t candidates = 0;
+  int64_t candidates = 0;  // compiled in this run (archive reuses are free)
   double wall_time_s = 0;
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
   double cost_usd = 0;
+  int64_t llm_requests = 0;
 };
 
 struct SearchResult {
@@ -53,6 +58,9 @@ struct SearchResult {
   BudgetUse budget;
   DeviceInfo device;
   EvalResult baseline_profile;        // the original measured on its own (timing + metrics)
+  int64_t rounds_run = 0;
+  std::string archive_path;           // empty: no archive
+  int64_t archive_reused = 0;         // candidates whose result came from the archive
 
   const CandidateRecord* find(const std::string& id) const;
   const CandidateRecord* best() const { return best_id.empty() ? nullptr : find(best_id); }
@@ -62,10 +70,11 @@ struct SearchResult {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Idea, text, family, rationale)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CandidateRecord, id, parent_id, round, idea, variant, verdict,
-                                                reason, speedup, median_us, eval, from_archive)
+                                                reason, speedup, median_us, eval, from_archive, variant_hash,
+                                                device_index, compile_s, compile_cached)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BudgetUse, candidates, wall_time_s, prompt_tokens,
-                                                completion_tokens, cost_usd)
+                                                completion_tokens, cost_usd, llm_requests)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchResult, kernel, proposer, tree, best_id, stop_reason, budget,
-                                                device, baseline_profile)
+                                                device, baseline_profile, rounds_run, archive_path, archive_reused)
 
 }  // namespace kb::search

@@ -1,15 +1,188 @@
+// `kernelbot search --kernel NAME`: runs the reasoning-branching search for one kernel on every
+// visible GPU, prints the tree and the winner (or --json the whole SearchResult), and saves
+// the result and the winning source under [search].work_dir before anything else can fail.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
 #include "bot/commands/commands.h"
-#include "bot/commands/not_implemented.h"
+#include "bot/text_table.h"
+#include "profiler/device_query.h"
+#include "profiler/gpu_evaluator.h"
+#include "search/archive.h"
+#include "search/proposer_factory.h"
+#include "search/search_engine.h"
 
 namespace kb::bot {
+namespace {
+
+struct SearchOptions {
+  std::string kernel;
+  std::string proposer;
+  int64_t rounds = 0;
+  int64_t max_candidates = 0;
+  std::string replay;
+  std::string record;
+  std::string archive;
+  bool no_archive = false;
+};
+
+std::string shorten(const std::string& s, size_t max) {
+  return s.size() <= max ? s : s.substr(0, max - 3) + "...";
+}
+
+std::string speedup_cell(const search::CandidateRecord& c) {
+  return verdict_is_correct(c.verdict) ? fmt::format("{:.2f}x", c.speedup) : "-";
+}
+
+void print_tree(const search::SearchResult& result) {
+  TextTable table({"round", "id", "parent", "idea", "verdict", "speedup", "median us", "note"});
+  for (const auto& c : result.tree) {
+    std::string note = c.from_archive ? "from the archive" : "";
+    if (!verdict_is_correct(c.verdict) && c.id != "baseline") note = shorten(c.reason, 70);
+    table.add_row({std::to_string(c.round), c.id, c.parent_id, shorten(c.idea.text, 60), to_string(c.verdict),
+                   speedup_cell(c), c.median_us > 0 ? fmt::format("{:.2f}", c.median_us) : "-", note});
+  }
+  std::cout << table.render();
+}
+
+void print_winner(const search::SearchResult& result, const std::filesystem::path& saved) {
+  std::cout << "\nstopped: " << result.stop_reason << " (" << result.budget.candidates << " candidates, "
+            << fmt::format("{:.0f} s", result.budget.wall_time_s);
+  if (result.budget.llm_requests > 0)
+    std::cout << fmt::format(", {} model requests, {} tokens, ${:.2f}", result.budget.llm_requests,
+                             result.budget.prompt_tokens + result.budget.completion_tokens, result.budget.cost_usd);
+  std::cout << ")\n";
+  const auto* best = result.best();
+  if (!best) {
+    std::cout << "no candidate beat the original of '" << result.kernel << "' beyond noise\n";
+    return;
+  }
+  std::cout << fmt::format("winner: {} is {:.2f}x faster than the original (geometric mean over {} sizes){}\n",
+                           best->id, best->speedup, best->eval.timings.size(),
+                           best->from_archive ? ", measured in an earlier search (archive)" : "");
+  for (const auto& t : best->eval.timings)
+    std::cout << fmt::format("  {}: {:.2f} us -> {:.2f} us ({:.2f}x)\n", t.size_label, t.baseline.median_us,
+                             t.candidate.median_us, t.speedup);
+  std::cout << "idea path:\n";
+  for (const auto* step : result.path_to(best->id))
+    std::cout << "  " << step->id << ": " << step->idea.text << "\n";
+  if (!best->variant.defines.empty() || !best->variant.nvcc_flags.empty()) {
+    std::cout << "build:";
+    for (const auto& d : best->variant.defines) std::cout << " -D" << d;
+    for (const auto& f : best->variant.nvcc_flags) std::cout << " " << f;
+    std::cout << "\n";
+  }
+  std::cout << "saved: " << saved.string() << "\n";
+}
+
+// The result and the winning translation unit, written before anything is printed.
+std::filesystem::path save_result(const config::Config& config, const config::KernelSpec& spec,
+                                  const search::SearchResult& result) {
+  auto dir = config.resolve(config.search.work_dir) / "search" / spec.name;
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "result.json") << nlohmann::json(result).dump(2) << "\n";
+  if (const auto* best = result.best()) {
+    auto winner = dir / ("winner" + std::filesystem::path(spec.source).extension().string());
+    std::ofstream(winner) << best->variant.source;
+    std::ofstream(dir / "winner.json") << nlohmann::json{{"id", best->id},
+                                                         {"speedup", best->speedup},
+                                                         {"defines", best->variant.defines},
+                                                         {"nvcc_flags", best->variant.nvcc_flags},
+                                                         {"source", winner.filename().string()}}
+                                              .dump(2)
+                                       << "\n";
+    return winner;
+  }
+  return dir / "result.json";
+}
+
+void run(CliContext& ctx, const SearchOptions& opts) {
+  config::Config config = ctx.config();
+  const config::KernelSpec* spec = config.find_kernel(opts.kernel);
+  if (!spec) {
+    std::string names;
+    for (const auto& k : config.kernels) names += (names.empty() ? "" : ", ") + k.name;
+    throw UsageError("no [[kernel]] named '" + opts.kernel + "' in " + config.file.string() +
+                     (names.empty() ? " (it has none)" : "; it has: " + names));
+  }
+  if (opts.rounds > 0) config.search.rounds = opts.rounds;
+  if (opts.max_candidates > 0) config.search.max_candidates = opts.max_candidates;
+  search::ProposerOptions proposer_options;
+  proposer_options.name = opts.proposer.empty() && !opts.replay.empty() ? "replay" : opts.proposer;
+  if (!opts.replay.empty()) proposer_options.replay_file = std::filesystem::absolute(opts.replay);
+  if (!opts.record.empty()) proposer_options.record_file = std::filesystem::absolute(opts.record);
+  if (search::resolve_proposer_name(config, proposer_options.name) == "replay" && opts.replay.empty() &&
+      config.search.replay_file.empty())
+    throw UsageError("--proposer replay needs a file of recorded replies: --replay FILE or [search].replay_file");
+
+  // Before any GPU work: a bad proposer setup (no API key, no replay file) fails fast.
+  std::unique_ptr<search::Proposer> proposer;
+  try {
+    proposer = search::make_proposer(config, *spec, proposer_options);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  auto devices = profiler::query_devices();  // NoDeviceError: exit 1
+  std::vector<std::unique_ptr<Evaluator>> evaluators;
+  for (const auto& d : devices) evaluators.push_back(profiler::make_gpu_evaluator(config, d.index));
+  std::unique_ptr<search::Archive> archive;
+  if (!opts.no_archive)
+    archive = std::make_unique<search::Archive>(opts.archive.empty() ? config.resolve(config.search.archive)
+                                                                     : std::filesystem::absolute(opts.archive));
+  spdlog::info("searching '{}' with the {} proposer on {} GPU{} ({})", spec->name, proposer->name(), devices.size(),
+               devices.size() == 1 ? "" : "s", devices.front().name);
+
+  search::SearchRequest request;
+  request.config = &config;
+  request.spec = spec;
+  request.evaluator = evaluators.front().get();
+  for (size_t i = 1; i < evaluators.size(); ++i) request.more_evaluators.push_back(evaluators[i].get());
+  request.proposer = proposer.get();
+  request.archive = archive.get();
+  request.on_progress = [](const search::SearchProgress& p) {
+    spdlog::debug("round {}: {}/{} candidates, best {:.2f}x: {}", p.round, p.candidates_done, p.candidates_planned,
+                  p.best_speedup, p.message);
+  };
+  search::SearchResult result = search::run_search(request);
+  auto saved = save_result(config, *spec, result);
+
+  if (ctx.options.json) {
+    std::cout << nlohmann::json(result).dump(2) << "\n";
+  } else {
+    print_tree(result);
+    print_winner(result, saved);
+  }
+  // A search that could not ask its proposer at all failed; one that found nothing did not.
+  if (result.best_id.empty() && result.stop_reason.rfind("proposer failed", 0) == 0) ctx.exit_code = 1;
+}
+
+}  // namespace
 
 void register_search_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("search", "Search for a faster verified replacement of one kernel");
-  cmd->allow_extras();
-  cmd->callback([&ctx] {
-    ctx.config();
-    not_implemented("search", "issue #4");
-  });
+  auto opts = std::make_shared<SearchOptions>();
+  cmd->add_option("--kernel", opts->kernel, "The [[kernel]] to optimize, by name")->required();
+  cmd->add_option("--proposer", opts->proposer,
+                  "Where ideas come from: auto (llm if [llm].provider is set, else builtin), llm, builtin, replay")
+      ->check(CLI::IsMember({"auto", "llm", "builtin", "replay"}));
+  cmd->add_option("--rounds", opts->rounds, "Rounds of ideas (overrides [search].rounds)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-candidates", opts->max_candidates,
+                  "Most candidates to compile and measure (overrides [search].max_candidates)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--replay", opts->replay, "Replay the model replies recorded in FILE (implies --proposer replay)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--record", opts->record,
+                  "Record every model reply to FILE for --replay later (or set KERNELBOT_RECORD=FILE)");
+  cmd->add_option("--archive", opts->archive, "The archive of past candidates (default: [search].archive)");
+  cmd->add_flag("--no-archive", opts->no_archive, "Neither reuse nor record candidates in the archive");
+  cmd->callback([&ctx, opts] { run(ctx, *opts); });
 }
 
 }  // namespace kb::bot

@@ -1,0 +1,167 @@
+// search_throughput: how fast the search turns candidates around on the device. For each
+// examples/ kernel it runs the builtin proposer (no archive, a fixed candidate budget) and
+// reports candidates compiled, verified and timed per minute; then it shows what repeating
+// work costs: a repeated compile (the evaluator's compile cache) and a repeated search (the
+// archive: nothing is compiled or run again).
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "config/config_loader.h"
+#include "profiler/device_query.h"
+#include "profiler/gpu_evaluator.h"
+#include "search/archive.h"
+#include "search/builtin_proposer.h"
+#include "search/search_engine.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+struct Row {
+  std::string kernel;
+  int64_t candidates = 0, compiled = 0, cached = 0, verified = 0, timed = 0;
+  double wall_s = 0, compile_s = 0, run_s = 0, best = 1;
+};
+
+Row measure(kb::search::SearchResult& result, double wall_s) {
+  Row row;
+  row.kernel = result.kernel;
+  row.wall_s = wall_s;
+  for (const auto& c : result.tree) {
+    if (c.id == "baseline" || c.from_archive || c.verdict == kb::Verdict::rejected) continue;
+    ++row.candidates;
+    if (c.verdict != kb::Verdict::compile_error) ++row.compiled;
+    if (c.compile_cached) ++row.cached;
+    if (c.eval.verification.passed) ++row.verified;
+    if (!c.eval.timings.empty()) ++row.timed;
+    row.compile_s += c.compile_s;
+    row.run_s += c.eval.run_s;
+  }
+  if (const auto* best = result.best()) row.best = best->speedup;
+  return row;
+}
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream s(list);
+  for (std::string item; std::getline(s, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Candidates compiled, verified and timed per minute by kernelbot's search on this GPU"};
+  std::string config_path = KB_SOURCE_DIR "/examples/kernelbot.toml";
+  std::string kernels;
+  int64_t max_candidates = 24;
+  bool all_gpus = false;
+  app.add_option("--config", config_path, "kernelbot.toml whose kernels to search")->check(CLI::ExistingFile);
+  app.add_option("--kernels", kernels, "Comma-separated [[kernel]] names (default: all)");
+  app.add_option("--max-candidates", max_candidates, "Candidate budget per kernel")->check(CLI::PositiveNumber);
+  app.add_flag("--all-gpus", all_gpus, "Evaluate on every visible GPU (default: the first only)");
+  CLI11_PARSE(app, argc, argv);
+  spdlog::set_level(spdlog::level::warn);
+
+  try {
+    auto config = kb::config::load_config(config_path);
+    config.search.max_candidates = max_candidates;
+    config.search.rounds = 100;          // the candidate budget ends each search, not the rounds
+    config.search.min_round_gain = 0;
+    config.search.max_wall_time_s = 3600;
+    auto devices = kb::profiler::query_devices();
+    std::vector<std::unique_ptr<kb::Evaluator>> evaluators;
+    for (size_t i = 0; i < (all_gpus ? devices.size() : 1); ++i)
+      evaluators.push_back(kb::profiler::make_gpu_evaluator(config, devices[i].index));
+    std::vector<kb::Evaluator*> more;
+    for (size_t i = 1; i < evaluators.size(); ++i) more.push_back(evaluators[i].get());
+    unsigned cores = std::thread::hardware_concurrency();
+    std::cout << fmt::format("{} x {}, {} cores, compile_jobs = {}\n\n", evaluators.size(), devices.front().name, cores,
+                             config.search.compile_jobs > 0 ? std::to_string(config.search.compile_jobs) : "all");
+
+    std::vector<std::string> names = split(kernels);
+    if (names.empty())
+      for (const auto& k : config.kernels) names.push_back(k.name);
+    auto header = fmt::format("{:<12} {:>10} {:>9} {:>7} {:>9} {:>6} {:>8} {:>10} {:>10} {:>12} {:>7}\n", "kernel",
+                              "candidates", "compiled", "cached", "verified", "timed", "wall s", "compile s",
+                              "eval s", "per minute", "best");
+    auto line = [](const Row& r) {
+      return fmt::format("{:<12} {:>10} {:>9} {:>7} {:>9} {:>6} {:>8.1f} {:>10.1f} {:>10.1f} {:>12.1f} {:>6.2f}x\n",
+                         r.kernel, r.candidates, r.compiled, r.cached, r.verified, r.timed, r.wall_s, r.compile_s,
+                         r.run_s, r.candidates / r.wall_s * 60, r.best);
+    };
+    std::cout << header << std::flush;
+    std::vector<Row> rows;
+    std::optional<kb::search::SearchResult> first;
+    for (const auto& name : names) {
+      const auto* spec = config.find_kernel(name);
+      if (!spec) throw std::runtime_error("no [[kernel]] named '" + name + "' in " + config_path);
+      kb::search::BuiltinProposer proposer(config, *spec);
+      kb::search::SearchRequest req{&config, spec, evaluators.front().get(), more, &proposer, nullptr, {}};
+      auto t0 = Clock::now();
+      auto result = kb::search::run_search(req);
+      rows.push_back(measure(result, seconds(t0)));
+      std::cout << line(rows.back()) << std::flush;  // row by row: a long run still reports what it measured
+      if (!first) first = result;
+    }
+    Row total;
+    total.kernel = "all";
+    for (const auto& r : rows) {
+      total.candidates += r.candidates, total.compiled += r.compiled, total.cached += r.cached;
+      total.verified += r.verified, total.timed += r.timed, total.wall_s += r.wall_s;
+      total.compile_s += r.compile_s, total.run_s += r.run_s;
+      total.best = std::max(total.best, r.best);
+    }
+    if (rows.size() > 1) std::cout << line(total);
+    std::cout << "(wall s includes measuring each original; compile s and eval s are summed over candidates, "
+                 "which overlap)\n\n";
+
+    // A repeated candidate: the same variant compiled again comes from the compile cache.
+    const auto* spec = config.find_kernel(names.front());
+    const kb::search::CandidateRecord* sample = first->best() ? first->best() : &first->tree.back();
+    auto t0 = Clock::now();
+    auto again = evaluators.front()->compile(*spec, sample->variant);
+    double again_s = seconds(t0);
+    std::cout << fmt::format("repeat compile of {} ({}): {:.3f} s wall, from cache: {} (first compile took {:.2f} s)\n",
+                             sample->id, sample->variant.label, again_s, again.from_cache ? "yes" : "no",
+                             sample->compile_s);
+
+    // A repeated search with an archive: the second run compiles and runs nothing it has seen.
+    auto archive_path = std::filesystem::temp_directory_path() / "kb_search_throughput_archive.sqlite";
+    std::filesystem::remove(archive_path);
+    kb::search::Archive archive(archive_path);
+    double runs[2] = {0, 0};
+    int64_t evaluated[2] = {0, 0}, reused[2] = {0, 0};
+    for (int i = 0; i < 2; ++i) {
+      kb::search::BuiltinProposer proposer(config, *spec);
+      kb::search::SearchRequest req{&config, spec, evaluators.front().get(), more, &proposer, &archive, {}};
+      auto t1 = Clock::now();
+      auto result = kb::search::run_search(req);
+      runs[i] = seconds(t1);
+      evaluated[i] = result.budget.candidates;
+      reused[i] = result.archive_reused;
+    }
+    std::cout << fmt::format("repeat search of {} with an archive: first {:.1f} s ({} evaluated), again {:.1f} s "
+                             "({} evaluated, {} reused from the archive; only the original is re-measured)\n",
+                             spec->name, runs[0], evaluated[0], runs[1], evaluated[1], reused[1]);
+    std::filesystem::remove(archive_path);
+    return 0;
+  } catch (const kb::profiler::NoDeviceError& e) {
+    std::cerr << "search_throughput: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "search_throughput: error: " << e.what() << "\n";
+    return 1;
+  }
+}

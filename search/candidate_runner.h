@@ -1,0 +1,45 @@
+// Runs one round's candidates: compiles them on a pool of threads ([search].compile_jobs, all
+// cores by default) and, as each compiles, verifies and times it on the first free GPU (one
+// worker thread per Evaluator). A candidate that does not compile may be repaired once (or
+// [llm].repair_attempts times); the repair is a child candidate of the failed one.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "config/config.h"
+#include "profiler/evaluator.h"
+#include "search/search_types.h"
+
+namespace kb::search {
+
+// How a round runs: compile threads, repairs per failed compile, what the evaluator measures.
+struct RunnerSettings {
+  int64_t compile_jobs = 1;
+  int64_t repair_attempts = 0;
+  EvalOptions eval_options;
+};
+
+// What the runner asks of the engine while it works.
+struct RunnerHooks {
+  // Takes a candidate slot from the budget; false: start nothing more (the candidate is dropped).
+  std::function<bool()> reserve;
+  // A fixed variant for a candidate that did not compile, or nullopt. May be empty.
+  std::function<std::optional<Variant>(const CandidateRecord& failed)> repair;
+  // Each finished candidate (evaluated, or failed to compile), in completion order. Calls are serialized.
+  std::function<void(const CandidateRecord&)> on_finished;
+};
+
+// `evaluators[i]` measures on `device_indices[i]`. Returns the finished candidates in the order
+// of `candidates`, each repair right after the candidate it fixes; dropped ones are left out.
+std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, const CompiledVariant& baseline,
+                                            const std::vector<CandidateRecord>& candidates,
+                                            const std::vector<Evaluator*>& evaluators,
+                                            const std::vector<int64_t>& device_indices,
+                                            const RunnerSettings& settings, const RunnerHooks& hooks);
+
+// The candidate's record filled in from its evaluation.
+void apply_evaluation(CandidateRecord& record, const CompiledVariant& compiled, EvalResult result);
+
+}  // namespace kb::search

@@ -1,0 +1,49 @@
+#include "search/prompt_template.h"
+
+#include <stdexcept>
+
+namespace kb::embedded {
+extern const char* const prompt_system;
+extern const char* const prompt_ideas;
+extern const char* const prompt_implement;
+extern const char* const prompt_repair;
+extern const char* const prompt_crossover;
+}  // namespace kb::embedded
+
+namespace kb::search {
+
+std::string fill_template(const std::string& text, const std::map<std::string, std::string>& values) {
+  std::string out;
+  std::string missing;
+  size_t pos = 0;
+  for (;;) {
+    size_t open = text.find("{{", pos);
+    if (open == std::string::npos) break;
+    size_t close = text.find("}}", open + 2);
+    if (close == std::string::npos) break;
+    std::string name = text.substr(open + 2, close - open - 2);
+    out += text.substr(pos, open - pos);
+    auto it = values.find(name);
+    if (it == values.end()) {
+      missing += (missing.empty() ? "" : ", ") + name;
+      out += text.substr(open, close + 2 - open);
+    } else {
+      out += it->second;
+    }
+    pos = close + 2;
+  }
+  out += text.substr(pos);
+  if (!missing.empty()) throw std::logic_error("prompt placeholders without a value: " + missing);
+  return out;
+}
+
+const char* prompt_text(const std::string& name) {
+  if (name == "system") return embedded::prompt_system;
+  if (name == "ideas") return embedded::prompt_ideas;
+  if (name == "implement") return embedded::prompt_implement;
+  if (name == "repair") return embedded::prompt_repair;
+  if (name == "crossover") return embedded::prompt_crossover;
+  throw std::logic_error("no prompt named '" + name + "'");
+}
+
+}  // namespace kb::search

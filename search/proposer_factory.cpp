@@ -1,0 +1,106 @@
+#include "search/proposer_factory.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include "search/builtin_proposer.h"
+#include "search/llm_proposer.h"
+#include "search/replay_log.h"
+#include "search/token_ledger.h"
+
+namespace kb::search {
+namespace {
+
+std::filesystem::path record_path(const ProposerOptions& options) {
+  if (!options.record_file.empty()) return options.record_file;
+  const char* env = std::getenv("KERNELBOT_RECORD");
+  return env && *env ? std::filesystem::path(env) : std::filesystem::path();
+}
+
+std::unique_ptr<ChatBackend> maybe_record(std::unique_ptr<ChatBackend> backend, const config::Config& config,
+                                          const config::KernelSpec& spec, const ProposerOptions& options) {
+  auto path = record_path(options);
+  if (path.empty()) return backend;
+  nlohmann::json header{{"kernel", spec.name}, {"model", config.llm.model}, {"base_url", config.llm.base_url},
+                        {"rounds", config.search.rounds}, {"ideas_per_round", config.search.ideas_per_round},
+                        {"branches_per_idea", config.search.branches_per_idea}};
+  return std::make_unique<RecordingChatBackend>(std::move(backend), path, header);
+}
+
+std::unique_ptr<Proposer> make_llm(const config::Config& config, const config::KernelSpec& spec,
+                                   const ProposerOptions& options) {
+  if (config.llm.model.empty())
+    throw std::runtime_error("the llm proposer needs a model: set [llm].provider = \"openai-compatible\" and "
+                             "[llm].model in the config");
+  auto ledger = TokenLedger::from_config(config);
+  std::unique_ptr<ChatBackend> backend = std::make_unique<OpenAiChatClient>(config.llm, ledger, options.retry);
+  return std::make_unique<LlmProposer>("llm", config, spec, maybe_record(std::move(backend), config, spec, options));
+}
+
+std::unique_ptr<Proposer> make_replay(const config::Config& config, const config::KernelSpec& spec,
+                                      const ProposerOptions& options) {
+  std::filesystem::path file = options.replay_file;
+  if (file.empty() && !config.search.replay_file.empty()) file = config.resolve(config.search.replay_file);
+  if (file.empty())
+    throw std::runtime_error("the replay proposer needs a file of recorded replies: set [search].replay_file or "
+                             "pass --replay FILE");
+  std::unique_ptr<ChatBackend> backend = std::make_unique<ReplayChatBackend>(file);
+  return std::make_unique<LlmProposer>("replay", config, spec, maybe_record(std::move(backend), config, spec, options));
+}
+
+std::unique_ptr<Proposer> make_builtin(const config::Config& config, const config::KernelSpec& spec,
+                                       const ProposerOptions&) {
+  // A fixed random seed: the same config explores the same points, run after run.
+  return std::make_unique<BuiltinProposer>(config, spec, 0x6b65726e656c626full);
+}
+
+struct Registry {
+  std::mutex mutex;
+  std::map<std::string, ProposerFactory> factories{{"llm", make_llm}, {"replay", make_replay}, {"builtin", make_builtin}};
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+}  // namespace
+
+std::string resolve_proposer_name(const config::Config& config, const std::string& name) {
+  std::string n = name.empty() ? config.search.proposer : name;
+  if (n == "auto") return config.llm.provider != "none" ? "llm" : "builtin";
+  return n;
+}
+
+std::unique_ptr<Proposer> make_proposer(const config::Config& config, const config::KernelSpec& spec,
+                                        const ProposerOptions& options) {
+  std::string name = resolve_proposer_name(config, options.name);
+  ProposerFactory factory;
+  {
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    auto it = registry().factories.find(name);
+    if (it != registry().factories.end()) factory = it->second;
+  }
+  if (!factory) {
+    std::string known = "auto";
+    for (const auto& n : proposer_names()) known += ", " + n;
+    throw std::invalid_argument("unknown proposer '" + name + "' (known: " + known + ")");
+  }
+  return factory(config, spec, options);
+}
+
+void register_proposer(const std::string& name, ProposerFactory factory) {
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  registry().factories[name] = std::move(factory);
+}
+
+std::vector<std::string> proposer_names() {
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  std::vector<std::string> names;
+  for (const auto& [name, f] : registry().factories) names.push_back(name);
+  return names;
+}
+
+}  // namespace kb::search

@@ -1,0 +1,41 @@
+// Reads what a model wrote: the candidate translation unit out of a code reply, the list of
+// ideas out of an idea reply. Models wrap code in fences with or without a language tag, put
+// prose around it, show several blocks, or run out of tokens mid-block; each case either yields
+// the code or a reason a person can act on.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "search/proposer.h"
+
+namespace kb::search {
+
+// The candidate code found in a reply, or why there is none.
+struct ExtractedCode {
+  std::string code;
+  std::string failure;  // empty when `code` is usable
+  bool ok() const { return failure.empty(); }
+};
+
+// The candidate in `reply`: the (last) fenced block that defines `launcher` (a body follows its
+// parameter list), else unfenced code that does. A reply cut off at the token limit
+// (finish_reason "length") is a failure, never half a kernel.
+ExtractedCode extract_code(const std::string& reply, const std::string& finish_reason, const std::string& launcher);
+
+// Whether `code` defines the function `name` (unqualified): `name(...)` followed by `{`.
+bool defines_function(const std::string& code, const std::string& name);
+
+// The ideas found in a reply, or why there are none.
+struct ParsedIdeas {
+  std::vector<ProposedIdea> ideas;  // seed_id from an optional "seed" field
+  std::string failure;
+  bool ok() const { return failure.empty(); }
+};
+
+// A JSON list of {text, family, rationale[, seed]} (also {"ideas": [...]}, strings for ideas,
+// "idea"/"description" for text), fenced or bare, with prose before or after. Families are
+// normalized to the known ones.
+ParsedIdeas parse_ideas(const std::string& reply);
+
+}  // namespace kb::search

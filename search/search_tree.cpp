@@ -1,0 +1,78 @@
+#include "search/search_tree.h"
+
+#include <fmt/format.h>
+
+#include "profiler/source_scanner.h"
+
+namespace kb::search {
+
+std::string candidate_id(int64_t round, size_t idea, size_t branch) {
+  return fmt::format("r{}-i{}-b{}", round, idea, branch);
+}
+
+std::string idea_prefix(int64_t round, size_t idea) { return fmt::format("r{}-i{}", round, idea); }
+
+CandidateRecord baseline_record(const Variant& original, const std::string& hash, const EvalResult& profile) {
+  CandidateRecord r;
+  r.id = kBaselineId;
+  r.round = 0;
+  r.idea = {"the original code", "original", ""};
+  r.variant = original;
+  r.variant_hash = hash;
+  r.verdict = profile.verdict;
+  r.reason = "the original, measured on its own";
+  r.speedup = 1.0;
+  r.median_us = profile.timings.empty() ? 0 : profile.timings.front().baseline.median_us;
+  r.eval = profile;
+  r.device_index = profile.device.index;
+  return r;
+}
+
+std::vector<Outcome> outcomes_of(const std::vector<CandidateRecord>& tree) {
+  std::vector<Outcome> out;
+  for (const auto& c : tree) {
+    if (c.id == kBaselineId) continue;
+    out.push_back(Outcome{c.id, c.parent_id, c.round, c.idea, c.variant, c.verdict, c.reason, c.speedup});
+  }
+  return out;
+}
+
+Seed seed_of(const CandidateRecord& r) { return Seed{r.id, r.idea, r.variant, r.id == kBaselineId ? 1.0 : r.speedup, r.eval}; }
+
+std::string launcher_signature(const config::KernelSpec& spec, const std::string& source) {
+  profiler::ScanResult scan;
+  profiler::scan_source(source, spec.source, scan);
+  auto unqualified = [](const std::string& n) {
+    size_t pos = n.rfind("::");
+    return pos == std::string::npos ? n : n.substr(pos + 2);
+  };
+  for (const auto& l : scan.launchers) {
+    if (unqualified(l.name) != unqualified(spec.launcher)) continue;
+    std::string params;
+    for (const auto& p : l.params) params += (params.empty() ? "" : ", ") + p.type + (p.name.empty() ? "" : " " + p.name);
+    return fmt::format("{} {}({})", l.return_type.empty() ? "void" : l.return_type, spec.launcher, params);
+  }
+  std::string params;
+  for (const auto& a : spec.args) {
+    std::string type = config::dtype_cpp_type(a.dtype);
+    if (config::role_is_buffer(a.role)) type = (a.role == config::ArgRole::input ? "const " : "") + type + "*";
+    params += (params.empty() ? "" : ", ") + type + " " + a.name;
+  }
+  return fmt::format("void {}({})", spec.launcher, params);
+}
+
+const CandidateRecord* best_accepted(const std::vector<CandidateRecord>& tree) {
+  const CandidateRecord* best = nullptr;
+  for (const auto& c : tree)
+    if (c.verdict == Verdict::accepted && (!best || c.speedup > best->speedup)) best = &c;
+  return best;
+}
+
+double best_correct_speedup(const std::vector<CandidateRecord>& tree) {
+  double best = 1.0;
+  for (const auto& c : tree)
+    if (verdict_is_correct(c.verdict) && c.id != kBaselineId) best = std::max(best, c.speedup);
+  return best;
+}
+
+}  // namespace kb::search

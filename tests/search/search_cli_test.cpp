@@ -1,0 +1,53 @@
+// `kernelbot search` as a user runs it: help, and the usage errors it must report (exit 2)
+// before it touches a GPU, so these run anywhere.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+Outcome kernelbot(const std::string& args) {
+  std::string cmd = std::string(KB_BINARY_DIR "/bot/kernelbot --config " KB_SOURCE_DIR "/examples/kernelbot.toml ") +
+                    args + " 2>&1";
+  Outcome o;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  char buf[4096];
+  while (pipe && fgets(buf, sizeof buf, pipe)) o.output += buf;
+  int status = pipe ? pclose(pipe) : -1;
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+}  // namespace
+
+TEST(SearchCli, HelpListsTheOptions) {
+  auto o = kernelbot("search --help");
+  EXPECT_EQ(o.exit_code, 0);
+  for (const char* opt : {"--kernel", "--proposer", "--rounds", "--max-candidates", "--replay", "--record",
+                          "--no-archive"})
+    EXPECT_NE(o.output.find(opt), std::string::npos) << opt;
+}
+
+TEST(SearchCli, AnUnknownKernelIsAUsageErrorListingTheKnownOnes) {
+  auto o = kernelbot("search --kernel nope");
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_NE(o.output.find("no [[kernel]] named 'nope'"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("saxpy, transpose, row_sum, layernorm"), std::string::npos) << o.output;
+}
+
+TEST(SearchCli, BadOptionsAreUsageErrors) {
+  EXPECT_EQ(kernelbot("search").exit_code, 2);  // --kernel is required
+  EXPECT_EQ(kernelbot("search --kernel saxpy --proposer genetic").exit_code, 2);
+  EXPECT_EQ(kernelbot("search --kernel saxpy --rounds 0").exit_code, 2);
+  auto replay = kernelbot("search --kernel saxpy --proposer replay");
+  EXPECT_EQ(replay.exit_code, 2) << replay.output;
+  EXPECT_NE(replay.output.find("--replay FILE"), std::string::npos) << replay.output;
+  EXPECT_EQ(kernelbot("search --kernel saxpy --replay /no/such/file.jsonl").exit_code, 2);
+}

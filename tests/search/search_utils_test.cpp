@@ -1,0 +1,152 @@
+// Small pieces of the search: hashes, the unified diff, prompt filling, idea families, budgets.
+#include <gtest/gtest.h>
+
+#include "search/content_hash.h"
+#include "search/idea_family.h"
+#include "search/llm_prompts.h"
+#include "search/prompt_template.h"
+#include "search/search_budget.h"
+#include "search/unified_diff.h"
+#include "tests/search/test_project.h"
+
+using namespace kb;
+using namespace kb::search;
+
+TEST(ContentHash, Sha256MatchesKnownVectors) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(ContentHash, VariantHashIgnoresDefineOrderButNotFlagsOrSource) {
+  Variant a{"src", {"A=1", "B=2"}, {"-O3", "--use_fast_math"}, "a"};
+  Variant b{"src", {"B=2", "A=1"}, {"-O3", "--use_fast_math"}, "another label"};
+  EXPECT_EQ(variant_hash(a), variant_hash(b));
+  b.nvcc_flags = {"--use_fast_math", "-O3"};
+  EXPECT_NE(variant_hash(a), variant_hash(b));
+  b = a;
+  b.source += " ";
+  EXPECT_NE(variant_hash(a), variant_hash(b));
+}
+
+TEST(UnifiedDiff, ShowsChangesWithContextInDiffFormat) {
+  std::string before = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n";
+  std::string after = "1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n11\n12\n13\n";
+  EXPECT_EQ(unified_diff(before, after, "k.cu"),
+            "--- a/k.cu\n+++ b/k.cu\n"
+            "@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n"
+            "@@ -10,3 +10,4 @@\n 10\n 11\n 12\n+13\n");
+  EXPECT_EQ(unified_diff(before, before, "k.cu"), "");
+  EXPECT_EQ(unified_diff("", "a\n", "new.cu"), "--- a/new.cu\n+++ b/new.cu\n@@ -0,0 +1 @@\n+a\n");
+  EXPECT_EQ(unified_diff("a\nb", "a\nc", "x"),
+            "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n");
+}
+
+TEST(UnifiedDiff, DescribesDefinesAndFlagsOfAVariant) {
+  Variant v{"same\n", {"SAXPY_BLOCK=256"}, {"--use_fast_math"}, ""};
+  EXPECT_EQ(describe_variant_change("same\n", v, "saxpy.cu"), "# defines: -DSAXPY_BLOCK=256\n# nvcc flags: --use_fast_math\n");
+}
+
+TEST(PromptTemplate, FillsEveryPlaceholderAndReportsMissingOnes) {
+  EXPECT_EQ(fill_template("a {{X}} b {{Y}}{{X}}", {{"X", "1"}, {"Y", "{{Z}}"}}), "a 1 b {{Z}}1");
+  try {
+    fill_template("{{A}} {{B}} {{A}}", {{"A", ""}});
+    FAIL() << "expected an error";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("B"), std::string::npos);
+  }
+}
+
+TEST(PromptBuilder, EveryStepsPromptIsCompleteAndCarriesTheFacts) {
+  kb::testing::TestProject p;
+  ProposalContext ctx;
+  ctx.config = &p.config;
+  ctx.spec = &p.spec();
+  ctx.original_source = "// the original\nvoid launch_k(float* y, int n) {}\n";
+  ctx.launcher_signature = "void launch_k(float* y, int n)";
+  ctx.device.name = "NVIDIA H100 80GB HBM3";
+  ctx.device.sm_count = 132;
+  ctx.device.copy_bandwidth_gbps = 3000;
+  SizeTiming t;
+  t.size_label = "n=1048576";
+  t.baseline.median_us = 40;
+  t.floor_us = 10;
+  t.baseline_pct_of_floor = 25;
+  ctx.baseline_profile.timings.push_back(t);
+  ctx.baseline_profile.baseline_metrics.status = "ok";
+  ctx.baseline_profile.baseline_metrics.values["dram_throughput_pct"] = 21.5;
+  ctx.history.push_back(Outcome{"r1-i0-b0", "baseline", 1, {"use float4", "memory_access", ""}, {}, Verdict::wrong_result,
+                                "output y differs", 0});
+  Seed base{"baseline", {"the original code", "original", ""}, Variant{ctx.original_source, {}, {}, ""}, 1.0, {}};
+  Seed good{"r1-i1-b0", {"bigger blocks", "parallelism", ""}, Variant{"// good\n", {"K_BLOCK=256"}, {}, ""}, 3.5, {}};
+  ctx.seeds = {good, base};
+  ctx.examples.push_back(ArchiveExample{"transpose", "NVIDIA H100", {"tile in shared memory", "memory_access", ""}, 4.2,
+                                        "--- a/t.cu\n+++ b/t.cu\n"});
+  ctx.round = 2;
+  config::LlmConfig llm;
+  PromptBuilder prompts(ctx, llm);
+
+  auto ideas = prompts.ideas(5);
+  EXPECT_EQ(ideas.step, "ideas");
+  EXPECT_EQ(ideas.key, "r2");
+  ASSERT_EQ(ideas.messages.size(), 2u);
+  const std::string& user = ideas.messages[1].content;
+  for (const char* fact : {"round 2 of 5", "NVIDIA H100 80GB HBM3", "132 SMs", "3000 GB/s", "25% of the floor",
+                           "dram_throughput_pct", "use float4", "wrong_result", "output y differs", "r1-i1-b0 (3.50x",
+                           "-DK_BLOCK=256", "// good", "transpose", "tile in shared memory", "4.20x", "JSON array",
+                           "// the original", "rtol", "memory_access"})
+    EXPECT_NE(user.find(fact), std::string::npos) << fact;
+  EXPECT_NE(ideas.messages[0].content.find("void launch_k(float* y, int n)"), std::string::npos);
+
+  BranchRequest br;
+  br.idea.idea = {"vectorize with float4", "memory_access", "16-byte loads"};
+  br.seed = good;
+  br.id_prefix = "r2-i0";
+  br.branches = 3;
+  auto impl = prompts.implement(br, 1);
+  EXPECT_EQ(impl.step, "implement");
+  EXPECT_EQ(impl.key, "r2-i0-b1");
+  EXPECT_NE(impl.messages[1].content.find("variant 2 of 3"), std::string::npos);
+  EXPECT_NE(impl.messages[1].content.find("vectorize with float4 (family: memory_access)"), std::string::npos);
+  br.mate = base;
+  auto cross = prompts.implement(br, 0);
+  EXPECT_EQ(cross.step, "crossover");
+  EXPECT_NE(cross.messages[1].content.find("Parent B: baseline"), std::string::npos);
+  auto fix = prompts.repair("r2-i0-b1", br.idea.idea, good.variant, "k.cu(3): error: expected a \";\"");
+  EXPECT_EQ(fix.step, "repair");
+  EXPECT_EQ(fix.key, "r2-i0-b1");
+  EXPECT_NE(fix.messages[1].content.find("expected a \";\""), std::string::npos);
+  EXPECT_LE(fix.temperature, 0.2);
+}
+
+TEST(IdeaFamily, NormalizesFreeFormLabels) {
+  EXPECT_EQ(normalize_family("Memory Access"), "memory_access");
+  EXPECT_EQ(normalize_family("async-latency"), "async_latency");
+  EXPECT_EQ(normalize_family("vectorization"), "memory_access");
+  EXPECT_EQ(normalize_family("occupancy tuning"), "parallelism");
+  EXPECT_EQ(normalize_family("kernel fusion"), "fusion");
+  EXPECT_EQ(normalize_family("mixed precision (fp16)"), "precision");
+  EXPECT_EQ(normalize_family("astrology"), "other");
+}
+
+TEST(SearchBudget, ReservesCandidatesAndReportsTheFirstSpentBudget) {
+  config::SearchConfig c;
+  c.max_candidates = 2;
+  c.max_tokens = 100;
+  c.max_cost_usd = 1;
+  SearchBudget budget(c);
+  EXPECT_EQ(budget.exhausted({}), "");
+  EXPECT_EQ(budget.exhausted(TokenUsage{60, 40, 0, 1}), "budget: tokens (100)");
+  EXPECT_EQ(budget.exhausted(TokenUsage{1, 1, 1.5, 1}), "budget: cost ($1.00)");
+  EXPECT_TRUE(budget.reserve_candidate());
+  EXPECT_TRUE(budget.reserve_candidate());
+  EXPECT_FALSE(budget.reserve_candidate());
+  EXPECT_EQ(budget.candidates_left(), 0);
+  EXPECT_EQ(budget.exhausted({}), "budget: candidates (2)");
+  c.max_tokens = 0;  // no limit
+  c.max_cost_usd = 0;
+  SearchBudget unlimited(c);
+  EXPECT_EQ(unlimited.exhausted(TokenUsage{1'000'000'000, 0, 1e6, 1}), "");
+}

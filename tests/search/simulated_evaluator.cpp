@@ -1,0 +1,124 @@
+#include "tests/search/simulated_evaluator.h"
+
+#include <chrono>
+#include <regex>
+#include <thread>
+
+#include "search/content_hash.h"
+
+namespace kb::testing {
+namespace {
+
+struct LibraryRegistry {
+  std::mutex mutex;
+  std::map<std::string, Variant> libraries;
+};
+
+LibraryRegistry& registry() {
+  static LibraryRegistry r;
+  return r;
+}
+
+}  // namespace
+
+SimBehaviour markers_cost(const Variant& v) {
+  SimBehaviour b;
+  b.compile_error = v.source.find("SIM_COMPILE_ERROR") != std::string::npos;
+  b.wrong = v.source.find("SIM_WRONG") != std::string::npos;
+  b.crash = v.source.find("SIM_CRASH") != std::string::npos;
+  std::smatch m;
+  static const std::regex time_re(R"(SIM_TIME=([0-9.]+))");
+  if (std::regex_search(v.source, m, time_re)) b.time_us = std::stod(m[1]);
+  return b;
+}
+
+std::optional<std::string> define_value(const Variant& variant, const std::string& name) {
+  for (const auto& d : variant.defines)
+    if (d.rfind(name + "=", 0) == 0) return d.substr(name.size() + 1);
+  return std::nullopt;
+}
+
+SimulatedEvaluator::SimulatedEvaluator(SimCost cost, int device_index)
+    : cost_(std::move(cost)), device_index_(device_index) {}
+
+DeviceInfo SimulatedEvaluator::device() {
+  DeviceInfo d;
+  d.index = device_index_;
+  d.name = "Simulated GPU";
+  d.cc_major = 9;
+  d.sm_count = 132;
+  d.runtime_version = "13.0";
+  d.copy_bandwidth_gbps = 3000;
+  return d;
+}
+
+CompiledVariant SimulatedEvaluator::compile(const config::KernelSpec&, const Variant& variant) {
+  int now = ++in_flight_;
+  for (int seen = max_concurrent_.load(); now > seen && !max_concurrent_.compare_exchange_weak(seen, now);) {
+  }
+  ++compiles_;
+  if (compile_delay_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(compile_delay_s));
+  --in_flight_;
+  CompiledVariant c;
+  c.cache_key = search::variant_hash(variant);
+  c.compile_s = compile_delay_s;
+  if (cost_(variant).compile_error) {
+    c.ok = false;
+    c.log = "candidate.cu(3): error: identifier \"undefined_thing\" is undefined\n1 error detected";
+    return c;
+  }
+  c.ok = true;
+  c.library_path = "sim://" + c.cache_key;
+  c.compiler_report.registers_per_thread = 16;
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  c.from_cache = registry().libraries.count(c.library_path) > 0;
+  registry().libraries[c.library_path] = variant;
+  return c;
+}
+
+EvalResult SimulatedEvaluator::evaluate(const config::KernelSpec&, const CompiledVariant& baseline,
+                                        const CompiledVariant& candidate, const EvalOptions& options) {
+  ++evaluations_;
+  if (evaluate_delay_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(evaluate_delay_s));
+  Variant base, cand;
+  {
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    base = registry().libraries.at(baseline.library_path);
+    cand = registry().libraries.at(candidate.library_path);
+  }
+  SimBehaviour b = cost_(base), c = cost_(cand);
+  EvalResult r;
+  r.device = device();
+  r.verification.trials = 5;
+  if (c.crash) {
+    r.verdict = Verdict::crashed;
+    r.reason = "the candidate crashed: an illegal memory access was encountered";
+    return r;
+  }
+  if (c.wrong) {
+    r.verdict = Verdict::wrong_result;
+    r.reason = "output y differs from the original at 12 of 1048576 elements";
+    return r;
+  }
+  r.verification.passed = true;
+  SizeTiming t;
+  t.size_label = "n=1048576";
+  t.baseline.median_us = b.time_us;
+  t.candidate.median_us = c.time_us;
+  t.speedup = b.time_us / c.time_us;
+  t.floor_us = 10;
+  t.baseline_pct_of_floor = 10 / b.time_us * 100;
+  t.candidate_pct_of_floor = 10 / c.time_us * 100;
+  t.significant = t.speedup >= min_speedup;
+  r.timings.push_back(t);
+  r.speedup = t.speedup;
+  r.verdict = t.speedup >= min_speedup ? Verdict::accepted : Verdict::not_faster;
+  r.reason = r.verdict == Verdict::accepted ? "correct and faster" : "correct, not faster beyond noise";
+  if (options.collect_metrics) {
+    r.baseline_metrics.status = "ok";
+    r.baseline_metrics.values["achieved_occupancy_pct"] = 40;
+  }
+  return r;
+}
+
+}  // namespace kb::testing

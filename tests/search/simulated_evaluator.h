@@ -1,0 +1,63 @@
+// A deterministic stand-in for the GPU evaluator, for tests of the search on a CPU: each
+// variant's time comes from a cost function (or from markers in its source), and markers make
+// a candidate fail to compile, compute the wrong result or crash. It records what it was asked
+// (compiles in flight at once, which evaluator ran what) so tests can check the engine's
+// parallelism. Compiled "libraries" live in one registry shared by every instance, as files on
+// one host are: a variant compiled through one GPU's evaluator runs on another's.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "profiler/evaluator.h"
+
+namespace kb::testing {
+
+// What a simulated variant does. Markers in the source set the fields of the default cost:
+//   SIM_COMPILE_ERROR, SIM_WRONG, SIM_CRASH, SIM_TIME=<microseconds>
+struct SimBehaviour {
+  double time_us = 100;
+  bool compile_error = false;
+  bool wrong = false;
+  bool crash = false;
+};
+
+using SimCost = std::function<SimBehaviour(const Variant&)>;
+
+// The default cost: markers only (100 us without SIM_TIME).
+SimBehaviour markers_cost(const Variant& variant);
+
+// The value of -D<name>=... in the variant, or nullopt.
+std::optional<std::string> define_value(const Variant& variant, const std::string& name);
+
+class SimulatedEvaluator : public Evaluator {
+ public:
+  explicit SimulatedEvaluator(SimCost cost = markers_cost, int device_index = 0);
+
+  DeviceInfo device() override;
+  CompiledVariant compile(const config::KernelSpec& spec, const Variant& variant) override;
+  EvalResult evaluate(const config::KernelSpec& spec, const CompiledVariant& baseline,
+                      const CompiledVariant& candidate, const EvalOptions& options) override;
+
+  double compile_delay_s = 0;
+  double evaluate_delay_s = 0;
+  double min_speedup = 1.05;
+
+  int compiles() const { return compiles_; }
+  int evaluations() const { return evaluations_; }
+  int max_concurrent_compiles() const { return max_concurrent_; }
+
+ private:
+  SimCost cost_;
+  int device_index_;
+  std::atomic<int> compiles_{0};
+  std::atomic<int> evaluations_{0};
+  std::atomic<int> in_flight_{0};
+  std::atomic<int> max_concurrent_{0};
+};
+
+}  // namespace kb::testing
