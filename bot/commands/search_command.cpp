@@ -7,16 +7,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "bot/commands/commands.h"
+#include "bot/kernel_search.h"
 #include "bot/text_table.h"
-#include "profiler/device_query.h"
-#include "profiler/gpu_evaluator.h"
-#include "search/archive.h"
-#include "search/proposer_factory.h"
-#include "search/search_engine.h"
 
 namespace kb::bot {
 namespace {
@@ -113,43 +108,8 @@ void run(CliContext& ctx, const SearchOptions& opts) {
   }
   if (opts.rounds > 0) config.search.rounds = opts.rounds;
   if (opts.max_candidates > 0) config.search.max_candidates = opts.max_candidates;
-  search::ProposerOptions proposer_options;
-  proposer_options.name = opts.proposer.empty() && !opts.replay.empty() ? "replay" : opts.proposer;
-  if (!opts.replay.empty()) proposer_options.replay_file = std::filesystem::absolute(opts.replay);
-  if (!opts.record.empty()) proposer_options.record_file = std::filesystem::absolute(opts.record);
-  if (search::resolve_proposer_name(config, proposer_options.name) == "replay" && opts.replay.empty() &&
-      config.search.replay_file.empty())
-    throw UsageError("--proposer replay needs a file of recorded replies: --replay FILE or [search].replay_file");
-
-  // Before any GPU work: a bad proposer setup (no API key, no replay file) fails fast.
-  std::unique_ptr<search::Proposer> proposer;
-  try {
-    proposer = search::make_proposer(config, *spec, proposer_options);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  auto devices = profiler::query_devices();  // NoDeviceError: exit 1
-  std::vector<std::unique_ptr<Evaluator>> evaluators;
-  for (const auto& d : devices) evaluators.push_back(profiler::make_gpu_evaluator(config, d.index));
-  std::unique_ptr<search::Archive> archive;
-  if (!opts.no_archive)
-    archive = std::make_unique<search::Archive>(opts.archive.empty() ? config.resolve(config.search.archive)
-                                                                     : std::filesystem::absolute(opts.archive));
-  spdlog::info("searching '{}' with the {} proposer on {} GPU{} ({})", spec->name, proposer->name(), devices.size(),
-               devices.size() == 1 ? "" : "s", devices.front().name);
-
-  search::SearchRequest request;
-  request.config = &config;
-  request.spec = spec;
-  request.evaluator = evaluators.front().get();
-  for (size_t i = 1; i < evaluators.size(); ++i) request.more_evaluators.push_back(evaluators[i].get());
-  request.proposer = proposer.get();
-  request.archive = archive.get();
-  request.on_progress = [](const search::SearchProgress& p) {
-    spdlog::debug("round {}: {}/{} candidates, best {:.2f}x: {}", p.round, p.candidates_done, p.candidates_planned,
-                  p.best_speedup, p.message);
-  };
-  search::SearchResult result = search::run_search(request);
+  KernelSearchOptions search_options{opts.proposer, opts.replay, opts.record, opts.archive, opts.no_archive};
+  search::SearchResult result = search_kernel(config, *spec, search_options);
   auto saved = save_result(config, *spec, result);
 
   if (ctx.options.json) {

@@ -1,0 +1,44 @@
+// The repository kernelbot commits to, through libgit2. Commits are built from the base
+// branch's tree plus the changed blobs, in the object database: the user's working tree, index
+// and HEAD are never touched. Pushing takes the token through a credential callback only, so
+// it never reaches .git/config, a remote URL, the disk or a log.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+struct git_repository;
+
+namespace kb::bot {
+
+class GitRepo {
+ public:
+  // The repository containing `dir`, or nullopt when `dir` is not inside one.
+  static std::optional<GitRepo> discover(const std::filesystem::path& dir);
+
+  std::filesystem::path workdir() const;
+
+  // Makes a commit on top of `base` (a local branch, else origin/<base>, else HEAD) that changes
+  // `files` (path relative to workdir -> new content), and points refs/heads/<branch> at it,
+  // replacing any earlier commit there. Returns the commit id (hex).
+  std::string commit_on_branch(const std::string& base, const std::string& branch,
+                               const std::map<std::string, std::string>& files, const std::string& message,
+                               const std::string& author_name, const std::string& author_email);
+
+  // Force-pushes refs/heads/<branch> to `remote` (a configured remote's name, or a URL/path).
+  // `token` (may be empty) is offered as the password of user "x-access-token" for HTTPS.
+  // Throws std::runtime_error with libgit2's message, never the token.
+  void push(const std::string& remote, const std::string& branch, const std::string& token);
+
+  // The hex id refs/heads/<branch> points at, or "" when there is no such branch.
+  std::string branch_head(const std::string& branch) const;
+
+ private:
+  explicit GitRepo(git_repository* repo);
+  std::shared_ptr<git_repository> repo_;
+};
+
+}  // namespace kb::bot

@@ -1,0 +1,60 @@
+#include "bot/kernel_search.h"
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+
+#include "bot/cli_context.h"
+#include "profiler/device_query.h"
+#include "profiler/gpu_evaluator.h"
+#include "search/archive.h"
+#include "search/proposer_factory.h"
+#include "search/search_engine.h"
+
+namespace kb::bot {
+
+search::SearchResult search_kernel(const config::Config& config, const config::KernelSpec& kernel,
+                                   const KernelSearchOptions& options) {
+  const config::KernelSpec* spec = &kernel;
+  search::ProposerOptions proposer_options;
+  proposer_options.name = options.proposer.empty() && !options.replay.empty() ? "replay" : options.proposer;
+  if (!options.replay.empty()) proposer_options.replay_file = std::filesystem::absolute(options.replay);
+  if (!options.record.empty()) proposer_options.record_file = std::filesystem::absolute(options.record);
+  if (search::resolve_proposer_name(config, proposer_options.name) == "replay" && options.replay.empty() &&
+      config.search.replay_file.empty())
+    throw UsageError("--proposer replay needs a file of recorded replies: --replay FILE or [search].replay_file");
+
+  // Before any GPU work: a bad proposer setup (no API key, no replay file) fails fast.
+  std::unique_ptr<search::Proposer> proposer;
+  try {
+    proposer = search::make_proposer(config, *spec, proposer_options);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  auto devices = profiler::query_devices();  // NoDeviceError: exit 1
+  std::vector<std::unique_ptr<Evaluator>> evaluators;
+  for (const auto& d : devices) evaluators.push_back(profiler::make_gpu_evaluator(config, d.index));
+  std::unique_ptr<search::Archive> archive;
+  if (!options.no_archive)
+    archive = std::make_unique<search::Archive>(options.archive.empty() ? config.resolve(config.search.archive)
+                                                                     : std::filesystem::absolute(options.archive));
+  spdlog::info("searching '{}' with the {} proposer on {} GPU{} ({})", spec->name, proposer->name(), devices.size(),
+               devices.size() == 1 ? "" : "s", devices.front().name);
+
+  search::SearchRequest request;
+  request.config = &config;
+  request.spec = spec;
+  request.evaluator = evaluators.front().get();
+  for (size_t i = 1; i < evaluators.size(); ++i) request.more_evaluators.push_back(evaluators[i].get());
+  request.proposer = proposer.get();
+  request.archive = archive.get();
+  request.on_progress = [](const search::SearchProgress& p) {
+    spdlog::info("round {}: {}/{} candidates, best {:.2f}x: {}", p.round, p.candidates_done, p.candidates_planned,
+                  p.best_speedup, p.message);
+  };
+  return search::run_search(request);
+}
+
+}  // namespace kb::bot

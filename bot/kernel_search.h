@@ -1,0 +1,25 @@
+// Runs the search for one kernel the way every command does it: the proposer from config (or
+// an override), one GPU evaluator per visible device, the archive. Shared by `search` and `run`.
+#pragma once
+
+#include <string>
+
+#include "config/config.h"
+#include "search/search_types.h"
+
+namespace kb::bot {
+
+// Command-line overrides of [search].
+struct KernelSearchOptions {
+  std::string proposer;  // "" = [search].proposer
+  std::string replay;    // recorded replies file (implies the replay proposer)
+  std::string record;    // record model replies to this file
+  std::string archive;   // "" = [search].archive
+  bool no_archive = false;
+};
+
+// Throws UsageError for a bad proposer setup (before any GPU work), NoDeviceError without a GPU.
+search::SearchResult search_kernel(const config::Config& config, const config::KernelSpec& spec,
+                                   const KernelSearchOptions& options);
+
+}  // namespace kb::bot

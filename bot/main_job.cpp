@@ -1,0 +1,58 @@
+#include "bot/main_job.h"
+
+#include <spdlog/spdlog.h>
+
+#include "bot/cli_context.h"
+#include "bot/forge_factory.h"
+#include "bot/publish.h"
+#include "profiler/device_query.h"
+
+namespace kb::bot {
+
+std::vector<KernelOutcome> run_main_job(const config::Config& config, const MainJobOptions& options) {
+  auto devices = profiler::query_devices();  // no GPU: NoDeviceError, before any other work
+  std::vector<const config::KernelSpec*> targets;
+  for (const auto& k : config.kernels)
+    if (options.kernel.empty() || k.name == options.kernel) targets.push_back(&k);
+  if (targets.empty())
+    throw UsageError(options.kernel.empty() ? "no [[kernel]] in " + config.file.string() + ": nothing to do"
+                                            : "no [[kernel]] named '" + options.kernel + "' in " + config.file.string());
+  auto forge = make_forge(config, options.dry_run);
+  bool push = forge->name() != "dry-run";
+  spdlog::info("kernelbot run: {} kernel{} on {} ({} GPU{}), PRs through the {} forge", targets.size(),
+               targets.size() == 1 ? "" : "s", devices.front().name, devices.size(), devices.size() == 1 ? "" : "s",
+               forge->name());
+
+  std::vector<KernelOutcome> outcomes;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const auto& spec = *targets[i];
+    spdlog::info("[{}/{}] {}", i + 1, targets.size(), spec.name);
+    KernelOutcome row{spec.name, 0, 0, 0, "", "", "", false};
+    try {
+      auto result = search_kernel(config, spec, options.search);
+      if (const auto* base = result.find("baseline")) row.baseline_us = base->median_us;
+      if (const auto* best = result.best()) {
+        row.best_us = best->median_us;
+        row.speedup = best->speedup;
+      }
+      auto published = publish_result(config, spec, result, *forge, push);
+      row.pr = published.pr;
+      row.note = published.note;
+      row.verdict = !published.published ? "no PR"
+                    : !push              ? "dry-run PR"
+                    : published.created  ? "PR opened"
+                                         : "PR updated";
+    } catch (const profiler::NoDeviceError&) {
+      throw;
+    } catch (const std::exception& e) {
+      spdlog::error("{}: {}", spec.name, e.what());
+      row.failed = true;
+      row.verdict = "failed";
+      row.note = e.what();
+    }
+    outcomes.push_back(row);
+  }
+  return outcomes;
+}
+
+}  // namespace kb::bot

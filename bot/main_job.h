@@ -1,0 +1,33 @@
+// `kernelbot run`: for each target kernel, search, then publish the verified winner. One
+// kernel's failure is reported and the others still run.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bot/kernel_search.h"
+#include "config/config.h"
+
+namespace kb::bot {
+
+struct MainJobOptions {
+  std::string kernel;  // empty: every [[kernel]]
+  bool dry_run = false;
+  KernelSearchOptions search;
+};
+
+// One row of the summary.
+struct KernelOutcome {
+  std::string kernel;
+  double baseline_us = 0;  // at the first size set
+  double best_us = 0;
+  double speedup = 0;
+  std::string verdict;  // "PR opened", "PR updated", "dry-run PR", "no faster kernel", "failed"
+  std::string pr;       // URL or PR.md path
+  std::string note;
+  bool failed = false;
+};
+
+std::vector<KernelOutcome> run_main_job(const config::Config& config, const MainJobOptions& options);
+
+}  // namespace kb::bot

@@ -1,0 +1,56 @@
+#include "bot/result_store.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+namespace kb::bot {
+namespace {
+void write(const std::filesystem::path& path, const std::string& text) {
+  // Write then rename, so a crash never leaves half a file where a complete one was.
+  auto tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::filesystem::rename(tmp, path);
+}
+}  // namespace
+
+std::filesystem::path results_directory(const std::filesystem::path& root, const std::string& kernel) {
+  return root / ".kernelbot" / "results" / kernel;
+}
+
+SavedResult save_result(const std::filesystem::path& root, const search::SearchResult& result,
+                        const SourceChange* change) {
+  SavedResult saved;
+  saved.directory = results_directory(root, result.kernel);
+  std::filesystem::create_directories(saved.directory);
+  saved.result_json = saved.directory / "result.json";
+  write(saved.result_json, nlohmann::json(result).dump(2) + "\n");
+  if (change) {
+    auto ext = std::filesystem::path(change->path).extension().string();
+    saved.candidate = saved.directory / ("candidate" + (ext.empty() ? std::string(".cu") : ext));
+    write(saved.candidate, change->updated);
+    saved.patch = saved.directory / "change.patch";
+    write(saved.patch, change->patch);
+  }
+  return saved;
+}
+
+search::SearchResult load_result(const std::filesystem::path& root, const std::string& kernel) {
+  auto path = results_directory(root, kernel) / "result.json";
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("no saved result for '" + kernel + "': " + path.string() + " is missing (run `kernelbot run` or `kernelbot search` first)");
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return nlohmann::json::parse(text.str()).get<search::SearchResult>();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path.string() + ": not a kernelbot result: " + e.what());
+  }
+}
+
+}  // namespace kb::bot

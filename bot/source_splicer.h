@@ -1,0 +1,35 @@
+// Turns a winning variant into an edit of the repository's own source file, so the PR diff
+// shows only what changed: a tuned macro default is edited in place; a replacement launcher and
+// its kernels are spliced over the old definitions, the rest of the file byte-identical.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "profiler/variant.h"
+
+namespace kb::bot {
+
+struct SourceChange {
+  std::string path;      // the file, relative to the repository root
+  std::string original;  // its text before
+  std::string updated;   // its text after
+  std::string patch;     // unified diff, "a/<path>" -> "b/<path>"
+  // What the edit could not carry and a reviewer must know: build flags, macros the file does
+  // not define.
+  std::vector<std::string> notes;
+  bool empty() const { return original == updated; }
+};
+
+// `launcher` is the spec's launcher (possibly qualified: ns::launch_x); the kernels it launches
+// are found by the source scanner. Throws std::runtime_error when a definition to replace cannot
+// be located.
+SourceChange make_source_change(const std::string& path, const std::string& original_text, const std::string& launcher,
+                                const Variant& winner);
+
+// The new text with every "NAME=VALUE" define applied to the file's `#define NAME value` lines;
+// names with no such line are returned in `missing`.
+std::string apply_macro_defaults(const std::string& text, const std::vector<std::string>& defines,
+                                 std::vector<std::string>& missing);
+
+}  // namespace kb::bot
