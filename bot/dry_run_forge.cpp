@@ -1,8 +1,12 @@
 #include "bot/dry_run_forge.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <fstream>
 #include <stdexcept>
+
+#include "bot/branch_commit.h"
 
 namespace kb::bot {
 
@@ -13,18 +17,34 @@ std::filesystem::path DryRunForge::directory_for(const std::string& head) const 
 }
 
 PullRequestOutcome DryRunForge::open_or_update(const PullRequest& pr) {
+  PullRequestOutcome outcome;
+  if (!repo_) {
+    outcome.note = root_.string() + " is not in a git repository: no branch or commit made, only the PR files";
+    spdlog::warn("{}", outcome.note);
+  } else {
+    // A local commit that cannot be made (the base moved on) does not stop the dry run: the PR
+    // text and patch are what a dry run is for.
+    try {
+      outcome.commit = commit_pull_request(*repo_, pr);
+      spdlog::info("committed on local branch {} ({}); nothing pushed (dry run)", pr.head, outcome.commit.substr(0, 12));
+    } catch (const std::exception& e) {
+      outcome.note = std::string("no local commit: ") + e.what();
+      spdlog::warn("{}", outcome.note);
+    }
+  }
   auto dir = directory_for(pr.head);
-  bool existed = std::filesystem::exists(dir / "PR.md");
+  outcome.created = !std::filesystem::exists(dir / "PR.md");
   std::filesystem::create_directories(dir);
-  std::ofstream md(dir / "PR.md");
+  std::ofstream md(dir / "PR.md", std::ios::binary);
   md << "# " << pr.title << "\n\n"
      << "<!-- dry run: head " << pr.head << ", base " << pr.base << (pr.draft ? ", draft" : "") << ", labels: ";
   for (size_t i = 0; i < pr.labels.size(); ++i) md << (i ? ", " : "") << pr.labels[i];
-  md << " -->\n\n" << pr.body;
-  std::ofstream patch(dir / "change.patch");
+  md << (outcome.commit.empty() ? "" : ", commit " + outcome.commit) << " -->\n\n" << pr.body;
+  std::ofstream patch(dir / "change.patch", std::ios::binary);
   patch << pr.patch;
   if (!md || !patch) throw std::runtime_error("cannot write the dry-run PR under " + dir.string());
-  return {!existed, 0, (dir / "PR.md").string()};
+  outcome.url = (dir / "PR.md").string();
+  return outcome;
 }
 
 }  // namespace kb::bot

@@ -1,17 +1,22 @@
-// The forge used with no GitHub repository configured, or with --dry-run: each PR is written
-// to <root>/.kernelbot/prs/<branch>/ as PR.md and change.patch, so the main job runs on any GPU
-// box with no network and a person can read exactly what would have been proposed.
+// The forge used with no GitHub repository configured, or with --dry-run: the branch and commit
+// are made locally (when the root is in a git repository; nothing is pushed), and each PR is
+// written to <root>/.kernelbot/prs/<branch>/ as PR.md and change.patch, so the main job runs on
+// any GPU box with no network and a person can read exactly what would have been proposed.
 #pragma once
 
 #include <filesystem>
+#include <optional>
 
 #include "bot/forge.h"
+#include "bot/git_repo.h"
 
 namespace kb::bot {
 
 class DryRunForge : public Forge {
  public:
-  explicit DryRunForge(std::filesystem::path root) : root_(std::move(root)) {}
+  // `repo`: the repository to commit in, or nullopt to skip git (and say so).
+  DryRunForge(std::filesystem::path root, std::optional<GitRepo> repo)
+      : root_(std::move(root)), repo_(std::move(repo)) {}
   std::string name() const override { return "dry-run"; }
   PullRequestOutcome open_or_update(const PullRequest& pr) override;
   // Where the PR for `head` is written: "kernelbot/saxpy" -> <root>/.kernelbot/prs/kernelbot-saxpy.
@@ -19,6 +24,7 @@ class DryRunForge : public Forge {
 
  private:
   std::filesystem::path root_;
+  std::optional<GitRepo> repo_;
 };
 
 }  // namespace kb::bot

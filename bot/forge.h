@@ -1,15 +1,17 @@
-// Where pull requests go. Two implementations of one interface, chosen from config: the GitHub
-// REST API ([github].repository set) and the dry-run forge (a directory of PR.md files), so the
-// main job is the same code with or without a network.
+// Where pull requests go. Two implementations of one interface, chosen from config: GitHub
+// (bot/github_forge.h: push the branch, then the REST API) and the dry-run forge (a local commit
+// when there is a repository, and a directory of PR.md files), so the main job is the same code
+// with or without a network.
 #pragma once
 
-#include <optional>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace kb::bot {
 
-// A pull request as kernelbot writes it.
+// A pull request as kernelbot writes it: the text, and the commit that carries the change.
 struct PullRequest {
   std::string title;
   std::string body;   // markdown
@@ -18,21 +20,34 @@ struct PullRequest {
   std::vector<std::string> labels;
   bool draft = false;
   std::string patch;  // the change as a unified diff (the dry-run forge writes it beside PR.md)
+
+  // The commit: absolute path of each changed file -> its new content, and what the change was
+  // made against (absolute path -> the text the winner was measured with), so a base branch that
+  // moved on is noticed instead of silently overwritten.
+  std::map<std::string, std::string> files;
+  std::map<std::string, std::string> originals;
+  std::string commit_message;
+  std::string author_name = "kernelbot";
+  std::string author_email = "kernelbot@users.noreply.github.com";
 };
 
 // What the forge did with a PullRequest.
 struct PullRequestOutcome {
+  bool published = true;  // false: deliberately not opened (see `note`), e.g. max_open_prs reached
   bool created = false;   // false: an existing open PR of the bot was updated
   int64_t number = 0;     // 0 for the dry-run forge
   std::string url;        // web URL, or the PR.md path for the dry-run forge
+  std::string commit;     // the commit id on the head branch ("" when no commit was made)
+  std::string note;       // what a person should know: no git repository, PRs closed as superseded...
 };
 
 class Forge {
  public:
   virtual ~Forge() = default;
   virtual std::string name() const = 0;
-  // Opens the PR, or updates the bot's open PR for the same head branch instead of opening a
-  // second one. Throws std::runtime_error with the forge's own message on failure.
+  // Commits the change on the head branch and opens the PR, or updates the bot's open PR for
+  // the same head branch instead of opening a second one. Throws std::runtime_error with the
+  // forge's own message on failure.
   virtual PullRequestOutcome open_or_update(const PullRequest& pr) = 0;
 };
 

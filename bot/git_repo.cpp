@@ -89,19 +89,42 @@ std::string GitRepo::branch_head(const std::string& branch) const {
   return hex(oid);
 }
 
+std::string GitRepo::remote_url(const std::string& name) const {
+  Remote remote;
+  if (git_remote_lookup(remote.out(), repo_.get(), name.c_str()) != 0) return "";
+  const char* url = git_remote_url(remote.get());
+  return url ? url : "";
+}
+
+std::string GitRepo::resolve_base(const std::string& base) const {
+  const std::string candidates[] = {"refs/heads/" + base, "refs/remotes/origin/" + base, "HEAD"};
+  for (const auto& spec : candidates) {
+    Object object;
+    if (git_revparse_single(object.out(), repo_.get(), spec.c_str()) == 0) return spec;
+  }
+  throw std::runtime_error("git: no branch '" + base + "' (local or origin/" + base + ") and no HEAD commit to build on");
+}
+
+std::optional<std::string> GitRepo::file_at(const std::string& base, const std::string& path) const {
+  git_repository* repo = repo_.get();
+  Object object;
+  check(git_revparse_single(object.out(), repo, (resolve_base(base) + "^{tree}").c_str()), "read the tree of " + base);
+  Owned<git_tree_entry, git_tree_entry_free> entry;
+  if (git_tree_entry_bypath(entry.out(), reinterpret_cast<git_tree*>(object.get()), path.c_str()) != 0)
+    return std::nullopt;
+  Owned<git_blob, git_blob_free> blob;
+  if (git_blob_lookup(blob.out(), repo, git_tree_entry_id(entry.get())) != 0) return std::nullopt;
+  return std::string(static_cast<const char*>(git_blob_rawcontent(blob.get())),
+                     static_cast<size_t>(git_blob_rawsize(blob.get())));
+}
+
 std::string GitRepo::commit_on_branch(const std::string& base, const std::string& branch,
                                       const std::map<std::string, std::string>& files, const std::string& message,
                                       const std::string& author_name, const std::string& author_email) {
   git_repository* repo = repo_.get();
+  const std::string used = resolve_base(base);
   Object base_object;
-  const std::string candidates[] = {"refs/heads/" + base, "refs/remotes/origin/" + base, "HEAD"};
-  std::string used;
-  for (const auto& spec : candidates)
-    if (git_revparse_single(base_object.out(), repo, spec.c_str()) == 0) {
-      used = spec;
-      break;
-    }
-  if (!base_object.get()) throw std::runtime_error("git: no branch '" + base + "' and no HEAD to build on");
+  check(git_revparse_single(base_object.out(), repo, used.c_str()), "resolve " + used);
   Commit parent;
   check(git_commit_lookup(parent.out(), repo, git_object_id(base_object.get())), "look up " + used);
   Tree base_tree;

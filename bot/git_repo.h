@@ -36,6 +36,16 @@ class GitRepo {
   // The hex id refs/heads/<branch> points at, or "" when there is no such branch.
   std::string branch_head(const std::string& branch) const;
 
+  // The content of `path` (relative to workdir) in the commit `base` resolves to (as for
+  // commit_on_branch), or nullopt when that commit has no such file.
+  std::optional<std::string> file_at(const std::string& base, const std::string& path) const;
+
+  // The URL of the configured remote `name`, or "" when there is none by that name.
+  std::string remote_url(const std::string& name) const;
+
+  // What `base` resolves to: "refs/heads/main", "refs/remotes/origin/main" or "HEAD".
+  std::string resolve_base(const std::string& base) const;
+
  private:
   explicit GitRepo(git_repository* repo);
   std::shared_ptr<git_repository> repo_;

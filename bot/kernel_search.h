@@ -5,6 +5,7 @@
 #include <string>
 
 #include "config/config.h"
+#include "profiler/evaluator.h"
 #include "search/search_types.h"
 
 namespace kb::bot {
@@ -17,6 +18,12 @@ struct KernelSearchOptions {
   std::string archive;   // "" = [search].archive
   bool no_archive = false;
 };
+
+// The search times candidates without hardware counters; the PR shows them before and after,
+// so the accepted winner gets one more run (verify only, untimed) that collects them for both.
+// On failure the winner's metrics status says why.
+void collect_winner_metrics(const config::Config& config, const config::KernelSpec& spec, Evaluator& evaluator,
+                            search::SearchResult& result);
 
 // Throws UsageError for a bad proposer setup (before any GPU work), NoDeviceError without a GPU.
 search::SearchResult search_kernel(const config::Config& config, const config::KernelSpec& spec,

@@ -17,8 +17,8 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
   if (targets.empty())
     throw UsageError(options.kernel.empty() ? "no [[kernel]] in " + config.file.string() + ": nothing to do"
                                             : "no [[kernel]] named '" + options.kernel + "' in " + config.file.string());
-  auto forge = make_forge(config, options.dry_run);
-  bool push = forge->name() != "dry-run";
+  auto forge = make_forge(config, options.dry_run);  // a missing token fails here, before hours of search
+  const bool dry = forge->name() == "dry-run";
   spdlog::info("kernelbot run: {} kernel{} on {} ({} GPU{}), PRs through the {} forge", targets.size(),
                targets.size() == 1 ? "" : "s", devices.front().name, devices.size(), devices.size() == 1 ? "" : "s",
                forge->name());
@@ -35,13 +35,17 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
         row.best_us = best->median_us;
         row.speedup = best->speedup;
       }
-      auto published = publish_result(config, spec, result, *forge, push);
+      auto published = publish_result(config, spec, result, *forge);
       row.pr = published.pr;
       row.note = published.note;
-      row.verdict = !published.published ? "no PR"
-                    : !push              ? "dry-run PR"
-                    : published.created  ? "PR opened"
-                                         : "PR updated";
+      row.failed = published.failed;
+      row.verdict = published.failed      ? "failed"
+                    : !published.published ? (result.best() ? "no PR" : "no faster kernel")
+                    : dry                  ? "dry-run PR"
+                    : published.created    ? "PR opened"
+                                           : "PR updated";
+      spdlog::info("{}: {}{}{}", spec.name, row.verdict, row.pr.empty() ? "" : " " + row.pr,
+                   row.note.empty() ? "" : " (" + row.note + ")");
     } catch (const profiler::NoDeviceError&) {
       throw;
     } catch (const std::exception& e) {

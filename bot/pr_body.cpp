@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -40,6 +41,17 @@ std::string timing_table(const search::CandidateRecord& best) {
   return out;
 }
 
+// Text for one markdown table cell: pipes escaped, lines joined.
+std::string cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
@@ -72,36 +84,82 @@ std::string correctness(const search::CandidateRecord& best) {
   return out;
 }
 
+// Known CUPTI metrics with a reader's name; others are shown under their key.
+struct MetricLabel {
+  const char* key;
+  const char* label;
+};
+constexpr MetricLabel kMetricLabels[] = {
+    {"duration_us", "kernel time under the profiler (us)"},
+    {"achieved_occupancy_pct", "achieved occupancy (% of peak warps)"},
+    {"sm_throughput_pct", "SM throughput (% of peak)"},
+    {"memory_throughput_pct", "memory throughput (% of peak)"},
+    {"dram_throughput_pct", "DRAM throughput (% of peak)"},
+    {"dram_bytes_read", "DRAM read"},
+    {"dram_bytes_write", "DRAM written"},
+    {"l1_hit_rate_pct", "L1 hit rate (%)"},
+    {"l2_hit_rate_pct", "L2 hit rate (%)"},
+    {"global_load_sectors", "global load sectors"},
+    {"global_load_requests", "global load requests"},
+    {"global_store_sectors", "global store sectors"},
+    {"global_store_requests", "global store requests"},
+};
+
+std::string metric_label(const std::string& key) {
+  for (const auto& m : kMetricLabels)
+    if (key == m.key) return m.label;
+  return "`" + key + "`";
+}
+
 std::string metric_cell(const KernelMetrics& m, const std::string& key) {
   auto it = m.values.find(key);
   if (it == m.values.end()) return "—";
   double v = it->second;
   if (key.find("bytes") != std::string::npos) return fmt::format("{:.1f} MB", v / 1e6);
+  if (key.find("sectors") != std::string::npos || key.find("requests") != std::string::npos || key == "ptxas_kernels")
+    return fmt::format("{:.0f}", v);
   return fmt::format("{:.2f}", v);
 }
 
 std::string profile(const search::SearchResult& result, const search::CandidateRecord& best) {
-  // Hardware counters come from the runs that collected them; the compiler's report for both.
-  const KernelMetrics& before = result.baseline_profile.baseline_metrics;
+  // Before and after from one metrics run when the winner had one (same size, same process);
+  // otherwise the original's own profile from the start of the search.
+  const KernelMetrics& before =
+      best.eval.baseline_metrics.status == "ok" ? best.eval.baseline_metrics : result.baseline_profile.baseline_metrics;
   const KernelMetrics& after = best.eval.candidate_metrics;
   std::string out;
   auto status_line = [](const char* who, const KernelMetrics& m) {
     return m.status == "ok" ? std::string() : fmt::format("- {}: hardware counters not collected: {}\n", who, m.status);
   };
   out += status_line("original", before) + status_line("kernelbot", after);
-  std::set<std::string> keys;
-  for (const auto& [k, v] : before.values) keys.insert(k);
-  for (const auto& [k, v] : after.values) keys.insert(k);
-  out += "\n| metric | original | kernelbot |\n| --- | ---: | ---: |\n";
-  for (const auto& k : keys) out += "| " + k + " | " + metric_cell(before, k) + " | " + metric_cell(after, k) + " |\n";
-  auto num = [](int64_t v) { return v > 0 ? std::to_string(v) : std::string("0"); };
-  out += fmt::format("| registers per thread | {} | {} |\n", before.registers_per_thread, after.registers_per_thread);
-  out += fmt::format("| static shared memory (bytes) | {} | {} |\n", num(before.static_shared_bytes),
-                     num(after.static_shared_bytes));
-  out += fmt::format("| local memory per thread (bytes) | {} | {} |\n", num(before.local_bytes_per_thread),
-                     num(after.local_bytes_per_thread));
-  out += fmt::format("| spill stores / loads (bytes) | {} / {} | {} / {} |\n", num(before.spill_stores_bytes),
-                     num(before.spill_loads_bytes), num(after.spill_stores_bytes), num(after.spill_loads_bytes));
+  std::string where = !after.size_label.empty() ? after.size_label : before.size_label;
+  if (!where.empty()) out += "- hardware counters measured at " + where + "\n";
+  std::vector<std::string> keys;
+  for (const auto& m : kMetricLabels)
+    if (before.values.count(m.key) || after.values.count(m.key)) keys.push_back(m.key);
+  std::set<std::string> other;
+  for (const auto* m : {&before, &after})
+    for (const auto& [k, v] : m->values)
+      if (std::none_of(std::begin(kMetricLabels), std::end(kMetricLabels), [&](const MetricLabel& l) { return k == l.key; }))
+        other.insert(k);
+  keys.insert(keys.end(), other.begin(), other.end());
+  out += "\n| | original | kernelbot |\n| --- | ---: | ---: |\n";
+  for (const auto& k : keys)
+    out += "| " + metric_label(k) + " | " + metric_cell(before, k) + " | " + metric_cell(after, k) + " |\n";
+  // Compiler facts (ptxas): a 0 register count means ptxas reported nothing, not zero registers.
+  auto regs = [](const KernelMetrics& m) {
+    return m.registers_per_thread > 0 ? std::to_string(m.registers_per_thread) : std::string("not reported");
+  };
+  out += fmt::format("| registers per thread (ptxas) | {} | {} |\n", regs(before), regs(after));
+  out += fmt::format("| static shared memory per block (bytes) | {} | {} |\n", before.static_shared_bytes,
+                     after.static_shared_bytes);
+  if (before.dynamic_shared_bytes > 0 || after.dynamic_shared_bytes > 0)
+    out += fmt::format("| dynamic shared memory per block (bytes) | {} | {} |\n", before.dynamic_shared_bytes,
+                       after.dynamic_shared_bytes);
+  out += fmt::format("| local memory per thread (bytes) | {} | {} |\n", before.local_bytes_per_thread,
+                     after.local_bytes_per_thread);
+  out += fmt::format("| spill stores / loads (bytes) | {} / {} | {} / {} |", before.spill_stores_bytes,
+                     before.spill_loads_bytes, after.spill_stores_bytes, after.spill_loads_bytes);
   return out;
 }
 
@@ -112,7 +170,8 @@ std::string idea_path(const search::SearchResult& result, const search::Candidat
                           : verdict_is_correct(c->verdict)
                               ? fmt::format("{}, {:.2f}x", to_string(c->verdict), c->speedup)
                               : to_string(c->verdict);
-    std::string idea = c->id == "baseline" ? "—" : c->idea.text;
+    if (c->from_archive) outcome += " (measured in an earlier run, from the archive)";
+    std::string idea = c->id == "baseline" ? "—" : cell(c->idea.text);
     out += fmt::format("| `{}` | {} | {} | {} | {} |\n", c->id, c->round, idea,
                        c->idea.family.empty() ? "—" : c->idea.family, outcome);
   }
@@ -135,13 +194,20 @@ std::string render_pr_body(const search::SearchResult& result, const SourceChang
   const DeviceInfo& d = result.device;
   std::string verdict = fmt::format(
       "**`{}` is {:.2f}x faster** (geometric mean over {} size set{}), verified against the original on {} trials, "
-      "measured on an {}.",
+      "measured on {}.",
       ctx.kernel, best->speedup, best->eval.timings.size(), best->eval.timings.size() == 1 ? "" : "s",
       best->eval.verification.trials, d.name.empty() ? "unnamed GPU" : d.name);
   std::string summary = fmt::format("This changes `{}` only. The winning candidate is `{}`: {}", ctx.source_path,
                                     best->id, best->idea.text.empty() ? "(no idea text)" : best->idea.text);
+  if (!change.edits.empty()) {
+    summary += "\n\nThe edit:\n";
+    for (const auto& e : change.edits) summary += "- " + e + "\n";
+  }
   if (!best->variant.defines.empty())
-    summary += "\n\nCompile-time parameters of the winner: `" + join(best->variant.defines, "`, `") + "`.";
+    summary += "\nCompile-time parameters of the winner: `" + join(best->variant.defines, "`, `") + "`.";
+  if (best->from_archive)
+    summary += "\n\nThis winner was measured in an earlier run on the same GPU model and source (kernelbot's archive); "
+               "the numbers below are from that run.";
   std::string notes;
   if (!change.notes.empty()) {
     notes = "\n### Needs your attention\n\n";
@@ -150,9 +216,10 @@ std::string render_pr_body(const search::SearchResult& result, const SourceChang
   }
   std::string reproduce = fmt::format(
       "```sh\nkernelbot eval --kernel {} --candidate {}\n```\n\nGPU: {} (compute capability {}.{}, {} SMs), driver "
-      "{}, CUDA runtime {}; measured copy bandwidth {:.0f} GB/s.",
+      "{}, CUDA {}{}.",
       ctx.kernel, ctx.candidate_path, d.name, d.cc_major, d.cc_minor, d.sm_count, d.driver_version, d.runtime_version,
-      d.copy_bandwidth_gbps);
+      d.copy_bandwidth_gbps > 0 ? fmt::format("; measured device copy bandwidth {:.0f} GB/s", d.copy_bandwidth_gbps)
+                                : std::string());
   return search::fill_template(kb::embedded::pr_body_template,
                                {{"VERDICT", verdict},
                                 {"CHANGE_SUMMARY", summary},

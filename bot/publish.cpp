@@ -3,12 +3,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "bot/forge.h"
-#include "bot/git_repo.h"
 #include "bot/pr_body.h"
 #include "bot/project_check.h"
 #include "bot/result_store.h"
@@ -40,71 +38,72 @@ std::string commit_message(const search::SearchResult& result, const search::Can
 
 const search::CandidateRecord* pr_worthy_winner(const config::Config& config, const search::SearchResult& result) {
   const auto* best = result.best();
-  if (!best || best->verdict != Verdict::accepted || best->speedup < config.bench.min_speedup) return nullptr;
-  return best;
+  if (!best || best->verdict != Verdict::accepted || !best->eval.verification.passed ||
+      best->speedup < config.bench.min_speedup)
+    return nullptr;
+  // Faster beyond the noise at one size at least (the evaluator's accept rule says the same;
+  // checked again here because a PR is the one output that must never overstate).
+  bool significant = false;
+  for (const auto& t : best->eval.timings) significant |= t.significant && t.speedup > 1;
+  return significant ? best : nullptr;
 }
 
 PublishOutcome publish_result(const config::Config& config, const config::KernelSpec& spec,
-                              const search::SearchResult& result, Forge& forge, bool push) {
+                              const search::SearchResult& result, Forge& forge) {
   PublishOutcome outcome;
+  // Nothing below may lose the search: result.json is on disk before splicing, the build or the network.
+  SavedResult saved = save_result(config.root, result, nullptr);
+  outcome.saved = saved.directory.string();
   const auto* best = pr_worthy_winner(config, result);
   if (!best) {
-    outcome.saved = save_result(config.root, result, nullptr).result_json.string();
-    outcome.note = result.best() ? fmt::format("best {:.2f}x is under [bench].min_speedup {:.2f}x",
-                                               result.best()->speedup, config.bench.min_speedup)
-                                 : "nothing beat the original beyond noise";
+    outcome.note = !result.best() ? "nothing beat the original beyond noise"
+                   : result.best()->speedup < config.bench.min_speedup
+                       ? fmt::format("best {:.2f}x is under [bench].min_speedup {:.2f}x", result.best()->speedup,
+                                     config.bench.min_speedup)
+                       : "the best candidate is not an accepted, significant win";
     return outcome;
   }
-  auto source_path = std::filesystem::relative(config.resolve(spec.source), config.root).string();
-  SourceChange change = make_source_change(source_path, read_file(config.resolve(spec.source)), spec.launcher,
-                                           best->variant);
-  // Nothing below may lose the winner: it is on disk before git, the build or the network.
-  SavedResult saved = save_result(config.root, result, &change);
-  outcome.saved = saved.directory.string();
+  const auto source_file = config.resolve(spec.source);
+  const std::string original = read_file(source_file);
+  auto source_path = std::filesystem::relative(source_file, config.root).generic_string();
+  SourceChange change = make_source_change(source_path, original, spec.launcher, best->variant);
+  saved = save_result(config.root, result, &change);
   if (change.empty()) {
     outcome.note = "the winner changes only build flags: " + (change.notes.empty() ? "" : change.notes.front());
     return outcome;
   }
   ProjectCheck check = check_project(config, change);
   if (!check.passed) {
+    outcome.failed = true;
     outcome.note = "no PR: " + check.summary;
     return outcome;
-  }
-
-  std::string branch = "kernelbot/" + spec.name;
-  if (auto repo = GitRepo::discover(config.root)) {
-    auto in_repo = std::filesystem::relative(config.root / change.path, repo->workdir()).string();
-    std::string id = repo->commit_on_branch(config.github.base_branch, branch, {{in_repo, change.updated}},
-                                            commit_message(result, *best), config.github.author_name,
-                                            config.github.author_email);
-    spdlog::info("committed {} on branch {} ({})", in_repo, branch, id.substr(0, 12));
-    if (push) {
-      const char* token = std::getenv(config.github.token_env.c_str());
-      if (!token) token = std::getenv("GITHUB_TOKEN");
-      repo->push(config.github.remote, branch, token ? token : "");
-      spdlog::info("pushed {} to {}", branch, config.github.remote);
-    }
-  } else {
-    if (push) throw std::runtime_error(config.root.string() + " is not in a git repository: nothing to push");
-    spdlog::warn("{} is not in a git repository: no branch or commit made, the dry-run PR only", config.root.string());
   }
 
   PullRequest pr;
   pr.title = render_pr_title(result);
   PrContext context{spec.name, change.path,
-                    std::filesystem::relative(saved.candidate, config.root).string(), kVersion};
+                    std::filesystem::relative(saved.candidate, config.root).generic_string(), kVersion};
   pr.body = render_pr_body(result, change, context);
   if (check.ran) pr.body += "\n" + check.summary + ".\n";
-  pr.head = branch;
+  pr.head = "kernelbot/" + spec.name;
   pr.base = config.github.base_branch;
   pr.labels = config.github.labels;
   pr.draft = config.github.draft;
   pr.patch = change.patch;
+  const std::string absolute = std::filesystem::absolute(source_file).string();
+  pr.files[absolute] = change.updated;
+  pr.originals[absolute] = original;
+  pr.commit_message = commit_message(result, *best);
+  pr.author_name = config.github.author_name;
+  pr.author_email = config.github.author_email;
   PullRequestOutcome done = forge.open_or_update(pr);
-  outcome.published = true;
+  outcome.published = done.published;
   outcome.created = done.created;
   outcome.pr = done.url;
-  if (!change.notes.empty()) outcome.note = change.notes.front();
+  std::vector<std::string> notes;
+  if (!done.note.empty()) notes.push_back(done.note);
+  for (const auto& n : change.notes) notes.push_back(n);
+  for (const auto& n : notes) outcome.note += (outcome.note.empty() ? "" : "; ") + n;
   return outcome;
 }
 

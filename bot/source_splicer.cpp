@@ -1,9 +1,10 @@
 #include "bot/source_splicer.h"
 
 #include <algorithm>
-#include <regex>
+#include <cctype>
+#include <map>
+#include <optional>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 #include "profiler/source_scanner.h"
@@ -12,201 +13,345 @@
 namespace kb::bot {
 namespace {
 
+using profiler::SourceChunk;
+
 std::string unqualified(const std::string& name) {
   auto pos = name.rfind("::");
   return pos == std::string::npos ? name : name.substr(pos + 2);
 }
 
-// Byte span of a top-level definition: from the start of its first header line (template
-// line, qualifiers, the comment block right above it) to the end of the line with its closing brace.
-struct Span {
+struct Range {
   size_t begin = 0, end = 0;
+  bool overlaps(const Range& o) const { return begin < o.end && o.begin < end; }
 };
 
-// Offsets of code characters only: comments and string literals are blanked, so braces inside
-// them do not count and names inside them do not match.
-std::string code_only(const std::string& s) {
-  std::string out = s;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s.compare(i, 2, "//") == 0) {
-      while (i < s.size() && s[i] != '\n') out[i++] = ' ';
-    } else if (s.compare(i, 2, "/*") == 0) {
-      size_t end = s.find("*/", i + 2);
-      end = end == std::string::npos ? s.size() : end + 2;
-      for (; i < end; ++i)
-        if (s[i] != '\n') out[i] = ' ';
-      --i;
-    } else if (s[i] == '"' || s[i] == '\'') {
-      char q = s[i];
-      for (++i; i < s.size() && s[i] != q && s[i] != '\n'; ++i) {
-        if (s[i] == '\\') out[i++] = ' ';
-        if (i < s.size()) out[i] = ' ';
-      }
-    }
-  }
-  return out;
+size_t line_begin(const std::string& s, size_t pos) {
+  while (pos > 0 && s[pos - 1] != '\n') --pos;
+  return pos;
 }
 
-size_t line_start(const std::string& s, size_t pos) {
-  size_t p = s.rfind('\n', pos == 0 ? 0 : pos - 1);
-  return p == std::string::npos ? 0 : p + 1;
+bool blank(const std::string& s, size_t from, size_t to) {
+  for (size_t i = from; i < to; ++i)
+    if (!std::isspace(static_cast<unsigned char>(s[i]))) return false;
+  return true;
 }
 
-// Finds the definition of `name` (a function with a body) in `text`.
-bool find_definition(const std::string& text, const std::string& name, Span& span) {
-  std::string code = code_only(text);
-  std::regex word("\\b" + name + "\\s*\\(");
-  for (auto it = std::sregex_iterator(code.begin(), code.end(), word); it != std::sregex_iterator(); ++it) {
-    size_t name_at = static_cast<size_t>(it->position());
-    size_t paren = code.find('(', name_at);
-    int depth = 0;
-    size_t close = paren;
-    for (; close < code.size(); ++close) {
-      if (code[close] == '(') ++depth;
-      else if (code[close] == ')' && --depth == 0) break;
-    }
-    size_t after = code.find_first_not_of(" \t\r\n", close + 1);
-    // Skip trailing qualifiers such as "const" or "noexcept" up to the body.
-    while (after != std::string::npos && std::isalpha(static_cast<unsigned char>(code[after]))) {
-      size_t w = after;
-      while (w < code.size() && (std::isalnum(static_cast<unsigned char>(code[w])) || code[w] == '_')) ++w;
-      after = code.find_first_not_of(" \t\r\n", w);
-    }
-    if (after == std::string::npos || code[after] != '{') continue;  // a call or a declaration
-    // The header starts after the previous top-level ';', '}' or preprocessor line.
-    size_t begin = name_at;
-    while (begin > 0) {
-      char c = code[begin - 1];
-      if (c == ';' || c == '}' || c == '{') break;
-      size_t ls = line_start(code, begin - 1);
-      if (code.find_first_not_of(" \t", ls) < code.size() && code[code.find_first_not_of(" \t", ls)] == '#') {
-        begin = code.find('\n', ls) + 1;
-        break;
-      }
-      --begin;
-    }
-    begin = code.find_first_not_of(" \t\r\n", begin);
-    begin = line_start(text, begin);
-    // Take the comment block directly above (no blank line between) with the definition.
-    while (begin > 0) {
-      size_t prev = line_start(text, begin - 1);
-      std::string line = text.substr(prev, begin - prev);
-      size_t first = line.find_first_not_of(" \t");
-      if (first == std::string::npos || !(line.compare(first, 2, "//") == 0)) break;
-      begin = prev;
-    }
-    depth = 0;
-    size_t end = after;
-    for (; end < code.size(); ++end) {
-      if (code[end] == '{') ++depth;
-      else if (code[end] == '}' && --depth == 0) break;
-    }
-    if (end >= code.size()) return false;
-    size_t eol = text.find('\n', end);
-    span = {begin, eol == std::string::npos ? text.size() : eol + 1};
-    return true;
-  }
-  return false;
-}
-
-std::vector<std::string> include_lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line))
-    if (std::regex_search(line, std::regex("^\\s*#\\s*include\\b"))) out.push_back(line);
-  return out;
-}
-
-// The candidate without its #include lines (they are merged into the original's separately).
-std::string without_includes(const std::string& text) {
-  std::istringstream in(text);
-  std::string line, out;
-  while (std::getline(in, line))
-    if (!std::regex_search(line, std::regex("^\\s*#\\s*include\\b"))) out += line + "\n";
-  size_t first = out.find_first_not_of("\n");
-  return first == std::string::npos ? "" : out.substr(first);
-}
-
-std::string splice_replacement(const std::string& path, const std::string& original, const std::string& launcher,
-                               const std::string& candidate) {
-  // What the original launcher launches, by the scanner, is what the candidate replaces.
-  profiler::ScanResult scan;
-  profiler::scan_source(original, path, scan);
-  std::set<std::string> names{unqualified(launcher)};
-  for (const auto& l : scan.launchers)
-    if (unqualified(l.name) == unqualified(launcher))
-      for (const auto& launch : l.launches) names.insert(launch.kernel);
-  std::vector<Span> spans;
-  for (const auto& name : names) {
-    Span s;
-    if (!find_definition(original, name, s))
-      throw std::runtime_error("cannot find the definition of '" + name + "' in " + path + " to replace it");
-    spans.push_back(s);
-  }
-  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
-
-  // New includes go after the original's last #include line.
-  std::string text = original;
-  std::string body = without_includes(candidate);
-  auto old_includes = include_lines(original);
-  std::string new_includes;
-  for (const auto& inc : include_lines(candidate))
-    if (std::find(old_includes.begin(), old_includes.end(), inc) == old_includes.end()) new_includes += inc + "\n";
-
-  // Replace from the last span backwards so earlier offsets stay valid; the first span receives
-  // the candidate's whole body (helpers included), the others are removed with their blank line.
-  for (size_t i = spans.size(); i-- > 0;) {
-    Span s = spans[i];
-    if (i == 0) {
-      text.replace(s.begin, s.end - s.begin, body);
+// `r` widened upwards over the comment lines directly above it (no blank line between): a
+// definition's doc comment describes it, so it goes (or is replaced) with it.
+Range with_leading_comment(const std::string& s, Range r) {
+  size_t b = line_begin(s, r.begin);
+  if (!blank(s, b, r.begin)) return r;
+  while (b > 0) {
+    size_t prev = line_begin(s, b - 1);
+    size_t first = prev;
+    while (first < b && (s[first] == ' ' || s[first] == '\t')) ++first;
+    size_t last = b - 1;  // the '\n'
+    while (last > first && std::isspace(static_cast<unsigned char>(s[last - 1]))) --last;
+    if (s.compare(first, 2, "//") == 0) {
+      b = prev;
+    } else if (last >= first + 2 && s.compare(last - 2, 2, "*/") == 0) {
+      size_t open = s.rfind("/*", last - 2);
+      if (open == std::string::npos || !blank(s, line_begin(s, open), open)) break;
+      b = line_begin(s, open);
     } else {
-      if (s.end < text.size() && text[s.end] == '\n') ++s.end;
-      text.erase(s.begin, s.end - s.begin);
+      break;
     }
   }
-  if (!new_includes.empty()) {
-    size_t at = 0;
-    if (!old_includes.empty()) {
-      size_t pos = text.find(old_includes.back());
-      at = text.find('\n', pos) + 1;
+  r.begin = b == line_begin(s, r.begin) ? r.begin : b;
+  return r;
+}
+
+// The whole lines of `r`, plus one blank line after it, for removing a definition cleanly.
+Range whole_lines(const std::string& s, Range r) {
+  r.begin = line_begin(s, r.begin);
+  size_t eol = s.find('\n', r.end);
+  r.end = eol == std::string::npos ? s.size() : eol + 1;
+  size_t next = s.find('\n', r.end);
+  if (next != std::string::npos && blank(s, r.end, next)) r.end = next + 1;
+  return r;
+}
+
+std::string normalized(const std::string& s) {
+  std::string out;
+  bool space = false;
+  for (char c : s) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = !out.empty();
+    } else {
+      if (space) out += ' ';
+      out += c;
+      space = false;
     }
-    text.insert(at, new_includes);
   }
-  return text;
+  return out;
+}
+
+// "#  define NAME value // why" -> NAME and the byte range of "value" (object-like macros only).
+struct MacroLine {
+  std::string name;
+  Range value;
+};
+std::optional<MacroLine> parse_define(const std::string& s, const SourceChunk& d) {
+  size_t i = d.begin + 1;
+  auto skip_space = [&] {
+    while (i < d.end && (s[i] == ' ' || s[i] == '\t')) ++i;
+  };
+  skip_space();
+  if (s.compare(i, 6, "define") != 0) return std::nullopt;
+  i += 6;
+  if (i >= d.end || (s[i] != ' ' && s[i] != '\t')) return std::nullopt;
+  skip_space();
+  size_t name_begin = i;
+  while (i < d.end && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
+  if (i == name_begin || (i < d.end && s[i] == '(')) return std::nullopt;
+  MacroLine m{s.substr(name_begin, i - name_begin), {}};
+  skip_space();
+  size_t value_end = i;
+  for (size_t k = i; k < d.end; ++k) {
+    if (s.compare(k, 2, "//") == 0 || s.compare(k, 2, "/*") == 0) break;
+    if (!std::isspace(static_cast<unsigned char>(s[k]))) value_end = k + 1;
+  }
+  m.value = {i, value_end};
+  return m;
+}
+
+std::vector<MacroLine> defines_of(const std::string& text) {
+  std::vector<MacroLine> out;
+  for (const auto& c : profiler::top_level_chunks(text))
+    if (c.kind == SourceChunk::directive)
+      if (auto m = parse_define(text, c)) out.push_back(*m);
+  return out;
+}
+
+enum class Conditional { none, open, middle, close };
+Conditional conditional_kind(const std::string& s, const SourceChunk& d) {
+  size_t i = d.begin + 1;
+  while (i < d.end && (s[i] == ' ' || s[i] == '\t')) ++i;
+  size_t w = i;
+  while (w < d.end && std::isalpha(static_cast<unsigned char>(s[w]))) ++w;
+  std::string word = s.substr(i, w - i);
+  if (word == "if" || word == "ifdef" || word == "ifndef") return Conditional::open;
+  if (word == "elif" || word == "else" || word == "elifdef" || word == "elifndef") return Conditional::middle;
+  if (word == "endif") return Conditional::close;
+  return Conditional::none;
+}
+
+// One file, scanned: its definitions with byte ranges and its top-level pieces.
+struct Parsed {
+  const std::string& text;
+  profiler::ScanResult scan;
+  std::vector<SourceChunk> chunks;
+
+  Parsed(const std::string& t, const std::string& path) : text(t), chunks(profiler::top_level_chunks(t)) {
+    profiler::scan_source(t, path, scan);
+  }
+  const profiler::ScannedLauncher* launcher(const std::string& name) const {
+    for (const auto& l : scan.launchers)
+      if (l.name == name || unqualified(l.name) == unqualified(name)) return &l;
+    return nullptr;
+  }
+  const profiler::ScannedKernel* kernel(const std::string& name) const {
+    for (const auto& k : scan.kernels)
+      if (k.is_definition && k.name == name) return &k;
+    return nullptr;
+  }
+  std::string slice(Range r) const { return text.substr(r.begin, r.end - r.begin); }
+};
+
+// A piece of the candidate to carry over: a new helper, include, macro or kernel.
+struct Carried {
+  Range range;
+  bool directive = false;
+};
+
+// The candidate's top-level pieces the original does not have, outside the ranges being
+// spliced. A conditional block (#if ... #endif) that the original has is looked into; one it
+// lacks is carried whole. #define lines of macros the original defines become edits instead.
+std::vector<Carried> new_pieces(const Parsed& original, const Parsed& candidate, const std::vector<Range>& spliced,
+                                std::vector<std::string>& macro_edits) {
+  std::set<std::string> known;
+  for (const auto& c : original.chunks) known.insert(normalized(original.slice({c.begin, c.end})));
+  std::map<std::string, std::string> original_defines;
+  for (const auto& m : defines_of(original.text)) original_defines[m.name] = original.slice(m.value);
+
+  std::vector<Carried> out;
+  const auto& chunks = candidate.chunks;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    const SourceChunk& c = chunks[i];
+    Range r{c.begin, c.end};
+    if (std::any_of(spliced.begin(), spliced.end(), [&](const Range& s) { return s.overlaps(r); })) continue;
+    std::string text = normalized(candidate.slice(r));
+    if (c.kind == SourceChunk::directive) {
+      Conditional kind = conditional_kind(candidate.text, c);
+      if (kind == Conditional::open && !known.count(text)) {
+        // A block the original lacks: carried whole, up to its matching #endif.
+        int depth = 0;
+        size_t j = i;
+        for (; j < chunks.size(); ++j) {
+          if (chunks[j].kind != SourceChunk::directive) continue;
+          Conditional k = conditional_kind(candidate.text, chunks[j]);
+          if (k == Conditional::open) ++depth;
+          else if (k == Conditional::close && --depth == 0) break;
+        }
+        if (j == chunks.size()) j = chunks.size() - 1;
+        out.push_back({{c.begin, chunks[j].end}, true});
+        i = j;
+        continue;
+      }
+      if (kind != Conditional::none) continue;  // the original's own block structure
+      if (auto m = parse_define(candidate.text, c)) {
+        auto it = original_defines.find(m->name);
+        if (it != original_defines.end()) {
+          std::string value = candidate.slice(m->value);
+          if (value != it->second) macro_edits.push_back(m->name + "=" + value);
+          continue;
+        }
+      }
+    }
+    if (known.count(text)) continue;
+    out.push_back({with_leading_comment(candidate.text, r), c.kind == SourceChunk::directive});
+  }
+  return out;
+}
+
+struct Edit {
+  Range range;  // in the original
+  std::string text;
+};
+
+std::string splice_replacement(const std::string& path, const std::string& original_text, const std::string& launcher,
+                               const std::string& candidate_text, std::vector<std::string>& macro_edits,
+                               std::vector<std::string>& edits_done) {
+  Parsed original(original_text, path);
+  Parsed candidate(candidate_text, path);
+  const auto* old_launcher = original.launcher(launcher);
+  if (!old_launcher)
+    throw std::runtime_error(path + " has no definition of the launcher '" + launcher + "' that launches a kernel");
+  const auto* new_launcher = candidate.launcher(launcher);
+  if (!new_launcher)
+    throw std::runtime_error("the winning candidate has no definition of the launcher '" + launcher +
+                             "' that launches a kernel the scanner can read");
+
+  std::vector<std::string> old_kernels, new_kernels;
+  for (const auto& l : old_launcher->launches)
+    if (std::find(old_kernels.begin(), old_kernels.end(), l.kernel) == old_kernels.end()) old_kernels.push_back(l.kernel);
+  for (const auto& l : new_launcher->launches)
+    if (std::find(new_kernels.begin(), new_kernels.end(), l.kernel) == new_kernels.end()) new_kernels.push_back(l.kernel);
+
+  std::vector<Edit> edits;
+  std::vector<Range> spliced{{new_launcher->begin, new_launcher->end}};
+  std::vector<Carried> carried;
+  std::string added_kernels;
+  auto replace = [&](Range from, Range to) {
+    edits.push_back({with_leading_comment(original.text, from), candidate.slice(with_leading_comment(candidate.text, to))});
+  };
+  replace({old_launcher->begin, old_launcher->end}, {new_launcher->begin, new_launcher->end});
+  std::string replaced = unqualified(launcher);
+  for (const auto& name : new_kernels) {
+    const auto* k = candidate.kernel(name);
+    if (!k) throw std::runtime_error("the winning candidate launches '" + name + "' but does not define it");
+    spliced.push_back({k->begin, k->end});
+    if (const auto* old = original.kernel(name)) {
+      replace({old->begin, old->end}, {k->begin, k->end});
+      replaced += ", " + name;
+    } else {
+      carried.push_back({with_leading_comment(candidate.text, {k->begin, k->end}), false});
+      added_kernels += (added_kernels.empty() ? "" : ", ") + name;
+    }
+  }
+  std::string removed;
+  for (const auto& name : old_kernels) {
+    if (std::find(new_kernels.begin(), new_kernels.end(), name) != new_kernels.end()) continue;
+    const auto* old = original.kernel(name);
+    if (!old) continue;  // defined elsewhere (a header): not ours to remove
+    bool used_elsewhere = std::any_of(original.scan.launchers.begin(), original.scan.launchers.end(), [&](const auto& l) {
+      return &l != old_launcher &&
+             std::any_of(l.launches.begin(), l.launches.end(), [&](const auto& x) { return x.kernel == name; });
+    });
+    if (used_elsewhere) continue;
+    if (candidate.kernel(name)) continue;  // the candidate keeps it as a helper: carried as such
+    edits.push_back({whole_lines(original.text, with_leading_comment(original.text, {old->begin, old->end})), ""});
+    removed += (removed.empty() ? "" : ", ") + name;
+  }
+  size_t new_kernel_count = carried.size();
+  for (auto& piece : new_pieces(original, candidate, spliced, macro_edits)) carried.push_back(piece);
+  size_t helper_count = carried.size() - new_kernel_count;
+  std::sort(carried.begin(), carried.end(), [](const Carried& a, const Carried& b) { return a.range.begin < b.range.begin; });
+
+  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.range.begin < b.range.begin; });
+  for (size_t i = 1; i < edits.size(); ++i)
+    if (edits[i].range.overlaps(edits[i - 1].range))
+      throw std::runtime_error(path + ": the definitions to replace overlap; cannot splice the winner");
+  if (!carried.empty()) {
+    // New pieces go right before the first replaced definition, at the start of its line.
+    std::string block;
+    for (size_t i = 0; i < carried.size(); ++i) {
+      block += candidate.slice(carried[i].range) + "\n";
+      bool next_directive = i + 1 < carried.size() && carried[i + 1].directive;
+      if (!(carried[i].directive && next_directive)) block += "\n";
+    }
+    Edit& first = edits.front();
+    size_t at = line_begin(original.text, first.range.begin);
+    if (first.text.empty()) {
+      first.text = block;  // a removal: the block takes the removed lines' place
+      first.range.begin = at;
+    } else {
+      first.text = block + original.text.substr(at, first.range.begin - at) + first.text;
+      first.range.begin = at;
+    }
+    if (!added_kernels.empty()) edits_done.push_back("new kernels " + added_kernels + " added");
+    if (helper_count > 0)
+      edits_done.push_back(std::to_string(helper_count) + " new top-level piece" + (helper_count == 1 ? "" : "s") +
+                           " of the candidate (helpers, includes, macros) added before the first replaced definition");
+  }
+  std::string out = original.text;
+  for (auto it = edits.rbegin(); it != edits.rend(); ++it)
+    out.replace(it->range.begin, it->range.end - it->range.begin, it->text);
+  edits_done.insert(edits_done.begin(), replaced + " replaced by the winner's " +
+                                            (replaced.find(',') == std::string::npos ? "definition" : "definitions"));
+  if (!removed.empty()) edits_done.push_back(removed + " removed (no longer launched)");
+  return out;
 }
 
 }  // namespace
 
 std::string apply_macro_defaults(const std::string& text, const std::vector<std::string>& defines,
-                                 std::vector<std::string>& missing) {
+                                 std::vector<std::string>& missing, std::vector<std::string>* edits) {
   std::string out = text;
   for (const auto& d : defines) {
     auto eq = d.find('=');
     std::string name = d.substr(0, eq);
     std::string value = eq == std::string::npos ? "1" : d.substr(eq + 1);
-    // "#define NAME value" keeping indentation, spacing and any trailing comment.
-    std::regex line("(^[ \\t]*#[ \\t]*define[ \\t]+" + name + "[ \\t]+)([^ \\t\\n/]+)", std::regex::multiline);
-    std::smatch m;
-    if (!std::regex_search(out, m, line)) {
-      missing.push_back(name);
-      continue;
+    bool found = false;
+    for (const auto& m : defines_of(out)) {
+      if (m.name != name) continue;
+      found = true;
+      std::string old = out.substr(m.value.begin, m.value.end - m.value.begin);
+      if (old == value) break;
+      std::string replacement = m.value.begin == m.value.end && out[m.value.begin - 1] != ' ' ? " " + value : value;
+      out.replace(m.value.begin, m.value.end - m.value.begin, replacement);
+      if (edits) edits->push_back("the default of " + name + " (" + (old.empty() ? "empty" : old) + " -> " + value + ")");
+      break;  // the first definition is the default; later ones are other configurations
     }
-    out.replace(static_cast<size_t>(m.position(2)), static_cast<size_t>(m.length(2)), value);
+    if (!found) missing.push_back(name);
   }
   return out;
 }
 
 SourceChange make_source_change(const std::string& path, const std::string& original_text, const std::string& launcher,
                                 const Variant& winner) {
-  SourceChange change{path, original_text, original_text, "", {}};
+  SourceChange change{path, original_text, original_text, "", {}, {}};
   bool same_source = winner.source.empty() || winner.source == original_text;
-  if (!same_source) change.updated = splice_replacement(path, original_text, launcher, winner.source);
+  std::vector<std::string> defines;
+  if (!same_source)
+    change.updated = splice_replacement(path, original_text, launcher, winner.source, defines, change.edits);
+  // -D values of the variant win over the candidate's own #define lines, as on nvcc's command line.
+  for (const auto& d : winner.defines) defines.push_back(d);
   std::vector<std::string> missing;
-  change.updated = apply_macro_defaults(change.updated, winner.defines, missing);
+  change.updated = apply_macro_defaults(change.updated, defines, missing, &change.edits);
   for (const auto& name : missing) {
     std::string value;
-    for (const auto& d : winner.defines)
+    for (const auto& d : defines)
       if (d.rfind(name + "=", 0) == 0 || d == name) value = d;
     change.notes.push_back("The winner was built with -D" + value + ", but " + path + " has no `#define " + name +
                            "` line to change: add -D" + value + " to the build of " + path + ".");
@@ -214,9 +359,10 @@ SourceChange make_source_change(const std::string& path, const std::string& orig
   if (!winner.nvcc_flags.empty()) {
     std::string flags;
     for (const auto& f : winner.nvcc_flags) flags += (flags.empty() ? "" : " ") + f;
-    change.notes.push_back("The winner was compiled with `" + flags + "` in addition to the project's flags: add " +
-                           (winner.nvcc_flags.size() == 1 ? "it" : "them") + " to the nvcc flags of " + path +
-                           " (and to [project] or [[kernel]] nvcc_flags in kernelbot.toml).");
+    change.notes.push_back("The winner was compiled with `" + flags + "` in addition to the project's flags; this PR "
+                           "does not change the build: add " + (winner.nvcc_flags.size() == 1 ? "it" : "them") +
+                           " to the nvcc flags of " + path + " (and to [project] or [[kernel]] nvcc_flags in "
+                           "kernelbot.toml) to get the measured speed.");
   }
   change.patch = search::unified_diff(change.original, change.updated, path);
   return change;

@@ -1,6 +1,8 @@
 // Turns a winning variant into an edit of the repository's own source file, so the PR diff
 // shows only what changed: a tuned macro default is edited in place; a replacement launcher and
-// its kernels are spliced over the old definitions, the rest of the file byte-identical.
+// the kernels it launches are spliced over the old definitions (found by the source scanner),
+// the rest of the file byte-identical; what the candidate adds (helpers, includes, macros) goes
+// just before the first replaced definition.
 #pragma once
 
 #include <string>
@@ -18,6 +20,9 @@ struct SourceChange {
   // What the edit could not carry and a reviewer must know: build flags, macros the file does
   // not define.
   std::vector<std::string> notes;
+  // What was edited, for the PR body: "the default of SAXPY_BLOCK (32 -> 256)", "saxpy_kernel
+  // and launch_saxpy replaced".
+  std::vector<std::string> edits;
   bool empty() const { return original == updated; }
 };
 
@@ -27,9 +32,10 @@ struct SourceChange {
 SourceChange make_source_change(const std::string& path, const std::string& original_text, const std::string& launcher,
                                 const Variant& winner);
 
-// The new text with every "NAME=VALUE" define applied to the file's `#define NAME value` lines;
-// names with no such line are returned in `missing`.
+// The new text with every "NAME=VALUE" define applied to the file's `#define NAME value` lines
+// (indentation, spacing and trailing comments kept); names with no such line are returned in
+// `missing`. `edits` (may be null) receives "NAME: old -> new" for each changed line.
 std::string apply_macro_defaults(const std::string& text, const std::vector<std::string>& defines,
-                                 std::vector<std::string>& missing);
+                                 std::vector<std::string>& missing, std::vector<std::string>* edits = nullptr);
 
 }  // namespace kb::bot

@@ -12,6 +12,7 @@ struct Token {
   enum Kind { ident, number, punct, string_lit } kind;
   std::string text;
   int line;
+  size_t offset = 0;  // byte offset of the first character in the file
 };
 
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -19,7 +20,8 @@ bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || 
 // Splits the text into tokens, dropping comments and preprocessor lines (continuations too).
 // Macro definitions that contain __global__ or <<< are reported, since their kernels are
 // invisible to a scanner that does not expand macros.
-std::vector<Token> tokenize(const std::string& s, const std::string& file, std::vector<ScanNote>& notes) {
+std::vector<Token> tokenize(const std::string& s, const std::string& file, std::vector<ScanNote>& notes,
+                            std::vector<SourceChunk>* directives = nullptr) {
   std::vector<Token> out;
   int line = 1;
   size_t i = 0;
@@ -52,6 +54,7 @@ std::vector<Token> tokenize(const std::string& s, const std::string& file, std::
     }
     if (c == '#' && line_start) {
       int start_line = line;
+      size_t start = i;
       std::string directive;
       while (i < s.size()) {
         if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == '\n') {
@@ -62,6 +65,11 @@ std::vector<Token> tokenize(const std::string& s, const std::string& file, std::
         }
         if (s[i] == '\n') break;
         directive += s[i++];
+      }
+      if (directives) {
+        size_t stop = i;
+        if (stop > start && s[stop - 1] == '\r') --stop;
+        directives->push_back({SourceChunk::directive, start, stop, start_line});
       }
       if (directive.find("define") != std::string::npos &&
           (directive.find("__global__") != std::string::npos || directive.find("<<<") != std::string::npos))
@@ -79,33 +87,33 @@ std::vector<Token> tokenize(const std::string& s, const std::string& file, std::
         else if (s[j] == '\n') ++line;
         ++j;
       }
-      out.push_back({Token::string_lit, s.substr(i, j + 1 - i), line});
+      out.push_back({Token::string_lit, s.substr(i, j + 1 - i), line, i});
       i = j + 1;
       continue;
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       size_t j = i;
       while (j < s.size() && ident_char(s[j])) ++j;
-      out.push_back({Token::ident, s.substr(i, j - i), line});
+      out.push_back({Token::ident, s.substr(i, j - i), line, i});
       i = j;
       continue;
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {
       size_t j = i;
       while (j < s.size() && (ident_char(s[j]) || s[j] == '.')) ++j;
-      out.push_back({Token::number, s.substr(i, j - i), line});
+      out.push_back({Token::number, s.substr(i, j - i), line, i});
       i = j;
       continue;
     }
     for (const char* p : {"<<<", ">>>", "::", "->"}) {
       size_t n = std::char_traits<char>::length(p);
       if (s.compare(i, n, p) == 0) {
-        out.push_back({Token::punct, p, line});
+        out.push_back({Token::punct, p, line, i});
         i += n;
         goto next;
       }
     }
-    out.push_back({Token::punct, std::string(1, c), line});
+    out.push_back({Token::punct, std::string(1, c), line, i});
     ++i;
   next:;
   }
@@ -222,6 +230,53 @@ std::vector<ScannedParam> split_params(const std::string& text) {
   return params_from_tokens(t, 0, t.size() - 1);
 }
 
+std::vector<SourceChunk> top_level_chunks(const std::string& text) {
+  std::vector<ScanNote> notes;
+  std::vector<SourceChunk> directives;
+  auto t = tokenize(text, "", notes, &directives);
+  std::vector<SourceChunk> chunks;
+  size_t start = t.size();  // first token of the open chunk; t.size() when none is open
+  size_t first_brace = t.size();
+  int depth = 0;
+  auto close_chunk = [&](size_t last) {
+    chunks.push_back({SourceChunk::declaration, t[start].offset, t[last].offset + t[last].text.size(), t[start].line});
+    start = first_brace = t.size();
+  };
+  // A brace block whose declaration goes on to a ';' (struct X {...};, int a[] = {...};).
+  auto ends_with_semicolon = [&]() {
+    for (size_t k = start; k < first_brace; ++k) {
+      const std::string& x = t[k].text;
+      if (x == "=" || x == "struct" || x == "class" || x == "union" || x == "enum" || x == "typedef") return true;
+      if (x == "(" || x == "namespace") return false;
+    }
+    return false;
+  };
+  for (size_t i = 0; i < t.size(); ++i) {
+    const std::string& x = t[i].text;
+    if (start == t.size()) start = i;
+    if (x == "{") {
+      if (depth++ == 0 && first_brace == t.size()) first_brace = i;
+    } else if (x == "}") {
+      if (depth > 0 && --depth == 0 && !ends_with_semicolon()) {
+        if (i + 1 < t.size() && t[i + 1].text == ";") ++i;
+        close_chunk(i);
+      }
+    } else if (x == ";" && depth == 0) {
+      close_chunk(i);
+    }
+  }
+  if (start < t.size()) close_chunk(t.size() - 1);
+  // Directives inside a declaration (#pragma unroll in a body) are not top-level pieces.
+  for (const auto& d : directives) {
+    bool inside = std::any_of(chunks.begin(), chunks.end(),
+                              [&](const SourceChunk& c) { return c.kind == SourceChunk::declaration &&
+                                                                 d.begin > c.begin && d.begin < c.end; });
+    if (!inside) chunks.push_back(d);
+  }
+  std::sort(chunks.begin(), chunks.end(), [](const SourceChunk& a, const SourceChunk& b) { return a.begin < b.begin; });
+  return chunks;
+}
+
 void scan_source(const std::string& text, const std::string& file, ScanResult& result) {
   auto t = tokenize(text, file, result.skipped);
   std::vector<Scope> scopes;
@@ -261,6 +316,9 @@ void scan_source(const std::string& text, const std::string& file, ScanResult& r
         size_t close = match(t, paren_at);
         ScannedKernel k{t[name_at].text, file, t[name_at].line, params_from_tokens(t, paren_at, close), tparams,
                         t[end].text == "{"};
+        size_t last = t[end].text == "{" ? match(t, end) : end;
+        k.begin = t[std::min(header_start, i)].offset;
+        k.end = last < t.size() ? t[last].offset + t[last].text.size() : text.size();
         result.kernels.push_back(k);
       } else {
         result.skipped.push_back({file, tok.line, "__global__ without a readable function signature"});
@@ -330,6 +388,9 @@ void scan_source(const std::string& text, const std::string& file, ScanResult& r
                                       params_from_tokens(t, paren_at, close),
                                       {},
                                       is_kernel};
+          size_t body_close = match(t, i);
+          s.pending.begin = t[header_start].offset;
+          s.pending.end = body_close < t.size() ? t[body_close].offset + 1 : text.size();
         }
       }
       scopes.push_back(std::move(s));

@@ -22,6 +22,9 @@ struct ScannedKernel {
   std::vector<ScannedParam> params;
   std::string template_params;  // "typename T, int BLOCK" or empty
   bool is_definition = false;   // false: only a declaration
+  // Byte offsets in the file's text: from the first token of the declaration (its template
+  // header and qualifiers included, comments above it not) to one past its closing '}' (or ';').
+  size_t begin = 0, end = 0;
 };
 
 struct ScannedLaunch {
@@ -40,6 +43,7 @@ struct ScannedLauncher {
   std::vector<ScannedParam> params;
   std::vector<ScannedLaunch> launches;
   bool is_kernel = false;  // a __global__ function launching others (dynamic parallelism)
+  size_t begin = 0, end = 0;  // byte offsets of the definition, as for ScannedKernel
 };
 
 // Something the scanner saw but did not read, so the user knows what is missing from the list.
@@ -55,6 +59,18 @@ struct ScanResult {
   std::vector<ScanNote> skipped;
   std::vector<std::string> files;  // every file read
 };
+
+// A top-level piece of a file, for tools that edit sources (the PR splicer): a preprocessor
+// directive (continuation lines included) or one declaration/definition at file scope (a
+// namespace or extern "C" block is one piece).
+struct SourceChunk {
+  enum Kind { directive, declaration } kind = declaration;
+  size_t begin = 0, end = 0;  // byte offsets; `end` is one past the last character (no newline)
+  int line = 0;
+};
+
+// The file's top-level pieces in order. Comments and blank lines belong to no piece.
+std::vector<SourceChunk> top_level_chunks(const std::string& text);
 
 // Scans one file's text (the name is used in results).
 void scan_source(const std::string& text, const std::string& file_name, ScanResult& result);

@@ -1,4 +1,5 @@
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "bot/commands/commands.h"
 #include "bot/forge_factory.h"
@@ -21,8 +22,15 @@ void register_pr_command(CLI::App& app, CliContext& ctx) {
     if (!spec) throw UsageError("no [[kernel]] named '" + *kernel + "' in " + config.file.string());
     auto result = load_result(config.root, *kernel);
     auto forge = make_forge(config, *dry_run);
-    auto outcome = publish_result(config, *spec, result, *forge, forge->name() != "dry-run");
+    auto outcome = publish_result(config, *spec, result, *forge);
     if (!outcome.published) throw CommandFailed("no PR for '" + *kernel + "': " + outcome.note);
+    if (ctx.options.json) {
+      std::cout << nlohmann::json{{"kernel", *kernel}, {"forge", forge->name()}, {"pr", outcome.pr},
+                                  {"created", outcome.created}, {"note", outcome.note}, {"saved", outcome.saved}}
+                       .dump(2)
+                << "\n";
+      return;
+    }
     std::cout << (forge->name() == "dry-run" ? "dry-run PR written: " : outcome.created ? "PR opened: " : "PR updated: ")
               << outcome.pr << "\n";
     if (!outcome.note.empty()) std::cout << "note: " << outcome.note << "\n";

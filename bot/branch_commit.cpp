@@ -1,0 +1,32 @@
+#include "bot/branch_commit.h"
+
+#include <filesystem>
+#include <stdexcept>
+
+namespace kb::bot {
+
+std::string commit_pull_request(GitRepo& repo, const PullRequest& pr) {
+  namespace fs = std::filesystem;
+  const fs::path workdir = fs::weakly_canonical(repo.workdir());
+  std::map<std::string, std::string> files;
+  for (const auto& [path, content] : pr.files) {
+    std::string rel = fs::weakly_canonical(path).lexically_relative(workdir).generic_string();
+    if (rel.empty() || rel.rfind("..", 0) == 0)
+      throw std::runtime_error(path + " is outside the git repository at " + workdir.string());
+    auto original = pr.originals.find(path);
+    if (original != pr.originals.end()) {
+      auto at_base = repo.file_at(pr.base, rel);
+      const std::string base = repo.resolve_base(pr.base);
+      if (!at_base)
+        throw std::runtime_error(rel + " is not in " + base + ": commit it before kernelbot can open a PR that changes it");
+      if (*at_base != original->second)
+        throw std::runtime_error(rel + " in " + base + " is not the version the winner was measured against (the "
+                                 "working tree has other changes, or " + pr.base + " moved on): commit or stash "
+                                 "them, then publish the saved winner again with `kernelbot pr`");
+    }
+    files[rel] = content;
+  }
+  return repo.commit_on_branch(pr.base, pr.head, files, pr.commit_message, pr.author_name, pr.author_email);
+}
+
+}  // namespace kb::bot

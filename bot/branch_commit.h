@@ -1,0 +1,18 @@
+// The commit behind a pull request: the PR's files on top of its base branch, on its head
+// branch, checked against what the winner was measured with.
+#pragma once
+
+#include <string>
+
+#include "bot/forge.h"
+#include "bot/git_repo.h"
+
+namespace kb::bot {
+
+// Commits `pr.files` on refs/heads/<pr.head> from <pr.base> and returns the commit id. Throws
+// std::runtime_error when a file lies outside the repository, or when the base branch's version
+// of a file is not the one the change was made against (`pr.originals`): the PR would otherwise
+// undo someone's work or carry uncommitted edits.
+std::string commit_pull_request(GitRepo& repo, const PullRequest& pr);
+
+}  // namespace kb::bot

@@ -1,0 +1,238 @@
+#include "bot/github_client.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <thread>
+
+#include "bot/version.h"
+
+namespace kb::bot {
+namespace {
+
+using nlohmann::json;
+
+std::string percent_encode(const std::string& s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+GitHubPull pull_from_json(const json& j) {
+  GitHubPull p;
+  p.number = j.value("number", int64_t{0});
+  p.state = j.value("state", "");
+  p.title = j.value("title", "");
+  p.body = j.contains("body") && j["body"].is_string() ? j["body"].get<std::string>() : "";
+  p.html_url = j.value("html_url", "");
+  p.draft = j.value("draft", false);
+  if (j.contains("head") && j["head"].is_object()) p.head_ref = j["head"].value("ref", "");
+  if (j.contains("base") && j["base"].is_object()) p.base_ref = j["base"].value("ref", "");
+  return p;
+}
+
+json parse(const search::HttpResponse& r, const std::string& what) {
+  try {
+    return json::parse(r.body);
+  } catch (const json::exception&) {
+    throw GitHubError(r.status, "GitHub " + what + ": the answer is not JSON (HTTP " + std::to_string(r.status) + ")");
+  }
+}
+
+// GitHub's message and its validation errors: "Validation Failed: A pull request already exists for o:b."
+std::string github_message(const search::HttpResponse& r) {
+  try {
+    json j = json::parse(r.body);
+    std::string msg = j.value("message", "");
+    if (j.contains("errors") && j["errors"].is_array())
+      for (const auto& e : j["errors"]) {
+        std::string m = e.is_object() ? e.value("message", e.value("code", "")) : e.is_string() ? e.get<std::string>() : "";
+        if (!m.empty()) msg += (msg.empty() ? "" : ": ") + m;
+      }
+    return msg.empty() ? r.body.substr(0, 300) : msg;
+  } catch (const json::exception&) {
+    return r.body.substr(0, 300);
+  }
+}
+
+bool contains_ci(std::string haystack, std::string needle) {
+  auto lower = [](std::string& s) {
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  };
+  lower(haystack);
+  lower(needle);
+  return haystack.find(needle) != std::string::npos;
+}
+
+}  // namespace
+
+std::string link_next(const std::string& link) {
+  // Entries are "<url>; rel=\"name\"" separated by commas; URLs contain no '>'.
+  size_t pos = 0;
+  while ((pos = link.find('<', pos)) != std::string::npos) {
+    size_t close = link.find('>', pos);
+    if (close == std::string::npos) break;
+    size_t next_entry = link.find('<', close);
+    std::string params = link.substr(close + 1, next_entry == std::string::npos ? std::string::npos : next_entry - close - 1);
+    if (params.find("rel=\"next\"") != std::string::npos || params.find("rel=next") != std::string::npos)
+      return link.substr(pos + 1, close - pos - 1);
+    pos = close;
+  }
+  return "";
+}
+
+GitHubClient::GitHubClient(std::string api_url, std::string repository, std::string token, GitHubRetryPolicy policy)
+    : api_url_(std::move(api_url)), repository_(std::move(repository)), token_(std::move(token)),
+      policy_(std::move(policy)) {
+  while (!api_url_.empty() && api_url_.back() == '/') api_url_.pop_back();
+  owner_ = repository_.substr(0, repository_.find('/'));
+  if (!policy_.sleep)
+    policy_.sleep = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
+  if (!policy_.random) {
+    auto engine = std::make_shared<std::mt19937_64>(std::random_device{}());
+    policy_.random = [engine] { return std::uniform_real_distribution<double>(0, 1)(*engine); };
+  }
+}
+
+std::string GitHubClient::url(const std::string& path) const {
+  if (path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0) return path;
+  return api_url_ + "/repos/" + repository_ + path;
+}
+
+search::HttpResponse GitHubClient::send(const std::string& method, const std::string& path_or_url,
+                                        const std::string& body) {
+  search::HttpRequest request;
+  request.method = method;
+  request.url = url(path_or_url);
+  request.body = body;
+  request.timeout_s = policy_.timeout_s;
+  request.headers = {{"Accept", "application/vnd.github+json"},
+                     {"X-GitHub-Api-Version", "2022-11-28"},
+                     {"User-Agent", std::string("kernelbot/") + kVersion}};
+  if (!token_.empty()) request.headers.emplace_back("Authorization", "Bearer " + token_);
+  if (!body.empty()) request.headers.emplace_back("Content-Type", "application/json");
+  const std::string what = method + " " + request.url;
+
+  for (int attempt = 0;; ++attempt) {
+    const bool last = attempt + 1 >= policy_.max_attempts;
+    search::HttpResponse response;
+    try {
+      response = search::http_send(request);
+    } catch (const search::HttpTransportError& e) {
+      if (last) throw GitHubError(0, "GitHub " + what + ": no answer after " + std::to_string(attempt + 1) +
+                                         " attempts: " + e.what());
+      double delay = search::backoff_delay_s(attempt, policy_.base_delay_s, policy_.max_delay_s, std::nullopt,
+                                             policy_.random());
+      spdlog::warn("GitHub {}: {}; retrying in {:.1f} s", what, e.timed_out ? "timed out" : e.what(), delay);
+      policy_.sleep(delay);
+      waited_s_ += delay;
+      continue;
+    }
+    if (response.status >= 200 && response.status < 300) return response;
+
+    const std::string message = github_message(response);
+    const bool limited = response.status == 403 || response.status == 429;
+    if (limited && response.header("x-ratelimit-remaining") == "0") {
+      // The primary limit: nothing succeeds before the reset, so wait for it if the budget allows.
+      double wait = search::retry_after_seconds(response).value_or(60) + 1;
+      if (rate_limit_waited_s_ + wait > policy_.rate_limit_budget_s || last)
+        throw GitHubError(response.status, "GitHub " + what + ": API rate limit exhausted; it resets in " +
+                                               std::to_string(static_cast<int64_t>(wait)) + " s, beyond the " +
+                                               std::to_string(static_cast<int64_t>(policy_.rate_limit_budget_s)) +
+                                               " s this run may wait (" + message + ")");
+      spdlog::warn("GitHub rate limit reached; waiting {:.0f} s for its reset", wait);
+      policy_.sleep(wait);
+      rate_limit_waited_s_ += wait;
+      waited_s_ += wait;
+      continue;
+    }
+    const bool secondary = limited && (!response.header("retry-after").empty() ||
+                                       contains_ci(message, "secondary rate limit") || response.status == 429);
+    if ((secondary || response.status >= 500) && !last) {
+      double delay = search::backoff_delay_s(attempt, policy_.base_delay_s, policy_.max_delay_s,
+                                             search::retry_after_seconds(response), policy_.random());
+      spdlog::warn("GitHub {}: HTTP {}{}; retrying in {:.1f} s", what, response.status,
+                   secondary ? " (secondary rate limit)" : "", delay);
+      policy_.sleep(delay);
+      waited_s_ += delay;
+      continue;
+    }
+    std::string hint;
+    if (response.status == 401) hint = " (is the token valid?)";
+    else if (response.status == 403 && !secondary) hint = " (does the token have contents: write and pull-requests: write?)";
+    else if (response.status == 404) hint = " (is [github].repository right, and can the token see it?)";
+    throw GitHubError(response.status, "GitHub " + what + ": HTTP " + std::to_string(response.status) + ": " +
+                                           message + hint +
+                                           (secondary || response.status >= 500
+                                                ? " (gave up after " + std::to_string(attempt + 1) + " attempts)"
+                                                : ""));
+  }
+}
+
+std::vector<GitHubPull> GitHubClient::open_pulls(const std::string& head_branch) {
+  std::string path = "/pulls?state=open&per_page=100";
+  if (!head_branch.empty()) path += "&head=" + percent_encode(owner_ + ":" + head_branch);
+  std::vector<GitHubPull> out;
+  // Bounded: 100 pages of 100 PRs is beyond any repository kernelbot works on.
+  for (int page = 0; page < 100 && !path.empty(); ++page) {
+    auto response = send("GET", path, "");
+    json j = parse(response, "list pull requests");
+    if (!j.is_array()) throw GitHubError(response.status, "GitHub list pull requests: expected a JSON array");
+    for (const auto& p : j) {
+      GitHubPull pull = pull_from_json(p);
+      if (head_branch.empty() || pull.head_ref == head_branch) out.push_back(pull);
+    }
+    path = link_next(response.header("link"));
+  }
+  return out;
+}
+
+GitHubClient::Created GitHubClient::create_pull(const std::string& title, const std::string& body,
+                                                const std::string& head, const std::string& base, bool draft) {
+  json request = {{"title", title}, {"body", body}, {"head", head}, {"base", base}, {"draft", draft}};
+  try {
+    auto response = send("POST", "/pulls", request.dump());
+    return {pull_from_json(parse(response, "create pull request")), true};
+  } catch (const GitHubError& e) {
+    // A PR for this head exists: opened by an earlier run, or by this one's POST whose answer was lost.
+    if (e.status != 422 || !contains_ci(e.what(), "already exists")) throw;
+    auto existing = open_pulls(head);
+    if (existing.empty()) throw;
+    spdlog::info("GitHub: a pull request for {} already exists (#{}); updating it", head, existing.front().number);
+    return {update_pull(existing.front().number, title, body), false};
+  }
+}
+
+GitHubPull GitHubClient::update_pull(int64_t number, const std::string& title, const std::string& body) {
+  json request = {{"title", title}, {"body", body}};
+  auto response = send("PATCH", "/pulls/" + std::to_string(number), request.dump());
+  return pull_from_json(parse(response, "update pull request"));
+}
+
+void GitHubClient::add_labels(int64_t number, const std::vector<std::string>& labels) {
+  if (labels.empty()) return;
+  send("POST", "/issues/" + std::to_string(number) + "/labels", json{{"labels", labels}}.dump());
+}
+
+void GitHubClient::comment(int64_t number, const std::string& body) {
+  send("POST", "/issues/" + std::to_string(number) + "/comments", json{{"body", body}}.dump());
+}
+
+void GitHubClient::close_pull(int64_t number, const std::string& comment_body) {
+  if (!comment_body.empty()) comment(number, comment_body);
+  send("PATCH", "/pulls/" + std::to_string(number), json{{"state", "closed"}}.dump());
+}
+
+}  // namespace kb::bot

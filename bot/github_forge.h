@@ -1,0 +1,36 @@
+// The forge for a GitHub repository: commit on kernelbot/<kernel> (libgit2), force-push it with
+// the token, then open the PR through the REST API, or update the bot's open PR for that branch
+// instead of opening a second one. [github].max_open_prs caps how many of the bot's PRs are open.
+#pragma once
+
+#include <memory>
+
+#include "bot/forge.h"
+#include "bot/git_repo.h"
+#include "bot/github_client.h"
+#include "config/config.h"
+
+namespace kb::bot {
+
+class GitHubForge : public Forge {
+ public:
+  // `push_target`: a remote's name or a URL/path to push the branch to.
+  GitHubForge(const config::GithubConfig& github, GitRepo repo, std::string push_target, std::string token,
+              std::unique_ptr<GitHubClient> client);
+  std::string name() const override { return "github"; }
+  PullRequestOutcome open_or_update(const PullRequest& pr) override;
+
+ private:
+  config::GithubConfig github_;
+  GitRepo repo_;
+  std::string push_target_;
+  std::string token_;
+  std::unique_ptr<GitHubClient> client_;
+};
+
+// Where to push for `github`: the configured remote, except that an SSH remote is replaced by
+// the repository's HTTPS URL on the same host when a token is given (the token is an HTTPS
+// credential). A [github].remote that is not a remote's name is used as a URL or path.
+std::string push_target_for(const config::GithubConfig& github, const GitRepo& repo, bool have_token);
+
+}  // namespace kb::bot

@@ -1,0 +1,63 @@
+// A fake GitHub REST API on the loopback HTTP server: the pulls, labels and issue-comment
+// endpoints kernelbot uses, with GitHub's behaviour (422 "A pull request already exists" for a
+// second open PR on one head, Link pagination, head=owner:branch filtering, auth checks) and
+// faults a test queues (secondary rate limit with Retry-After, primary limit, 502, slow answers).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tests/support/loopback_http_server.h"
+
+namespace kb::testing {
+
+struct FakePull {
+  int64_t number = 0;
+  std::string state = "open";
+  std::string title, body, head, base;
+  bool draft = false;
+  std::vector<std::string> labels;
+  std::vector<std::string> comments;
+};
+
+// A fault served instead of the real answer to the next request matching `method` and a path
+// that starts with `path_prefix` ("" matches any).
+struct FakeFault {
+  std::string method;
+  std::string path_prefix;
+  LoopbackResponse response;
+};
+
+class FakeGitHub {
+ public:
+  // `repository`: "owner/name"; requests must carry "Authorization: Bearer <token>".
+  FakeGitHub(std::string repository, std::string token, int page_size = 30);
+
+  std::string api_url() const { return server_.base_url(); }
+  void add_fault(FakeFault fault);
+  // A PR that exists before the test (another kernel's, or the bot's from an earlier run).
+  int64_t add_pull(const std::string& head, const std::string& title, const std::string& state = "open");
+
+  std::vector<FakePull> pulls() const;
+  std::vector<FakePull> open_pulls_for(const std::string& head) const;
+  std::vector<LoopbackRequest> requests() const { return server_.requests(); }
+  // Requests with this method whose path starts with `prefix`.
+  int count(const std::string& method, const std::string& prefix) const;
+
+ private:
+  LoopbackResponse handle(const LoopbackRequest& request);
+  LoopbackResponse pulls_list(const LoopbackRequest& request);
+  std::string pull_json(const FakePull& p) const;
+
+  std::string repository_, owner_, token_;
+  int page_size_;
+  mutable std::mutex mutex_;
+  std::vector<FakePull> pulls_;
+  std::deque<FakeFault> faults_;
+  LoopbackHttpServer server_;  // last: its thread calls handle() on the members above
+};
+
+}  // namespace kb::testing

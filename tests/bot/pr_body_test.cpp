@@ -1,0 +1,80 @@
+// The PR body rendered from a stored search result, against a golden file
+// (KB_UPDATE_GOLDEN=1 regenerates it), and what it says when something was not measured.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "bot/pr_body.h"
+#include "tests/bot/git_fixture.h"
+
+namespace {
+
+using kb::testing::read_text;
+
+const std::string kData = std::string(KB_SOURCE_DIR) + "/tests/bot/data/";
+
+kb::search::SearchResult stored_result() {
+  return nlohmann::json::parse(read_text(kData + "saxpy_result.json")).get<kb::search::SearchResult>();
+}
+
+kb::bot::SourceChange change_for(const kb::search::SearchResult& result) {
+  std::string original = read_text(std::string(KB_SOURCE_DIR) + "/examples/src/saxpy.cu");
+  return kb::bot::make_source_change("src/saxpy.cu", original, "launch_saxpy", result.best()->variant);
+}
+
+const kb::bot::PrContext kContext{"saxpy", "src/saxpy.cu", ".kernelbot/results/saxpy/candidate.cu", "0.0.0-test"};
+
+TEST(PrBody, MatchesTheGoldenFile) {
+  auto result = stored_result();
+  std::string body = kb::bot::render_pr_body(result, change_for(result), kContext);
+  const std::string golden = kData + "saxpy_pr.md";
+  const char* update = std::getenv("KB_UPDATE_GOLDEN");
+  if (update && std::string(update) == "1") kb::testing::write_text(golden, body);
+  EXPECT_EQ(body, read_text(golden)) << "regenerate with KB_UPDATE_GOLDEN=1 after checking the difference";
+}
+
+TEST(PrBody, SaysWhatMattersInPlainSight) {
+  auto result = stored_result();
+  std::string body = kb::bot::render_pr_body(result, change_for(result), kContext);
+  EXPECT_EQ(body.rfind("**`saxpy` is 1.55x faster**", 0), 0u) << body.substr(0, 200);
+  EXPECT_NE(body.find("| n=16777216 | 97.18 us | 71.42 us | **1.36x** |"), std::string::npos);
+  EXPECT_NE(body.find("kernelbot eval --kernel saxpy --candidate .kernelbot/results/saxpy/candidate.cu"), std::string::npos);
+  EXPECT_NE(body.find("NVIDIA H100 80GB HBM3"), std::string::npos);
+  EXPECT_NE(body.find("580.159.04"), std::string::npos);
+  EXPECT_NE(body.find("<details>"), std::string::npos);
+  // The idea path runs original -> round 1 -> round 2, and not through the siblings.
+  size_t a = body.find("| `baseline` |"), b = body.find("| `r1-i0-b0` |"), c = body.find("| `r2-i0-b0` |");
+  ASSERT_NE(a, std::string::npos);
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, c);
+  EXPECT_EQ(body.find("r1-i1-b0"), std::string::npos);
+  EXPECT_EQ(kb::bot::render_pr_title(result), "kernelbot: saxpy 1.55x faster");
+}
+
+TEST(PrBody, MissingCountersAndFloorsSaySoInsteadOfInventingNumbers) {
+  auto result = stored_result();
+  for (auto& c : result.tree)
+    if (c.id == result.best_id) {
+      c.eval.candidate_metrics.values.clear();
+      c.eval.candidate_metrics.status = "insufficient privileges: ERR_NVGPUCTRPERM";
+      c.eval.candidate_metrics.registers_per_thread = 0;
+      for (auto& t : c.eval.timings) t.floor_us = 0;
+    }
+  std::string body = kb::bot::render_pr_body(result, change_for(result), kContext);
+  EXPECT_NE(body.find("kernelbot: hardware counters not collected: insufficient privileges: ERR_NVGPUCTRPERM"),
+            std::string::npos);
+  EXPECT_NE(body.find("| achieved occupancy (% of peak warps) | 47.62 | — |"), std::string::npos) << body;
+  EXPECT_NE(body.find("| registers per thread (ptxas) | 10 | not reported |"), std::string::npos);
+  EXPECT_NE(body.find("not known (no bandwidth or FLOP count)"), std::string::npos);
+  EXPECT_EQ(body.find("% → "), std::string::npos);
+}
+
+TEST(PrBody, NoWinnerIsAnError) {
+  auto result = stored_result();
+  result.best_id.clear();
+  EXPECT_THROW(kb::bot::render_pr_title(result), std::invalid_argument);
+  EXPECT_THROW(kb::bot::render_pr_body(result, {}, kContext), std::invalid_argument);
+}
+
+}  // namespace

@@ -1,0 +1,163 @@
+// `kernelbot pr` end to end: the real binary, a git copy of examples/ with a saved winner, a
+// bare repository as the push target and the fake GitHub as the API (with a secondary rate
+// limit and a 502 on the way). One open PR with the right body after the first run; the second
+// run updates it (PATCH, no second POST).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "bot/pr_body.h"
+#include "bot/version.h"
+#include "tests/bot/fake_github.h"
+#include "tests/bot/git_fixture.h"
+
+namespace fs = std::filesystem;
+using namespace kb::testing;
+
+namespace {
+
+const std::string kToken = "ghs_cli_SECRET_4f9a";
+
+struct RunOutput {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+class PrCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("kb_prcmd_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    repo_ = dir_ / "examples";
+    fs::create_directories(repo_);
+    const fs::path examples = fs::path(KB_SOURCE_DIR) / "examples";
+    for (const char* part : {"src", "include", "kernelbot.toml"})
+      fs::copy(examples / part, repo_ / part, fs::copy_options::recursive);
+    bare_ = dir_ / "origin.git";
+    init_bare_repo(bare_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Points [github] at the fake and the bare repository, commits, and saves the stored winner.
+  void prepare(const FakeGitHub* github) {
+    if (github) {
+      std::string toml = read_text(repo_ / "kernelbot.toml");
+      toml += "\n[github]\nrepository = \"acme/examples\"\napi_url = \"" + github->api_url() + "\"\nremote = \"" +
+              bare_.string() + "\"\nlabels = [\"kernelbot\", \"performance\"]\n";
+      write_text(repo_ / "kernelbot.toml", toml);
+    }
+    init_repo_with_commit(repo_);
+    fs::create_directories(repo_ / ".kernelbot/results/saxpy");
+    fs::copy_file(fs::path(KB_SOURCE_DIR) / "tests/bot/data/saxpy_result.json",
+                  repo_ / ".kernelbot/results/saxpy/result.json");
+  }
+
+  RunOutput kernelbot(const std::string& args, const std::string& env) {
+    fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    std::string cmd = "cd '" + repo_.string() + "' && env -u GITHUB_TOKEN " + env + " '" + KB_BINARY_DIR +
+                      "/bot/kernelbot' " + args + " >'" + out.string() + "' 2>'" + err.string() + "' </dev/null";
+    int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(out), read_text(err)};
+  }
+
+  // The body `kernelbot pr` must have sent, rendered here from the same inputs.
+  std::string expected_body() {
+    auto result = nlohmann::json::parse(read_text(repo_ / ".kernelbot/results/saxpy/result.json"))
+                      .get<kb::search::SearchResult>();
+    std::string original = read_text(fs::path(KB_SOURCE_DIR) / "examples/src/saxpy.cu");
+    auto change = kb::bot::make_source_change("src/saxpy.cu", original, "launch_saxpy", result.best()->variant);
+    return kb::bot::render_pr_body(result, change,
+                                   {"saxpy", "src/saxpy.cu", ".kernelbot/results/saxpy/candidate.cu", kb::bot::kVersion});
+  }
+
+  fs::path dir_, repo_, bare_;
+};
+
+TEST_F(PrCommandTest, OpensOnePullRequestThenUpdatesIt) {
+  FakeGitHub github("acme/examples", kToken);
+  prepare(&github);
+  github.add_fault({"GET", "/repos/acme/examples/pulls", json_response(502, R"({"message":"Server Error"})")});
+  github.add_fault({"POST", "/repos/acme/examples/pulls",
+                    json_response(403, R"({"message":"You have exceeded a secondary rate limit."})", {{"Retry-After", "0"}})});
+
+  RunOutput first = kernelbot("pr --kernel saxpy", "GITHUB_TOKEN=" + kToken);
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  EXPECT_EQ(first.out, "PR opened: https://github.com/acme/examples/pull/1\n");
+  auto open = github.open_pulls_for("kernelbot/saxpy");
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(github.pulls().size(), 1u);
+  EXPECT_EQ(open[0].title, "kernelbot: saxpy 1.55x faster");
+  EXPECT_EQ(open[0].base, "main");
+  EXPECT_EQ(open[0].body, expected_body());
+  EXPECT_EQ(open[0].labels, (std::vector<std::string>{"kernelbot", "performance"}));
+  std::string pushed = *file_in(bare_, "refs/heads/kernelbot/saxpy", "src/saxpy.cu");
+  EXPECT_EQ(pushed, read_text(repo_ / ".kernelbot/results/saxpy/candidate.cu"));
+  EXPECT_NE(pushed.find("saxpy_vec4_kernel"), std::string::npos);
+  const std::string first_commit = ref_target(bare_, "refs/heads/kernelbot/saxpy");
+  const int posts = github.count("POST", "/repos/acme/examples/pulls");
+  EXPECT_EQ(posts, 2);  // the rate-limited one and the one that landed
+
+  RunOutput second = kernelbot("pr --kernel saxpy", "GITHUB_TOKEN=" + kToken);
+  ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
+  EXPECT_EQ(second.out, "PR updated: https://github.com/acme/examples/pull/1\n");
+  EXPECT_EQ(github.count("POST", "/repos/acme/examples/pulls"), posts);  // no second PR
+  EXPECT_EQ(github.count("PATCH", "/repos/acme/examples/pulls/1"), 1);
+  EXPECT_EQ(github.open_pulls_for("kernelbot/saxpy").size(), 1u);
+  EXPECT_EQ(github.pulls().size(), 1u);
+  EXPECT_EQ(github.pulls()[0].body, expected_body());
+  EXPECT_NE(ref_target(bare_, "refs/heads/kernelbot/saxpy"), first_commit);  // a new commit, force-pushed
+
+  for (const RunOutput* r : {&first, &second}) {
+    EXPECT_EQ(r->out.find(kToken), std::string::npos);
+    EXPECT_EQ(r->err.find(kToken), std::string::npos) << r->err;
+  }
+  EXPECT_EQ(read_text(repo_ / ".git/config").find(kToken), std::string::npos);
+  // The work tree is the user's: untouched.
+  EXPECT_EQ(read_text(repo_ / "src/saxpy.cu"), read_text(fs::path(KB_SOURCE_DIR) / "examples/src/saxpy.cu"));
+}
+
+TEST_F(PrCommandTest, DryRunTalksToNobody) {
+  FakeGitHub github("acme/examples", kToken);
+  prepare(&github);
+  RunOutput r = kernelbot("pr --kernel saxpy --dry-run", "GITHUB_TOKEN=" + kToken);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  fs::path pr = repo_ / ".kernelbot/prs/kernelbot-saxpy/PR.md";
+  EXPECT_EQ(r.out, "dry-run PR written: " + pr.string() + "\n");
+  EXPECT_NE(read_text(pr).find(expected_body()), std::string::npos);
+  EXPECT_TRUE(fs::exists(repo_ / ".kernelbot/prs/kernelbot-saxpy/change.patch"));
+  EXPECT_TRUE(github.requests().empty());
+  EXPECT_EQ(ref_target(bare_, "refs/heads/kernelbot/saxpy"), "");
+  EXPECT_NE(ref_target(repo_, "refs/heads/kernelbot/saxpy"), "");  // the local branch
+}
+
+TEST_F(PrCommandTest, NoRepositoryConfiguredMeansDryRun) {
+  prepare(nullptr);
+  RunOutput r = kernelbot("--json pr --kernel saxpy", "");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["forge"], "dry-run");
+  EXPECT_TRUE(fs::exists(j["pr"].get<std::string>()));
+}
+
+TEST_F(PrCommandTest, MissingTokenIsAUsageError) {
+  FakeGitHub github("acme/examples", kToken);
+  prepare(&github);
+  RunOutput r = kernelbot("pr --kernel saxpy", "");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("GITHUB_TOKEN"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--dry-run"), std::string::npos) << r.err;
+  EXPECT_TRUE(github.requests().empty());
+}
+
+TEST_F(PrCommandTest, NoSavedResultFailsNamingTheFile) {
+  init_repo_with_commit(repo_);
+  RunOutput r = kernelbot("pr --kernel saxpy --dry-run", "");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(".kernelbot/results/saxpy/result.json"), std::string::npos) << r.err;
+  EXPECT_EQ(kernelbot("pr --kernel nope --dry-run", "").exit_code, 2);
+}
+
+}  // namespace

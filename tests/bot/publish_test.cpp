@@ -1,0 +1,125 @@
+// From a stored search result to a PR through the dry-run forge, on a git copy of examples/:
+// the result is saved before anything can fail, the change is the spliced source, a failing
+// project build means no PR, and only an accepted, significant win is proposed.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "bot/dry_run_forge.h"
+#include "bot/publish.h"
+#include "config/config_loader.h"
+#include "tests/bot/git_fixture.h"
+
+namespace fs = std::filesystem;
+using namespace kb::testing;
+
+namespace {
+
+class PublishTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("kb_publish_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    const fs::path examples = fs::path(KB_SOURCE_DIR) / "examples";
+    for (const char* part : {"src", "include", "kernelbot.toml"})
+      fs::copy(examples / part, dir_ / part, fs::copy_options::recursive);
+    init_repo_with_commit(dir_);
+    config_ = kb::config::load_config(dir_ / "kernelbot.toml");
+    result_ = nlohmann::json::parse(read_text(fs::path(KB_SOURCE_DIR) / "tests/bot/data/saxpy_result.json"))
+                  .get<kb::search::SearchResult>();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  kb::search::CandidateRecord& best() {
+    for (auto& c : result_.tree)
+      if (c.id == result_.best_id) return c;
+    throw std::logic_error("no best");
+  }
+  kb::bot::PublishOutcome publish() {
+    kb::bot::DryRunForge forge(config_.root, kb::bot::GitRepo::discover(config_.root));
+    return kb::bot::publish_result(config_, *config_.find_kernel("saxpy"), result_, forge);
+  }
+
+  fs::path dir_;
+  kb::config::Config config_;
+  kb::search::SearchResult result_;
+};
+
+TEST_F(PublishTest, DryRunSavesTheWinnerThenCommitsAndWritesThePr) {
+  auto out = publish();
+  ASSERT_TRUE(out.published) << out.note;
+  const fs::path saved = dir_ / ".kernelbot/results/saxpy";
+  EXPECT_EQ(nlohmann::json::parse(read_text(saved / "result.json")), nlohmann::json(result_));
+  std::string candidate = read_text(saved / "candidate.cu");
+  EXPECT_NE(candidate.find("saxpy_vec4_kernel"), std::string::npos);
+  EXPECT_NE(candidate.find("#define SAXPY_BLOCK 256"), std::string::npos);
+  std::string patch = read_text(saved / "change.patch");
+  EXPECT_NE(patch.find("--- a/src/saxpy.cu"), std::string::npos);
+  EXPECT_EQ(out.pr, (dir_ / ".kernelbot/prs/kernelbot-saxpy/PR.md").string());
+  std::string md = read_text(out.pr);
+  EXPECT_NE(md.find("# kernelbot: saxpy 1.55x faster"), std::string::npos);
+  EXPECT_NE(md.find("kernelbot eval --kernel saxpy --candidate .kernelbot/results/saxpy/candidate.cu"), std::string::npos);
+  EXPECT_EQ(read_text(dir_ / ".kernelbot/prs/kernelbot-saxpy/change.patch"), patch);
+  // The local branch carries exactly the candidate file; the work tree still has the original.
+  EXPECT_EQ(*file_in(dir_, "refs/heads/kernelbot/saxpy", "src/saxpy.cu"), candidate);
+  auto info = commit_info(dir_, "refs/heads/kernelbot/saxpy");
+  EXPECT_EQ(info.message.rfind("saxpy: 1.55x faster (verified on NVIDIA H100 80GB HBM3)\n", 0), 0u) << info.message;
+  EXPECT_EQ(info.author_name, "kernelbot");
+  EXPECT_EQ(read_text(dir_ / "src/saxpy.cu"), read_text(fs::path(KB_SOURCE_DIR) / "examples/src/saxpy.cu"));
+}
+
+TEST_F(PublishTest, TheResultIsSavedBeforeASpliceCanFail) {
+  best().variant.source = "__global__ void k(float* y) { y[0] = 1; }\n";  // no launcher: cannot be spliced
+  kb::bot::DryRunForge forge(config_.root, std::nullopt);
+  EXPECT_THROW(kb::bot::publish_result(config_, *config_.find_kernel("saxpy"), result_, forge), std::runtime_error);
+  EXPECT_EQ(nlohmann::json::parse(read_text(dir_ / ".kernelbot/results/saxpy/result.json")), nlohmann::json(result_));
+  EXPECT_FALSE(fs::exists(dir_ / ".kernelbot/prs"));
+}
+
+TEST_F(PublishTest, AFailingProjectBuildMeansNoPr) {
+  config_.project.build = "grep -q saxpy_vec4_kernel src/saxpy.cu && echo 'linker says no' >&2 && exit 3";
+  auto out = publish();
+  EXPECT_FALSE(out.published);
+  EXPECT_TRUE(out.failed);
+  EXPECT_NE(out.note.find("build failed"), std::string::npos) << out.note;
+  EXPECT_NE(out.note.find("linker says no"), std::string::npos) << out.note;
+  EXPECT_TRUE(fs::exists(dir_ / ".kernelbot/results/saxpy/result.json"));
+  EXPECT_FALSE(fs::exists(dir_ / ".kernelbot/prs/kernelbot-saxpy/PR.md"));
+  EXPECT_EQ(ref_target(dir_, "refs/heads/kernelbot/saxpy"), "");
+}
+
+TEST_F(PublishTest, APassingProjectBuildIsReportedInThePr) {
+  // The commands see the changed file, and the real tree is left as it was.
+  config_.project.build = "grep -q saxpy_vec4_kernel src/saxpy.cu";
+  config_.project.test = "grep -q 'define SAXPY_BLOCK 256' src/saxpy.cu";
+  auto out = publish();
+  ASSERT_TRUE(out.published) << out.note;
+  EXPECT_NE(read_text(out.pr).find("the project's own build/test commands passed on the changed tree"),
+            std::string::npos);
+  EXPECT_EQ(read_text(dir_ / "src/saxpy.cu").find("saxpy_vec4_kernel"), std::string::npos);
+}
+
+TEST_F(PublishTest, OnlyAnAcceptedSignificantWinAboveMinSpeedupIsProposed) {
+  for (auto& t : best().eval.timings) t.significant = false;
+  auto out = publish();
+  EXPECT_FALSE(out.published);
+  EXPECT_NE(out.note.find("not an accepted, significant win"), std::string::npos) << out.note;
+
+  SetUp();
+  config_.bench.min_speedup = 2.0;
+  out = publish();
+  EXPECT_FALSE(out.published);
+  EXPECT_NE(out.note.find("under [bench].min_speedup 2.00x"), std::string::npos) << out.note;
+  EXPECT_TRUE(fs::exists(dir_ / ".kernelbot/results/saxpy/result.json"));
+
+  SetUp();
+  result_.best_id.clear();
+  out = publish();
+  EXPECT_FALSE(out.published);
+  EXPECT_EQ(out.note, "nothing beat the original beyond noise");
+}
+
+}  // namespace

@@ -1,0 +1,108 @@
+// `kernelbot run` on a GPU (label gpu): the main job on a git copy of examples/ with a small
+// search budget, against the fake GitHub and a bare repository. The second run updates the PR
+// the first one opened; a --dry-run writes PR.md with the timing table.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "tests/bot/fake_github.h"
+#include "tests/bot/git_fixture.h"
+
+namespace fs = std::filesystem;
+using namespace kb::testing;
+
+namespace {
+
+const std::string kToken = "ghs_gpu_run_token";
+
+struct RunOutput {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+class RunGpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("kb_rungpu_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    repo_ = dir_ / "examples";
+    fs::create_directories(repo_);
+    const fs::path examples = fs::path(KB_SOURCE_DIR) / "examples";
+    for (const char* part : {"src", "include", "kernelbot.toml"})
+      fs::copy(examples / part, repo_ / part, fs::copy_options::recursive);
+    bare_ = dir_ / "origin.git";
+    init_bare_repo(bare_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  void prepare(const std::string& api_url) {
+    std::string toml = read_text(repo_ / "kernelbot.toml");
+    // A small budget: the builtin tuner's first round finds the block-size win on saxpy.
+    auto at = toml.find("[search]");
+    ASSERT_NE(at, std::string::npos);
+    toml.insert(at + 9, "proposer = \"builtin\"\n");
+    toml += "\n[github]\nrepository = \"acme/examples\"\napi_url = \"" + api_url + "\"\nremote = \"" + bare_.string() +
+            "\"\n";
+    write_text(repo_ / "kernelbot.toml", toml);
+    init_repo_with_commit(repo_);
+  }
+
+  RunOutput kernelbot(const std::string& args) {
+    fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    std::string cmd = "cd '" + repo_.string() + "' && GITHUB_TOKEN=" + kToken + " '" + KB_BINARY_DIR +
+                      "/bot/kernelbot' " + args + " >'" + out.string() + "' 2>'" + err.string() + "' </dev/null";
+    int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(out), read_text(err)};
+  }
+
+  fs::path dir_, repo_, bare_;
+};
+
+TEST_F(RunGpuTest, SecondRunUpdatesThePullRequestOfTheFirst) {
+  FakeGitHub github("acme/examples", kToken);
+  prepare(github.api_url());
+  RunOutput first = kernelbot("--json run --kernel saxpy --rounds 1 --max-candidates 6");
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  auto rows = nlohmann::json::parse(first.out);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["result"], "PR opened") << first.out << first.err;
+  EXPECT_GE(rows[0]["speedup"].get<double>(), 1.05);
+  ASSERT_EQ(github.open_pulls_for("kernelbot/saxpy").size(), 1u);
+  std::string body = github.open_pulls_for("kernelbot/saxpy")[0].body;
+  EXPECT_NE(body.find("| size | original (median)"), std::string::npos) << body;
+  EXPECT_NE(body.find("NVIDIA"), std::string::npos);
+  EXPECT_TRUE(fs::exists(repo_ / ".kernelbot/results/saxpy/result.json"));
+  EXPECT_NE(ref_target(bare_, "refs/heads/kernelbot/saxpy"), "");
+
+  RunOutput second = kernelbot("--json run --kernel saxpy --rounds 1 --max-candidates 6");
+  ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
+  rows = nlohmann::json::parse(second.out);
+  EXPECT_EQ(rows[0]["result"], "PR updated") << second.out << second.err;
+  EXPECT_EQ(github.count("POST", "/repos/acme/examples/pulls"), 1);
+  EXPECT_EQ(github.count("PATCH", "/repos/acme/examples/pulls/1"), 1);
+  EXPECT_EQ(github.open_pulls_for("kernelbot/saxpy").size(), 1u);
+  EXPECT_EQ(first.err.find(kToken), std::string::npos);
+  EXPECT_EQ(second.err.find(kToken), std::string::npos);
+}
+
+TEST_F(RunGpuTest, DryRunWritesThePrWithTheTimingTable) {
+  FakeGitHub github("acme/examples", kToken);
+  prepare(github.api_url());
+  RunOutput r = kernelbot("run --kernel saxpy --rounds 1 --max-candidates 6 --dry-run");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  fs::path pr = repo_ / ".kernelbot/prs/kernelbot-saxpy/PR.md";
+  ASSERT_TRUE(fs::exists(pr)) << r.out << r.err;
+  std::string md = read_text(pr);
+  EXPECT_NE(md.find("| size | original (median) | kernelbot (median) | speedup |"), std::string::npos) << md;
+  EXPECT_NE(md.find("n=16777216"), std::string::npos);
+  EXPECT_NE(r.out.find("dry-run PR"), std::string::npos) << r.out;
+  EXPECT_TRUE(github.requests().empty());
+  EXPECT_EQ(ref_target(bare_, "refs/heads/kernelbot/saxpy"), "");
+}
+
+}  // namespace

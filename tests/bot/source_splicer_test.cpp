@@ -1,0 +1,200 @@
+// The splicer on the real example sources: a macro default edited in place, and a replacement
+// launcher + kernels spliced over the old ones with the rest of the file byte-identical.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "bot/source_splicer.h"
+#include "search/search_types.h"
+#include "tests/bot/git_fixture.h"
+
+namespace {
+
+using kb::Variant;
+using kb::bot::make_source_change;
+using kb::testing::read_text;
+
+std::string example(const std::string& name) { return read_text(std::string(KB_SOURCE_DIR) + "/examples/src/" + name); }
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+// The original with [from, to) replaced by `with`.
+std::string replaced(const std::string& s, const std::string& from, const std::string& to, const std::string& with) {
+  size_t b = s.find(from);
+  size_t e = s.find(to, b);
+  EXPECT_NE(b, std::string::npos) << from;
+  EXPECT_NE(e, std::string::npos) << to;
+  return s.substr(0, b) + with + s.substr(e + to.size());
+}
+
+TEST(SourceSplicer, MacroDefaultIsEditedInPlace) {
+  std::string original = example("saxpy.cu");
+  auto change = make_source_change("src/saxpy.cu", original, "launch_saxpy", Variant{original, {"SAXPY_BLOCK=256"}, {}, ""});
+  std::string expected = original;
+  expected.replace(expected.find("#define SAXPY_BLOCK 32"), 22, "#define SAXPY_BLOCK 256");
+  EXPECT_EQ(change.updated, expected);
+  EXPECT_TRUE(change.notes.empty());
+  ASSERT_EQ(change.edits.size(), 1u);
+  EXPECT_EQ(change.edits[0], "the default of SAXPY_BLOCK (32 -> 256)");
+  EXPECT_NE(change.patch.find("--- a/src/saxpy.cu"), std::string::npos);
+  EXPECT_NE(change.patch.find("\n-#define SAXPY_BLOCK 32\n+#define SAXPY_BLOCK 256\n"), std::string::npos) << change.patch;
+}
+
+TEST(SourceSplicer, EmptyVariantSourceMeansTheOriginal) {
+  std::string original = example("transpose.cu");
+  auto change = make_source_change("src/transpose.cu", original, "launch_transpose",
+                                   Variant{"", {"TRANSPOSE_BLOCK_X=32", "TRANSPOSE_BLOCK_Y=8"}, {}, ""});
+  std::string expected = original;
+  expected.replace(expected.find("#define TRANSPOSE_BLOCK_X 8"), 27, "#define TRANSPOSE_BLOCK_X 32");
+  EXPECT_EQ(change.updated, expected);  // Y is 8 already: untouched
+  EXPECT_EQ(change.edits.size(), 1u);
+}
+
+TEST(SourceSplicer, DefineFormattingAndTrailingCommentAreKept) {
+  std::string text = "#ifndef TILE\n#  define TILE\t 16   // tile edge\n#endif\n__global__ void k(){}\nvoid go(){k<<<1,1>>>();}\n";
+  std::vector<std::string> missing;
+  auto out = kb::bot::apply_macro_defaults(text, {"TILE=32", "NOPE=1"}, missing);
+  EXPECT_EQ(out, "#ifndef TILE\n#  define TILE\t 32   // tile edge\n#endif\n__global__ void k(){}\nvoid go(){k<<<1,1>>>();}\n");
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_EQ(missing[0], "NOPE");
+}
+
+TEST(SourceSplicer, FlagsAndMissingMacrosBecomeNotesNotSilence) {
+  std::string original = example("saxpy.cu");
+  auto change = make_source_change("src/saxpy.cu", original, "launch_saxpy",
+                                   Variant{original, {"SAXPY_UNROLL=4"}, {"--use_fast_math", "-Xptxas=-O3"}, ""});
+  EXPECT_TRUE(change.empty());
+  ASSERT_EQ(change.notes.size(), 2u);
+  EXPECT_NE(change.notes[0].find("-DSAXPY_UNROLL=4"), std::string::npos) << change.notes[0];
+  EXPECT_NE(change.notes[1].find("`--use_fast_math -Xptxas=-O3`"), std::string::npos) << change.notes[1];
+  EXPECT_NE(change.notes[1].find("does not change the build"), std::string::npos);
+}
+
+// The winner of the stored saxpy search: new kernels (float4 body + scalar tail) and launcher,
+// plus SAXPY_BLOCK=256 as a define.
+TEST(SourceSplicer, ReplacementKernelsAndLauncherAreSplicedTheRestByteIdentical) {
+  std::string original = example("saxpy.cu");
+  auto result = nlohmann::json::parse(read_text(std::string(KB_SOURCE_DIR) + "/tests/bot/data/saxpy_result.json"))
+                    .get<kb::search::SearchResult>();
+  const Variant& winner = result.best()->variant;
+  auto change = make_source_change("src/saxpy.cu", original, "launch_saxpy", winner);
+
+  // Expected: the old kernel (with its comment) gives way to the two new kernels, the launcher
+  // is the winner's, the macro default is 256, and nothing else moves.
+  const std::string& w = winner.source;
+  std::string new_kernels = w.substr(w.find("// Four elements"), w.find("void launch_saxpy") - w.find("// Four elements"));
+  std::string new_launcher = w.substr(w.find("void launch_saxpy"));
+  std::string expected = replaced(original, "// Slow:", "void launch_saxpy", new_kernels + "void launch_saxpy");
+  expected = replaced(expected, "void launch_saxpy", "}\n", new_launcher);
+  expected.replace(expected.find("#define SAXPY_BLOCK 32"), 22, "#define SAXPY_BLOCK 256");
+  EXPECT_EQ(change.updated, expected) << change.patch;
+  EXPECT_EQ(count(change.updated, "#ifndef SAXPY_BLOCK"), 1u);
+  EXPECT_EQ(count(change.updated, "#include"), 2u);
+  EXPECT_EQ(change.updated.find("saxpy_kernel("), std::string::npos);
+  EXPECT_NE(change.patch.find("-__global__ void saxpy_kernel("), std::string::npos);
+  EXPECT_EQ(change.patch.find("-#include"), std::string::npos) << "includes must not move";
+  ASSERT_GE(change.edits.size(), 2u);
+  EXPECT_NE(change.edits[0].find("launch_saxpy replaced"), std::string::npos) << change.edits[0];
+}
+
+TEST(SourceSplicer, SameNamedKernelIsReplacedWhereItStands) {
+  std::string original = example("transpose.cu");
+  std::string candidate = R"(// transpose, tiled.
+#include <cuda_runtime.h>
+
+#include "examples/kernels.h"
+
+#define TILE 32
+
+// Tiled through shared memory: coalesced reads and writes.
+__global__ void transpose_kernel(const float* in, float* out, int rows, int cols) {
+  __shared__ float tile[TILE][TILE + 1];
+  int c = blockIdx.x * TILE + threadIdx.x, r = blockIdx.y * TILE + threadIdx.y;
+  if (r < rows && c < cols) tile[threadIdx.y][threadIdx.x] = in[(size_t)r * cols + c];
+  __syncthreads();
+  int oc = blockIdx.y * TILE + threadIdx.x, orow = blockIdx.x * TILE + threadIdx.y;
+  if (orow < cols && oc < rows) out[(size_t)orow * rows + oc] = tile[threadIdx.x][threadIdx.y];
+}
+
+void launch_transpose(const float* in, float* out, int rows, int cols) {
+  if (rows <= 0 || cols <= 0) return;
+  dim3 block(TILE, TILE);
+  dim3 grid((cols + TILE - 1) / TILE, (rows + TILE - 1) / TILE);
+  transpose_kernel<<<grid, block>>>(in, out, rows, cols);
+}
+)";
+  auto change = make_source_change("src/transpose.cu", original, "launch_transpose", Variant{candidate, {}, {}, ""});
+  std::string kernel = candidate.substr(candidate.find("// Tiled"), candidate.find("\n}\n") + 2 - candidate.find("// Tiled"));
+  std::string launcher = candidate.substr(candidate.find("void launch_transpose"));
+  launcher.pop_back();  // the file's own final newline stays
+  // The new #define goes right before the first replaced definition, the old macro block stays.
+  std::string expected = replaced(original, "// Slow:", "\n}\n", "#define TILE 32\n\n" + kernel + "\n");
+  expected = replaced(expected, "void launch_transpose", "\n}", launcher);
+  EXPECT_EQ(change.updated, expected) << change.patch;
+  EXPECT_NE(change.updated.find("#ifndef TRANSPOSE_BLOCK_X"), std::string::npos);
+}
+
+TEST(SourceSplicer, NewHelpersAndIncludesGoBeforeTheFirstReplacedDefinition) {
+  std::string original = example("layernorm.cu");
+  std::string candidate = R"(#include <cuda_runtime.h>
+#include <cooperative_groups.h>
+
+#include "examples/kernels.h"
+
+namespace cg = cooperative_groups;
+
+// Sum over a warp.
+__device__ float warp_sum(float v) {
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+__global__ void layernorm_warp_kernel(const float* x, const float* gamma, const float* beta, float* y,
+                                      int rows, int cols, float eps) {
+  int row = blockIdx.x;
+  float s = warp_sum(x[(size_t)row * cols]);
+  if (threadIdx.x == 0) y[(size_t)row * cols] = s * gamma[0] + beta[0] + eps;
+}
+
+void launch_layernorm(const float* x, const float* gamma, const float* beta, float* y, int rows,
+                      int cols, float eps) {
+  if (rows <= 0 || cols <= 0) return;
+  layernorm_warp_kernel<<<rows, 32>>>(x, gamma, beta, y, rows, cols, eps);
+}
+)";
+  auto change = make_source_change("src/layernorm.cu", original, "launch_layernorm", Variant{candidate, {}, {}, ""});
+  const std::string& u = change.updated;
+  size_t include = u.find("#include <cooperative_groups.h>");
+  size_t alias = u.find("namespace cg = cooperative_groups;");
+  size_t helper = u.find("// Sum over a warp.");
+  size_t kernel = u.find("__global__ void layernorm_warp_kernel");
+  size_t launcher = u.find("void launch_layernorm");
+  ASSERT_NE(include, std::string::npos) << u;
+  EXPECT_LT(u.find("#endif"), include);  // after the macro block, where the old kernel stood
+  EXPECT_LT(include, alias);
+  EXPECT_LT(alias, helper);
+  EXPECT_LT(helper, kernel);
+  EXPECT_LT(kernel, launcher);
+  EXPECT_EQ(u.find("layernorm_kernel("), std::string::npos);  // the old kernel is gone
+  EXPECT_EQ(count(u, "#include \"examples/kernels.h\""), 1u);
+  // Everything above the first replaced definition is untouched.
+  size_t cut = original.find("// Slow:");
+  EXPECT_EQ(u.substr(0, cut), original.substr(0, cut));
+}
+
+TEST(SourceSplicer, ACandidateWithoutTheLauncherIsAnErrorNotAGuess) {
+  std::string original = example("saxpy.cu");
+  try {
+    make_source_change("src/saxpy.cu", original, "launch_saxpy",
+                       Variant{"__global__ void k(float* y) { y[0] = 1; }\n", {}, {}, ""});
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("launch_saxpy"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
