@@ -74,10 +74,17 @@ PublishOutcome publish_result(const config::Config& config, const config::Kernel
   std::string branch = "kernelbot/" + spec.name;
   if (auto repo = GitRepo::discover(config.root)) {
     auto in_repo = std::filesystem::relative(config.root / change.path, repo->workdir()).string();
-    std::string id = repo->commit_on_branch(config.github.base_branch, branch, {{in_repo, change.updated}},
-                                            commit_message(result, *best), config.github.author_name,
-                                            config.github.author_email);
-    spdlog::info("committed {} on branch {} ({})", in_repo, branch, id.substr(0, 12));
+    std::string id;
+    try {
+      id = repo->commit_on_branch(config.github.base_branch, branch, {{in_repo, change.updated}},
+                                  commit_message(result, *best), config.github.author_name,
+                                  config.github.author_email);
+      spdlog::info("committed {} on branch {} ({})", in_repo, branch, id.substr(0, 12));
+    } catch (const std::runtime_error& e) {
+      // A dry run still writes its PR: the branch is a convenience there, the PR files are the result.
+      if (push) throw;
+      spdlog::warn("no local branch for the dry-run PR: {}", e.what());
+    }
     if (push) {
       const char* token = std::getenv(config.github.token_env.c_str());
       if (!token) token = std::getenv("GITHUB_TOKEN");
