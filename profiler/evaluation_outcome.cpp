@@ -108,7 +108,10 @@ std::string escaped_work(const EvalResult& result) {
       return s.cupti_span_us > 0 && s.median_us > 0 ? s.cupti_span_us / s.median_us : 0.0;
     };
     const double allowed = std::max(1.0 / limit, 1.25 * span_ratio(t.baseline));
-    const bool span_exceeds = span_ratio(c) > allowed;
+    // Only where one call is timed per sample, as the runner's own cross-check does: for short
+    // kernels timed as several launches per sample the traced span of one call proved unreliable
+    // (a correct 3 us saxpy read a 389 us span on the H100); the floor rule below covers them.
+    const bool span_exceeds = c.launches_per_sample <= 1 && span_ratio(c) > allowed;
     const char* escaped_note = "work escaped the timed region";
     const bool noted = c.notes.find(escaped_note) != std::string::npos &&
                        t.baseline.notes.find(escaped_note) == std::string::npos;
