@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The end-to-end check on a GPU machine that has no packages of its own: run from the repository
 # root with a build carried in .devbuild/ and its libraries in .devlibs/ (see bench/README.md).
-#   bench/device_check.sh demo    the README's main job on examples/, then the gpu-labelled tests
+#   bench/device_check.sh gpu     the gpu-labelled tests (ctest -L gpu)
+#   bench/device_check.sh demo    the README's main job on examples/
 #   bench/device_check.sh bench   profile, the archive's second run, the search throughput benchmark
 # Everything is logged under $OUT (default /tmp/kb-out) and packed into $OUT/logs.tar.gz.
 set -u
@@ -22,9 +23,13 @@ if [ "$stage" = demo ]; then
   cp -r examples/.kernelbot/prs "$OUT/logs/prs" 2>/dev/null
   cp -r examples/.kernelbot/results "$OUT/logs/results" 2>/dev/null
   cat "$OUT/logs/demo.out"
-  (cd build && timeout 420 ctest -L gpu --output-on-failure -j1) >"$OUT/logs/gpu_tests.log" 2>&1
+  for f in examples/.kernelbot/prs/*/PR.md; do echo "=== $f"; head -c 1500 "$f"; done
+fi
+
+if [ "$stage" = gpu ]; then
+  (cd build && timeout 540 ctest -L gpu --output-on-failure -j1) >"$OUT/logs/gpu_tests.log" 2>&1
   echo "gpu tests exit code $?" >>"$OUT/logs/gpu_tests.log"
-  grep -E "tests passed|Failed|\*\*\*|exit code" "$OUT/logs/gpu_tests.log" | tail -25
+  grep -E "tests passed|Failed|\*\*\*|exit code|Test +#" "$OUT/logs/gpu_tests.log" | tail -45
 fi
 
 if [ "$stage" = bench ]; then

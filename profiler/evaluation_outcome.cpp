@@ -1,4 +1,5 @@
 #include "profiler/evaluation_outcome.h"
+#include <algorithm>
 
 #include <cmath>
 #include <cstdio>
@@ -99,8 +100,22 @@ std::string escaped_work(const EvalResult& result) {
     // (graph or back-to-back) shrink the gaps between one call's kernels, so only a time under
     // half the span counts there: calls on one stream cannot overlap each other.
     const double limit = c.launches_per_sample <= 1 ? 0.95 : 0.5;
-    const bool span_exceeds = c.cupti_span_us > 0 && c.median_us > 0 && c.median_us < limit * c.cupti_span_us;
-    if (span_exceeds || c.notes.find("work escaped the timed region") != std::string::npos) {
+    // Relative to the original measured the same way: a launcher whose own work is all on the
+    // caller's stream (a memset and an atomics kernel, say) can still show a CUPTI span ~15%
+    // over its event time (seen on the H100 for examples' row_sum), so only a candidate that
+    // escapes clearly more than the original does is rejected.
+    auto span_ratio = [](const TimingStats& s) {
+      return s.cupti_span_us > 0 && s.median_us > 0 ? s.cupti_span_us / s.median_us : 0.0;
+    };
+    const double allowed = std::max(1.0 / limit, 1.25 * span_ratio(t.baseline));
+    // Only where one call is timed per sample, as the runner's own cross-check does: for short
+    // kernels timed as several launches per sample the traced span of one call proved unreliable
+    // (a correct 3 us saxpy read a 389 us span on the H100); the floor rule below covers them.
+    const bool span_exceeds = c.launches_per_sample <= 1 && span_ratio(c) > allowed;
+    const char* escaped_note = "work escaped the timed region";
+    const bool noted = c.notes.find(escaped_note) != std::string::npos &&
+                       t.baseline.notes.find(escaped_note) == std::string::npos;
+    if (span_exceeds || noted) {
       char buf[512];
       std::snprintf(buf, sizeof buf,
                     "the candidate's work escapes the caller's stream at %s: one call keeps the GPU busy for "

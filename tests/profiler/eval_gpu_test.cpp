@@ -7,6 +7,8 @@
 // a copy of the tree elsewhere).
 #include <gtest/gtest.h>
 
+#include "tests/support/toml_text.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -43,20 +45,12 @@ fs::path repo() {
     std::stringstream original;
     original << in.rdbuf();
     std::string toml = original.str();
-    // layernorm's inputs as row_sum's: "normal", not the default four distributions. With
-    // "large" inputs (all positive, 1e3..1e6) y is a difference of terms near 1e6, whose float32
-    // rounding (ulp 0.25) exceeds the 1e-3 tolerance wherever y is small: any correct kernel that
-    // does not repeat the original's exact operation order fails against it (seen on the H100:
-    // 12 of 769000 elements, worst 0.38 on 93.2, at cols=769 with "large" gamma and beta).
-    const size_t layernorm = toml.find("name = \"layernorm\"");
-    for (const char* arg : {"x", "gamma", "beta"}) {
-      const std::string anchor = std::string("name = \"") + arg + "\"\n  role = \"input\"\n";
-      const size_t at = toml.find(anchor, layernorm);
-      if (layernorm != std::string::npos && at != std::string::npos)
-        toml.insert(at + anchor.size(), "  distribution = \"normal\"\n");
-    }
+    // examples/kernelbot.toml already gives layernorm's inputs the "normal" distribution (with
+    // "large" inputs the original's own float32 rounding exceeds the tolerance, seen on the H100).
+    EXPECT_NE(toml.find("distribution = \"normal\""), std::string::npos);
     // Shorter timing than the defaults keeps the suite inside a few minutes of device time.
     const std::string bench = "\n[bench]\nmin_time_s = 0.1\nmin_samples = 20\nmax_samples = 400\ntimeout_s = 5\n";
+    toml = kb::testing::without_table(kb::testing::without_table(toml, "bench"), "verify");
     std::ofstream(d / "kernelbot.toml") << toml << "\n[verify]\ntrials = 3\ntimeout_s = 120\n" << bench;
     std::ofstream(d / "kernelbot-hang.toml") << toml << "\n[verify]\ntrials = 3\ntimeout_s = 8\n" << bench;
     return d;

@@ -180,8 +180,23 @@ TEST(AcceptRule, WorkEscapingTheCallersStreamIsRejected) {
   b2b.timings[0].candidate.median_us = 0.039;
   b2b.timings[0].candidate.cupti_span_us = 9.8;
   b2b.timings[0].candidate.launches_per_sample = 200;
+  b2b.timings[0].floor_us = 4.2;  // 12 MB over the H100's measured ~2970 GB/s
+  b2b.timings[0].candidate_pct_of_floor = 4.2 / 0.039 * 100;
   apply_accept_rule(b2b, 1.05);
   EXPECT_EQ(b2b.verdict, Verdict::rejected);
+  EXPECT_NE(b2b.reason.find("impossible"), std::string::npos) << b2b.reason;
+
+  // Recorded on the H100: a correct float4 saxpy at n=1000003, timed several launches per sample,
+  // whose traced span of one call read 389 us against a 5.91 us median. At 68% of the roofline
+  // floor nothing is impossible, so the unreliable span must not reject it.
+  EvalResult artifact = verified({size("n=1000003", 4.64, true)});
+  artifact.timings[0].candidate.median_us = 5.91;
+  artifact.timings[0].candidate.cupti_span_us = 389;
+  artifact.timings[0].candidate.launches_per_sample = 8;
+  artifact.timings[0].floor_us = 4.04;
+  artifact.timings[0].candidate_pct_of_floor = 4.04 / 5.91 * 100;
+  apply_accept_rule(artifact, 1.05);
+  EXPECT_EQ(artifact.verdict, Verdict::accepted) << artifact.reason;
 
   // Without a CUPTI span: faster than 10x the roofline floor is impossible.
   EvalResult impossible = verified({size("n=16777216", 10628, true)});

@@ -2,6 +2,8 @@
 // demo workload (examples/src/demo_app.cu) ranked through the CUPTI injection library.
 #include <gtest/gtest.h>
 
+#include "tests/support/toml_text.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -43,7 +45,7 @@ TEST(ProfileGpu, ConfiguredKernelTimedWithMetrics) {
   std::ifstream in(examples() / "kernelbot.toml");
   std::stringstream toml;
   toml << in.rdbuf();
-  std::ofstream(dir / "kernelbot.toml") << toml.str() << "\n[bench]\nmin_time_s = 0.1\n";
+  std::ofstream(dir / "kernelbot.toml") << kb::testing::without_table(toml.str(), "bench") << "\n[bench]\nmin_time_s = 0.1\n";
 
   auto r = run({"--json", "profile", "--kernel", "transpose"}, dir);
   ASSERT_EQ(r.exit_code, 0) << r.describe() << "\n" << r.err;
