@@ -208,11 +208,11 @@ std::string render_pr_body(const search::SearchResult& result, const SourceChang
   if (best->from_archive)
     summary += "\n\nThis winner was measured in an earlier run on the same GPU model and source (kernelbot's archive); "
                "the numbers below are from that run.";
+  while (!summary.empty() && summary.back() == '\n') summary.pop_back();
   std::string notes;
   if (!change.notes.empty()) {
     notes = "\n### Needs your attention\n\n";
     for (const auto& n : change.notes) notes += "- " + n + "\n";
-    notes += "\n";
   }
   std::string reproduce = fmt::format(
       "```sh\nkernelbot eval --kernel {} --candidate {}\n```\n\nGPU: {} (compute capability {}.{}, {} SMs), driver "

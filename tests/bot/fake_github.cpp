@@ -132,10 +132,17 @@ LoopbackResponse FakeGitHub::handle(const LoopbackRequest& request) {
   std::lock_guard lock(mutex_);
   for (auto it = faults_.begin(); it != faults_.end(); ++it)
     if ((it->method.empty() || it->method == request.method) && request.path.rfind(it->path_prefix, 0) == 0) {
-      LoopbackResponse r = it->response;
+      FakeFault fault = *it;
       faults_.erase(it);
+      if (!fault.handle_then_delay) return fault.response;
+      LoopbackResponse r = serve(request);
+      r.delay_s = fault.response.delay_s;
       return r;
     }
+  return serve(request);
+}
+
+LoopbackResponse FakeGitHub::serve(const LoopbackRequest& request) {
   auto header = [&](const std::string& name) {
     auto it = request.headers.find(name);
     return it == request.headers.end() ? std::string() : it->second;

@@ -29,6 +29,9 @@ struct FakeFault {
   std::string method;
   std::string path_prefix;
   LoopbackResponse response;
+  // Instead of `response`: do the real work, then answer only after `response.delay_s` (a
+  // request that lands on GitHub while the client has already given up on it).
+  bool handle_then_delay = false;
 };
 
 class FakeGitHub {
@@ -49,6 +52,7 @@ class FakeGitHub {
 
  private:
   LoopbackResponse handle(const LoopbackRequest& request);
+  LoopbackResponse serve(const LoopbackRequest& request);  // the real behaviour, under mutex_
   LoopbackResponse pulls_list(const LoopbackRequest& request);
   std::string pull_json(const FakePull& p) const;
 

@@ -4,7 +4,9 @@
 
 #include <filesystem>
 
+#include "bot/cli_context.h"
 #include "bot/dry_run_forge.h"
+#include "bot/forge_factory.h"
 #include "bot/github_forge.h"
 #include "tests/bot/fake_github.h"
 #include "tests/bot/git_fixture.h"
@@ -148,6 +150,35 @@ TEST_F(ForgeTest, DryRunOutsideARepositorySaysSo) {
   EXPECT_NE(out.note.find("not in a git repository"), std::string::npos);
   EXPECT_TRUE(out.commit.empty());
   EXPECT_TRUE(fs::exists(plain / ".kernelbot/prs/kernelbot-saxpy/PR.md"));
+}
+
+TEST_F(ForgeTest, TheTokenComesFromTokenEnvThenGithubTokenAndItsAbsenceIsNamed) {
+  kb::config::Config config;
+  config.root = work_;
+  config.github.repository = "acme/widgets";
+  config.github.token_env = "KB_FORGE_TEST_TOKEN";
+  ::unsetenv("KB_FORGE_TEST_TOKEN");
+  const char* saved = std::getenv("GITHUB_TOKEN");
+  std::string saved_value = saved ? saved : "";
+  ::unsetenv("GITHUB_TOKEN");
+  try {
+    kb::bot::make_forge(config, false);
+    FAIL() << "expected a missing-token error";
+  } catch (const kb::bot::UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("$KB_FORGE_TEST_TOKEN and $GITHUB_TOKEN are not set"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(kb::bot::make_forge(config, true)->name(), "dry-run");  // --dry-run needs no token
+  ::setenv("GITHUB_TOKEN", "fallback", 1);
+  EXPECT_EQ(kb::bot::github_token(config.github), "fallback");
+  ::setenv("KB_FORGE_TEST_TOKEN", "primary", 1);
+  EXPECT_EQ(kb::bot::github_token(config.github), "primary");
+  EXPECT_EQ(kb::bot::make_forge(config, false)->name(), "github");
+  config.github.repository.clear();
+  EXPECT_EQ(kb::bot::make_forge(config, false)->name(), "dry-run");
+  ::unsetenv("KB_FORGE_TEST_TOKEN");
+  if (saved_value.empty()) ::unsetenv("GITHUB_TOKEN");
+  else ::setenv("GITHUB_TOKEN", saved_value.c_str(), 1);
 }
 
 TEST_F(ForgeTest, SshRemoteBecomesHttpsWhenATokenIsGiven) {

@@ -5,6 +5,11 @@
 
 #include <ctime>
 
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <sstream>
+
 #include "bot/github_client.h"
 #include "tests/bot/fake_github.h"
 
@@ -184,6 +189,64 @@ TEST(GitHubClient, AlreadyExistsFindsAndUpdatesTheOpenPull) {
   EXPECT_EQ(open[0].title, "new title");
   EXPECT_EQ(open[0].body, "new body");
   EXPECT_EQ(f.github.count("PATCH", "/repos/acme/widgets/pulls/"), 1);
+}
+
+TEST(GitHubClient, ACreateThatLandedButTimedOutIsNotDuplicated) {
+  Fixture f;
+  LoopbackResponse late;
+  late.delay_s = 1.5;  // GitHub opens the PR; the client never hears back
+  f.github.add_fault({"POST", "/repos/acme/widgets/pulls", late, /*handle_then_delay=*/true});
+  auto c = f.client(/*timeout_s=*/0.4);
+  auto result = c.create_pull("t", "b", "kernelbot/saxpy", "main", false);
+  EXPECT_FALSE(result.created);  // the retry met "already exists" and updated the one that landed
+  EXPECT_EQ(result.pull.number, 1);
+  EXPECT_EQ(f.github.pulls().size(), 1u);
+  EXPECT_EQ(f.github.open_pulls_for("kernelbot/saxpy").size(), 1u);
+}
+
+TEST(GitHubClient, AlreadyExistsWithNothingToFindIsAnError) {
+  Fixture f;
+  f.github.add_fault({"POST", "", json_response(422, R"({"message":"Validation Failed","errors":[{"resource":"PullRequest","code":"custom","message":"A pull request already exists for acme:kernelbot/saxpy."}]})")});
+  auto c = f.client();
+  try {
+    c.create_pull("t", "b", "kernelbot/saxpy", "main", false);
+    FAIL();
+  } catch (const GitHubError& e) {
+    EXPECT_EQ(e.status, 422);
+    EXPECT_NE(std::string(e.what()).find("A pull request already exists"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(f.github.pulls().empty());
+}
+
+TEST(GitHubClient, UnknownRepositoryIsAClearError) {
+  Fixture f;
+  kb::bot::GitHubRetryPolicy p;
+  p.sleep = [](double) {};
+  GitHubClient c(f.github.api_url(), "acme/nope", kToken, p);
+  try {
+    c.open_pulls();
+    FAIL();
+  } catch (const GitHubError& e) {
+    EXPECT_EQ(e.status, 404);
+    EXPECT_NE(std::string(e.what()).find("[github].repository"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GitHubClient, RetriesAreLoggedWithoutTheToken) {
+  Fixture f;
+  f.github.add_fault({"GET", "", json_response(502, R"({"message":"Server Error"})")});
+  f.github.add_fault({"GET", "", secondary_limit("1")});
+  std::ostringstream log;
+  auto previous = spdlog::default_logger();
+  auto logger = std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(log));
+  logger->set_level(spdlog::level::trace);
+  spdlog::set_default_logger(logger);
+  auto c = f.client();
+  c.open_pulls();
+  spdlog::set_default_logger(previous);
+  EXPECT_NE(log.str().find("retrying"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("secondary rate limit"), std::string::npos) << log.str();
+  EXPECT_EQ(log.str().find(kToken), std::string::npos) << log.str();
 }
 
 TEST(GitHubClient, OtherValidationErrorsCarryGitHubsMessage) {

@@ -70,6 +70,17 @@ TEST(PrBody, MissingCountersAndFloorsSaySoInsteadOfInventingNumbers) {
   EXPECT_EQ(body.find("% → "), std::string::npos);
 }
 
+TEST(PrBody, WhatTheEditCannotCarryIsShownBeforeTheNumbers) {
+  auto result = stored_result();
+  for (auto& c : result.tree)
+    if (c.id == result.best_id) c.variant.nvcc_flags = {"--use_fast_math"};
+  std::string body = kb::bot::render_pr_body(result, change_for(result), kContext);
+  size_t notes = body.find("### Needs your attention\n\n- The winner was compiled with `--use_fast_math`");
+  ASSERT_NE(notes, std::string::npos) << body;
+  EXPECT_LT(notes, body.find("### Timing"));
+  EXPECT_NE(body.find("kernelbot.toml) to get the measured speed.\n\n### Timing"), std::string::npos);
+}
+
 TEST(PrBody, NoWinnerIsAnError) {
   auto result = stored_result();
   result.best_id.clear();
