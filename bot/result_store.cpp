@@ -30,6 +30,19 @@ SavedResult save_result(const std::filesystem::path& root, const search::SearchR
   std::filesystem::create_directories(saved.directory);
   saved.result_json = saved.directory / "result.json";
   write(saved.result_json, nlohmann::json(result).dump(2) + "\n");
+  const auto* best = result.best();
+  if (!change && best && !best->variant.source.empty()) {
+    // Before the splice: the winning translation unit as it was compiled, -D values written in,
+    // so this file alone reproduces the winner even if turning it into an edit fails.
+    std::string tu;
+    for (const auto& d : best->variant.defines) {
+      auto eq = d.find('=');
+      tu += "#define " + d.substr(0, eq) + " " + (eq == std::string::npos ? "1" : d.substr(eq + 1)) +
+            "  // kernelbot: the winner was compiled with -D" + d + "\n";
+    }
+    saved.candidate = saved.directory / "candidate.cu";
+    write(saved.candidate, tu + best->variant.source);
+  }
   if (change) {
     auto ext = std::filesystem::path(change->path).extension().string();
     saved.candidate = saved.directory / ("candidate" + (ext.empty() ? std::string(".cu") : ext));

@@ -19,7 +19,9 @@ struct SavedResult {
 
 std::filesystem::path results_directory(const std::filesystem::path& root, const std::string& kernel);
 
-// Writes result.json always; the candidate and the patch when `change` is given.
+// Writes result.json always. With `change`: candidate.<ext> (the changed file) and change.patch;
+// without it, candidate.cu is the winner's translation unit as compiled (its -D values written in
+// as #define lines), so a winner is reproducible even when splicing it into the source fails.
 SavedResult save_result(const std::filesystem::path& root, const search::SearchResult& result,
                         const SourceChange* change);
 

@@ -76,6 +76,9 @@ TEST_F(PublishTest, TheResultIsSavedBeforeASpliceCanFail) {
   kb::bot::DryRunForge forge(config_.root, std::nullopt);
   EXPECT_THROW(kb::bot::publish_result(config_, *config_.find_kernel("saxpy"), result_, forge), std::runtime_error);
   EXPECT_EQ(nlohmann::json::parse(read_text(dir_ / ".kernelbot/results/saxpy/result.json")), nlohmann::json(result_));
+  EXPECT_EQ(read_text(dir_ / ".kernelbot/results/saxpy/candidate.cu"),
+            "#define SAXPY_BLOCK 256  // kernelbot: the winner was compiled with -DSAXPY_BLOCK=256\n" +
+                best().variant.source);
   EXPECT_FALSE(fs::exists(dir_ / ".kernelbot/prs"));
 }
 
