@@ -177,8 +177,12 @@ TEST(BuiltinProposer, FindsTheBestBlockSizeOfSaxpyExhaustively) {
   // that already had launch bounds was labelled "Add" while it removed them).
   for (const auto& c : result.tree) {
     bool has_bounds = c.variant.source.find("__launch_bounds__") != std::string::npos;
-    if (c.idea.text.rfind("Add __launch_bounds__", 0) == 0) EXPECT_TRUE(has_bounds) << c.id;
-    if (c.idea.text.rfind("Remove __launch_bounds__", 0) == 0) EXPECT_FALSE(has_bounds) << c.id;
+    if (c.idea.text.rfind("Add __launch_bounds__", 0) == 0) {
+      EXPECT_TRUE(has_bounds) << c.id;
+    }
+    if (c.idea.text.rfind("Remove __launch_bounds__", 0) == 0) {
+      EXPECT_FALSE(has_bounds) << c.id;
+    }
   }
   // Every point once, the original excluded, then the space is spent.
   EXPECT_EQ(result.budget.candidates, 11);
