@@ -118,13 +118,19 @@ Idea explain_idea(const TuningSpace& space, const std::vector<size_t>& dim_indic
   const std::string& now = d.values[d.default_index];
   switch (d.kind) {
     case TuningDimension::Kind::launch_bounds:
-      idea.text = "Add __launch_bounds__(block size) to the launched kernel";
+      // The step goes to `values` from the seed, which may already have them: say which way it goes,
+      // so the idea path in a PR describes what the variant really is.
+      idea.text = values.size() == 1 && values[0] == "off"
+                      ? "Remove __launch_bounds__ from the launched kernel"
+                  : values.size() == 1 ? "Add __launch_bounds__(block size) to the launched kernel"
+                                        : "Try the launched kernel with and without __launch_bounds__(block size)";
       idea.rationale = "With the block size known at compile time ptxas can budget registers for it, which can "
                        "raise occupancy or avoid spills.";
       return idea;
     case TuningDimension::Kind::flags:
       idea.family = "compile_flags";
-      idea.text = "Compile with --use_fast_math";
+      idea.text = values.size() == 1 && values[0].empty() ? "Compile without --use_fast_math"
+                                                           : "Compile with --use_fast_math";
       idea.rationale = fmt::format("Every floating-point output's tolerance is at least rtol {:g}, so fast "
                                    "intrinsics and flush-to-zero may be used.",
                                    kFastMathMinRtol);

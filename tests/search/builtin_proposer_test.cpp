@@ -173,6 +173,17 @@ TEST(BuiltinProposer, FindsTheBestBlockSizeOfSaxpyExhaustively) {
   EXPECT_EQ(result.best()->variant.defines, std::vector<std::string>{"SAXPY_BLOCK=256"});
   EXPECT_NE(result.best()->variant.source.find("__launch_bounds__"), std::string::npos);
   EXPECT_GT(result.best()->speedup, 1.5);
+  // The idea text of every step says what its variant is (seen on the H100: a step from a seed
+  // that already had launch bounds was labelled "Add" while it removed them).
+  for (const auto& c : result.tree) {
+    bool has_bounds = c.variant.source.find("__launch_bounds__") != std::string::npos;
+    if (c.idea.text.rfind("Add __launch_bounds__", 0) == 0) {
+      EXPECT_TRUE(has_bounds) << c.id;
+    }
+    if (c.idea.text.rfind("Remove __launch_bounds__", 0) == 0) {
+      EXPECT_FALSE(has_bounds) << c.id;
+    }
+  }
   // Every point once, the original excluded, then the space is spent.
   EXPECT_EQ(result.budget.candidates, 11);
   EXPECT_EQ(result.stop_reason, "search space exhausted: all 12 points tried");
