@@ -4,7 +4,7 @@
 #   bench/device_check.sh gpu     the gpu-labelled tests (ctest -L gpu)
 #   bench/device_check.sh demo    the README's main job on examples/
 #   bench/device_check.sh bench   profile, the archive's second run, the search throughput benchmark
-# Everything is logged under $OUT (default /tmp/kb-out) and packed into $OUT/logs.tar.gz.
+# Everything is logged under $OUT (default /tmp/kb-out) and packed into $OUT/logs-<stage>.tar.gz.
 set -u
 stage=${1:-demo}
 here=$PWD
@@ -46,4 +46,4 @@ if [ "$stage" = bench ]; then
     >"$OUT/logs/throughput.out" 2>"$OUT/logs/throughput.err"
   cat "$OUT/logs/throughput.out"
 fi
-tar -C "$OUT" -czf "$OUT/logs.tar.gz" logs && rm -rf "$OUT/logs"
+tar -C "$OUT" -czf "$OUT/logs-$stage.tar.gz" logs && rm -rf "$OUT/logs"
