@@ -198,6 +198,23 @@ TEST(AcceptRule, WorkEscapingTheCallersStreamIsRejected) {
   apply_accept_rule(artifact, 1.05);
   EXPECT_EQ(artifact.verdict, Verdict::accepted) << artifact.reason;
 
+  // The same at one launch per sample: one size's span reads 325 us against 9.94 us, the other
+  // sizes agree with their medians. An escape happens at every size; a bad reading at one does not.
+  EvalResult one_size = verified({size("n=1048576", 4.6, true), size("n=16777216", 4.3, true),
+                                  size("n=1000003", 3.95, true)});
+  for (auto& t : one_size.timings) {
+    t.candidate.median_us = 10;
+    t.candidate.cupti_span_us = 10.2;
+  }
+  one_size.timings[2].candidate.median_us = 9.94;
+  one_size.timings[2].candidate.cupti_span_us = 325;
+  apply_accept_rule(one_size, 1.05);
+  EXPECT_EQ(one_size.verdict, Verdict::accepted) << one_size.reason;
+  for (auto& t : one_size.timings) t.candidate.cupti_span_us = 325;  // escaping everywhere
+  one_size.verdict = Verdict::pending;
+  apply_accept_rule(one_size, 1.05);
+  EXPECT_EQ(one_size.verdict, Verdict::rejected);
+
   // Without a CUPTI span: faster than 10x the roofline floor is impossible.
   EvalResult impossible = verified({size("n=16777216", 10628, true)});
   impossible.timings[0].candidate.median_us = 0.036;
