@@ -42,7 +42,7 @@ if [ "$stage" = bench ]; then
     rc=$?
     echo "search run $i: exit $rc in $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$OUT/logs/archive.txt"
   done
-  (cd examples && timeout 240 "$here/build/bench/search_throughput" --config kernelbot.toml --kernels saxpy,transpose) \
+  (cd examples && timeout 200 "$here/build/bench/search_throughput" --config kernelbot.toml --kernels saxpy,transpose --max-candidates 10) \
     >"$OUT/logs/throughput.out" 2>"$OUT/logs/throughput.err"
   cat "$OUT/logs/throughput.out"
 fi
