@@ -4,6 +4,7 @@
 #   bench/device_check.sh gpu     the gpu-labelled tests (ctest -L gpu)
 #   bench/device_check.sh demo    the README's main job on examples/
 #   bench/device_check.sh bench   profile, the archive's second run, the search throughput benchmark
+#   bench/device_check.sh throughput   the search throughput benchmark only
 # Everything is logged under $OUT (default /tmp/kb-out) and packed into $OUT/logs-<stage>.tar.gz.
 set -u
 stage=${1:-demo}
@@ -15,6 +16,7 @@ export LD_LIBRARY_PATH=$here/.devlibs:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 [ -d build ] || mv .devbuild build
 if [ ! -e /work/main ]; then mkdir -p /work && ln -s "$here" /work/main; fi
 kb=$here/build/bot/kernelbot
+export KERNELBOT_HARNESS=$here/build/bot/kernelbot-harness  # tools outside bot/ find it here
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/logs/gpu.txt"
 
 if [ "$stage" = demo ]; then
@@ -30,6 +32,12 @@ if [ "$stage" = gpu ]; then
   (cd build && timeout 540 ctest -L gpu --output-on-failure -j1) >"$OUT/logs/gpu_tests.log" 2>&1
   echo "gpu tests exit code $?" >>"$OUT/logs/gpu_tests.log"
   grep -E "tests passed|Failed|\*\*\*|exit code|Test +#" "$OUT/logs/gpu_tests.log" | tail -45
+fi
+
+if [ "$stage" = throughput ]; then
+  (cd examples && timeout 300 "$here/build/bench/search_throughput" --config kernelbot.toml --kernels saxpy,transpose \
+    --max-candidates 12) >"$OUT/logs/throughput.out" 2>"$OUT/logs/throughput.err"
+  cat "$OUT/logs/throughput.out"; tail -3 "$OUT/logs/throughput.err"
 fi
 
 if [ "$stage" = bench ]; then
