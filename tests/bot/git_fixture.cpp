@@ -147,4 +147,10 @@ CommitInfo commit_info(const std::filesystem::path& dir, const std::string& ref)
   return info;
 }
 
+void copy_examples_into(const std::filesystem::path& examples, const std::filesystem::path& repo) {
+  std::filesystem::create_directories(repo);
+  for (const char* part : {"src", "include", "kernelbot.toml"})
+    std::filesystem::copy(examples / part, repo / part, std::filesystem::copy_options::recursive);
+}
+
 }  // namespace kb::testing

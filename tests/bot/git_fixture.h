@@ -33,6 +33,10 @@ struct CommitInfo {
 };
 CommitInfo commit_info(const std::filesystem::path& dir, const std::string& ref);
 
+// A fresh copy of examples/ (sources, headers, kernelbot.toml) in `repo`, for tests that run
+// kernelbot on a repository of their own.
+void copy_examples_into(const std::filesystem::path& examples, const std::filesystem::path& repo);
+
 std::string read_text(const std::filesystem::path& path);
 void write_text(const std::filesystem::path& path, const std::string& text);
 

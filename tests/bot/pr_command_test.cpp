@@ -32,10 +32,7 @@ class PrCommandTest : public ::testing::Test {
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     repo_ = dir_ / "examples";
-    fs::create_directories(repo_);
-    const fs::path examples = fs::path(KB_SOURCE_DIR) / "examples";
-    for (const char* part : {"src", "include", "kernelbot.toml"})
-      fs::copy(examples / part, repo_ / part, fs::copy_options::recursive);
+    copy_examples_into(fs::path(KB_SOURCE_DIR) / "examples", repo_);
     bare_ = dir_ / "origin.git";
     init_bare_repo(bare_);
   }
