@@ -119,7 +119,12 @@ std::string find_nvcc() {
       return std::string(root) + "/bin/nvcc";
   if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0) return "/usr/local/cuda/bin/nvcc";
   const char* path = std::getenv("PATH");
-  return find_executable("nvcc", path ? path : "");
+  std::string found = find_executable("nvcc", path ? path : "");
+  // A symlink such as /usr/local/bin/nvcc: the toolkit (its lib64 for the rpath) is where it points.
+  std::error_code ec;
+  if (!found.empty())
+    if (fs::path real = fs::canonical(found, ec); !ec) return real.string();
+  return found;
 }
 
 bool variant_flag_allowed(const std::string& flag) {

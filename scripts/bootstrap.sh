@@ -50,23 +50,51 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # The CUDA toolkit (nvcc, cudart, CUPTI, NVML headers) comes from NVIDIA, not from Debian.
+# The nvcc on PATH may be a symlink or a wrapper outside the toolkit (/usr/local/bin/nvcc, say),
+# so the toolkit root is taken from where nvcc really lives and from what nvcc reports as its
+# TOP, then from $CUDA_HOME, $CUDA_PATH and /usr/local/cuda; the first root with both nvcc and
+# CUPTI's headers wins, and CMake is pointed at that root's own nvcc.
 nvcc="${CUDACXX:-}"
 [ -z "$nvcc" ] && command -v nvcc >/dev/null 2>&1 && nvcc="$(command -v nvcc)"
 [ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
-if [ -z "$nvcc" ]; then
-  say "no CUDA toolkit found (looked at \$CUDACXX, PATH and /usr/local/cuda/bin/nvcc)."
-  say "install CUDA 12.4 or newer with CUPTI from https://developer.nvidia.com/cuda-downloads, or set CUDACXX"
+roots=()
+add_root() {
+  [ -n "$1" ] && [ -d "$1" ] || return 0
+  local r; r="$(cd "$1" && pwd -P)"
+  [[ " ${roots[*]-} " == *" $r "* ]] || roots+=("$r")
+}
+if [ -n "$nvcc" ]; then
+  add_root "$(dirname "$(dirname "$(readlink -f "$nvcc")")")"
+  add_root "$("$nvcc" --dryrun -x cu -c /dev/null -o /dev/null 2>&1 | sed -n 's/^#\$ TOP=//p' | head -n 1)"
+fi
+add_root "${CUDA_HOME:-}"
+add_root "${CUDA_PATH:-}"
+add_root /usr/local/cuda
+has_cupti() {
+  local r="$1"
+  [ -e "$r/include/cupti.h" ] || [ -e "$r/extras/CUPTI/include/cupti.h" ] ||
+    [ -e "$r/targets/$(uname -m)-linux/include/cupti.h" ]
+}
+cuda_root=""
+for r in ${roots[@]+"${roots[@]}"}; do
+  if [ -x "$r/bin/nvcc" ] && has_cupti "$r"; then cuda_root="$r"; break; fi
+done
+if [ -z "$cuda_root" ]; then
+  if [ -z "$nvcc" ] && [ ${#roots[@]} -eq 0 ]; then
+    say "no CUDA toolkit found (looked at \$CUDACXX, PATH, \$CUDA_HOME, \$CUDA_PATH and /usr/local/cuda)."
+    say "install CUDA 12.4 or newer with CUPTI from https://developer.nvidia.com/cuda-downloads, or set CUDACXX"
+  else
+    say "no CUDA toolkit with CUPTI headers found; looked in: ${roots[*]:-(none)} (nvcc: ${nvcc:-none})"
+    say "install the toolkit's cuda-cupti-dev package, or set CUDA_HOME to a toolkit that has CUPTI"
+  fi
   exit 1
 fi
-cuda_root="$(dirname "$(dirname "$nvcc")")"
-if [ ! -e "$cuda_root/include/cupti.h" ] && [ ! -e "$cuda_root/extras/CUPTI/include/cupti.h" ]; then
-  say "the CUDA toolkit at $cuda_root has no CUPTI headers; install its cuda-cupti-dev package"
-  exit 1
-fi
+nvcc="$cuda_root/bin/nvcc"
 [ $check_only = 1 ] && { say "everything needed is installed (CUDA at $cuda_root)"; exit 0; }
 
 if [ ! -f "$build_dir/build.ninja" ]; then
   say "configuring $build_dir"
-  cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_CUDA_COMPILER="$nvcc" >/dev/null
+  cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_CUDA_COMPILER="$nvcc" \
+        -DCUDAToolkit_ROOT="$cuda_root" >/dev/null
 fi
 say "ready: cmake --build $build_dir"
