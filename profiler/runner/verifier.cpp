@@ -31,9 +31,16 @@ std::string describe_trial(const RunnerJob& job, const TrialPlan& p, int64_t tri
 
 // Runs `fn` and waits as a caller would: an event on the legacy default stream. Under CUPTI
 // tracing, any activity of the call that ended after that event completed is work the caller was
-// never told to wait for.
-std::string run_and_check_streams(EntryFn fn, ArgSet& args, Who who, ActivityMonitor& monitor) {
+// never told to wait for. Without a monitor (another tool holds CUPTI) it only runs and waits.
+std::string run_and_check_streams(EntryFn fn, ArgSet& args, Who who, ActivityMonitor* tracing) {
   cuda_check(cudaDeviceSynchronize(), "synchronizing before a verification call");
+  if (!tracing) {
+    call_variant(fn, args.args(), who);
+    CallScope scope(who, "");
+    check_variant_sync(cudaDeviceSynchronize(), who, "");
+    return "";
+  }
+  ActivityMonitor& monitor = *tracing;
   monitor.take();  // discard the runner's own uploads and poison fills
   cudaEvent_t done;
   cuda_check(cudaEventCreateWithFlags(&done, cudaEventDisableTiming), "creating an event");
@@ -79,14 +86,16 @@ OutputError& output_entry(VerificationReport& report, const RunnerArg& a) {
 
 VerificationOutcome verify_candidate(const RunnerJob& job, EntryFn baseline, EntryFn candidate, bool strict,
                                      VerificationReport& report) {
-  auto& monitor = ActivityMonitor::instance();
-  monitor.enable();
+  // compute-sanitizer holds the process's only CUPTI subscription, so under it the side-stream
+  // check is left to the normal (traced) verification run and this one only runs the calls.
+  ActivityMonitor* monitor = job.raw.under_sanitizer ? nullptr : &ActivityMonitor::instance();
+  if (monitor) monitor->enable();
   // Tracing stays off outside verification (timing must not pay for it). After a crash the
   // context is gone and CUPTI is left alone.
   struct TracingOff {
-    ActivityMonitor& m;
+    ActivityMonitor* m;
     ~TracingOff() {
-      if (std::uncaught_exceptions() == 0) m.disable();
+      if (m && std::uncaught_exceptions() == 0) m->disable();
     }
   } tracing_off{monitor};
   const size_t sizes = job.size_count();

@@ -287,6 +287,7 @@ echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
   EXPECT_EQ(sanitized["mode"], "verify");
   EXPECT_EQ(sanitized["trials"], 1);
   EXPECT_EQ(sanitized["size_labels"], nlohmann::json::parse(R"(["n=1000"])"));
+  EXPECT_EQ(sanitized["under_sanitizer"], true);  // the runner must leave CUPTI to the sanitizer
 }
 
 }  // namespace

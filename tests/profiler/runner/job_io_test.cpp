@@ -55,6 +55,18 @@ TEST(JobIo, JsonRoundTripThroughAFile) {
   EXPECT_EQ(job.raw.seed, 99u);
   EXPECT_EQ(job.raw.args[0].counts[1], 1000003);
   EXPECT_EQ(job.raw.bench.max_noise, HarnessBench{}.max_noise);
+  EXPECT_FALSE(job.raw.under_sanitizer);
+  std::filesystem::remove(path);
+}
+
+TEST(JobIo, SanitizerFlagReachesTheRunner) {
+  // The runner leaves CUPTI tracing off under compute-sanitizer, which holds CUPTI itself.
+  HarnessJob raw = saxpy_job();
+  raw.mode = "verify";
+  raw.under_sanitizer = true;
+  const auto path = temp_file("sanitize.json");
+  write_json_file(path.string(), nlohmann::json(raw));
+  EXPECT_TRUE(load_job(path.string()).raw.under_sanitizer);
   std::filesystem::remove(path);
 }
 
