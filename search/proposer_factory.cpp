@@ -19,10 +19,24 @@ std::filesystem::path record_path(const ProposerOptions& options) {
   return env && *env ? std::filesystem::path(env) : std::filesystem::path();
 }
 
+// A recording of another kernel would only produce candidates with the wrong launcher; say so
+// before any of them is compiled.
+void check_replay_kernel(const std::filesystem::path& file, const std::string& kernel) {
+  if (!std::filesystem::is_regular_file(file))
+    throw std::invalid_argument("the replay file " + file.string() + " for kernel '" + kernel + "' does not exist");
+  const ReplayFile recorded = read_replay_file(file);
+  const std::string recorded_kernel = recorded.header.value("kernel", "");
+  if (!recorded_kernel.empty() && recorded_kernel != kernel)
+    throw std::invalid_argument("the replay file " + file.string() + " records kernel '" + recorded_kernel +
+                                "', not '" + kernel + "': pass a directory of <kernel>.jsonl files, or a path with "
+                                "{kernel} in it, to replay several kernels");
+}
+
 std::unique_ptr<ChatBackend> maybe_record(std::unique_ptr<ChatBackend> backend, const config::Config& config,
                                           const config::KernelSpec& spec, const ProposerOptions& options) {
   auto path = record_path(options);
   if (path.empty()) return backend;
+  path = per_kernel_replay_path(path, spec.name);
   nlohmann::json header{{"kernel", spec.name}, {"model", config.llm.model}, {"base_url", config.llm.base_url},
                         {"rounds", config.search.rounds}, {"ideas_per_round", config.search.ideas_per_round},
                         {"branches_per_idea", config.search.branches_per_idea}};
@@ -46,9 +60,25 @@ std::unique_ptr<Proposer> make_replay(const config::Config& config, const config
   if (file.empty())
     throw std::runtime_error("the replay proposer needs a file of recorded replies: set [search].replay_file or "
                              "pass --replay FILE");
+  file = per_kernel_replay_path(file, spec.name);
+  check_replay_kernel(file, spec.name);
   std::unique_ptr<ChatBackend> backend = std::make_unique<ReplayChatBackend>(file);
   return std::make_unique<LlmProposer>("replay", config, spec, maybe_record(std::move(backend), config, spec, options));
 }
+
+}  // namespace
+
+std::filesystem::path per_kernel_replay_path(const std::filesystem::path& path, const std::string& kernel) {
+  std::string text = path.string();
+  if (auto at = text.find("{kernel}"); at != std::string::npos) {
+    for (; at != std::string::npos; at = text.find("{kernel}", at + kernel.size())) text.replace(at, 8, kernel);
+    return text;
+  }
+  if (std::filesystem::is_directory(path) || (!text.empty() && text.back() == '/')) return path / (kernel + ".jsonl");
+  return path;
+}
+
+namespace {
 
 std::unique_ptr<Proposer> make_builtin(const config::Config& config, const config::KernelSpec& spec,
                                        const ProposerOptions&) {

@@ -4,7 +4,9 @@
 //   builtin -> the profile-guided tuner (no model)
 //   replay  -> the llm proposer reading recorded replies ([search].replay_file)
 // Recording (for replay later) wraps the llm proposer's model when a record file is given or
-// the environment variable KERNELBOT_RECORD names one.
+// the environment variable KERNELBOT_RECORD names one. Replay and record paths may be one file,
+// a directory (one <kernel>.jsonl per kernel: what `kernelbot run` over several kernels needs),
+// or a path with {kernel} in it.
 #pragma once
 
 #include <filesystem>
@@ -37,6 +39,10 @@ std::string resolve_proposer_name(const config::Config& config, const std::strin
 // for what the named proposer needs and lacks (an API key, a replay file).
 std::unique_ptr<Proposer> make_proposer(const config::Config& config, const config::KernelSpec& spec,
                                         const ProposerOptions& options = {});
+
+// The file of one kernel's recording: `path` with {kernel} replaced, or <path>/<kernel>.jsonl when
+// `path` is a directory or ends in '/', else `path` itself.
+std::filesystem::path per_kernel_replay_path(const std::filesystem::path& path, const std::string& kernel);
 
 // Adds a proposer under a new name (e.g. a plug-in or a test double).
 void register_proposer(const std::string& name, ProposerFactory factory);

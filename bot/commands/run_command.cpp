@@ -35,7 +35,10 @@ void register_run_command(CLI::App& app, CliContext& ctx) {
                 "Write the PRs under .kernelbot/prs/ instead of pushing and calling GitHub");
   cmd->add_option("--proposer", opts->search.proposer, "auto, llm, builtin or replay (overrides [search].proposer)")
       ->check(CLI::IsMember({"auto", "llm", "builtin", "replay"}));
-  cmd->add_option("--replay", opts->search.replay, "Replay recorded model replies from FILE")->check(CLI::ExistingFile);
+  // Existence is checked per kernel, where a directory or {kernel} path names the file.
+  cmd->add_option("--replay", opts->search.replay,
+                  "Replay recorded model replies: a FILE, a directory of <kernel>.jsonl files, or a path with "
+                  "{kernel} in it");
   cmd->add_option("--rounds", *rounds, "Rounds of ideas (overrides [search].rounds)")->check(CLI::PositiveNumber);
   cmd->add_option("--max-candidates", *max_candidates, "Candidates per kernel (overrides [search].max_candidates)")
       ->check(CLI::PositiveNumber);

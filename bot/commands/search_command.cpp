@@ -136,10 +136,11 @@ void register_search_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--max-candidates", opts->max_candidates,
                   "Most candidates to compile and measure (overrides [search].max_candidates)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--replay", opts->replay, "Replay the model replies recorded in FILE (implies --proposer replay)")
-      ->check(CLI::ExistingFile);
+  cmd->add_option("--replay", opts->replay,
+                  "Replay the model replies recorded in FILE, or in DIR/<kernel>.jsonl (implies --proposer replay)");
   cmd->add_option("--record", opts->record,
-                  "Record every model reply to FILE for --replay later (or set KERNELBOT_RECORD=FILE)");
+                  "Record every model reply to FILE (or DIR/<kernel>.jsonl) for --replay later (or set "
+                  "KERNELBOT_RECORD)");
   cmd->add_option("--archive", opts->archive, "The archive of past candidates (default: [search].archive)");
   cmd->add_flag("--no-archive", opts->no_archive, "Neither reuse nor record candidates in the archive");
   cmd->callback([&ctx, opts] { run(ctx, *opts); });

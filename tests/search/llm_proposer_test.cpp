@@ -210,6 +210,34 @@ TEST(ReplayLog, AMissingReplyEndsIdeasAndFailsABranchWithAReason) {
   EXPECT_NE(result.stop_reason.find("no reply for ideas r2"), std::string::npos) << result.stop_reason;
 }
 
+TEST(ProposerFactory, ReplayAndRecordPathsArePerKernel) {
+  EXPECT_EQ(per_kernel_replay_path("runs/{kernel}-1.jsonl", "saxpy"), "runs/saxpy-1.jsonl");
+  EXPECT_EQ(per_kernel_replay_path("replays/", "saxpy"), "replays/saxpy.jsonl");
+  EXPECT_EQ(per_kernel_replay_path("one.jsonl", "saxpy"), "one.jsonl");
+
+  TestProject p;  // its kernel is "k"
+  EXPECT_EQ(per_kernel_replay_path(p.root, "k"), p.root / "k.jsonl");  // an existing directory
+  std::filesystem::create_directories(p.root / "replays");
+  p.write("replays/k.jsonl", "{\"kernelbot_replay\": 1, \"kernel\": \"k\"}\n");
+  p.write("replays/other.jsonl", "{\"kernelbot_replay\": 1, \"kernel\": \"other\"}\n");
+  EXPECT_EQ(make_proposer(p.config, p.spec(), ProposerOptions{"replay", p.root / "replays", {}, {}})->name(), "replay");
+  // A recording of another kernel would only give candidates with the wrong launcher.
+  try {
+    make_proposer(p.config, p.spec(), ProposerOptions{"replay", p.root / "replays" / "other.jsonl", {}, {}});
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("records kernel 'other', not 'k'"), std::string::npos) << e.what();
+  }
+  std::filesystem::create_directories(p.root / "empty");
+  try {
+    make_proposer(p.config, p.spec(), ProposerOptions{"replay", p.root / "empty", {}, {}});
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("empty/k.jsonl for kernel 'k' does not exist"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ProposerFactory, ChoosesByNameAndExplainsWhatIsMissing) {
   TestProject p;
   EXPECT_EQ(resolve_proposer_name(p.config, ""), "builtin");  // auto without a model
