@@ -146,7 +146,7 @@ TEST_P(ShippedKernelReplay, EveryReplyParsesAndCompilesWithNvcc) {
     std::string name = kernel + "_" + e.step + "_" + e.key;
     compiles.emplace_back(e.key, std::async(std::launch::async, [c = code.code, name] { return nvcc_compile(c, name); }));
   }
-  ASSERT_EQ(compiles.size(), 6u);  // two ideas, three branches each
+  ASSERT_EQ(compiles.size(), 7u);  // two ideas, three branches each, and one crossover
   for (auto& [what, f] : compiles) {
     auto [status, out] = f.get();
     EXPECT_EQ(status, 0) << kernel << " " << what << ":\n" << out;
@@ -189,6 +189,9 @@ TEST_P(ShippedKernelReplay, ItsKeysLineUpWithASearchOnTheExamplesConfig) {
   for (const auto& c : result.tree)
     if (c.round == 2 && kb::testing::define_value(c.variant, knob)) tuned = true;
   EXPECT_TRUE(tuned) << "no round-2 candidate sets " << knob;
+  ASSERT_NE(result.find("r2-i1-b0"), nullptr);
+  EXPECT_EQ(result.find("r2-i1-b0")->idea.family, "crossover");
+  EXPECT_EQ(result.find("r2-i1-b0")->verdict, Verdict::accepted) << result.find("r2-i1-b0")->reason;
   ASSERT_NE(result.best(), nullptr);
   EXPECT_TRUE(kb::testing::define_value(result.best()->variant, knob).has_value());
 }
