@@ -6,6 +6,14 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <arpa/inet.h>
+#include <csignal>
+#include <cstdio>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <sstream>
 
@@ -113,6 +121,73 @@ TEST_F(GitRepoTest, PushesThroughANamedRemote) {
   r.push("origin", "kernelbot/x", "");
   EXPECT_EQ(ref_target(bare_, "refs/heads/kernelbot/x"), id);
   EXPECT_EQ(commit_info(work_, id).changed.at("new/file.cu"), "A");
+}
+
+// A `git daemon` on a loopback port, serving `base` with pushes enabled, stopped with the test.
+class GitDaemon {
+ public:
+  explicit GitDaemon(const fs::path& base) {
+    port_ = free_port();
+    pid_ = fork();
+    if (pid_ == 0) {
+      // Its chatter (a client hanging up after a push) goes to a log next to the repositories.
+      const std::string log = (base / "git-daemon.log").string();
+      if (FILE* f = std::fopen(log.c_str(), "w")) dup2(fileno(f), STDERR_FILENO);
+      const std::string port = "--port=" + std::to_string(port_), path = "--base-path=" + base.string();
+      execlp("git", "git", "daemon", "--reuseaddr", "--listen=127.0.0.1", port.c_str(), path.c_str(), "--export-all",
+             "--enable=receive-pack", base.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    // Ready when it accepts connections.
+    for (int i = 0; i < 100 && !accepts(); ++i) usleep(50000);
+  }
+  ~GitDaemon() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  std::string url(const std::string& repo) const { return "git://127.0.0.1:" + std::to_string(port_) + "/" + repo; }
+  bool accepts() const {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port_));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bool ok = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    close(fd);
+    return ok;
+  }
+
+ private:
+  static int free_port() {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    socklen_t len = sizeof a;
+    getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    close(fd);
+    return ntohs(a.sin_port);
+  }
+  int port_ = 0;
+  pid_t pid_ = -1;
+};
+
+TEST_F(GitRepoTest, PushesOverTheGitProtocolToAGitDaemon) {
+  GitDaemon daemon(dir_);
+  ASSERT_TRUE(daemon.accepts()) << "git daemon did not start";
+  auto r = repo();
+  std::string first = r.commit_on_branch("main", "kernelbot/saxpy", {{"src/saxpy.cu", "v1\n"}}, "one\n", "kb", "kb@x");
+  r.push(daemon.url("remote.git"), "kernelbot/saxpy", "");
+  EXPECT_EQ(ref_target(bare_, "refs/heads/kernelbot/saxpy"), first);
+  std::string second = r.commit_on_branch("main", "kernelbot/saxpy", {{"src/saxpy.cu", "v2\n"}}, "two\n", "kb", "kb@x");
+  r.push(daemon.url("remote.git"), "kernelbot/saxpy", "");  // forced: the update is not a fast-forward
+  EXPECT_EQ(ref_target(bare_, "refs/heads/kernelbot/saxpy"), second);
+  EXPECT_EQ(*file_in(bare_, "refs/heads/kernelbot/saxpy", "src/saxpy.cu"), "v2\n");
+  // A repository the daemon does not have is an error that names the remote, not a crash.
+  EXPECT_THROW(r.push(daemon.url("missing.git"), "kernelbot/saxpy", ""), std::runtime_error);
 }
 
 TEST_F(GitRepoTest, TheTokenGoesOnlyToTheServerAsACredential) {
