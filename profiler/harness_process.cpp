@@ -57,8 +57,10 @@ std::string find_harness() {
     searched += ' ';
     searched += p.lexically_normal().string();
   }
-  throw std::runtime_error("kernelbot-harness (the GPU runner) not found; looked in" + searched +
-                           " and PATH. Install it next to kernelbot or set KERNELBOT_HARNESS");
+  throw std::runtime_error("kernelbot-harness (the GPU runner) not found; looked in" + searched + " and PATH. " +
+                           (KB_HAVE_CUPTI ? "Install it next to kernelbot or set KERNELBOT_HARNESS"
+                                          : "This kernelbot was built without CUPTI, so it has none: install the CUDA "
+                                            "toolkit's cuda-cupti-dev package and rebuild"));
 }
 
 std::string find_kernelbot_file(const std::string& name, const std::string& build_subdir) {

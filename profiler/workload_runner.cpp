@@ -14,8 +14,11 @@ std::string find_inject_library() {
   }
   std::string found = find_kernelbot_file("libkernelbot_inject.so", "profiler/inject");
   if (found.empty())
-    throw std::runtime_error("libkernelbot_inject.so (the CUPTI injection library) not found next to kernelbot or in "
-                             "../lib; set KERNELBOT_INJECT_LIBRARY");
+    throw std::runtime_error(std::string("libkernelbot_inject.so (the CUPTI injection library) not found next to "
+                                         "kernelbot or in ../lib; ") +
+                             (KB_HAVE_CUPTI ? "set KERNELBOT_INJECT_LIBRARY"
+                                            : "this kernelbot was built without CUPTI, so it has none: install the CUDA "
+                                              "toolkit's cuda-cupti-dev package and rebuild"));
   return fs::absolute(found).string();
 }
 

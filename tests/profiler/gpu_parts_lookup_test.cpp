@@ -1,0 +1,74 @@
+// Finding the GPU parts kernelbot runs (kernelbot-harness, the CUPTI injection library): an
+// override that is wrong is named, and when nothing is found the error says what to do, which
+// for a build without CUPTI is to install it and rebuild, not to go looking for the file.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "profiler/harness_process.h"
+#include "profiler/workload_runner.h"
+
+namespace {
+
+// Sets (or, with nullopt, unsets) one environment variable for the scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value)
+      setenv(name, value->c_str(), 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+std::string error_of(std::string (*find)()) {
+  try {
+    return "found " + find();
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+}
+
+TEST(GpuPartsLookup, HarnessOverrideIsUsedOrNamedWhenWrong) {
+  {
+    ScopedEnv harness("KERNELBOT_HARNESS", "/bin/true");
+    EXPECT_EQ(kb::profiler::find_harness(), "/bin/true");
+  }
+  ScopedEnv harness("KERNELBOT_HARNESS", "/no/such/kernelbot-harness");
+  EXPECT_EQ(error_of(kb::profiler::find_harness), "KERNELBOT_HARNESS=/no/such/kernelbot-harness is not an executable");
+}
+
+TEST(GpuPartsLookup, NothingFoundSaysWhatToDo) {
+  // The test binary has no harness or injection library beside it, and PATH has none either.
+  ScopedEnv harness("KERNELBOT_HARNESS", std::nullopt);
+  ScopedEnv inject("KERNELBOT_INJECT_LIBRARY", std::nullopt);
+  ScopedEnv path("PATH", "/nonexistent");
+  const std::string no_harness = error_of(kb::profiler::find_harness);
+  const std::string no_inject = error_of(kb::profiler::find_inject_library);
+  EXPECT_NE(no_harness.find("kernelbot-harness (the GPU runner) not found"), std::string::npos) << no_harness;
+  EXPECT_NE(no_inject.find("libkernelbot_inject.so (the CUPTI injection library) not found"), std::string::npos)
+      << no_inject;
+  if (KB_HAVE_CUPTI) {
+    EXPECT_NE(no_harness.find("set KERNELBOT_HARNESS"), std::string::npos) << no_harness;
+    EXPECT_NE(no_inject.find("set KERNELBOT_INJECT_LIBRARY"), std::string::npos) << no_inject;
+  } else {
+    EXPECT_NE(no_harness.find("built without CUPTI"), std::string::npos) << no_harness;
+    EXPECT_NE(no_inject.find("built without CUPTI"), std::string::npos) << no_inject;
+  }
+}
+
+}  // namespace
