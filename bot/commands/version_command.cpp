@@ -10,9 +10,14 @@ void register_version_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("version", "Print kernelbot's version and the toolkit it was built with");
   cmd->callback([&ctx] {
     if (ctx.options.json) {
-      std::cout << nlohmann::json{{"version", kVersion}, {"cuda_toolkit", kCudaToolkitVersion}}.dump(2) << "\n";
+      std::cout << nlohmann::json{{"version", kVersion},
+                                  {"cuda_toolkit", kCudaToolkitVersion},
+                                  {"cupti", kBuiltWithCupti}}
+                       .dump(2)
+                << "\n";
     } else {
-      std::cout << "kernelbot " << kVersion << " (built with CUDA " << kCudaToolkitVersion << ")\n";
+      std::cout << "kernelbot " << kVersion << " (built with CUDA " << kCudaToolkitVersion
+                << (kBuiltWithCupti ? "" : ", without CUPTI: no GPU runner") << ")\n";
     }
   });
 }

@@ -177,4 +177,8 @@ TEST_F(CliTest, VersionPrintsToolkit) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_FALSE(j["version"].get<std::string>().empty());
   EXPECT_EQ(j["cuda_toolkit"].get<std::string>().substr(0, 2), "13");
+  ASSERT_TRUE(j["cupti"].is_boolean());
+  // The plain form says so when the build has no GPU runner.
+  auto text = kernelbot("version", dir_);
+  EXPECT_EQ(text.out.find("without CUPTI") != std::string::npos, !j["cupti"].get<bool>()) << text.out;
 }
