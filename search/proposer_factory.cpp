@@ -19,17 +19,18 @@ std::filesystem::path record_path(const ProposerOptions& options) {
   return env && *env ? std::filesystem::path(env) : std::filesystem::path();
 }
 
-// A recording of another kernel would only produce candidates with the wrong launcher; say so
-// before any of them is compiled.
-void check_replay_kernel(const std::filesystem::path& file, const std::string& kernel) {
+// Reads the kernel's recording. One of another kernel would only produce candidates with the
+// wrong launcher; say so before any of them is compiled.
+std::unique_ptr<ReplayChatBackend> open_replay(const std::filesystem::path& file, const std::string& kernel) {
   if (!std::filesystem::is_regular_file(file))
     throw std::invalid_argument("the replay file " + file.string() + " for kernel '" + kernel + "' does not exist");
-  const ReplayFile recorded = read_replay_file(file);
-  const std::string recorded_kernel = recorded.header.value("kernel", "");
+  auto replay = std::make_unique<ReplayChatBackend>(file);
+  const std::string recorded_kernel = replay->file().header.value("kernel", "");
   if (!recorded_kernel.empty() && recorded_kernel != kernel)
     throw std::invalid_argument("the replay file " + file.string() + " records kernel '" + recorded_kernel +
                                 "', not '" + kernel + "': pass a directory of <kernel>.jsonl files, or a path with "
                                 "{kernel} in it, to replay several kernels");
+  return replay;
 }
 
 std::unique_ptr<ChatBackend> maybe_record(std::unique_ptr<ChatBackend> backend, const config::Config& config,
@@ -60,9 +61,7 @@ std::unique_ptr<Proposer> make_replay(const config::Config& config, const config
   if (file.empty())
     throw std::runtime_error("the replay proposer needs a file of recorded replies: set [search].replay_file or "
                              "pass --replay FILE");
-  file = per_kernel_replay_path(file, spec.name);
-  check_replay_kernel(file, spec.name);
-  std::unique_ptr<ChatBackend> backend = std::make_unique<ReplayChatBackend>(file);
+  std::unique_ptr<ChatBackend> backend = open_replay(per_kernel_replay_path(file, spec.name), spec.name);
   return std::make_unique<LlmProposer>("replay", config, spec, maybe_record(std::move(backend), config, spec, options));
 }
 
