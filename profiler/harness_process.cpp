@@ -57,10 +57,14 @@ std::string find_harness() {
     searched += ' ';
     searched += p.lexically_normal().string();
   }
-  throw std::runtime_error("kernelbot-harness (the GPU runner) not found; looked in" + searched + " and PATH. " +
-                           (KB_HAVE_CUPTI ? "Install it next to kernelbot or set KERNELBOT_HARNESS"
-                                          : "This kernelbot was built without CUPTI, so it has none: install the CUDA "
-                                            "toolkit's cuda-cupti-dev package and rebuild"));
+  throw std::runtime_error("kernelbot-harness (the GPU runner) not found; looked in" + searched + " and PATH; " +
+                           missing_gpu_part_advice("KERNELBOT_HARNESS"));
+}
+
+std::string missing_gpu_part_advice(const std::string& override_var) {
+  if (KB_HAVE_CUPTI) return "install it next to kernelbot or set " + override_var;
+  return "this kernelbot was built without CUPTI, so it has none: install the CUDA toolkit's cuda-cupti-dev package "
+         "and rebuild";
 }
 
 std::string find_kernelbot_file(const std::string& name, const std::string& build_subdir) {

@@ -18,6 +18,11 @@ namespace kb::profiler {
 // std::runtime_error naming the places searched when it is nowhere.
 std::string find_harness();
 
+// What to do about a GPU part kernelbot did not find (the harness, the injection library): put it
+// next to kernelbot or name it in `override_var`; a build without CUPTI has none, so there the
+// answer is to install CUPTI and rebuild.
+std::string missing_gpu_part_advice(const std::string& override_var);
+
 // A file shipped with kernelbot (the injection library): next to the executable, ../lib/,
 // ../profiler/<subdir>/. Empty when not found.
 std::string find_kernelbot_file(const std::string& name, const std::string& build_subdir);

@@ -14,11 +14,8 @@ std::string find_inject_library() {
   }
   std::string found = find_kernelbot_file("libkernelbot_inject.so", "profiler/inject");
   if (found.empty())
-    throw std::runtime_error(std::string("libkernelbot_inject.so (the CUPTI injection library) not found next to "
-                                         "kernelbot or in ../lib; ") +
-                             (KB_HAVE_CUPTI ? "set KERNELBOT_INJECT_LIBRARY"
-                                            : "this kernelbot was built without CUPTI, so it has none: install the CUDA "
-                                              "toolkit's cuda-cupti-dev package and rebuild"));
+    throw std::runtime_error("libkernelbot_inject.so (the CUPTI injection library) not found next to kernelbot or in "
+                             "../lib; " + missing_gpu_part_advice("KERNELBOT_INJECT_LIBRARY"));
   return fs::absolute(found).string();
 }
 
