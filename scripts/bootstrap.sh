@@ -75,21 +75,22 @@ has_cupti() {
   [ -e "$r/include/cupti.h" ] || [ -e "$r/extras/CUPTI/include/cupti.h" ] ||
     [ -e "$r/targets/$(uname -m)-linux/include/cupti.h" ]
 }
-cuda_root=""
+cuda_root=""     # the first root with nvcc and CUPTI
+nvcc_root=""     # else the first with nvcc
 for r in ${roots[@]+"${roots[@]}"}; do
-  if [ -x "$r/bin/nvcc" ] && has_cupti "$r"; then cuda_root="$r"; break; fi
+  [ -x "$r/bin/nvcc" ] || continue
+  [ -n "$nvcc_root" ] || nvcc_root="$r"
+  if has_cupti "$r"; then cuda_root="$r"; break; fi
 done
+if [ -z "$nvcc_root" ]; then
+  say "no CUDA toolkit found (looked at \$CUDACXX, PATH, \$CUDA_HOME, \$CUDA_PATH and /usr/local/cuda)."
+  say "install CUDA 12.4 or newer with CUPTI from https://developer.nvidia.com/cuda-downloads, or set CUDACXX"
+  exit 1
+fi
 if [ -z "$cuda_root" ]; then
   # A toolkit without CUPTI still builds the CLI and the CPU tests; CMake leaves the GPU runner
   # out and says so, and kernelbot's GPU commands then name what to install.
-  for r in ${roots[@]+"${roots[@]}"}; do
-    if [ -x "$r/bin/nvcc" ]; then cuda_root="$r"; break; fi
-  done
-  if [ -z "$cuda_root" ]; then
-    say "no CUDA toolkit found (looked at \$CUDACXX, PATH, \$CUDA_HOME, \$CUDA_PATH and /usr/local/cuda)."
-    say "install CUDA 12.4 or newer with CUPTI from https://developer.nvidia.com/cuda-downloads, or set CUDACXX"
-    exit 1
-  fi
+  cuda_root="$nvcc_root"
   say "warning: the CUDA toolkit at $cuda_root has no CUPTI headers (looked in: ${roots[*]})."
   say "warning: kernelbot will build without its GPU runner; install the toolkit's cuda-cupti-dev package to get it"
 fi
