@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "bot/cli_context.h"
 #include "bot/dry_run_forge.h"
@@ -10,6 +11,7 @@
 #include "bot/github_forge.h"
 #include "tests/bot/fake_github.h"
 #include "tests/bot/git_fixture.h"
+#include "tests/support/scoped_env.h"
 
 namespace fs = std::filesystem;
 using namespace kb::testing;
@@ -157,10 +159,8 @@ TEST_F(ForgeTest, TheTokenComesFromTokenEnvThenGithubTokenAndItsAbsenceIsNamed) 
   config.root = work_;
   config.github.repository = "acme/widgets";
   config.github.token_env = "KB_FORGE_TEST_TOKEN";
-  ::unsetenv("KB_FORGE_TEST_TOKEN");
-  const char* saved = std::getenv("GITHUB_TOKEN");
-  std::string saved_value = saved ? saved : "";
-  ::unsetenv("GITHUB_TOKEN");
+  kb::testing::ScopedEnv token_env("KB_FORGE_TEST_TOKEN", std::nullopt);
+  kb::testing::ScopedEnv github_env("GITHUB_TOKEN", std::nullopt);
   try {
     kb::bot::make_forge(config, false);
     FAIL() << "expected a missing-token error";
@@ -176,9 +176,6 @@ TEST_F(ForgeTest, TheTokenComesFromTokenEnvThenGithubTokenAndItsAbsenceIsNamed) 
   EXPECT_EQ(kb::bot::make_forge(config, false)->name(), "github");
   config.github.repository.clear();
   EXPECT_EQ(kb::bot::make_forge(config, false)->name(), "dry-run");
-  ::unsetenv("KB_FORGE_TEST_TOKEN");
-  if (saved_value.empty()) ::unsetenv("GITHUB_TOKEN");
-  else ::setenv("GITHUB_TOKEN", saved_value.c_str(), 1);
 }
 
 TEST_F(ForgeTest, SshRemoteBecomesHttpsWhenATokenIsGiven) {

@@ -3,37 +3,17 @@
 // for a build without CUPTI is to install it and rebuild, not to go looking for the file.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "profiler/harness_process.h"
 #include "profiler/workload_runner.h"
+#include "tests/support/scoped_env.h"
 
 namespace {
 
-// Sets (or, with nullopt, unsets) one environment variable for the scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value)
-      setenv(name, value->c_str(), 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using kb::testing::ScopedEnv;
 
 std::string error_of(std::string (*find)()) {
   try {
