@@ -3,7 +3,7 @@
 // limit and a 502 on the way). One open PR with the right body after the first run; the second
 // run updates it (PATCH, no second POST).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -12,6 +12,7 @@
 #include "bot/version.h"
 #include "tests/bot/fake_github.h"
 #include "tests/bot/git_fixture.h"
+#include "tests/support/kernelbot_runner.h"
 
 namespace fs = std::filesystem;
 using namespace kb::testing;
@@ -19,11 +20,6 @@ using namespace kb::testing;
 namespace {
 
 const std::string kToken = "ghs_cli_SECRET_4f9a";
-
-struct RunOutput {
-  int exit_code = -1;
-  std::string out, err;
-};
 
 class PrCommandTest : public ::testing::Test {
  protected:
@@ -52,12 +48,8 @@ class PrCommandTest : public ::testing::Test {
                   repo_ / ".kernelbot/results/saxpy/result.json");
   }
 
-  RunOutput kernelbot(const std::string& args, const std::string& env) {
-    fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    std::string cmd = "cd '" + repo_.string() + "' && env -u GITHUB_TOKEN " + env + " '" + KB_BINARY_DIR +
-                      "/bot/kernelbot' " + args + " >'" + out.string() + "' 2>'" + err.string() + "' </dev/null";
-    int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(out), read_text(err)};
+  KernelbotRun kernelbot(const std::string& args, const std::string& env) {
+    return run_kernelbot(args, repo_, "env -u GITHUB_TOKEN " + env);
   }
 
   // The body `kernelbot pr` must have sent, rendered here from the same inputs.
@@ -80,7 +72,7 @@ TEST_F(PrCommandTest, OpensOnePullRequestThenUpdatesIt) {
   github.add_fault({"POST", "/repos/acme/examples/pulls",
                     json_response(403, R"({"message":"You have exceeded a secondary rate limit."})", {{"Retry-After", "0"}})});
 
-  RunOutput first = kernelbot("pr --kernel saxpy", "GITHUB_TOKEN=" + kToken);
+  KernelbotRun first = kernelbot("pr --kernel saxpy", "GITHUB_TOKEN=" + kToken);
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
   EXPECT_EQ(first.out, "PR opened: https://github.com/acme/examples/pull/1\n");
   auto open = github.open_pulls_for("kernelbot/saxpy");
@@ -97,7 +89,7 @@ TEST_F(PrCommandTest, OpensOnePullRequestThenUpdatesIt) {
   const int posts = github.count("POST", "/repos/acme/examples/pulls");
   EXPECT_EQ(posts, 2);  // the rate-limited one and the one that landed
 
-  RunOutput second = kernelbot("pr --kernel saxpy", "GITHUB_TOKEN=" + kToken);
+  KernelbotRun second = kernelbot("pr --kernel saxpy", "GITHUB_TOKEN=" + kToken);
   ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
   EXPECT_EQ(second.out, "PR updated: https://github.com/acme/examples/pull/1\n");
   EXPECT_EQ(github.count("POST", "/repos/acme/examples/pulls"), posts);  // no second PR
@@ -110,7 +102,7 @@ TEST_F(PrCommandTest, OpensOnePullRequestThenUpdatesIt) {
   EXPECT_EQ(commit_info(bare_, "refs/heads/kernelbot/saxpy").parent, commit_info(bare_, first_commit).parent);
   EXPECT_EQ(*file_in(bare_, "refs/heads/kernelbot/saxpy", "src/saxpy.cu"), pushed);
 
-  for (const RunOutput* r : {&first, &second}) {
+  for (const KernelbotRun* r : {&first, &second}) {
     EXPECT_EQ(r->out.find(kToken), std::string::npos);
     EXPECT_EQ(r->err.find(kToken), std::string::npos) << r->err;
   }
@@ -122,7 +114,7 @@ TEST_F(PrCommandTest, OpensOnePullRequestThenUpdatesIt) {
 TEST_F(PrCommandTest, DryRunTalksToNobody) {
   FakeGitHub github("acme/examples", kToken);
   prepare(&github);
-  RunOutput r = kernelbot("pr --kernel saxpy --dry-run", "GITHUB_TOKEN=" + kToken);
+  KernelbotRun r = kernelbot("pr --kernel saxpy --dry-run", "GITHUB_TOKEN=" + kToken);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   fs::path pr = repo_ / ".kernelbot/prs/kernelbot-saxpy/PR.md";
   EXPECT_EQ(r.out, "dry-run PR written: " + pr.string() + "\n");
@@ -135,7 +127,7 @@ TEST_F(PrCommandTest, DryRunTalksToNobody) {
 
 TEST_F(PrCommandTest, NoRepositoryConfiguredMeansDryRun) {
   prepare(nullptr);
-  RunOutput r = kernelbot("--json pr --kernel saxpy", "");
+  KernelbotRun r = kernelbot("--json pr --kernel saxpy", "");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["forge"], "dry-run");
@@ -145,7 +137,7 @@ TEST_F(PrCommandTest, NoRepositoryConfiguredMeansDryRun) {
 TEST_F(PrCommandTest, MissingTokenIsAUsageError) {
   FakeGitHub github("acme/examples", kToken);
   prepare(&github);
-  RunOutput r = kernelbot("pr --kernel saxpy", "");
+  KernelbotRun r = kernelbot("pr --kernel saxpy", "");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("GITHUB_TOKEN"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--dry-run"), std::string::npos) << r.err;
@@ -154,7 +146,7 @@ TEST_F(PrCommandTest, MissingTokenIsAUsageError) {
 
 TEST_F(PrCommandTest, NoSavedResultFailsNamingTheFile) {
   init_repo_with_commit(repo_);
-  RunOutput r = kernelbot("pr --kernel saxpy --dry-run", "");
+  KernelbotRun r = kernelbot("pr --kernel saxpy --dry-run", "");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find(".kernelbot/results/saxpy/result.json"), std::string::npos) << r.err;
   EXPECT_EQ(kernelbot("pr --kernel nope --dry-run", "").exit_code, 2);

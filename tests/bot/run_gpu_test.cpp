@@ -2,13 +2,14 @@
 // search budget, against the fake GitHub and a bare repository. The second run updates the PR
 // the first one opened; a --dry-run writes PR.md with the timing table.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "tests/bot/fake_github.h"
 #include "tests/bot/git_fixture.h"
+#include "tests/support/kernelbot_runner.h"
 
 namespace fs = std::filesystem;
 using namespace kb::testing;
@@ -16,11 +17,6 @@ using namespace kb::testing;
 namespace {
 
 const std::string kToken = "ghs_gpu_run_token";
-
-struct RunOutput {
-  int exit_code = -1;
-  std::string out, err;
-};
 
 class RunGpuTest : public ::testing::Test {
  protected:
@@ -49,13 +45,7 @@ class RunGpuTest : public ::testing::Test {
     init_repo_with_commit(repo_);
   }
 
-  RunOutput kernelbot(const std::string& args) {
-    fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    std::string cmd = "cd '" + repo_.string() + "' && GITHUB_TOKEN=" + kToken + " '" + KB_BINARY_DIR +
-                      "/bot/kernelbot' " + args + " >'" + out.string() + "' 2>'" + err.string() + "' </dev/null";
-    int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(out), read_text(err)};
-  }
+  KernelbotRun kernelbot(const std::string& args) { return run_kernelbot(args, repo_, "GITHUB_TOKEN=" + kToken); }
 
   fs::path dir_, repo_, bare_;
 };
@@ -63,7 +53,7 @@ class RunGpuTest : public ::testing::Test {
 TEST_F(RunGpuTest, SecondRunUpdatesThePullRequestOfTheFirst) {
   FakeGitHub github("acme/examples", kToken);
   prepare(github.api_url());
-  RunOutput first = kernelbot("--json run --kernel saxpy --rounds 1 --max-candidates 6");
+  KernelbotRun first = kernelbot("--json run --kernel saxpy --rounds 1 --max-candidates 6");
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
   auto rows = nlohmann::json::parse(first.out);
   ASSERT_EQ(rows.size(), 1u);
@@ -76,7 +66,7 @@ TEST_F(RunGpuTest, SecondRunUpdatesThePullRequestOfTheFirst) {
   EXPECT_TRUE(fs::exists(repo_ / ".kernelbot/results/saxpy/result.json"));
   EXPECT_NE(ref_target(bare_, "refs/heads/kernelbot/saxpy"), "");
 
-  RunOutput second = kernelbot("--json run --kernel saxpy --rounds 1 --max-candidates 6");
+  KernelbotRun second = kernelbot("--json run --kernel saxpy --rounds 1 --max-candidates 6");
   ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
   rows = nlohmann::json::parse(second.out);
   EXPECT_EQ(rows[0]["result"], "PR updated") << second.out << second.err;
@@ -90,7 +80,7 @@ TEST_F(RunGpuTest, SecondRunUpdatesThePullRequestOfTheFirst) {
 TEST_F(RunGpuTest, DryRunWritesThePrWithTheTimingTable) {
   FakeGitHub github("acme/examples", kToken);
   prepare(github.api_url());
-  RunOutput r = kernelbot("run --kernel saxpy --rounds 1 --max-candidates 6 --dry-run");
+  KernelbotRun r = kernelbot("run --kernel saxpy --rounds 1 --max-candidates 6 --dry-run");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   fs::path pr = repo_ / ".kernelbot/prs/kernelbot-saxpy/PR.md";
   ASSERT_TRUE(fs::exists(pr)) << r.out << r.err;

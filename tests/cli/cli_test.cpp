@@ -1,24 +1,18 @@
 // Runs the real kernelbot binary against real files in a temp directory and checks what a user
 // sees: exit codes (0 done, 1 failed, 2 bad usage/config), stdout vs stderr, messages.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
+#include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tests/support/kernelbot_runner.h"
+
 namespace fs = std::filesystem;
 
 namespace {
-
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p);
@@ -28,17 +22,8 @@ std::string read_file(const fs::path& p) {
 }
 
 // Runs `kernelbot <args>` in `dir`, capturing stdout and stderr separately.
-RunResult kernelbot(const std::string& args, const fs::path& dir = fs::temp_directory_path()) {
-  static int counter = 0;
-  fs::path out = fs::temp_directory_path() / ("kb_cli_out_" + std::to_string(getpid()) + "_" + std::to_string(++counter));
-  fs::path err = out.string() + ".err";
-  std::string cmd = "cd '" + dir.string() + "' && '" + std::string(KB_BINARY_DIR) + "/bot/kernelbot' " + args + " >'" +
-                    out.string() + "' 2>'" + err.string() + "' </dev/null";
-  int status = std::system(cmd.c_str());
-  RunResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), read_file(err)};
-  fs::remove(out);
-  fs::remove(err);
-  return r;
+kb::testing::KernelbotRun kernelbot(const std::string& args, const fs::path& dir = fs::temp_directory_path()) {
+  return kb::testing::run_kernelbot(args, dir);
 }
 
 class CliTest : public ::testing::Test {

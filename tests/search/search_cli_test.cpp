@@ -2,9 +2,10 @@
 // before it touches a GPU, so these run anywhere.
 #include <gtest/gtest.h>
 
-#include <cstdio>
+#include <filesystem>
 #include <string>
-#include <sys/wait.h>
+
+#include "tests/support/kernelbot_runner.h"
 
 namespace {
 
@@ -14,15 +15,9 @@ struct Outcome {
 };
 
 Outcome kernelbot(const std::string& args) {
-  std::string cmd = std::string(KB_BINARY_DIR "/bot/kernelbot --config " KB_SOURCE_DIR "/examples/kernelbot.toml ") +
-                    args + " 2>&1";
-  Outcome o;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  char buf[4096];
-  while (pipe && fgets(buf, sizeof buf, pipe)) o.output += buf;
-  int status = pipe ? pclose(pipe) : -1;
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
+  auto r = kb::testing::run_kernelbot("--config " KB_SOURCE_DIR "/examples/kernelbot.toml " + args,
+                                      std::filesystem::current_path());
+  return {r.exit_code, r.out + r.err};
 }
 
 }  // namespace
