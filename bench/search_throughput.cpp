@@ -18,7 +18,7 @@
 #include "profiler/device_query.h"
 #include "profiler/gpu_evaluator.h"
 #include "search/archive.h"
-#include "search/builtin_proposer.h"
+#include "search/builtin/builtin_proposer.h"
 #include "search/search_engine.h"
 
 namespace {

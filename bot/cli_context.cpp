@@ -22,4 +22,10 @@ const config::Config& CliContext::config(bool allow_missing) {
   return *config_;
 }
 
+std::filesystem::path CliContext::scan_root(const std::string& path) const {
+  if (!path.empty()) return path;
+  auto file = config::find_config_file(options.config_path, std::filesystem::current_path());
+  return file.empty() ? std::filesystem::current_path() : std::filesystem::absolute(file).parent_path();
+}
+
 }  // namespace kb::bot

@@ -2,11 +2,13 @@
 // explicitly (no globals), so commands are testable and their inputs are visible.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "config/config.h"
+#include "core/errors.h"
 
 namespace kb::bot {
 
@@ -17,16 +19,6 @@ struct GlobalOptions {
   bool json = false;        // machine-readable output on stdout, logs on stderr
 };
 
-// Exit code 2: the command line or the config is wrong; the user must change what they typed.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// Exit code 1: the work failed (a tool, the GPU, the network...).
-struct CommandFailed : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 class CliContext {
  public:
   GlobalOptions options;
@@ -35,6 +27,10 @@ class CliContext {
   // The validated config; throws config::ConfigError (exit 2) on a bad file and UsageError when
   // no kernelbot.toml is found (unless `allow_missing`, which yields the defaults).
   const config::Config& config(bool allow_missing = false);
+
+  // Where to scan for CUDA source: `path` when given, else the config's repository root, else the
+  // current directory.
+  std::filesystem::path scan_root(const std::string& path) const;
 
  private:
   std::optional<config::Config> config_;

@@ -25,7 +25,7 @@ std::unique_ptr<Forge> make_forge(const config::Config& config, bool dry_run) {
     throw UsageError("[github].repository is " + config.github.repository + " but $" + config.github.token_env +
                      (config.github.token_env == "GITHUB_TOKEN" ? " is" : " and $GITHUB_TOKEN are") +
                      " not set: give kernelbot a token (contents: write, pull-requests: write), or pass --dry-run");
-  if (!repo) throw CommandFailed(config.root.string() + " is not in a git repository: there is no branch to push");
+  if (!repo) throw Error(config.root.string() + " is not in a git repository: there is no branch to push");
   std::string target = push_target_for(config.github, *repo, true);
   auto client = std::make_unique<GitHubClient>(config.github.api_url, config.github.repository, token);
   return std::make_unique<GitHubForge>(config.github, std::move(*repo), std::move(target), token, std::move(client));

@@ -10,7 +10,7 @@
 
 namespace kb::bot {
 
-// Throws UsageError when GitHub is configured but no token is set, CommandFailed when the root
+// Throws UsageError when GitHub is configured but no token is set, Error when the root
 // is not in a git repository (GitHub needs a branch to push).
 std::unique_ptr<Forge> make_forge(const config::Config& config, bool dry_run);
 

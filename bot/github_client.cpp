@@ -43,7 +43,7 @@ GitHubPull pull_from_json(const json& j) {
   return p;
 }
 
-json parse(const search::HttpResponse& r, const std::string& what) {
+json parse(const HttpResponse& r, const std::string& what) {
   try {
     return json::parse(r.body);
   } catch (const json::exception&) {
@@ -52,7 +52,7 @@ json parse(const search::HttpResponse& r, const std::string& what) {
 }
 
 // GitHub's message and its validation errors: "Validation Failed: A pull request already exists for o:b."
-std::string github_message(const search::HttpResponse& r) {
+std::string github_message(const HttpResponse& r) {
   try {
     json j = json::parse(r.body);
     std::string msg = j.value("message", "");
@@ -111,9 +111,9 @@ std::string GitHubClient::url(const std::string& path) const {
   return api_url_ + "/repos/" + repository_ + path;
 }
 
-search::HttpResponse GitHubClient::send(const std::string& method, const std::string& path_or_url,
+HttpResponse GitHubClient::send(const std::string& method, const std::string& path_or_url,
                                         const std::string& body) {
-  search::HttpRequest request;
+  HttpRequest request;
   request.method = method;
   request.url = url(path_or_url);
   request.body = body;
@@ -127,13 +127,13 @@ search::HttpResponse GitHubClient::send(const std::string& method, const std::st
 
   for (int attempt = 0;; ++attempt) {
     const bool last = attempt + 1 >= policy_.max_attempts;
-    search::HttpResponse response;
+    HttpResponse response;
     try {
-      response = search::http_send(request);
-    } catch (const search::HttpTransportError& e) {
+      response = http_send(request);
+    } catch (const HttpTransportError& e) {
       if (last) throw GitHubError(0, "GitHub " + what + ": no answer after " + std::to_string(attempt + 1) +
                                          " attempts: " + e.what());
-      double delay = search::backoff_delay_s(attempt, policy_.base_delay_s, policy_.max_delay_s, std::nullopt,
+      double delay = backoff_delay_s(attempt, policy_.base_delay_s, policy_.max_delay_s, std::nullopt,
                                              policy_.random());
       spdlog::warn("GitHub {}: {}; retrying in {:.1f} s", what, e.timed_out ? "timed out" : e.what(), delay);
       policy_.sleep(delay);
@@ -146,7 +146,7 @@ search::HttpResponse GitHubClient::send(const std::string& method, const std::st
     const bool limited = response.status == 403 || response.status == 429;
     if (limited && response.header("x-ratelimit-remaining") == "0") {
       // The primary limit: nothing succeeds before the reset, so wait for it if the budget allows.
-      double wait = search::retry_after_seconds(response).value_or(60) + 1;
+      double wait = retry_after_seconds(response).value_or(60) + 1;
       if (rate_limit_waited_s_ + wait > policy_.rate_limit_budget_s || last)
         throw GitHubError(response.status, "GitHub " + what + ": API rate limit exhausted; it resets in " +
                                                std::to_string(static_cast<int64_t>(wait)) + " s, beyond the " +
@@ -161,8 +161,8 @@ search::HttpResponse GitHubClient::send(const std::string& method, const std::st
     const bool secondary = limited && (!response.header("retry-after").empty() ||
                                        contains_ci(message, "secondary rate limit") || response.status == 429);
     if ((secondary || response.status >= 500) && !last) {
-      double delay = search::backoff_delay_s(attempt, policy_.base_delay_s, policy_.max_delay_s,
-                                             search::retry_after_seconds(response), policy_.random());
+      double delay = backoff_delay_s(attempt, policy_.base_delay_s, policy_.max_delay_s,
+                                             retry_after_seconds(response), policy_.random());
       spdlog::warn("GitHub {}: HTTP {}{}; retrying in {:.1f} s", what, response.status,
                    secondary ? " (secondary rate limit)" : "", delay);
       policy_.sleep(delay);

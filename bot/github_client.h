@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "search/http_client.h"
+#include "common/http_client.h"
+#include "core/errors.h"
 
 namespace kb::bot {
 
@@ -29,8 +30,8 @@ struct GitHubPull {
 
 // GitHub answered with an error that retrying does not fix, or retries ran out. `message` is
 // GitHub's own, with its validation errors.
-struct GitHubError : std::runtime_error {
-  GitHubError(long http_status, const std::string& what) : std::runtime_error(what), status(http_status) {}
+struct GitHubError : Error {
+  GitHubError(long http_status, const std::string& what) : Error(what), status(http_status) {}
   long status;  // 0 when no HTTP answer arrived
 };
 
@@ -73,7 +74,7 @@ class GitHubClient {
   double waited_s() const { return waited_s_; }
 
  private:
-  search::HttpResponse send(const std::string& method, const std::string& path_or_url, const std::string& body);
+  HttpResponse send(const std::string& method, const std::string& path_or_url, const std::string& body);
   std::string url(const std::string& path) const;
 
   std::string api_url_;

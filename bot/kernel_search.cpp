@@ -69,17 +69,8 @@ search::SearchResult search_kernel(const config::Config& config, const config::K
   proposer_options.name = options.proposer.empty() && !options.replay.empty() ? "replay" : options.proposer;
   if (!options.replay.empty()) proposer_options.replay_file = std::filesystem::absolute(options.replay);
   if (!options.record.empty()) proposer_options.record_file = std::filesystem::absolute(options.record);
-  if (search::resolve_proposer_name(config, proposer_options.name) == "replay" && options.replay.empty() &&
-      config.search.replay_file.empty())
-    throw UsageError("--proposer replay needs a file of recorded replies: --replay FILE or [search].replay_file");
-
-  // Before any GPU work: a bad proposer setup (no API key, no replay file) fails fast.
-  std::unique_ptr<search::Proposer> proposer;
-  try {
-    proposer = search::make_proposer(config, *spec, proposer_options);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
+  // Before any GPU work: a bad proposer setup (no API key, no replay file) fails fast (UsageError).
+  auto proposer = search::make_proposer(config, *spec, proposer_options);
   auto devices = profiler::query_devices();  // NoDeviceError: exit 1
   std::vector<std::unique_ptr<Evaluator>> evaluators;
   for (const auto& d : devices) evaluators.push_back(profiler::make_gpu_evaluator(config, d.index));

@@ -67,13 +67,10 @@ int main(int argc, char** argv) {
     std::cerr << "kernelbot: " << e.diagnostics().size() << " error" << (e.diagnostics().size() == 1 ? "" : "s")
               << " in the config\n";
     return 2;
-  } catch (const kb::bot::UsageError& e) {
+  } catch (const kb::UsageError& e) {
     std::cerr << "kernelbot: error: " << e.what() << "\n";
     return 2;
-  } catch (const kb::profiler::NoDeviceError& e) {
-    std::cerr << "kernelbot: error: " << e.what() << "\n";
-    return 1;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // kb::Error and anything unexpected: the work failed
     std::cerr << "kernelbot: error: " << e.what() << "\n";
     return 1;
   }

@@ -6,7 +6,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "search/prompt_template.h"
+#include "common/number_format.h"
+#include "common/text_template.h"
 
 namespace kb::embedded {
 extern const char* const pr_body_template;
@@ -15,8 +16,8 @@ extern const char* const pr_body_template;
 namespace kb::bot {
 namespace {
 
-std::string us(double v) { return v >= 1000 ? fmt::format("{:.1f} us", v) : fmt::format("{:.2f} us", v); }
-std::string pct(double v) { return fmt::format("{:.2f}%", v * 100); }
+std::string us(double v) { return format_us(v) + " us"; }
+std::string pct(double fraction) { return format_fraction_percent(fraction); }
 
 std::string timing_table(const search::CandidateRecord& best) {
   std::string out =
@@ -220,7 +221,7 @@ std::string render_pr_body(const search::SearchResult& result, const SourceChang
       ctx.kernel, ctx.candidate_path, d.name, d.cc_major, d.cc_minor, d.sm_count, d.driver_version, d.runtime_version,
       d.copy_bandwidth_gbps > 0 ? fmt::format("; measured device copy bandwidth {:.0f} GB/s", d.copy_bandwidth_gbps)
                                 : std::string());
-  return search::fill_template(kb::embedded::pr_body_template,
+  return fill_template(kb::embedded::pr_body_template,
                                {{"VERDICT", verdict},
                                 {"CHANGE_SUMMARY", summary},
                                 {"TIMING", timing_table(*best)},

@@ -12,6 +12,7 @@
 #include "bot/result_store.h"
 #include "bot/source_splicer.h"
 #include "bot/version.h"
+#include "common/number_format.h"
 
 namespace kb::bot {
 namespace {
@@ -28,8 +29,8 @@ std::string commit_message(const search::SearchResult& result, const search::Can
   std::string msg = fmt::format("{}: {:.2f}x faster (verified on {})\n\n", result.kernel, best.speedup,
                                 result.device.name.empty() ? "the GPU" : result.device.name);
   for (const auto& t : best.eval.timings)
-    msg += fmt::format("{}: {:.2f} us -> {:.2f} us ({:.2f}x)\n", t.size_label, t.baseline.median_us,
-                       t.candidate.median_us, t.speedup);
+    msg += fmt::format("{}: {} us -> {} us ({:.2f}x)\n", t.size_label, format_us(t.baseline.median_us),
+                       format_us(t.candidate.median_us), t.speedup);
   msg += fmt::format("\nFound by kernelbot's {} search: {}\n", result.proposer, best.idea.text);
   return msg;
 }

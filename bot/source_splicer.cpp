@@ -7,13 +7,13 @@
 #include <set>
 #include <stdexcept>
 
-#include "profiler/source_scanner.h"
-#include "search/unified_diff.h"
+#include "common/unified_diff.h"
+#include "cuda_source/source_scanner.h"
 
 namespace kb::bot {
 namespace {
 
-using profiler::SourceChunk;
+using cuda_source::SourceChunk;
 
 std::string unqualified(const std::string& name) {
   auto pos = name.rfind("::");
@@ -117,7 +117,7 @@ std::optional<MacroLine> parse_define(const std::string& s, const SourceChunk& d
 
 std::vector<MacroLine> defines_of(const std::string& text) {
   std::vector<MacroLine> out;
-  for (const auto& c : profiler::top_level_chunks(text))
+  for (const auto& c : cuda_source::top_level_chunks(text))
     if (c.kind == SourceChunk::directive)
       if (auto m = parse_define(text, c)) out.push_back(*m);
   return out;
@@ -139,18 +139,18 @@ Conditional conditional_kind(const std::string& s, const SourceChunk& d) {
 // One file, scanned: its definitions with byte ranges and its top-level pieces.
 struct Parsed {
   const std::string& text;
-  profiler::ScanResult scan;
+  cuda_source::ScanResult scan;
   std::vector<SourceChunk> chunks;
 
-  Parsed(const std::string& t, const std::string& path) : text(t), chunks(profiler::top_level_chunks(t)) {
-    profiler::scan_source(t, path, scan);
+  Parsed(const std::string& t, const std::string& path) : text(t), chunks(cuda_source::top_level_chunks(t)) {
+    cuda_source::scan_source(t, path, scan);
   }
-  const profiler::ScannedLauncher* launcher(const std::string& name) const {
+  const cuda_source::ScannedLauncher* launcher(const std::string& name) const {
     for (const auto& l : scan.launchers)
       if (l.name == name || unqualified(l.name) == unqualified(name)) return &l;
     return nullptr;
   }
-  const profiler::ScannedKernel* kernel(const std::string& name) const {
+  const cuda_source::ScannedKernel* kernel(const std::string& name) const {
     for (const auto& k : scan.kernels)
       if (k.is_definition && k.name == name) return &k;
     return nullptr;
@@ -364,7 +364,7 @@ SourceChange make_source_change(const std::string& path, const std::string& orig
                            " to the nvcc flags of " + path + " (and to [project] or [[kernel]] nvcc_flags in "
                            "kernelbot.toml) to get the measured speed.");
   }
-  change.patch = search::unified_diff(change.original, change.updated, path);
+  change.patch = unified_diff(change.original, change.updated, path);
   return change;
 }
 

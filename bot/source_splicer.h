@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "profiler/variant.h"
+#include "core/variant.h"
 
 namespace kb::bot {
 

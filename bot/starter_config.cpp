@@ -28,7 +28,7 @@ std::string element_dtype(const std::string& type) {
   return "float32";
 }
 
-Guess guess(const profiler::ScannedParam& p, const std::string& count) {
+Guess guess(const cuda_source::ScannedParam& p, const std::string& count) {
   Guess g;
   bool pointer = contains(p.type, "*");
   g.dtype = element_dtype(p.type);
@@ -51,7 +51,7 @@ Guess guess(const profiler::ScannedParam& p, const std::string& count) {
 
 }  // namespace
 
-std::string render_starter_config(const profiler::ScanResult& scan) {
+std::string render_starter_config(const cuda_source::ScanResult& scan) {
   std::string out = kb::embedded::starter_header;
   std::set<std::string> used_names;
   for (const auto& launcher : scan.launchers) {

@@ -5,10 +5,10 @@
 
 #include <string>
 
-#include "profiler/source_scanner.h"
+#include "cuda_source/source_scanner.h"
 
 namespace kb::bot {
 
-std::string render_starter_config(const profiler::ScanResult& scan);
+std::string render_starter_config(const cuda_source::ScanResult& scan);
 
 }  // namespace kb::bot

@@ -19,6 +19,6 @@ std::string summary(const std::vector<ConfigDiagnostic>& diagnostics) {
 }  // namespace
 
 ConfigError::ConfigError(std::vector<ConfigDiagnostic> diagnostics)
-    : std::runtime_error(summary(diagnostics)), diagnostics_(std::move(diagnostics)) {}
+    : UsageError(summary(diagnostics)), diagnostics_(std::move(diagnostics)) {}
 
 }  // namespace kb::config

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.h"
+
 namespace kb::config {
 
 struct ConfigDiagnostic {
@@ -17,8 +19,9 @@ struct ConfigDiagnostic {
   std::string format() const;  // "file:line:col: error: field: message"
 };
 
-// Thrown by load_config when the file cannot be used; maps to exit code 2.
-class ConfigError : public std::runtime_error {
+// Thrown by load_config when the file cannot be used: a UsageError (exit code 2) that carries every
+// diagnostic, so main() can print them all.
+class ConfigError : public UsageError {
  public:
   explicit ConfigError(std::vector<ConfigDiagnostic> diagnostics);
   const std::vector<ConfigDiagnostic>& diagnostics() const { return diagnostics_; }

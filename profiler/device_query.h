@@ -2,16 +2,16 @@
 // runtime: candidate code never runs in the bot's process.
 #pragma once
 
-#include <stdexcept>
 #include <vector>
 
-#include "profiler/result_types.h"
+#include "core/errors.h"
+#include "core/result_types.h"
 
 namespace kb::profiler {
 
 // No usable CUDA device (no GPU, no driver, or a driver too old): exit code 1 with this message.
-struct NoDeviceError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct NoDeviceError : Error {
+  using Error::Error;
 };
 
 // The devices visible to this process (CUDA_VISIBLE_DEVICES applies). Measured fields

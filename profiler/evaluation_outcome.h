@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "profiler/harness_job.h"
-#include "profiler/result_types.h"
+#include "core/harness_job.h"
+#include "core/result_types.h"
 #include "profiler/sandbox_process.h"
 
 namespace kb::profiler {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "config/config.h"
-#include "profiler/result_types.h"
-#include "profiler/variant.h"
+#include "core/result_types.h"
+#include "core/variant.h"
 
 namespace kb {
 

@@ -9,6 +9,7 @@
 
 #include "config/size_expression.h"
 #include "profiler/device_query.h"
+#include "profiler/harness_job_builder.h"
 
 namespace kb::profiler {
 namespace fs = std::filesystem;

@@ -3,7 +3,7 @@
 #include <set>
 #include <sstream>
 
-#include "profiler/harness_job.h"
+#include "core/harness_job.h"
 
 namespace kb::profiler {
 namespace {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "core/harness_job.h"
+#include "core/result_types.h"
 #include "profiler/evaluation_outcome.h"
-#include "profiler/harness_job.h"
-#include "profiler/result_types.h"
 
 namespace kb::profiler {
 

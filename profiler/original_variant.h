@@ -3,7 +3,7 @@
 #pragma once
 
 #include "config/config.h"
-#include "profiler/variant.h"
+#include "core/variant.h"
 
 namespace kb::profiler {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "profiler/result_types.h"
+#include "core/result_types.h"
 
 namespace kb::profiler {
 

@@ -8,11 +8,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/sha256.h"
 #include "profiler/compile_commands.h"
 #include "profiler/harness_generator.h"
 #include "profiler/ptxas_report.h"
 #include "profiler/sandbox_process.h"
-#include "profiler/sha256.h"
 
 namespace kb::profiler {
 namespace fs = std::filesystem;

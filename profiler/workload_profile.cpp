@@ -89,7 +89,7 @@ WorkloadRecording read_workload_recording(const std::filesystem::path& file) {
   return r;
 }
 
-WorkloadRanking rank_workload(const std::vector<WorkloadRecording>& recordings, const ScanResult& scan,
+WorkloadRanking rank_workload(const std::vector<WorkloadRecording>& recordings, const cuda_source::ScanResult& scan,
                               const config::Config* config) {
   struct Merge {
     RankedKernel k;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "config/config.h"
-#include "profiler/source_scanner.h"
+#include "cuda_source/source_scanner.h"
 
 namespace kb::profiler {
 
@@ -64,7 +64,7 @@ struct WorkloadRanking {
 };
 
 // Merges every process's recording and ranks the kernels. `config` may be null (no kernelbot.toml).
-WorkloadRanking rank_workload(const std::vector<WorkloadRecording>& recordings, const ScanResult& scan,
+WorkloadRanking rank_workload(const std::vector<WorkloadRecording>& recordings, const cuda_source::ScanResult& scan,
                               const config::Config* config);
 
 // "void ns::scale<float>(float const*, float*, int)" -> "ns::scale<float>"; -> "scale" with

@@ -6,6 +6,8 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "common/clock.h"
+#include "common/sha256.h"
 #include "search/content_hash.h"
 
 namespace kb::search {
@@ -75,13 +77,6 @@ CandidateRecord record_from_row(const Statement& s) {
   r.variant_hash = s.text(12);
   r.from_archive = true;
   return r;
-}
-
-std::string now_iso8601() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
 }
 
 }  // namespace

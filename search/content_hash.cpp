@@ -3,12 +3,9 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "profiler/sha256.h"
+#include "common/sha256.h"
 
 namespace kb::search {
-
-// One SHA-256 in the project: the profiler's (its compile cache keys use it too).
-std::string sha256_hex(std::string_view data) { return profiler::Sha256().update(data).hex(); }
 
 std::string variant_hash(const Variant& variant) {
   std::vector<std::string> defines = variant.defines;

@@ -1,16 +1,14 @@
-// Content hashes for the archive's keys and for spotting a variant already tried: SHA-256 as
-// lowercase hex, computed in-process (no OpenSSL dependency for 60 lines of arithmetic).
+// Content hashes for the archive's keys and for spotting a variant already tried (SHA-256 as
+// lowercase hex, common/sha256.h).
 #pragma once
 
 #include <string>
 #include <string_view>
 
 #include "config/config.h"
-#include "profiler/variant.h"
+#include "core/variant.h"
 
 namespace kb::search {
-
-std::string sha256_hex(std::string_view data);
 
 // The identity of a variant: its source, its defines (order-insensitive) and its flags (in order).
 std::string variant_hash(const Variant& variant);

@@ -3,12 +3,12 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
-#include <stdexcept>
 
-#include "search/builtin_proposer.h"
-#include "search/llm_proposer.h"
-#include "search/replay_log.h"
-#include "search/token_ledger.h"
+#include "core/errors.h"
+#include "search/builtin/builtin_proposer.h"
+#include "search/llm/llm_proposer.h"
+#include "search/llm/replay_log.h"
+#include "search/llm/token_ledger.h"
 
 namespace kb::search {
 namespace {
@@ -23,11 +23,11 @@ std::filesystem::path record_path(const ProposerOptions& options) {
 // wrong launcher; say so before any of them is compiled.
 std::unique_ptr<ReplayChatBackend> open_replay(const std::filesystem::path& file, const std::string& kernel) {
   if (!std::filesystem::is_regular_file(file))
-    throw std::invalid_argument("the replay file " + file.string() + " for kernel '" + kernel + "' does not exist");
+    throw UsageError("the replay file " + file.string() + " for kernel '" + kernel + "' does not exist");
   auto replay = std::make_unique<ReplayChatBackend>(file);
   const std::string recorded_kernel = replay->file().header.value("kernel", "");
   if (!recorded_kernel.empty() && recorded_kernel != kernel)
-    throw std::invalid_argument("the replay file " + file.string() + " records kernel '" + recorded_kernel +
+    throw UsageError("the replay file " + file.string() + " records kernel '" + recorded_kernel +
                                 "', not '" + kernel + "': pass a directory of <kernel>.jsonl files, or a path with "
                                 "{kernel} in it, to replay several kernels");
   return replay;
@@ -47,8 +47,8 @@ std::unique_ptr<ChatBackend> maybe_record(std::unique_ptr<ChatBackend> backend, 
 std::unique_ptr<Proposer> make_llm(const config::Config& config, const config::KernelSpec& spec,
                                    const ProposerOptions& options) {
   if (config.llm.model.empty())
-    throw std::runtime_error("the llm proposer needs a model: set [llm].provider = \"openai-compatible\" and "
-                             "[llm].model in the config");
+    throw UsageError("the llm proposer needs a model: set [llm].provider = \"openai-compatible\" and "
+                     "[llm].model in the config");
   auto ledger = TokenLedger::from_config(config);
   std::unique_ptr<ChatBackend> backend = std::make_unique<OpenAiChatClient>(config.llm, ledger, options.retry);
   return std::make_unique<LlmProposer>("llm", config, spec, maybe_record(std::move(backend), config, spec, options));
@@ -59,8 +59,7 @@ std::unique_ptr<Proposer> make_replay(const config::Config& config, const config
   std::filesystem::path file = options.replay_file;
   if (file.empty() && !config.search.replay_file.empty()) file = config.resolve(config.search.replay_file);
   if (file.empty())
-    throw std::runtime_error("the replay proposer needs a file of recorded replies: set [search].replay_file or "
-                             "pass --replay FILE");
+    throw UsageError("the replay proposer needs a file of recorded replies: --replay FILE or [search].replay_file");
   std::unique_ptr<ChatBackend> backend = open_replay(per_kernel_replay_path(file, spec.name), spec.name);
   return std::make_unique<LlmProposer>("replay", config, spec, maybe_record(std::move(backend), config, spec, options));
 }
@@ -115,7 +114,7 @@ std::unique_ptr<Proposer> make_proposer(const config::Config& config, const conf
   if (!factory) {
     std::string known = "auto";
     for (const auto& n : proposer_names()) known += ", " + n;
-    throw std::invalid_argument("unknown proposer '" + name + "' (known: " + known + ")");
+    throw UsageError("unknown proposer '" + name + "' (known: " + known + ")");
   }
   return factory(config, spec, options);
 }

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "config/config.h"
-#include "search/openai_chat_client.h"
+#include "search/llm/openai_chat_client.h"
 #include "search/proposer.h"
 
 namespace kb::search {
@@ -35,8 +35,8 @@ using ProposerFactory = std::function<std::unique_ptr<Proposer>(
 // The concrete proposer name "auto" stands for with this config.
 std::string resolve_proposer_name(const config::Config& config, const std::string& name);
 
-// Throws std::invalid_argument for an unknown name (listing the known ones), std::runtime_error
-// for what the named proposer needs and lacks (an API key, a replay file).
+// Throws UsageError (exit 2) for an unknown name (listing the known ones) and for what the named
+// proposer needs and the config or command line lacks (a model, an API key, a replay file).
 std::unique_ptr<Proposer> make_proposer(const config::Config& config, const config::KernelSpec& spec,
                                         const ProposerOptions& options = {});
 

@@ -17,7 +17,7 @@
 #include "search/search_budget.h"
 #include "search/search_tree.h"
 #include "search/seed_selection.h"
-#include "search/unified_diff.h"
+#include "search/variant_change.h"
 
 namespace kb::search {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "profiler/source_scanner.h"
+#include "cuda_source/source_scanner.h"
 
 namespace kb::search {
 
@@ -40,8 +40,8 @@ std::vector<Outcome> outcomes_of(const std::vector<CandidateRecord>& tree) {
 Seed seed_of(const CandidateRecord& r) { return Seed{r.id, r.idea, r.variant, r.id == kBaselineId ? 1.0 : r.speedup, r.eval}; }
 
 std::string launcher_signature(const config::KernelSpec& spec, const std::string& source) {
-  profiler::ScanResult scan;
-  profiler::scan_source(source, spec.source, scan);
+  cuda_source::ScanResult scan;
+  cuda_source::scan_source(source, spec.source, scan);
   auto unqualified = [](const std::string& n) {
     size_t pos = n.rfind("::");
     return pos == std::string::npos ? n : n.substr(pos + 2);

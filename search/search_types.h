@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "profiler/result_types.h"
-#include "profiler/variant.h"
+#include "core/result_types.h"
+#include "core/variant.h"
 
 namespace kb::search {
 

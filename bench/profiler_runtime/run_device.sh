@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device session for kernelbot-harness (profiler-runtime): GPU tests, calibration, five
 # separate timings of saxpy at n=16M, the same kernel under ncu, and metrics mode. Run from a
-# directory holding kernelbot-harness, runner_gpu_tests, variants/ and libs/ (see README.md).
+# directory holding kernelbot-harness, harness_gpu_tests, variants/ and libs/ (see README.md).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here"
@@ -16,8 +16,8 @@ summary=$out/summary.txt
 { date -u +%Y-%m-%dT%H:%M:%SZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,power.limit --format=csv
   nvcc --version | tail -1; } > "$out/env.txt" 2>&1
 
-timeout 170 ./runner_gpu_tests --gtest_color=no > "$out/gpu_tests.txt" 2>&1
-echo "runner_gpu_tests rc=$?" >> "$summary"
+timeout 170 ./harness_gpu_tests --gtest_color=no > "$out/gpu_tests.txt" 2>&1
+echo "harness_gpu_tests rc=$?" >> "$summary"
 
 ./kernelbot-harness --calibrate --out "$out/device.json" 2> "$out/calibrate.log"
 echo "calibrate rc=$?" >> "$summary"

@@ -3,26 +3,26 @@
 #include <nlohmann/json.hpp>
 
 #include "bot/commands/commands.h"
-#include "bot/text_table.h"
+#include "common/text_table.h"
 #include "config/config_loader.h"
-#include "profiler/source_scanner.h"
+#include "cuda_source/source_scanner.h"
 
 namespace kb::bot {
 namespace {
 
-std::string param_list(const std::vector<profiler::ScannedParam>& params) {
+std::string param_list(const std::vector<cuda_source::ScannedParam>& params) {
   std::string out;
   for (const auto& p : params) out += (out.empty() ? "" : ", ") + p.type + (p.name.empty() ? "" : " " + p.name);
   return out;
 }
 
-nlohmann::json params_json(const std::vector<profiler::ScannedParam>& params) {
+nlohmann::json params_json(const std::vector<cuda_source::ScannedParam>& params) {
   auto out = nlohmann::json::array();
   for (const auto& p : params) out.push_back({{"type", p.type}, {"name", p.name}});
   return out;
 }
 
-void print_json(const profiler::ScanResult& scan, const std::filesystem::path& root) {
+void print_json(const cuda_source::ScanResult& scan, const std::filesystem::path& root) {
   nlohmann::json j{{"root", root.string()}, {"files", scan.files}};
   j["kernels"] = nlohmann::json::array();
   for (const auto& k : scan.kernels)
@@ -41,7 +41,7 @@ void print_json(const profiler::ScanResult& scan, const std::filesystem::path& r
   std::cout << j.dump(2) << "\n";
 }
 
-void print_text(const profiler::ScanResult& scan) {
+void print_text(const cuda_source::ScanResult& scan) {
   TextTable kernels({"kernel", "location", "parameters"});
   for (const auto& k : scan.kernels) {
     if (!k.is_definition) continue;
@@ -66,24 +66,17 @@ void print_text(const profiler::ScanResult& scan) {
 
 }  // namespace
 
-// Where to scan: the given path, else the config's repository root, else the current directory.
-std::filesystem::path scan_root(CliContext& ctx, const std::string& path) {
-  if (!path.empty()) return path;
-  auto file = config::find_config_file(ctx.options.config_path, std::filesystem::current_path());
-  return file.empty() ? std::filesystem::current_path() : std::filesystem::absolute(file).parent_path();
-}
-
 void register_discover_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("discover", "List the repository's __global__ kernels and the host functions that "
                                              "launch them (<<<...>>> sites)");
   auto path = std::make_shared<std::string>();
   cmd->add_option("path", *path, "Directory to scan (default: the repository root)")->check(CLI::ExistingDirectory);
   cmd->callback([&ctx, path] {
-    auto root = scan_root(ctx, *path);
+    auto root = ctx.scan_root(*path);
     std::vector<std::string> exclude = config::ProjectConfig{}.discover_exclude;
     if (path->empty() && !config::find_config_file(ctx.options.config_path, std::filesystem::current_path()).empty())
       exclude = ctx.config().project.discover_exclude;
-    auto scan = profiler::scan_tree(root, exclude);
+    auto scan = cuda_source::scan_tree(root, exclude);
     if (ctx.options.json) print_json(scan, root);
     else print_text(scan);
   });

@@ -44,7 +44,7 @@ void run_eval(CliContext& ctx, const EvalArgs& args) {
   spdlog::info("compiling the original {} and the candidate {}", spec.source, args.candidate);
   CompiledVariant base = evaluator->compile(spec, profiler::original_variant(config, spec));
   if (!base.ok)
-    throw CommandFailed("the original kernel '" + spec.name + "' (" + spec.source + ") does not compile:\n" + base.log);
+    throw Error("the original kernel '" + spec.name + "' (" + spec.source + ") does not compile:\n" + base.log);
   CompiledVariant cand = evaluator->compile(spec, candidate);
   spdlog::info("verifying and timing on {}", evaluator->device().name);
   EvalOptions options;
@@ -54,7 +54,7 @@ void run_eval(CliContext& ctx, const EvalArgs& args) {
 
   if (ctx.options.json) std::cout << nlohmann::json(result).dump(2) << "\n";
   else std::cout << render_eval_result(result, spec.name, args.candidate);
-  if (result.verdict == Verdict::infra_error) throw CommandFailed("the evaluation could not run: " + result.reason);
+  if (result.verdict == Verdict::infra_error) throw Error("the evaluation could not run: " + result.reason);
 }
 
 }  // namespace

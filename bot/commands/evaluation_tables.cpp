@@ -3,31 +3,27 @@
 #include <cstdio>
 #include <sstream>
 
-#include "bot/text_table.h"
+#include "common/number_format.h"
+#include "common/text_table.h"
 
 namespace kb::bot {
 namespace {
 
-// Fixed-point with `digits` decimals; `general` is %g with `digits` significant digits.
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+// %g with `digits` significant digits.
 std::string general(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*g", digits, v);
   return buf;
 }
 
-std::string us(double v) { return v <= 0 ? "-" : fixed(v, v < 10 ? 3 : v < 1000 ? 2 : 1); }
-std::string pct(double fraction) { return fixed(fraction * 100, 2) + "%"; }
-std::string pct_value(double v) { return v <= 0 ? "-" : fixed(v, 1) + "%"; }
-std::string ratio(double v) { return fixed(v, 3) + "x"; }
+std::string us(double v) { return format_us(v); }
+std::string pct(double fraction) { return format_fraction_percent(fraction); }
+std::string pct_value(double v) { return v <= 0 ? "-" : format_fixed(v, 1) + "%"; }
+std::string ratio(double v) { return format_fixed(v, 3) + "x"; }
 
 std::string metric(const KernelMetrics& m, const std::string& key) {
   auto it = m.values.find(key);
-  return it == m.values.end() ? "-" : fixed(it->second, 1);
+  return it == m.values.end() ? "-" : format_fixed(it->second, 1);
 }
 
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
@@ -125,8 +121,8 @@ std::string render_kernel_profiles(const std::vector<std::pair<std::string, Eval
   if (!profiles.empty() && !profiles.front().second.device.name.empty()) {
     const DeviceInfo& d = profiles.front().second.device;
     std::ostringstream head;
-    head << "on " << d.name << " (measured copy bandwidth " << fixed(d.copy_bandwidth_gbps, 0) << " GB/s, FP32 "
-         << fixed(d.fp32_tflops, 1) << " TFLOP/s)\n";
+    head << "on " << d.name << " (measured copy bandwidth " << format_fixed(d.copy_bandwidth_gbps, 0) << " GB/s, FP32 "
+         << format_fixed(d.fp32_tflops, 1) << " TFLOP/s)\n";
     out = head.str() + out;
   }
   if (!notes.str().empty()) {
@@ -139,14 +135,14 @@ std::string render_kernel_profiles(const std::vector<std::pair<std::string, Eval
 std::string render_workload_ranking(const profiler::WorkloadRanking& r, const std::string& command, double wall_s) {
   std::ostringstream s;
   s << "workload: " << command << "\n"
-    << r.kernels.size() << " kernels, " << r.total_calls << " launches, " << fixed(r.total_kernel_ms, 3)
-    << " ms of kernel time in " << fixed(wall_s, 2) << " s (" << r.processes << " CUDA process"
+    << r.kernels.size() << " kernels, " << r.total_calls << " launches, " << format_fixed(r.total_kernel_ms, 3)
+    << " ms of kernel time in " << format_fixed(wall_s, 2) << " s (" << r.processes << " CUDA process"
     << (r.processes == 1 ? "" : "es") << ")\n\n";
   TextTable t({"#", "kernel", "calls", "total ms", "mean us", "share", "grid", "block", "source", "launcher"});
   for (const auto& k : r.kernels) {
     std::string launcher = join(k.launchers, ", ");
     if (!k.configured.empty()) launcher += " [kernel " + join(k.configured, ", ") + "]";
-    t.add_row({std::to_string(k.rank), k.name, std::to_string(k.calls), fixed(k.total_ms, 3), us(k.mean_us),
+    t.add_row({std::to_string(k.rank), k.name, std::to_string(k.calls), format_fixed(k.total_ms, 3), us(k.mean_us),
                pct(k.share), k.grid, k.block, k.sources.empty() ? "-" : join(k.sources, ", "),
                launcher.empty() ? "-" : launcher});
   }

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "profiler/result_types.h"
+#include "core/result_types.h"
 #include "profiler/workload_profile.h"
 
 namespace kb::bot {

@@ -6,7 +6,7 @@
 
 #include "bot/commands/commands.h"
 #include "bot/starter_config.h"
-#include "profiler/source_scanner.h"
+#include "cuda_source/source_scanner.h"
 
 namespace kb::bot {
 
@@ -25,7 +25,7 @@ void register_init_command(CLI::App& app, CliContext& ctx) {
   cmd->callback([&ctx, opt] {
     std::filesystem::path root = opt->path.empty() ? std::filesystem::current_path() : std::filesystem::path(opt->path);
     auto target = ctx.options.config_path.empty() ? root / "kernelbot.toml" : std::filesystem::path(ctx.options.config_path);
-    auto scan = profiler::scan_tree(root, config::ProjectConfig{}.discover_exclude);
+    auto scan = cuda_source::scan_tree(root, config::ProjectConfig{}.discover_exclude);
     std::string text = render_starter_config(scan);
     if (opt->print) {
       std::cout << text;
@@ -35,7 +35,7 @@ void register_init_command(CLI::App& app, CliContext& ctx) {
       throw UsageError(target.string() + " exists already; pass --force to overwrite it");
     std::ofstream out(target);
     out << text;
-    if (!out) throw CommandFailed("cannot write " + target.string());
+    if (!out) throw Error("cannot write " + target.string());
     spdlog::info("wrote {} with {} kernel table(s); check the lines marked 'check:', then run `kernelbot config check`",
                  target.string(), scan.launchers.size());
     for (const auto& s : scan.skipped) spdlog::warn("skipped {}:{}: {}", s.file, s.line, s.message);

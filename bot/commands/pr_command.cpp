@@ -23,7 +23,7 @@ void register_pr_command(CLI::App& app, CliContext& ctx) {
     auto result = load_result(config.root, *kernel);
     auto forge = make_forge(config, *dry_run);
     auto outcome = publish_result(config, *spec, result, *forge);
-    if (!outcome.published) throw CommandFailed("no PR for '" + *kernel + "': " + outcome.note);
+    if (!outcome.published) throw Error("no PR for '" + *kernel + "': " + outcome.note);
     if (ctx.options.json) {
       std::cout << nlohmann::json{{"kernel", *kernel}, {"forge", forge->name()}, {"pr", outcome.pr},
                                   {"created", outcome.created}, {"note", outcome.note}, {"saved", outcome.saved}}

@@ -14,9 +14,6 @@
 #include "profiler/workload_runner.h"
 
 namespace kb::bot {
-
-std::filesystem::path scan_root(CliContext& ctx, const std::string& path);  // discover_command.cpp
-
 namespace {
 
 struct ProfileArgs {
@@ -52,7 +49,7 @@ void profile_kernels(CliContext& ctx, const ProfileArgs& args) {
   } else {
     std::cout << render_kernel_profiles(profiles);
   }
-  if (failed) throw CommandFailed("some kernels could not be profiled (see above)");
+  if (failed) throw Error("some kernels could not be profiled (see above)");
 }
 
 void profile_workload(CliContext& ctx, const ProfileArgs& args) {
@@ -69,15 +66,15 @@ void profile_workload(CliContext& ctx, const ProfileArgs& args) {
   profiler::WorkloadRun run = profiler::run_workload(args.command, inject, out_dir, args.timeout_s);
   if (!run.process.out.empty()) std::cerr << run.process.out;
   if (!run.process.err.empty()) std::cerr << run.process.err;
-  if (!run.process.started) throw CommandFailed("could not run `" + command + "`: " + run.process.start_error);
+  if (!run.process.started) throw Error("could not run `" + command + "`: " + run.process.start_error);
   if (!run.process.succeeded()) spdlog::warn("`{}` ended with {}", command, run.process.describe());
   if (run.recordings.empty())
-    throw CommandFailed("no kernel profile was written by `" + command + "` (" + run.process.describe() +
+    throw Error("no kernel profile was written by `" + command + "` (" + run.process.describe() +
                         "): it ran no CUDA code, or it did not exit normally (a crash or a kill skips the "
                         "profile's exit handler)");
-  const auto root = config ? config->root : scan_root(ctx, "");
+  const auto root = config ? config->root : ctx.scan_root("");
   auto exclude = config ? config->project.discover_exclude : config::ProjectConfig{}.discover_exclude;
-  profiler::WorkloadRanking ranking = profiler::rank_workload(run.recordings, profiler::scan_tree(root, exclude), config);
+  profiler::WorkloadRanking ranking = profiler::rank_workload(run.recordings, cuda_source::scan_tree(root, exclude), config);
   if (ctx.options.json)
     std::cout << workload_ranking_json(ranking, command, run.process.wall_s, run.process.exit_code).dump(2) << "\n";
   else std::cout << render_workload_ranking(ranking, command, run.process.wall_s);

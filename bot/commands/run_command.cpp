@@ -5,7 +5,7 @@
 
 #include "bot/commands/commands.h"
 #include "bot/main_job.h"
-#include "bot/text_table.h"
+#include "common/text_table.h"
 
 namespace kb::bot {
 namespace {

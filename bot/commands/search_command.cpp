@@ -11,7 +11,8 @@
 
 #include "bot/commands/commands.h"
 #include "bot/kernel_search.h"
-#include "bot/text_table.h"
+#include "common/number_format.h"
+#include "common/text_table.h"
 
 namespace kb::bot {
 namespace {
@@ -62,8 +63,8 @@ void print_winner(const search::SearchResult& result, const std::filesystem::pat
                            best->id, best->speedup, best->eval.timings.size(),
                            best->from_archive ? ", measured in an earlier search (archive)" : "");
   for (const auto& t : best->eval.timings)
-    std::cout << fmt::format("  {}: {:.2f} us -> {:.2f} us ({:.2f}x)\n", t.size_label, t.baseline.median_us,
-                             t.candidate.median_us, t.speedup);
+    std::cout << fmt::format("  {}: {} us -> {} us ({:.2f}x)\n", t.size_label, format_us(t.baseline.median_us),
+                             format_us(t.candidate.median_us), t.speedup);
   std::cout << "idea path:\n";
   for (const auto* step : result.path_to(best->id))
     std::cout << "  " << step->id << ": " << step->idea.text << "\n";

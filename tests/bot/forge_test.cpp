@@ -164,7 +164,7 @@ TEST_F(ForgeTest, TheTokenComesFromTokenEnvThenGithubTokenAndItsAbsenceIsNamed) 
   try {
     kb::bot::make_forge(config, false);
     FAIL() << "expected a missing-token error";
-  } catch (const kb::bot::UsageError& e) {
+  } catch (const kb::UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("$KB_FORGE_TEST_TOKEN and $GITHUB_TOKEN are not set"), std::string::npos)
         << e.what();
   }

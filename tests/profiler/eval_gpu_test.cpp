@@ -14,7 +14,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "profiler/result_types.h"
+#include "core/result_types.h"
 #include "profiler/sandbox_process.h"
 
 namespace kb {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "profiler/harness_job.h"
+#include "core/harness_job.h"
 #include "profiler/sandbox_process.h"
 #include "profiler/variant_compiler.h"
 

@@ -25,11 +25,11 @@ class WorkloadRankingTest : public ::testing::Test {
  protected:
   void SetUp() override {
     recording_ = read_workload_recording(fs::path(KB_SOURCE_DIR) / "tests/profiler/data/workload-profile-synthetic.json");
-    scan_ = scan_tree(fs::path(KB_SOURCE_DIR) / "examples", {"build"});
+    scan_ = cuda_source::scan_tree(fs::path(KB_SOURCE_DIR) / "examples", {"build"});
     config_ = config::load_config(fs::path(KB_SOURCE_DIR) / "examples/kernelbot.toml");
   }
   WorkloadRecording recording_;
-  ScanResult scan_;
+  cuda_source::ScanResult scan_;
   config::Config config_;
 };
 

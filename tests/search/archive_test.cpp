@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include "common/sha256.h"
 #include "search/content_hash.h"
 #include "search/search_engine.h"
 #include "tests/search/scripted_proposer.h"

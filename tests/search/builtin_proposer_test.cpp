@@ -1,6 +1,6 @@
 // The builtin tuner: knob detection, the launch-bounds transform, the space and its
 // enumeration, the tolerance rule for fast math, and whole searches against simulated costs.
-#include "search/builtin_proposer.h"
+#include "search/builtin/builtin_proposer.h"
 
 #include <gtest/gtest.h>
 
@@ -9,15 +9,16 @@
 #include <sstream>
 
 #include "config/config_loader.h"
-#include "search/launch_bounds.h"
+#include "cuda_source/launch_bounds.h"
+#include "cuda_source/tunable_macros.h"
+#include "search/builtin/tuning_space.h"
 #include "search/search_engine.h"
-#include "search/tunable_macros.h"
-#include "search/tuning_space.h"
 #include "tests/search/simulated_evaluator.h"
 #include "tests/search/test_project.h"
 
 using namespace kb;
 using namespace kb::search;
+using namespace kb::cuda_source;
 using kb::testing::define_value;
 using kb::testing::SimBehaviour;
 using kb::testing::SimulatedEvaluator;

@@ -1,7 +1,7 @@
 // The OpenAI-compatible client against a loopback server that speaks chat completions and
 // fails the ways real endpoints do: 429 with Retry-After, 5xx, slow replies, malformed JSON,
 // hang-ups, auth errors; plus token accounting and the hard budget.
-#include "search/openai_chat_client.h"
+#include "search/llm/openai_chat_client.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "search/token_ledger.h"
+#include "search/llm/token_ledger.h"
 #include "tests/support/loopback_http_server.h"
 
 using namespace kb::search;

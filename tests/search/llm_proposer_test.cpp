@@ -1,15 +1,16 @@
 // The llm proposer end to end: a loopback server plays the model (ideas, code, a truncated
 // reply, a reply without code, a repair, a crossover), the simulated evaluator plays the GPU.
 // Then the recording of that run is replayed without the server and must give the same tree.
-#include "search/llm_proposer.h"
+#include "search/llm/llm_proposer.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <regex>
 
+#include "core/errors.h"
+#include "search/llm/replay_log.h"
 #include "search/proposer_factory.h"
-#include "search/replay_log.h"
 #include "search/search_engine.h"
 #include "tests/search/simulated_evaluator.h"
 #include "tests/search/test_project.h"
@@ -225,14 +226,14 @@ TEST(ProposerFactory, ReplayAndRecordPathsArePerKernel) {
   try {
     make_proposer(p.config, p.spec(), ProposerOptions{"replay", p.root / "replays" / "other.jsonl", {}, {}});
     FAIL() << "expected an error";
-  } catch (const std::invalid_argument& e) {
+  } catch (const kb::UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("records kernel 'other', not 'k'"), std::string::npos) << e.what();
   }
   std::filesystem::create_directories(p.root / "empty");
   try {
     make_proposer(p.config, p.spec(), ProposerOptions{"replay", p.root / "empty", {}, {}});
     FAIL() << "expected an error";
-  } catch (const std::invalid_argument& e) {
+  } catch (const kb::UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("empty/k.jsonl for kernel 'k' does not exist"), std::string::npos)
         << e.what();
   }
@@ -242,17 +243,17 @@ TEST(ProposerFactory, ChoosesByNameAndExplainsWhatIsMissing) {
   TestProject p;
   EXPECT_EQ(resolve_proposer_name(p.config, ""), "builtin");  // auto without a model
   EXPECT_EQ(make_proposer(p.config, p.spec())->name(), "builtin");
-  EXPECT_THROW(make_proposer(p.config, p.spec(), ProposerOptions{"genetic", {}, {}, {}}), std::invalid_argument);
+  EXPECT_THROW(make_proposer(p.config, p.spec(), ProposerOptions{"genetic", {}, {}, {}}), kb::UsageError);
   try {
     make_proposer(p.config, p.spec(), ProposerOptions{"replay", {}, {}, {}});
     FAIL() << "expected an error";
-  } catch (const std::runtime_error& e) {
+  } catch (const kb::UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("replay_file"), std::string::npos);
   }
   try {
     make_proposer(p.config, p.spec(), ProposerOptions{"llm", {}, {}, {}});
     FAIL() << "expected an error";
-  } catch (const std::runtime_error& e) {
+  } catch (const kb::UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("[llm].model"), std::string::npos);
   }
   register_proposer("scripted-for-test", [](const config::Config& c, const config::KernelSpec& s,

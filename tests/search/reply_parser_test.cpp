@@ -1,5 +1,5 @@
 // What models actually write, and what the parser makes of it.
-#include "search/reply_parser.h"
+#include "search/llm/reply_parser.h"
 
 #include <gtest/gtest.h>
 

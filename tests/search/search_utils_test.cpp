@@ -1,24 +1,15 @@
-// Small pieces of the search: hashes, the unified diff, prompt filling, idea families, budgets.
+// Small pieces of the search: content hashes, variant changes, prompts, idea families, budgets.
 #include <gtest/gtest.h>
 
 #include "search/content_hash.h"
 #include "search/idea_family.h"
-#include "search/llm_prompts.h"
-#include "search/prompt_template.h"
+#include "search/llm/llm_prompts.h"
 #include "search/search_budget.h"
-#include "search/unified_diff.h"
+#include "search/variant_change.h"
 #include "tests/search/test_project.h"
 
 using namespace kb;
 using namespace kb::search;
-
-TEST(ContentHash, Sha256MatchesKnownVectors) {
-  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
-            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
-}
 
 TEST(ContentHash, VariantHashIgnoresDefineOrderButNotFlagsOrSource) {
   Variant a{"src", {"A=1", "B=2"}, {"-O3", "--use_fast_math"}, "a"};
@@ -31,32 +22,9 @@ TEST(ContentHash, VariantHashIgnoresDefineOrderButNotFlagsOrSource) {
   EXPECT_NE(variant_hash(a), variant_hash(b));
 }
 
-TEST(UnifiedDiff, ShowsChangesWithContextInDiffFormat) {
-  std::string before = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n";
-  std::string after = "1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n11\n12\n13\n";
-  EXPECT_EQ(unified_diff(before, after, "k.cu"),
-            "--- a/k.cu\n+++ b/k.cu\n"
-            "@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n"
-            "@@ -10,3 +10,4 @@\n 10\n 11\n 12\n+13\n");
-  EXPECT_EQ(unified_diff(before, before, "k.cu"), "");
-  EXPECT_EQ(unified_diff("", "a\n", "new.cu"), "--- a/new.cu\n+++ b/new.cu\n@@ -0,0 +1 @@\n+a\n");
-  EXPECT_EQ(unified_diff("a\nb", "a\nc", "x"),
-            "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n");
-}
-
-TEST(UnifiedDiff, DescribesDefinesAndFlagsOfAVariant) {
+TEST(VariantChange, DescribesDefinesAndFlagsOfAVariant) {
   Variant v{"same\n", {"SAXPY_BLOCK=256"}, {"--use_fast_math"}, ""};
   EXPECT_EQ(describe_variant_change("same\n", v, "saxpy.cu"), "# defines: -DSAXPY_BLOCK=256\n# nvcc flags: --use_fast_math\n");
-}
-
-TEST(PromptTemplate, FillsEveryPlaceholderAndReportsMissingOnes) {
-  EXPECT_EQ(fill_template("a {{X}} b {{Y}}{{X}}", {{"X", "1"}, {"Y", "{{Z}}"}}), "a 1 b {{Z}}1");
-  try {
-    fill_template("{{A}} {{B}} {{A}}", {{"A", ""}});
-    FAIL() << "expected an error";
-  } catch (const std::logic_error& e) {
-    EXPECT_NE(std::string(e.what()).find("B"), std::string::npos);
-  }
 }
 
 TEST(PromptBuilder, EveryStepsPromptIsCompleteAndCarriesTheFacts) {

@@ -12,9 +12,9 @@
 #include <regex>
 
 #include "config/config_loader.h"
+#include "search/llm/replay_log.h"
+#include "search/llm/reply_parser.h"
 #include "search/proposer_factory.h"
-#include "search/replay_log.h"
-#include "search/reply_parser.h"
 #include "search/search_engine.h"
 #include "tests/search/simulated_evaluator.h"
 

@@ -1,0 +1,15 @@
+#include "common/clock.h"
+
+namespace kb {
+
+std::string iso8601_utc(std::time_t t) {
+  std::tm utc{};
+  gmtime_r(&t, &utc);  // thread-safe, unlike std::gmtime: the search stores results from several threads
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buf;
+}
+
+std::string now_iso8601() { return iso8601_utc(std::time(nullptr)); }
+
+}  // namespace kb

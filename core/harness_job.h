@@ -1,0 +1,78 @@
+// The contract between the bot and the harness (`kernelbot-harness`, a child process):
+// the bot evaluates a [[kernel]] spec on every size set and writes this job as JSON; the harness
+// dlopens the compiled variants, does the GPU work, and writes an EvalResult as JSON.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace kb {
+
+// One launcher parameter with its expressions already evaluated for every size set.
+struct HarnessArg {
+  std::string name;
+  std::string role;   // input | output | inout | scalar | size
+  std::string dtype;  // float32, int32, ... (the config's dtype names)
+  std::vector<int64_t> counts;      // per size set: elements, for buffers
+  std::vector<std::string> values;  // per size set: literal value for size/scalar; "" = random scalar
+  std::string distribution;         // "" = the job's distributions
+  double rtol = 0, atol = 0;        // for outputs
+};
+
+struct HarnessBench {
+  int64_t warmup_runs = 3;
+  double min_time_s = 0.5;
+  int64_t min_samples = 20;
+  int64_t max_samples = 2000;
+  double max_noise = 0.005;
+  double timeout_s = 20;
+  bool flush_l2 = true;
+  double graph_below_us = 10;
+  double max_clock_sag = 0.05;
+};
+
+struct HarnessJob {
+  // verify_and_time: verify candidate vs baseline, then time both interleaved.
+  // verify: verification only. time_baseline: time the baseline alone (profile).
+  // metrics: CUPTI range-profiler metrics of each library given (separate run; replay changes timing).
+  std::string mode = "verify_and_time";
+  std::string kernel;
+  std::string baseline_library;   // shared library exporting kb_launch
+  std::string candidate_library;  // empty for time_baseline / metrics of the baseline only
+  std::vector<std::string> size_labels;
+  std::vector<HarnessArg> args;
+  std::vector<double> flops;  // per size set, 0 = unknown
+  std::vector<double> bytes;  // per size set: bytes moved (inputs read once, outputs written once)
+  int64_t trials = 5;
+  std::vector<std::string> distributions = {"uniform", "normal", "large", "mixed_sign"};
+  uint64_t seed = 1;
+  bool strict = false;  // extra-strict verification (more trials, tighter checks)
+  HarnessBench bench;
+  int device = 0;
+  double copy_bandwidth_gbps = 0;  // measured device ceilings, for the roofline floor
+  double fp32_tflops = 0;
+  double min_speedup = 1.05;  // [bench].min_speedup: the geometric-mean ratio a win must reach
+  int metrics_size = -1;      // size set index the metrics mode profiles; -1 = the largest (most bytes)
+  // The run is under compute-sanitizer, which holds the process's only CUPTI subscription
+  // (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED): verify without CUPTI activity tracing.
+  // The side-stream checks were made by the normal run before the bot asks for this one.
+  bool under_sanitizer = false;
+};
+
+// Every shared library the bot builds for a variant exports this symbol: it unpacks `args`
+// (one pointer per launcher parameter: a device pointer for buffers, a pointer to the host
+// value for scalars and sizes) and calls the launcher. Returns 0.
+inline constexpr const char* kEntrySymbol = "kb_launch";
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessArg, name, role, dtype, counts, values, distribution, rtol,
+                                                atol)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessBench, warmup_runs, min_time_s, min_samples, max_samples,
+                                                max_noise, timeout_s, flush_l2, graph_below_us, max_clock_sag)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessJob, mode, kernel, baseline_library, candidate_library,
+                                                size_labels, args, flops, bytes, trials, distributions, seed, strict,
+                                                bench, device, copy_bandwidth_gbps, fp32_tflops, min_speedup,
+                                                metrics_size, under_sanitizer)
+
+}  // namespace kb

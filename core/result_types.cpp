@@ -1,0 +1,33 @@
+#include "core/result_types.h"
+
+namespace kb {
+namespace {
+constexpr std::pair<Verdict, const char*> kVerdicts[] = {
+    {Verdict::pending, "pending"},         {Verdict::accepted, "accepted"},
+    {Verdict::not_faster, "not_faster"},   {Verdict::compile_error, "compile_error"},
+    {Verdict::wrong_result, "wrong_result"}, {Verdict::crashed, "crashed"},
+    {Verdict::timed_out, "timed_out"},     {Verdict::rejected, "rejected"},
+    {Verdict::infra_error, "infra_error"}};
+}  // namespace
+
+const char* to_string(Verdict v) {
+  for (const auto& [verdict, name] : kVerdicts)
+    if (verdict == v) return name;
+  return "unknown";
+}
+
+bool verdict_is_correct(Verdict v) { return v == Verdict::accepted || v == Verdict::not_faster; }
+
+void to_json(nlohmann::json& j, const Verdict& v) { j = to_string(v); }
+
+void from_json(const nlohmann::json& j, Verdict& v) {
+  const std::string s = j.get<std::string>();
+  for (const auto& [verdict, name] : kVerdicts)
+    if (s == name) {
+      v = verdict;
+      return;
+    }
+  throw nlohmann::json::other_error::create(501, "unknown verdict '" + s + "'", &j);
+}
+
+}  // namespace kb

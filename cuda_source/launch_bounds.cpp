@@ -1,0 +1,107 @@
+#include "cuda_source/launch_bounds.h"
+
+#include <regex>
+#include <set>
+
+#include "cuda_source/source_scanner.h"
+
+namespace kb::cuda_source {
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+bool is_identifier(const std::string& s) { return std::regex_match(s, std::regex("[A-Za-z_][A-Za-z0-9_]*")); }
+bool is_integer(const std::string& s) { return std::regex_match(s, std::regex("[0-9]+[uU]?")); }
+
+bool is_defined_macro(const std::string& source, const std::string& name) {
+  return std::regex_search(source, std::regex("(^|\\n)\\s*#\\s*define\\s+" + name + "\\b"));
+}
+
+std::optional<std::string> constant_factor(const std::string& source, const std::string& text) {
+  std::string t = trim(text);
+  if (is_integer(t)) return t;
+  if (is_identifier(t) && is_defined_macro(source, t)) return t;
+  return std::nullopt;
+}
+
+std::string unqualified(const std::string& name) {
+  size_t pos = name.rfind("::");
+  return pos == std::string::npos ? name : name.substr(pos + 2);
+}
+
+}  // namespace
+
+std::vector<std::string> split_top_level(const std::string& text) {
+  std::vector<std::string> parts;
+  int depth = 0;
+  std::string cur;
+  for (char c : text) {
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == ',' && depth == 0) {
+      parts.push_back(trim(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!trim(cur).empty()) parts.push_back(trim(cur));
+  return parts;
+}
+
+std::optional<std::string> constant_block_expression(const std::string& source, const std::string& block_arg) {
+  std::string arg = trim(block_arg);
+  if (auto f = constant_factor(source, arg)) return f;
+  std::vector<std::string> dims;
+  std::smatch m;
+  if (std::regex_match(arg, m, std::regex(R"(dim3\s*\((.*)\))"))) {
+    dims = split_top_level(m[1]);
+  } else if (is_identifier(arg)) {
+    std::regex decl("dim3\\s+" + arg + "\\s*(?:\\(|=\\s*dim3\\s*\\(|\\{|=\\s*\\{)([^;]*)[)}]\\s*;");
+    if (!std::regex_search(source, m, decl)) return std::nullopt;
+    dims = split_top_level(m[1]);
+  }
+  if (dims.empty() || dims.size() > 3) return std::nullopt;
+  std::string expr;
+  for (const auto& d : dims) {
+    auto f = constant_factor(source, d);
+    if (!f) return std::nullopt;
+    expr += (expr.empty() ? "(" : " * (") + *f + ")";
+  }
+  return dims.size() == 1 ? trim(dims[0]) : expr;
+}
+
+std::optional<std::string> add_launch_bounds(const std::string& source, const std::string& launcher) {
+  cuda_source::ScanResult scan;
+  cuda_source::scan_source(source, "candidate.cu", scan);
+  std::string out = source;
+  std::set<std::string> done;
+  bool changed = false;
+  for (const auto& l : scan.launchers) {
+    if (unqualified(l.name) != unqualified(launcher)) continue;
+    for (const auto& launch : l.launches) {
+      if (done.count(launch.kernel)) continue;
+      auto parts = split_top_level(launch.launch_config);
+      if (parts.size() < 2) continue;
+      auto block = constant_block_expression(source, parts[1]);
+      if (!block) continue;
+      // The kernel's definition: `__global__` followed, within one declaration, by its name and '('.
+      std::regex def("__global__([^;{}]*?)\\b" + unqualified(launch.kernel) + "\\s*(<[^;{}]*>)?\\s*\\(");
+      std::smatch m;
+      if (!std::regex_search(out, m, def)) continue;
+      if (std::string(m[1]).find("__launch_bounds__") != std::string::npos) continue;
+      size_t at = static_cast<size_t>(m.position(0)) + std::string("__global__").size();
+      out.insert(at, " __launch_bounds__(" + *block + ")");
+      done.insert(launch.kernel);
+      changed = true;
+    }
+  }
+  if (!changed) return std::nullopt;
+  return out;
+}
+
+}  // namespace kb::cuda_source

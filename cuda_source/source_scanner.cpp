@@ -1,0 +1,485 @@
+#include "cuda_source/source_scanner.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+namespace kb::cuda_source {
+namespace {
+
+struct Token {
+  enum Kind { ident, number, punct, string_lit } kind;
+  std::string text;
+  int line;
+  size_t offset = 0;  // byte offset of the first character in the file
+};
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Splits the text into tokens, dropping comments and preprocessor lines (continuations too).
+// Macro definitions that contain __global__ or <<< are reported, since their kernels are
+// invisible to a scanner that does not expand macros.
+std::vector<Token> tokenize(const std::string& s, const std::string& file, std::vector<ScanNote>& notes,
+                            std::vector<SourceChunk>* directives = nullptr) {
+  std::vector<Token> out;
+  int line = 1;
+  size_t i = 0;
+  bool line_start = true;
+  while (i < s.size()) {
+    char c = s[i];
+    if (c == '\n') {
+      ++line;
+      ++i;
+      line_start = true;
+      continue;
+    }
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
+      while (i < s.size() && s[i] != '\n') ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
+      size_t end = s.find("*/", i + 2);
+      if (end == std::string::npos) {
+        notes.push_back({file, line, "unterminated /* comment; the rest of the file was not read"});
+        break;
+      }
+      line += static_cast<int>(std::count(s.begin() + static_cast<long>(i), s.begin() + static_cast<long>(end), '\n'));
+      i = end + 2;
+      continue;
+    }
+    if (c == '#' && line_start) {
+      int start_line = line;
+      size_t start = i;
+      std::string directive;
+      while (i < s.size()) {
+        if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == '\n') {
+          i += 2;
+          ++line;
+          directive += ' ';
+          continue;
+        }
+        if (s[i] == '\n') break;
+        directive += s[i++];
+      }
+      if (directives) {
+        size_t stop = i;
+        if (stop > start && s[stop - 1] == '\r') --stop;
+        directives->push_back({SourceChunk::directive, start, stop, start_line});
+      }
+      if (directive.find("define") != std::string::npos &&
+          (directive.find("__global__") != std::string::npos || directive.find("<<<") != std::string::npos))
+        notes.push_back({file, start_line, "macro defines a kernel or a launch; not expanded: " +
+                                               directive.substr(0, std::min<size_t>(directive.size(), 80))});
+      continue;
+    }
+    line_start = false;
+    if (c == '"' || c == '\'') {
+      // Raw strings are rare in CUDA code; plain and char literals with escapes are handled.
+      char quote = c;
+      size_t j = i + 1;
+      while (j < s.size() && s[j] != quote) {
+        if (s[j] == '\\') ++j;
+        else if (s[j] == '\n') ++line;
+        ++j;
+      }
+      out.push_back({Token::string_lit, s.substr(i, j + 1 - i), line, i});
+      i = j + 1;
+      continue;
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t j = i;
+      while (j < s.size() && ident_char(s[j])) ++j;
+      out.push_back({Token::ident, s.substr(i, j - i), line, i});
+      i = j;
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      size_t j = i;
+      while (j < s.size() && (ident_char(s[j]) || s[j] == '.')) ++j;
+      out.push_back({Token::number, s.substr(i, j - i), line, i});
+      i = j;
+      continue;
+    }
+    for (const char* p : {"<<<", ">>>", "::", "->"}) {
+      size_t n = std::char_traits<char>::length(p);
+      if (s.compare(i, n, p) == 0) {
+        out.push_back({Token::punct, p, line, i});
+        i += n;
+        goto next;
+      }
+    }
+    out.push_back({Token::punct, std::string(1, c), line, i});
+    ++i;
+  next:;
+  }
+  return out;
+}
+
+std::string join(const std::vector<Token>& t, size_t begin, size_t end) {
+  std::string out;
+  for (size_t i = begin; i < end && i < t.size(); ++i) {
+    bool word = t[i].kind == Token::ident || t[i].kind == Token::number;
+    bool prev_word = !out.empty() && (ident_char(out.back()));
+    if (!out.empty() && (word && prev_word)) out += ' ';
+    else if (!out.empty() && word && (out.back() == '*' || out.back() == '&' || out.back() == ',')) out += ' ';
+    out += t[i].text;
+  }
+  return out;
+}
+
+// Index of the token closing the bracket opened at `open`, or t.size() if unbalanced.
+size_t match(const std::vector<Token>& t, size_t open) {
+  const std::string& o = t[open].text;
+  std::string c = o == "(" ? ")" : o == "[" ? "]" : o == "{" ? "}" : ">";
+  int depth = 0;
+  for (size_t i = open; i < t.size(); ++i) {
+    if (t[i].text == o) ++depth;
+    else if (t[i].text == c && --depth == 0) return i;
+    // A template argument list cannot contain these; stop on them so "a < b;" is not a bracket.
+    if (o == "<" && (t[i].text == ";" || t[i].text == "{" || t[i].text == "}")) return t.size();
+  }
+  return t.size();
+}
+
+bool is_keyword_before_paren(const std::string& s) {
+  static const char* kw[] = {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype",
+                             "alignof", "static_assert", "__launch_bounds__", "__align__", "noexcept",
+                             "alignas", "__attribute__", "__declspec", "throw", "new", "delete"};
+  return std::any_of(std::begin(kw), std::end(kw), [&](const char* k) { return s == k; });
+}
+
+// In a declaration header [begin, end), finds the function name's token and its parameter
+// list's '(' — the first top-level '(' preceded by an identifier that is not a keyword.
+bool find_function(const std::vector<Token>& t, size_t begin, size_t end, size_t& name_at, size_t& paren_at) {
+  for (size_t i = begin; i < end; ++i) {
+    if (t[i].text == "(" && i > begin && t[i - 1].kind == Token::ident && !is_keyword_before_paren(t[i - 1].text)) {
+      name_at = i - 1;
+      paren_at = i;
+      return match(t, i) < end + 1;
+    }
+    if (t[i].text == "(" || t[i].text == "[") {
+      size_t m = match(t, i);
+      if (m >= end) return false;
+      i = m;
+    } else if (t[i].text == "<" && i > begin && t[i - 1].kind == Token::ident) {
+      size_t m = match(t, i);
+      if (m < end) i = m;
+    }
+  }
+  return false;
+}
+
+std::vector<ScannedParam> params_from_tokens(const std::vector<Token>& t, size_t open, size_t close) {
+  std::vector<ScannedParam> params;
+  size_t start = open + 1;
+  int depth = 0;
+  for (size_t i = open + 1; i <= close; ++i) {
+    const std::string& x = t[i].text;
+    if (x == "(" || x == "[" || x == "<" || x == "{") ++depth;
+    else if ((x == ")" || x == "]" || x == ">" || x == "}") && i != close) --depth;
+    if ((x == "," && depth == 0) || i == close) {
+      size_t stop = i;
+      // Drop a default argument.
+      for (size_t k = start; k < i; ++k)
+        if (t[k].text == "=") {
+          stop = k;
+          break;
+        }
+      if (stop > start) {
+        ScannedParam p;
+        size_t last = stop - 1;
+        // Array parameters: "float x[4]" -> name before '['.
+        while (last > start && t[last].text == "]") {
+          size_t k = last;
+          while (k > start && t[k].text != "[") --k;
+          last = k - 1;
+        }
+        bool has_name = t[last].kind == Token::ident && last > start && t[last - 1].text != "::";
+        static const char* builtin[] = {"int", "float", "double", "char", "void", "long", "short", "unsigned",
+                                        "signed", "bool", "const", "volatile", "size_t"};
+        if (has_name && std::any_of(std::begin(builtin), std::end(builtin), [&](const char* b) { return t[last].text == b; }))
+          has_name = false;
+        p.type = join(t, start, has_name ? last : stop);
+        p.name = has_name ? t[last].text : "";
+        if (!(p.type == "void" && p.name.empty() && params.empty() && i == close)) params.push_back(p);
+      }
+      start = i + 1;
+    }
+  }
+  return params;
+}
+
+struct Scope {
+  enum Kind { other, ns, cls, function } kind;
+  std::string name;
+  size_t launcher_index = static_cast<size_t>(-1);  // index into result.launchers, once a launch is seen
+  ScannedLauncher pending;                          // the function's header, kept until it launches
+};
+
+}  // namespace
+
+std::vector<ScannedParam> split_params(const std::string& text) {
+  std::vector<ScanNote> notes;
+  auto t = tokenize("(" + text + ")", "", notes);
+  if (t.empty()) return {};
+  return params_from_tokens(t, 0, t.size() - 1);
+}
+
+std::vector<SourceChunk> top_level_chunks(const std::string& text) {
+  std::vector<ScanNote> notes;
+  std::vector<SourceChunk> directives;
+  auto t = tokenize(text, "", notes, &directives);
+  std::vector<SourceChunk> chunks;
+  size_t start = t.size();  // first token of the open chunk; t.size() when none is open
+  size_t first_brace = t.size();
+  int depth = 0;
+  auto close_chunk = [&](size_t last) {
+    chunks.push_back({SourceChunk::declaration, t[start].offset, t[last].offset + t[last].text.size(), t[start].line});
+    start = first_brace = t.size();
+  };
+  // A brace block whose declaration goes on to a ';' (struct X {...};, int a[] = {...};).
+  auto ends_with_semicolon = [&]() {
+    for (size_t k = start; k < first_brace; ++k) {
+      const std::string& x = t[k].text;
+      if (x == "=" || x == "struct" || x == "class" || x == "union" || x == "enum" || x == "typedef") return true;
+      if (x == "(" || x == "namespace") return false;
+    }
+    return false;
+  };
+  for (size_t i = 0; i < t.size(); ++i) {
+    const std::string& x = t[i].text;
+    if (start == t.size()) start = i;
+    if (x == "{") {
+      if (depth++ == 0 && first_brace == t.size()) first_brace = i;
+    } else if (x == "}") {
+      if (depth > 0 && --depth == 0 && !ends_with_semicolon()) {
+        if (i + 1 < t.size() && t[i + 1].text == ";") ++i;
+        close_chunk(i);
+      }
+    } else if (x == ";" && depth == 0) {
+      close_chunk(i);
+    }
+  }
+  if (start < t.size()) close_chunk(t.size() - 1);
+  // Directives inside a declaration (#pragma unroll in a body) are not top-level pieces.
+  for (const auto& d : directives) {
+    bool inside = std::any_of(chunks.begin(), chunks.end(),
+                              [&](const SourceChunk& c) { return c.kind == SourceChunk::declaration &&
+                                                                 d.begin > c.begin && d.begin < c.end; });
+    if (!inside) chunks.push_back(d);
+  }
+  std::sort(chunks.begin(), chunks.end(), [](const SourceChunk& a, const SourceChunk& b) { return a.begin < b.begin; });
+  return chunks;
+}
+
+void scan_source(const std::string& text, const std::string& file, ScanResult& result) {
+  auto t = tokenize(text, file, result.skipped);
+  std::vector<Scope> scopes;
+  size_t header_start = 0;  // first token of the current declaration
+
+  auto qualified = [&](const std::string& name) {
+    std::string q;
+    for (const auto& s : scopes)
+      if ((s.kind == Scope::ns || s.kind == Scope::cls) && !s.name.empty()) q += s.name + "::";
+    return q + name;
+  };
+  auto enclosing_function = [&]() -> Scope* {
+    for (auto it = scopes.rbegin(); it != scopes.rend(); ++it)
+      if (it->kind == Scope::function) return &*it;
+    return nullptr;
+  };
+
+  for (size_t i = 0; i < t.size(); ++i) {
+    const Token& tok = t[i];
+    if (tok.text == ";") {
+      // A __global__ declaration without a body.
+      header_start = i + 1;
+      continue;
+    }
+    if (tok.text == "__global__") {
+      size_t end = i;
+      while (end < t.size() && t[end].text != "{" && t[end].text != ";") ++end;
+      size_t name_at = 0, paren_at = 0;
+      // A template header before __global__ belongs to this kernel.
+      std::string tparams;
+      for (size_t k = header_start; k < i; ++k)
+        if (t[k].text == "template" && k + 1 < i && t[k + 1].text == "<") {
+          size_t m = match(t, k + 1);
+          if (m < i) tparams = join(t, k + 2, m);
+        }
+      if (end < t.size() && find_function(t, i + 1, end, name_at, paren_at)) {
+        size_t close = match(t, paren_at);
+        ScannedKernel k{t[name_at].text, file, t[name_at].line, params_from_tokens(t, paren_at, close), tparams,
+                        t[end].text == "{"};
+        size_t last = t[end].text == "{" ? match(t, end) : end;
+        k.begin = t[std::min(header_start, i)].offset;
+        k.end = last < t.size() ? t[last].offset + t[last].text.size() : text.size();
+        result.kernels.push_back(k);
+      } else {
+        result.skipped.push_back({file, tok.line, "__global__ without a readable function signature"});
+      }
+      continue;
+    }
+    if (tok.text == "{") {
+      Scope s{Scope::other, "", static_cast<size_t>(-1), {}};
+      size_t name_at = 0, paren_at = 0;
+      bool in_function = enclosing_function() != nullptr;
+      if (!in_function && i > header_start) {
+        // What is this brace? namespace / class / function body / something else.
+        const std::string& first = t[header_start].text;
+        bool has_eq = false;
+        for (size_t k = header_start; k < i; ++k) has_eq |= t[k].text == "=";
+        if (first == "namespace") {
+          s.kind = Scope::ns;
+          for (size_t k = header_start + 1; k < i; ++k)
+            if (t[k].kind == Token::ident) s.name += (s.name.empty() ? "" : "::") + t[k].text;
+        } else if ((first == "struct" || first == "class" || first == "union") ||
+                   (first == "template" && std::any_of(t.begin() + static_cast<long>(header_start),
+                                                       t.begin() + static_cast<long>(i), [](const Token& x) {
+                                                         return x.text == "struct" || x.text == "class";
+                                                       }) && std::none_of(t.begin() + static_cast<long>(header_start),
+                                                                          t.begin() + static_cast<long>(i),
+                                                                          [](const Token& x) { return x.text == "("; }))) {
+          s.kind = Scope::cls;
+          for (size_t k = header_start; k < i; ++k)
+            if ((t[k].text == "struct" || t[k].text == "class" || t[k].text == "union") && k + 1 < i &&
+                t[k + 1].kind == Token::ident) {
+              s.name = t[k + 1].text;
+              break;
+            }
+        } else if (first == "extern" && i == header_start + 2 && t[header_start + 1].kind == Token::string_lit) {
+          s.kind = Scope::other;  // extern "C" { ... }: transparent
+        } else if (!has_eq && find_function(t, header_start, i, name_at, paren_at)) {
+          s.kind = Scope::function;
+          size_t close = match(t, paren_at);
+          std::string name = t[name_at].text;
+          // Out-of-class definitions: Foo::bar(...)
+          size_t q = name_at;
+          while (q >= header_start + 2 && t[q - 1].text == "::" && t[q - 2].kind == Token::ident) {
+            name = t[q - 2].text + "::" + name;
+            q -= 2;
+          }
+          bool is_kernel = false;
+          size_t type_begin = header_start;
+          for (size_t k = header_start; k < q; ++k) {
+            if (t[k].text == "__global__") is_kernel = true;
+            if (t[k].text == "template" && k + 1 < q && t[k + 1].text == "<") {
+              size_t m = match(t, k + 1);
+              if (m < q) type_begin = m + 1;
+            }
+          }
+          std::vector<Token> type_tokens;
+          for (size_t k = type_begin; k < q; ++k) {
+            static const char* drop[] = {"static", "inline", "__host__", "__device__", "__global__", "__forceinline__",
+                                         "extern", "constexpr", "__noinline__"};
+            if (std::none_of(std::begin(drop), std::end(drop), [&](const char* d) { return t[k].text == d; }) &&
+                t[k].kind != Token::string_lit)
+              type_tokens.push_back(t[k]);
+          }
+          s.pending = ScannedLauncher{qualified(name),
+                                      file,
+                                      t[name_at].line,
+                                      join(type_tokens, 0, type_tokens.size()),
+                                      params_from_tokens(t, paren_at, close),
+                                      {},
+                                      is_kernel};
+          size_t body_close = match(t, i);
+          s.pending.begin = t[header_start].offset;
+          s.pending.end = body_close < t.size() ? t[body_close].offset + 1 : text.size();
+        }
+      }
+      scopes.push_back(std::move(s));
+      header_start = i + 1;
+      continue;
+    }
+    if (tok.text == "}") {
+      if (!scopes.empty()) scopes.pop_back();
+      header_start = i + 1;
+      continue;
+    }
+    if (tok.text == "<<<") {
+      // Callee: identifier (maybe qualified, maybe with <template args>) before <<<.
+      size_t k = i;
+      std::string callee;
+      if (k > 0 && t[k - 1].text == ">") {
+        int depth = 0;
+        size_t j = k - 1;
+        for (;; --j) {
+          if (t[j].text == ">") ++depth;
+          else if (t[j].text == "<" && --depth == 0) break;
+          if (j == 0) break;
+        }
+        k = j;
+      } else if (k > 0 && t[k - 1].text == ">>") {
+        k = 0;  // tokenized oddly; reported below
+      }
+      if (k > 0 && t[k - 1].kind == Token::ident) callee = t[k - 1].text;
+      size_t close = i + 1;
+      int depth = 0;
+      while (close < t.size() && !(t[close].text == ">>>" && depth == 0)) {
+        if (t[close].text == "(") ++depth;
+        else if (t[close].text == ")") --depth;
+        ++close;
+      }
+      if (callee.empty() || close >= t.size()) {
+        result.skipped.push_back({file, tok.line, "launch site whose kernel name could not be read"});
+        continue;
+      }
+      ScannedLaunch launch{callee, join(t, i + 1, close), file, tok.line};
+      Scope* fn = enclosing_function();
+      if (!fn) {
+        result.skipped.push_back({file, tok.line, "launch of " + callee + " outside any function"});
+        continue;
+      }
+      if (fn->launcher_index == static_cast<size_t>(-1)) {
+        fn->launcher_index = result.launchers.size();
+        result.launchers.push_back(fn->pending);
+      }
+      result.launchers[fn->launcher_index].launches.push_back(launch);
+      i = close;
+      continue;
+    }
+    if (tok.kind == Token::ident && (tok.text == "cudaLaunchKernel" || tok.text == "cudaLaunchKernelEx" ||
+                                     tok.text == "cudaLaunchCooperativeKernel" || tok.text == "cuLaunchKernel")) {
+      if (i + 1 < t.size() && t[i + 1].text == "(")
+        result.skipped.push_back({file, tok.line, "launch through " + tok.text + "() is not traced to a kernel"});
+    }
+  }
+}
+
+ScanResult scan_tree(const std::filesystem::path& root, const std::vector<std::string>& exclude) {
+  namespace fs = std::filesystem;
+  ScanResult result;
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    const auto& p = it->path();
+    std::string name = p.filename().string();
+    if (it->is_directory() &&
+        (std::find(exclude.begin(), exclude.end(), name) != exclude.end() || (name.size() > 1 && name[0] == '.'))) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    auto ext = p.extension().string();
+    if (it->is_regular_file() && (ext == ".cu" || ext == ".cuh")) files.push_back(p);
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& p : files) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string rel = fs::relative(p, root).string();
+    result.files.push_back(rel);
+    scan_source(text.str(), rel, result);
+  }
+  return result;
+}
+
+}  // namespace kb::cuda_source

@@ -1,0 +1,85 @@
+// Finds __global__ kernels and the host functions that launch them (<<<...>>> sites) in CUDA
+// sources. Not a C++ parser: a tokenizer that understands comments, strings, preprocessor lines,
+// templates and balanced brackets well enough to read real code without crashing, and that says
+// what it could not read instead of guessing.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kb::cuda_source {
+
+struct ScannedParam {
+  std::string type;  // as written, whitespace collapsed: "const float *"
+  std::string name;  // may be empty for unnamed parameters
+};
+
+struct ScannedKernel {
+  std::string name;
+  std::string file;
+  int line = 0;
+  std::vector<ScannedParam> params;
+  std::string template_params;  // "typename T, int BLOCK" or empty
+  bool is_definition = false;   // false: only a declaration
+  // Byte offsets in the file's text: from the first token of the declaration (its template
+  // header and qualifiers included, comments above it not) to one past its closing '}' (or ';').
+  size_t begin = 0, end = 0;
+};
+
+struct ScannedLaunch {
+  std::string kernel;         // the launched kernel, template arguments stripped
+  std::string launch_config;  // what stands between <<< and >>>
+  std::string file;
+  int line = 0;
+};
+
+// A host (or device) function that contains at least one launch site.
+struct ScannedLauncher {
+  std::string name;  // qualified with the enclosing namespaces/classes: "ops::launch_saxpy"
+  std::string file;
+  int line = 0;
+  std::string return_type;
+  std::vector<ScannedParam> params;
+  std::vector<ScannedLaunch> launches;
+  bool is_kernel = false;  // a __global__ function launching others (dynamic parallelism)
+  size_t begin = 0, end = 0;  // byte offsets of the definition, as for ScannedKernel
+};
+
+// Something the scanner saw but did not read, so the user knows what is missing from the list.
+struct ScanNote {
+  std::string file;
+  int line = 0;
+  std::string message;
+};
+
+struct ScanResult {
+  std::vector<ScannedKernel> kernels;
+  std::vector<ScannedLauncher> launchers;
+  std::vector<ScanNote> skipped;
+  std::vector<std::string> files;  // every file read
+};
+
+// A top-level piece of a file, for tools that edit sources (the PR splicer): a preprocessor
+// directive (continuation lines included) or one declaration/definition at file scope (a
+// namespace or extern "C" block is one piece).
+struct SourceChunk {
+  enum Kind { directive, declaration } kind = declaration;
+  size_t begin = 0, end = 0;  // byte offsets; `end` is one past the last character (no newline)
+  int line = 0;
+};
+
+// The file's top-level pieces in order. Comments and blank lines belong to no piece.
+std::vector<SourceChunk> top_level_chunks(const std::string& text);
+
+// Scans one file's text (the name is used in results).
+void scan_source(const std::string& text, const std::string& file_name, ScanResult& result);
+
+// Scans every .cu/.cuh file under `root`, skipping directories whose name is in `exclude`.
+// File names in the result are relative to `root`.
+ScanResult scan_tree(const std::filesystem::path& root, const std::vector<std::string>& exclude);
+
+// "float* x, int n" -> {{"float *","x"},{"int","n"}}; exposed for tests.
+std::vector<ScannedParam> split_params(const std::string& text);
+
+}  // namespace kb::cuda_source

@@ -1,0 +1,111 @@
+#include "profiler/harness/arg_set.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+
+#include "profiler/harness/cuda_check.h"
+#include "profiler/harness/harness_kernels.h"
+
+namespace kb::harness {
+
+ArgSet::ArgSet(const RunnerJob& job, size_t size_index)
+    : job_(job),
+      size_index_(size_index),
+      counts_(job.args.size(), 0),
+      device_(job.args.size(), nullptr),
+      snapshot_(job.args.size(), nullptr),
+      scalar_storage_(job.args.size(), 0),
+      scalar_values_(job.args.size(), 0),
+      pointers_(job.args.size(), nullptr) {
+  for (size_t i = 0; i < job.args.size(); ++i) {
+    const auto& a = job.args[i];
+    if (a.is_buffer()) {
+      counts_[i] = static_cast<size_t>(a.counts[size_index]);
+      if (counts_[i] > 0) {
+        const cudaError_t e = cudaMalloc(&device_[i], bytes(i));
+        if (e != cudaSuccess) {
+          device_[i] = nullptr;
+          release();
+          throw HarnessError("cannot allocate " + std::to_string(bytes(i)) + " bytes of device memory for argument '" +
+                             a.name + "' at size " + job.raw.size_labels[size_index] + ": " + describe_cuda_error(e));
+        }
+      }
+      pointers_[i] = device_[i];
+    } else {
+      pointers_[i] = &scalar_storage_[i];
+      if (!a.values[size_index].empty()) set_scalar(i, parse_value(a, size_index));
+    }
+  }
+}
+
+ArgSet::~ArgSet() { release(); }
+
+void ArgSet::release() {
+  for (auto*& p : device_) {
+    if (p) cudaFree(p);
+    p = nullptr;
+  }
+  for (auto*& p : snapshot_) {
+    if (p) cudaFree(p);
+    p = nullptr;
+  }
+}
+
+size_t ArgSet::total_bytes() const {
+  size_t total = 0;
+  for (size_t i = 0; i < counts_.size(); ++i)
+    if (job_.args[i].is_buffer()) total += bytes(i);
+  return total;
+}
+
+void ArgSet::set_scalar(size_t i, double value) {
+  scalar_values_[i] = value;
+  scalar_storage_[i] = 0;
+  store_double(job_.args[i].type, &scalar_storage_[i], 0, value);
+}
+
+void ArgSet::upload(size_t i, const HostBuffer& data) {
+  if (bytes(i) == 0) return;
+  cuda_check(cudaMemcpy(device_[i], data.data(), bytes(i), cudaMemcpyHostToDevice), "uploading an input");
+}
+
+HostBuffer ArgSet::download(size_t i) const {
+  HostBuffer out(bytes(i));
+  if (!out.empty())
+    cuda_check(cudaMemcpy(out.data(), device_[i], bytes(i), cudaMemcpyDeviceToHost), "downloading a buffer");
+  return out;
+}
+
+void ArgSet::poison(size_t i) {
+  if (bytes(i) == 0) return;
+  const ElemType t = job_.args[i].type;
+  uint64_t pattern = 0;
+  fill_poison(t, &pattern, 1);
+  cuda_check(launch_fill_pattern(device_[i], counts_[i], static_cast<unsigned>(elem_size(t)), pattern, cudaStreamLegacy),
+             "poisoning an output");
+  cuda_check(cudaStreamSynchronize(cudaStreamLegacy), "poisoning an output");
+}
+
+bool ArgSet::has_inouts() const {
+  for (size_t i = 0; i < counts_.size(); ++i)
+    if (job_.args[i].role == ArgRole::inout && bytes(i) > 0) return true;
+  return false;
+}
+
+void ArgSet::snapshot_inouts() {
+  for (size_t i = 0; i < counts_.size(); ++i) {
+    if (job_.args[i].role != ArgRole::inout || bytes(i) == 0) continue;
+    if (!snapshot_[i]) cuda_check(cudaMalloc(&snapshot_[i], bytes(i)), "allocating an inout snapshot");
+    cuda_check(cudaMemcpy(snapshot_[i], device_[i], bytes(i), cudaMemcpyDeviceToDevice), "snapshotting an inout");
+  }
+}
+
+void ArgSet::restore_inouts() {
+  for (size_t i = 0; i < counts_.size(); ++i)
+    if (snapshot_[i])
+      cuda_check(cudaMemcpyAsync(device_[i], snapshot_[i], bytes(i), cudaMemcpyDeviceToDevice, cudaStreamLegacy),
+                 "restoring an inout");
+}
+
+}  // namespace kb::harness

@@ -1,0 +1,62 @@
+// The arguments of one launcher call at one size set: a device buffer per buffer parameter,
+// host storage per scalar and size, and the `void*` array kb_launch takes. The baseline and the
+// candidate each get their own ArgSet, filled with identical data.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "profiler/harness/job_io.h"
+
+namespace kb::harness {
+
+using HostBuffer = std::vector<unsigned char>;
+
+class ArgSet {
+ public:
+  // Allocates every buffer of size set `size_index`; literal scalars and sizes get their values.
+  // Throws HarnessError when device memory runs out.
+  ArgSet(const RunnerJob& job, size_t size_index);
+  ~ArgSet();
+  ArgSet(const ArgSet&) = delete;
+  ArgSet& operator=(const ArgSet&) = delete;
+
+  void** args() { return pointers_.data(); }
+  size_t size_index() const { return size_index_; }
+  const RunnerArg& arg(size_t i) const { return job_.args[i]; }
+  size_t arg_count() const { return job_.args.size(); }
+
+  size_t count(size_t i) const { return counts_[i]; }
+  size_t bytes(size_t i) const { return counts_[i] * elem_size(job_.args[i].type); }
+  void* device(size_t i) const { return device_[i]; }
+  size_t total_bytes() const;
+
+  // Host value of scalar/size `i` (stored in the argument's own type).
+  void set_scalar(size_t i, double value);
+  double scalar(size_t i) const { return scalar_values_[i]; }
+
+  // Synchronous copies on the legacy default stream (verification needs them complete).
+  void upload(size_t i, const HostBuffer& data);
+  HostBuffer download(size_t i) const;
+  void poison(size_t i);  // the dtype's poison pattern in every element
+
+  // A device-side copy of every inout buffer, restored before each timing sample so repeated
+  // calls keep working on the same data. Asynchronous on the legacy stream.
+  void snapshot_inouts();
+  void restore_inouts();
+  bool has_inouts() const;
+
+ private:
+  void release();
+
+  const RunnerJob& job_;
+  size_t size_index_;
+  std::vector<size_t> counts_;
+  std::vector<void*> device_;
+  std::vector<void*> snapshot_;
+  std::vector<uint64_t> scalar_storage_;  // 8 bytes per argument, enough for every scalar type
+  std::vector<double> scalar_values_;
+  std::vector<void*> pointers_;
+};
+
+}  // namespace kb::harness

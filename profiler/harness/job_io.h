@@ -1,0 +1,65 @@
+// Reading the HarnessJob the bot wrote and writing the EvalResult back, both as JSON, plus the
+// job's arguments decoded into the types the harness works with. Every problem with a job names
+// the JSON field, so a bot bug shows up as a readable usage error (exit 2), not a crash.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/harness_job.h"
+#include "core/result_types.h"
+#include "profiler/harness/dtype_codec.h"
+#include "profiler/harness/input_generator.h"
+#include "profiler/harness/output_comparator.h"
+
+namespace kb::harness {
+
+// A job file that cannot be read or does not make sense.
+struct JobError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class ArgRole { input, output, inout, scalar, size };
+
+// One launcher parameter, decoded.
+struct RunnerArg {
+  std::string name;
+  ArgRole role = ArgRole::input;
+  ElemType type = ElemType::float32;
+  std::vector<int64_t> counts;      // per size set (buffers)
+  std::vector<std::string> values;  // per size set (scalars, sizes); "" = random
+  bool has_distribution = false;    // per-argument override of the job's distributions
+  Distribution distribution = Distribution::uniform;
+  Tolerance tolerance;
+  bool is_buffer() const { return role == ArgRole::input || role == ArgRole::output || role == ArgRole::inout; }
+  bool is_written() const { return role == ArgRole::output || role == ArgRole::inout; }
+};
+
+// The job with its arguments decoded and checked.
+struct RunnerJob {
+  HarnessJob raw;
+  std::vector<RunnerArg> args;
+  std::vector<Distribution> distributions;
+  size_t size_count() const { return raw.size_labels.size(); }
+};
+
+const char* to_string(ArgRole r);
+
+// Parses and checks a job. Throws JobError naming the field at fault.
+RunnerJob decode_job(const HarnessJob& job);
+RunnerJob load_job(const std::string& path);
+
+// Host value of a literal scalar/size argument, parsed as `type`. Throws JobError.
+double parse_value(const RunnerArg& arg, size_t size_index);
+
+// Writes JSON atomically (a temporary file renamed over `path`), so a reader never sees half a
+// result. Throws std::runtime_error.
+void write_json_file(const std::string& path, const nlohmann::json& j);
+void write_result(const std::string& path, const EvalResult& result);
+
+// The size set the metrics mode profiles: job.metrics_size, or the one moving the most bytes.
+size_t metrics_size_index(const RunnerJob& job);
+
+}  // namespace kb::harness

@@ -1,0 +1,60 @@
+// Element-by-element comparison of a candidate's output with the original's, and the sentences a
+// reviewer reads when they differ. Host-only: the harness copies both buffers back first.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "profiler/harness/dtype_codec.h"
+
+namespace kb::harness {
+
+struct Tolerance {
+  double rtol = 0, atol = 0;
+};
+
+// An element that failed, for the failure text.
+struct ElementSample {
+  int64_t index = -1;
+  double expected = 0, got = 0;
+};
+
+// The outcome of comparing one output buffer of one call.
+struct OutputComparison {
+  int64_t elements = 0;      // compared (the original wrote them)
+  int64_t not_written = 0;   // the original wrote them, the candidate left the poison there
+  int64_t mismatches = 0;    // outside the tolerance, including not_written and non-finite ones
+  int64_t non_finite = 0;    // NaN or Inf where the original is finite
+  int64_t ignored = 0;       // the original left the poison there too: not part of the contract
+  double max_abs_error = 0;  // over finite pairs
+  double max_rel_error = 0;  // |c - r| / |r|, over finite pairs with r != 0
+  ElementSample worst;       // the largest |c - r| among mismatches (or overall when none)
+  ElementSample first;       // the first mismatch
+  bool passed() const { return mismatches == 0; }
+};
+
+// Compares `count` elements. Rules per element, r the original's value and c the candidate's:
+// r is poison -> ignored; c is poison -> not written; r NaN -> c must be NaN; r +-Inf -> c must be
+// the same Inf; r finite -> c finite and |c - r| <= atol + rtol * |r|. Integers with zero
+// tolerance compare exactly (no rounding through double).
+OutputComparison compare_output(ElemType t, const void* reference, const void* candidate, size_t count, Tolerance tol);
+
+// "output y: 3712 of 1048576 elements differ, worst abs error 2.1 at index 17 (expected 0.52,
+// got 2.62), first at index 3 (...), tolerance rtol 1e-4 atol 1e-5" or "output y was not fully
+// written: 1024 elements still hold the poison value ...". Empty when `c` passed.
+std::string describe_output_failure(const std::string& name, const OutputComparison& c, Tolerance tol);
+
+// Bytes of `count` elements that differ between two copies of an input buffer.
+struct InputChange {
+  int64_t changed = 0;
+  int64_t first_index = -1;
+  double before = 0, after = 0;
+};
+InputChange compare_input(ElemType t, const void* before, const void* after, size_t count);
+std::string describe_input_change(const std::string& name, const std::string& who, const InputChange& c);
+
+// A number printed for people: up to 6 significant digits, no trailing zeros.
+std::string format_number(double v);
+
+}  // namespace kb::harness

@@ -1,0 +1,47 @@
+#include "profiler/harness/stopping_criterion.h"
+
+#include <cmath>
+
+namespace kb::harness {
+
+void StoppingCriterion::add_sample(double gpu_time_us) {
+  samples_.push_back(gpu_time_us);
+  total_us_ += gpu_time_us;
+  // Welford's update: no cancellation however many samples accumulate.
+  const double n = static_cast<double>(samples_.size());
+  const double delta = gpu_time_us - mean_;
+  mean_ += delta / n;
+  m2_ += delta * (gpu_time_us - mean_);
+  if (n < 2) return;
+  const double noise = mean_ > 0 ? std::sqrt(m2_ / (n - 1)) / mean_ : 0;
+  if (std::isfinite(noise)) noise_.push_back(noise);
+}
+
+bool StoppingCriterion::noise_is_stable() const {
+  const auto window = static_cast<size_t>(params_.stable_window);
+  if (window < 2 || noise_.size() < window) return false;
+  const double current = noise_.back();
+  if (current <= 0) return true;
+  double ss = 0;
+  for (size_t i = noise_.size() - window; i < noise_.size(); ++i) ss += (noise_[i] - current) * (noise_[i] - current);
+  const double spread = std::sqrt(ss / static_cast<double>(window)) / current;
+  return spread < params_.stable_tolerance;
+}
+
+bool StoppingCriterion::finished(double wall_s) {
+  if (!reason_.empty()) return true;
+  const long n = samples();
+  if (n >= params_.max_samples) {
+    reason_ = "max samples";
+  } else if (wall_s >= params_.timeout_s) {
+    reason_ = "timeout";
+  } else if (n >= params_.min_samples && total_time_s() >= params_.min_time_s) {
+    if (current_noise() < params_.max_noise)
+      reason_ = "noise target";
+    else if (noise_is_stable())
+      reason_ = "noise stable";
+  }
+  return !reason_.empty();
+}
+
+}  // namespace kb::harness

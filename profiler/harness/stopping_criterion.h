@@ -1,0 +1,47 @@
+// When to stop taking timing samples, after nvbench's "stdrel" criterion: once there are enough
+// samples and enough GPU time, stop when the relative noise (stdev / mean) is under the target,
+// or when it has stopped moving (an inherently noisy kernel will never reach the target);
+// otherwise stop at the sample limit or the wall-time limit.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kb::harness {
+
+struct StoppingParams {
+  long min_samples = 20;
+  long max_samples = 2000;
+  double min_time_s = 0.5;   // GPU time of the kept samples
+  double max_noise = 0.005;  // relative standard deviation target
+  double timeout_s = 20;     // wall time of the whole measurement
+  // "Noise stable": over the last `stable_window` noise values (one per sample), the relative
+  // spread (stdev / current noise) is below `stable_tolerance`.
+  long stable_window = 64;
+  double stable_tolerance = 0.01;
+};
+
+class StoppingCriterion {
+ public:
+  explicit StoppingCriterion(StoppingParams params) : params_(params) {}
+
+  void add_sample(double gpu_time_us);
+  // Re-evaluates after each sample; `wall_s` is the wall time spent on the measurement so far.
+  bool finished(double wall_s);
+  // "noise target", "noise stable", "timeout", "max samples"; empty while not finished.
+  const std::string& reason() const { return reason_; }
+  double current_noise() const { return noise_.empty() ? 0 : noise_.back(); }
+  long samples() const { return static_cast<long>(samples_.size()); }
+  double total_time_s() const { return total_us_ * 1e-6; }
+
+ private:
+  bool noise_is_stable() const;
+
+  StoppingParams params_;
+  std::vector<double> samples_;
+  std::vector<double> noise_;
+  double total_us_ = 0, mean_ = 0, m2_ = 0;
+  std::string reason_;
+};
+
+}  // namespace kb::harness

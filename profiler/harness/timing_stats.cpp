@@ -1,0 +1,47 @@
+#include "profiler/harness/timing_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace kb::harness {
+
+double quantile_sorted(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  const double frac = pos - static_cast<double>(lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+double relative_stdev(const std::vector<double>& samples) {
+  if (samples.size() < 2) return 0;
+  const double mean = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(samples.size());
+  double ss = 0;
+  for (double s : samples) ss += (s - mean) * (s - mean);
+  const double stdev = std::sqrt(ss / static_cast<double>(samples.size() - 1));
+  return mean != 0 ? stdev / mean : 0;
+}
+
+SampleSummary summarize(std::vector<double> samples) {
+  SampleSummary s;
+  s.count = static_cast<long>(samples.size());
+  if (samples.empty()) return s;
+  std::sort(samples.begin(), samples.end());
+  s.min = samples.front();
+  s.max = samples.back();
+  s.median = quantile_sorted(samples, 0.5);
+  s.q1 = quantile_sorted(samples, 0.25);
+  s.q3 = quantile_sorted(samples, 0.75);
+  s.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(samples.size());
+  if (samples.size() >= 2) {
+    double ss = 0;
+    for (double v : samples) ss += (v - s.mean) * (v - s.mean);
+    s.stdev = std::sqrt(ss / static_cast<double>(samples.size() - 1));
+    s.noise = s.mean != 0 ? s.stdev / s.mean : 0;
+  }
+  return s;
+}
+
+}  // namespace kb::harness

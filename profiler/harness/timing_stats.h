@@ -1,0 +1,24 @@
+// Summary statistics of timing samples: the numbers a TimingStats reports.
+#pragma once
+
+#include <vector>
+
+namespace kb::harness {
+
+struct SampleSummary {
+  double median = 0, q1 = 0, q3 = 0, min = 0, max = 0, mean = 0;
+  double stdev = 0;  // sample standard deviation (n - 1)
+  double noise = 0;  // stdev / mean; 0 with fewer than two samples
+  long count = 0;
+};
+
+// Quantile `q` in [0, 1] of sorted values, linear interpolation between closest ranks (the
+// definition numpy calls "linear"). Empty input gives 0.
+double quantile_sorted(const std::vector<double>& sorted, double q);
+
+SampleSummary summarize(std::vector<double> samples);
+
+// Relative standard deviation of `samples` (stdev / mean), 0 with fewer than two.
+double relative_stdev(const std::vector<double>& samples);
+
+}  // namespace kb::harness

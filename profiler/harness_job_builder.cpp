@@ -1,0 +1,83 @@
+// make_harness_job: the [[kernel]] spec with every expression evaluated on every size set.
+#include "profiler/harness_job_builder.h"
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "config/size_expression.h"
+
+namespace kb {
+namespace {
+
+// A size or scalar value as the runner parses it: integers exactly, floats round-trip.
+std::string format_value(double v, config::DType dtype, const config::ArgSpec& arg) {
+  if (!config::dtype_is_float(dtype)) {
+    if (v != std::floor(v))
+      throw config::ExpressionError("argument '" + arg.name + "' (" + config::to_string(dtype) +
+                                    ") evaluates to the non-integer " + std::to_string(v));
+    return std::to_string(static_cast<long long>(v));
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+uint64_t fresh_seed() {
+  std::random_device rd;
+  uint64_t s = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  return s == 0 ? 1 : s;
+}
+
+}  // namespace
+
+HarnessJob make_harness_job(const config::Config& config, const config::KernelSpec& spec) {
+  HarnessJob job;
+  job.kernel = spec.name;
+  std::vector<config::SizeSet> sizes = spec.sizes;
+  if (sizes.empty()) sizes.push_back({});  // a spec with only literal counts has one implicit size set
+  for (const auto& s : sizes) job.size_labels.push_back(s.label());
+
+  std::vector<double> default_bytes(sizes.size(), 0);
+  for (const auto& a : spec.args) {
+    HarnessArg h;
+    h.name = a.name;
+    h.role = config::to_string(a.role);
+    h.dtype = config::to_string(a.dtype);
+    h.distribution = a.distribution;
+    const bool buffer = config::role_is_buffer(a.role);
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      const auto& values = sizes[i].values;
+      if (buffer) {
+        int64_t count = config::evaluate_count(a.count, values);
+        h.counts.push_back(count);
+        // Fewest bytes the kernel must move: inputs read once, outputs written once, inout both.
+        double once = static_cast<double>(count) * static_cast<double>(config::dtype_size(a.dtype));
+        default_bytes[i] += a.role == config::ArgRole::inout ? 2 * once : once;
+      } else {
+        h.values.push_back(a.value.empty() ? "" : format_value(config::evaluate_expression(a.value, values), a.dtype, a));
+      }
+    }
+    if (a.role == config::ArgRole::output || a.role == config::ArgRole::inout) {
+      config::Tolerance t = config.tolerance_for(spec, a.dtype);
+      h.rtol = t.rtol;
+      h.atol = t.atol;
+    }
+    job.args.push_back(std::move(h));
+  }
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    job.flops.push_back(spec.flops.empty() ? 0.0 : config::evaluate_expression(spec.flops, sizes[i].values));
+    job.bytes.push_back(spec.bytes.empty() ? default_bytes[i] : config::evaluate_expression(spec.bytes, sizes[i].values));
+  }
+
+  job.trials = config.verify.trials;
+  job.distributions = config.verify.distributions;
+  job.seed = config.verify.seed != 0 ? static_cast<uint64_t>(config.verify.seed) : fresh_seed();
+  job.min_speedup = config.bench.min_speedup;
+  const auto& b = config.bench;
+  job.bench = HarnessBench{b.warmup_runs, b.min_time_s, b.min_samples, b.max_samples, b.max_noise,
+                           b.timeout_s,   b.flush_l2,   b.graph_below_us, b.max_clock_sag};
+  return job;
+}
+
+}  // namespace kb

@@ -1,0 +1,266 @@
+#include "search/builtin/tuning_space.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "cuda_source/launch_bounds.h"
+
+namespace kb::search {
+namespace {
+
+std::optional<std::pair<std::string, std::string>> split_define(const std::string& define) {
+  size_t eq = define.find('=');
+  if (eq == std::string::npos) return std::pair{define, std::string("1")};
+  return std::pair{define.substr(0, eq), define.substr(eq + 1)};
+}
+
+size_t index_of(std::vector<std::string>& values, const std::string& v) {
+  auto it = std::find(values.begin(), values.end(), v);
+  if (it != values.end()) return static_cast<size_t>(it - values.begin());
+  values.push_back(v);
+  return values.size() - 1;
+}
+
+int64_t as_int(const std::string& s, int64_t fallback) {
+  try {
+    size_t used = 0;
+    int64_t v = std::stoll(s, &used);
+    return used == s.size() ? v : fallback;
+  } catch (...) {
+    return fallback;
+  }
+}
+
+}  // namespace
+
+TuningSpace TuningSpace::build(const Variant& base, const config::KernelSpec& spec, const TuningSpaceOptions& options) {
+  TuningSpace space;
+  space.base_ = base;
+  std::map<std::string, std::string> base_defines;
+  for (const auto& d : base.defines)
+    if (auto kv = split_define(d)) base_defines[kv->first] = kv->second;
+
+  auto macros = cuda_source::detect_tunable_macros(base.source);
+  auto add_macro = [&](const std::string& name, std::vector<std::string> values, cuda_source::MacroRole role,
+                       std::optional<std::string> source_default) {
+    for (const auto& d : space.dims_)
+      if (d.name == name) return;
+    TuningDimension dim;
+    dim.name = name;
+    dim.role = role;
+    dim.source_default = source_default;
+    dim.values = std::move(values);
+    if (source_default) index_of(dim.values, *source_default);
+    auto current = base_defines.find(name);
+    if (current != base_defines.end()) dim.default_index = index_of(dim.values, current->second);
+    else if (source_default) dim.default_index = index_of(dim.values, *source_default);
+    else dim.default_index = 0;
+    if (dim.values.size() > 1) space.dims_.push_back(std::move(dim));
+  };
+  if (options.spec_tunables)
+    for (const auto& [name, values] : spec.tunables) {
+      const cuda_source::TunableMacro* found = nullptr;
+      for (const auto& m : macros)
+        if (m.name == name) found = &m;
+      std::optional<std::string> def;
+      if (found && found->default_value) def = std::to_string(*found->default_value);
+      add_macro(name, values, found ? found->role : cuda_source::MacroRole::other, def);
+    }
+  for (const auto& m : macros) {
+    std::optional<std::string> def;
+    if (m.default_value) def = std::to_string(*m.default_value);
+    add_macro(m.name, cuda_source::sweep_values(m), m.role, def);
+  }
+  if (options.launch_bounds)
+    if (auto bounded = cuda_source::add_launch_bounds(base.source, spec.launcher)) {
+      space.bounded_source_ = *bounded;
+      space.dims_.push_back({TuningDimension::Kind::launch_bounds, "__launch_bounds__", cuda_source::MacroRole::other,
+                             {"off", "on"}, 0, std::nullopt});
+    }
+  if (options.fast_math) {
+    bool has = std::find(base.nvcc_flags.begin(), base.nvcc_flags.end(), "--use_fast_math") != base.nvcc_flags.end();
+    if (!has)
+      space.dims_.push_back({TuningDimension::Kind::flags, "nvcc flags", cuda_source::MacroRole::other,
+                             {"", "--use_fast_math"}, 0, std::nullopt});
+  }
+  return space;
+}
+
+uint64_t TuningSpace::size() const {
+  if (dims_.empty()) return 0;
+  uint64_t n = 1;
+  for (const auto& d : dims_) {
+    if (n > std::numeric_limits<uint64_t>::max() / d.values.size()) return std::numeric_limits<uint64_t>::max();
+    n *= d.values.size();
+  }
+  return n;
+}
+
+bool TuningSpace::valid(const TuningPoint& point) const {
+  if (point.size() != dims_.size()) return false;
+  if (point == default_point()) return true;
+  int64_t shape = 1;
+  bool has_shape = false;
+  for (size_t i = 0; i < dims_.size(); ++i) {
+    if (point[i] >= dims_[i].values.size()) return false;
+    if (dims_[i].kind != TuningDimension::Kind::macro) continue;
+    int64_t v = as_int(dims_[i].values[point[i]], -1);
+    if (dims_[i].role == cuda_source::MacroRole::block_size && (v < 1 || v > 1024)) return false;
+    if (dims_[i].role == cuda_source::MacroRole::block_dimension) {
+      if (v < 1) return false;
+      shape *= v;
+      has_shape = true;
+    }
+  }
+  return !has_shape || (shape >= 32 && shape <= 1024);
+}
+
+TuningPoint TuningSpace::default_point() const {
+  TuningPoint p;
+  for (const auto& d : dims_) p.push_back(d.default_index);
+  return p;
+}
+
+Variant TuningSpace::variant(const TuningPoint& point) const {
+  Variant v = base_;
+  v.defines.clear();
+  for (const auto& d : base_.defines) {
+    auto kv = split_define(d);
+    bool swept = std::any_of(dims_.begin(), dims_.end(), [&](const TuningDimension& dim) {
+      return dim.kind == TuningDimension::Kind::macro && dim.name == kv->first;
+    });
+    if (!swept) v.defines.push_back(d);
+  }
+  for (size_t i = 0; i < dims_.size(); ++i) {
+    const auto& d = dims_[i];
+    const std::string& value = d.values[point[i]];
+    switch (d.kind) {
+      case TuningDimension::Kind::macro:
+        if (!d.source_default || value != *d.source_default) v.defines.push_back(d.name + "=" + value);
+        break;
+      case TuningDimension::Kind::launch_bounds:
+        if (value == "on") v.source = bounded_source_;
+        break;
+      case TuningDimension::Kind::flags:
+        if (!value.empty()) v.nvcc_flags.push_back(value);
+        break;
+    }
+  }
+  v.label = describe(point);
+  return v;
+}
+
+std::optional<TuningPoint> TuningSpace::point_of(const Variant& variant) const {
+  TuningPoint p = default_point();
+  std::map<std::string, std::string> defines;
+  for (const auto& d : variant.defines)
+    if (auto kv = split_define(d)) defines[kv->first] = kv->second;
+  std::vector<std::string> flags = variant.nvcc_flags;
+  bool source_known = variant.source == base_.source;
+  for (size_t i = 0; i < dims_.size(); ++i) {
+    const auto& d = dims_[i];
+    if (d.kind == TuningDimension::Kind::macro) {
+      auto it = defines.find(d.name);
+      std::optional<std::string> value = it != defines.end() ? std::optional(it->second) : d.source_default;
+      if (it != defines.end()) defines.erase(it);
+      if (!value) return std::nullopt;
+      auto at = std::find(d.values.begin(), d.values.end(), *value);
+      if (at == d.values.end()) return std::nullopt;
+      p[i] = static_cast<size_t>(at - d.values.begin());
+    } else if (d.kind == TuningDimension::Kind::launch_bounds) {
+      if (variant.source == bounded_source_) {
+        p[i] = 1;
+        source_known = true;
+      } else {
+        p[i] = 0;
+      }
+    } else {
+      p[i] = 0;
+      for (size_t k = 1; k < d.values.size(); ++k) {
+        auto at = std::find(flags.begin(), flags.end(), d.values[k]);
+        if (at != flags.end()) {
+          p[i] = k;
+          flags.erase(at);
+        }
+      }
+    }
+  }
+  if (!source_known) return std::nullopt;
+  // Whatever is left must be what the base variant carries on its own.
+  std::map<std::string, std::string> base_rest;
+  for (const auto& d : base_.defines)
+    if (auto kv = split_define(d)) base_rest[kv->first] = kv->second;
+  for (const auto& d : dims_) base_rest.erase(d.name);
+  if (defines != base_rest || flags != base_.nvcc_flags) return std::nullopt;
+  return p;
+}
+
+std::string TuningSpace::describe(const TuningPoint& point) const {
+  std::string out;
+  for (size_t i = 0; i < dims_.size(); ++i) {
+    const auto& d = dims_[i];
+    const std::string& value = d.values[point[i]];
+    std::string part;
+    if (d.kind == TuningDimension::Kind::macro) part = d.name + "=" + value;
+    else if (d.kind == TuningDimension::Kind::launch_bounds && value == "on") part = "__launch_bounds__";
+    else if (d.kind == TuningDimension::Kind::flags && !value.empty()) part = value;
+    if (!part.empty()) out += (out.empty() ? "" : ", ") + part;
+  }
+  return out.empty() ? "defaults" : out;
+}
+
+std::string TuningSpace::key(const TuningPoint& point) const {
+  std::string k;
+  for (size_t i : point) k += std::to_string(i) + ".";
+  return k;
+}
+
+std::vector<TuningPoint> TuningSpace::neighbours(const TuningPoint& point) const {
+  std::vector<TuningPoint> out;
+  for (size_t i = 0; i < dims_.size(); ++i)
+    for (int step : {-1, 1}) {
+      if (step < 0 && point[i] == 0) continue;
+      TuningPoint n = point;
+      n[i] = static_cast<size_t>(static_cast<int64_t>(point[i]) + step);
+      if (n[i] < dims_[i].values.size() && valid(n)) out.push_back(n);
+    }
+  return out;
+}
+
+std::optional<TuningPoint> TuningSpace::random_point(std::mt19937_64& rng) const {
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    TuningPoint p;
+    for (const auto& d : dims_) p.push_back(std::uniform_int_distribution<size_t>(0, d.values.size() - 1)(rng));
+    if (valid(p)) return p;
+  }
+  return std::nullopt;
+}
+
+std::vector<TuningPoint> TuningSpace::enumerate(size_t limit) const {
+  std::vector<TuningPoint> out;
+  if (dims_.empty()) return out;
+  TuningPoint p(dims_.size(), 0);
+  for (;;) {
+    if (valid(p)) {
+      out.push_back(p);
+      if (out.size() >= limit) return out;
+    }
+    size_t i = dims_.size();
+    while (i > 0) {
+      --i;
+      if (++p[i] < dims_[i].values.size()) break;
+      p[i] = 0;
+      if (i == 0) return out;
+    }
+  }
+}
+
+std::vector<size_t> TuningSpace::changed_dimensions(const TuningPoint& point) const {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < dims_.size(); ++i)
+    if (point[i] != dims_[i].default_index) out.push_back(i);
+  return out;
+}
+
+}  // namespace kb::search

@@ -1,0 +1,194 @@
+#include "search/llm/llm_prompts.h"
+
+#include <fmt/format.h>
+
+#include "common/text_template.h"
+#include "search/idea_family.h"
+#include "search/llm/prompt_files.h"
+
+namespace kb::search {
+namespace {
+
+constexpr size_t kMaxCodeChars = 24'000;
+constexpr size_t kMaxLogChars = 6'000;
+constexpr size_t kMaxDiffChars = 3'000;
+
+std::string shorten(const std::string& text, size_t max, bool keep_end = false) {
+  if (text.size() <= max) return text;
+  if (keep_end) return "[... " + std::to_string(text.size() - max) + " characters cut ...]\n" + text.substr(text.size() - max);
+  return text.substr(0, max) + "\n[... " + std::to_string(text.size() - max) + " characters cut ...]";
+}
+
+std::string speedup_text(double s) { return fmt::format("{:.2f}x", s); }
+
+std::string format_seeds(const std::vector<Seed>& seeds) {
+  std::string out;
+  for (const auto& s : seeds) {
+    out += fmt::format("### {} ({} vs the original)", s.id, speedup_text(s.speedup));
+    if (s.id == "baseline") {
+      out += ": the original source above\n\n";
+      continue;
+    }
+    out += fmt::format(", from the idea: {} [{}]\nCompiled with: {}\n```cuda\n{}```\n\n", s.idea.text, s.idea.family,
+                       format_build(s.variant), shorten(s.variant.source, kMaxCodeChars));
+  }
+  return out;
+}
+
+std::string format_examples(const std::vector<ArchiveExample>& examples) {
+  if (examples.empty()) return "(none yet)\n";
+  std::string out;
+  for (const auto& e : examples)
+    out += fmt::format("- `{}` on {}: {} with the idea \"{}\" [{}]\n```diff\n{}```\n", e.kernel, e.gpu,
+                       speedup_text(e.speedup), e.idea.text, e.idea.family, shorten(e.diff, kMaxDiffChars));
+  return out;
+}
+
+}  // namespace
+
+std::string format_gpu(const DeviceInfo& d) {
+  std::string out = fmt::format("{} (compute capability {}.{}, {} SMs, {:.0f} MiB L2, {:.0f} GiB memory)", d.name,
+                                d.cc_major, d.cc_minor, d.sm_count, static_cast<double>(d.l2_bytes) / (1 << 20),
+                                static_cast<double>(d.memory_bytes) / (1 << 30));
+  if (d.copy_bandwidth_gbps > 0) out += fmt::format("; measured copy bandwidth {:.0f} GB/s", d.copy_bandwidth_gbps);
+  if (d.fp32_tflops > 0) out += fmt::format("; measured FP32 {:.1f} TFLOP/s", d.fp32_tflops);
+  if (!d.runtime_version.empty()) out += "; CUDA " + d.runtime_version;
+  return out;
+}
+
+std::string format_profile(const EvalResult& profile) {
+  std::string out;
+  for (const auto& t : profile.timings) {
+    out += fmt::format("- {}: median {:.2f} us (noise {:.1f}%)", t.size_label, t.baseline.median_us,
+                       t.baseline.noise * 100);
+    if (t.floor_us > 0)
+      out += fmt::format(", roofline floor {:.2f} us, so at {:.0f}% of the floor", t.floor_us, t.baseline_pct_of_floor);
+    if (t.bytes_moved > 0) out += fmt::format(", {:.1f} MB moved", t.bytes_moved / 1e6);
+    if (t.flops > 0) out += fmt::format(", {:.1f} MFLOP", t.flops / 1e6);
+    out += "\n";
+  }
+  if (out.empty()) out = "(no timings)\n";
+  const auto& m = profile.baseline_metrics;
+  out += fmt::format("Hardware metrics: {}\n", m.status);
+  for (const auto& [name, value] : m.values) out += fmt::format("- {}: {:.4g}\n", name, value);
+  if (m.registers_per_thread > 0)
+    out += fmt::format("Compiler: {} registers/thread, {} B static shared, {} B spill stores, {} B spill loads\n",
+                       m.registers_per_thread, m.static_shared_bytes, m.spill_stores_bytes, m.spill_loads_bytes);
+  return out;
+}
+
+std::string format_tolerance(const config::Config& config, const config::KernelSpec& spec) {
+  std::string out;
+  for (const auto& a : spec.args) {
+    if (!config::role_is_buffer(a.role) || a.role == config::ArgRole::input) continue;
+    auto tol = config.tolerance_for(spec, a.dtype);
+    out += fmt::format("- {} ({}, {}): atol {:g}, rtol {:g}: |candidate - original| <= atol + rtol * |original|\n",
+                       a.name, config::to_string(a.dtype), config::to_string(a.role), tol.atol, tol.rtol);
+  }
+  return out.empty() ? "(no outputs)\n" : out;
+}
+
+std::string format_history(const std::vector<Outcome>& history, size_t limit) {
+  if (history.empty()) return "(nothing yet)\n";
+  std::string out;
+  size_t start = history.size() > limit ? history.size() - limit : 0;
+  if (start > 0) out += fmt::format("({} earlier candidates not shown)\n", start);
+  for (size_t i = start; i < history.size(); ++i) {
+    const auto& h = history[i];
+    out += fmt::format("- {} (round {}, from {}) [{}] {} -> {}", h.id, h.round, h.parent_id, h.idea.family,
+                       h.idea.text, to_string(h.verdict));
+    if (verdict_is_correct(h.verdict)) out += " " + speedup_text(h.speedup);
+    else if (!h.reason.empty()) out += ": " + shorten(h.reason, 200);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string format_build(const Variant& v) {
+  std::string out;
+  for (const auto& d : v.defines) out += " -D" + d;
+  for (const auto& f : v.nvcc_flags) out += " " + f;
+  return out.empty() ? "the project's flags only" : "the project's flags plus" + out;
+}
+
+PromptBuilder::PromptBuilder(const ProposalContext& ctx, const config::LlmConfig& llm) : ctx_(ctx), llm_(llm) {}
+
+std::map<std::string, std::string> PromptBuilder::common() const {
+  return {{"KERNEL", ctx_.spec->name},
+          {"LAUNCHER", ctx_.spec->launcher},
+          {"LAUNCHER_SIGNATURE", ctx_.launcher_signature},
+          {"GPU", format_gpu(ctx_.device)},
+          {"PROFILE", format_profile(ctx_.baseline_profile)},
+          {"TOLERANCE", format_tolerance(*ctx_.config, *ctx_.spec)},
+          {"FAMILIES", describe_idea_families()},
+          {"HISTORY", format_history(ctx_.history)}};
+}
+
+ChatRequest PromptBuilder::make(const std::string& step, const std::string& key, const std::string& user) const {
+  ChatRequest r;
+  r.step = step;
+  r.key = key;
+  r.temperature = llm_.temperature;
+  r.max_tokens = llm_.max_tokens_per_reply;
+  r.messages = {{"system", fill_template(prompt_text("system"), common())}, {"user", user}};
+  return r;
+}
+
+ChatRequest PromptBuilder::ideas(int64_t rounds) const {
+  auto v = common();
+  v["ROUND"] = std::to_string(ctx_.round);
+  v["ROUNDS"] = std::to_string(rounds);
+  v["IDEAS_WANTED"] = std::to_string(ctx_.ideas_wanted);
+  v["ORIGINAL_SOURCE"] = shorten(ctx_.original_source, kMaxCodeChars);
+  v["SEEDS"] = format_seeds(ctx_.seeds);
+  v["EXAMPLES"] = format_examples(ctx_.examples);
+  auto r = make("ideas", "r" + std::to_string(ctx_.round), fill_template(prompt_text("ideas"), v));
+  r.summary = {{"round", ctx_.round}, {"ideas_wanted", ctx_.ideas_wanted}};
+  for (const auto& s : ctx_.seeds) r.summary["seeds"].push_back(s.id);
+  return r;
+}
+
+ChatRequest PromptBuilder::implement(const BranchRequest& req, int64_t branch) const {
+  auto v = common();
+  v["BRANCH"] = std::to_string(branch + 1);
+  v["BRANCHES"] = std::to_string(req.branches);
+  v["SEED_ID"] = req.seed.id;
+  v["SEED_SPEEDUP"] = speedup_text(req.seed.speedup);
+  v["SEED_CODE"] = shorten(req.seed.variant.source, kMaxCodeChars);
+  v["SEED_BUILD"] = format_build(req.seed.variant);
+  std::string key = req.id_prefix + "-b" + std::to_string(branch);
+  if (req.mate) {
+    v["SEED_IDEA"] = req.seed.idea.text;
+    v["MATE_ID"] = req.mate->id;
+    v["MATE_SPEEDUP"] = speedup_text(req.mate->speedup);
+    v["MATE_CODE"] = shorten(req.mate->variant.source, kMaxCodeChars);
+    v["MATE_BUILD"] = format_build(req.mate->variant);
+    v["MATE_IDEA"] = req.mate->idea.text;
+    auto r = make("crossover", key, fill_template(prompt_text("crossover"), v));
+    r.summary = {{"seed", req.seed.id}, {"mate", req.mate->id}};
+    return r;
+  }
+  v["IDEA"] = req.idea.idea.text;
+  v["IDEA_FAMILY"] = req.idea.idea.family;
+  v["IDEA_RATIONALE"] = req.idea.idea.rationale.empty() ? "(not given)" : req.idea.idea.rationale;
+  auto r = make("implement", key, fill_template(prompt_text("implement"), v));
+  r.summary = {{"idea", req.idea.idea.text}, {"family", req.idea.idea.family}, {"seed", req.seed.id},
+               {"branch", branch}};
+  return r;
+}
+
+ChatRequest PromptBuilder::repair(const std::string& candidate_id, const Idea& idea, const Variant& failed,
+                                  const std::string& compile_log) const {
+  auto v = common();
+  v["IDEA"] = idea.text;
+  v["BUILD"] = format_build(failed);
+  v["FAILED_CODE"] = shorten(failed.source, kMaxCodeChars);
+  v["COMPILE_LOG"] = shorten(compile_log, kMaxLogChars, true);
+  auto r = make("repair", candidate_id, fill_template(prompt_text("repair"), v));
+  r.summary = {{"candidate", candidate_id}};
+  // A repair should not wander: less randomness than the exploring steps.
+  r.temperature = std::min(r.temperature, 0.2);
+  return r;
+}
+
+}  // namespace kb::search

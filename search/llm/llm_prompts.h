@@ -1,0 +1,40 @@
+// Turns a round's context into the chat messages of each step (ideas, implement, crossover,
+// repair), from the prompt files in search/prompts/. What the model sees: the code, the
+// launcher signature, the GPU, the profile with roofline %, the tolerance, what was tried
+// and how it went, the seeds, and archived wins.
+#pragma once
+
+#include <string>
+
+#include "config/config.h"
+#include "search/llm/chat_backend.h"
+#include "search/proposer.h"
+
+namespace kb::search {
+
+// Builds each step's ChatRequest from one round's context.
+class PromptBuilder {
+ public:
+  PromptBuilder(const ProposalContext& ctx, const config::LlmConfig& llm);
+
+  ChatRequest ideas(int64_t rounds) const;
+  ChatRequest implement(const BranchRequest& request, int64_t branch) const;  // crossover when request.mate
+  ChatRequest repair(const std::string& candidate_id, const Idea& idea, const Variant& failed,
+                     const std::string& compile_log) const;
+
+ private:
+  ChatRequest make(const std::string& step, const std::string& key, const std::string& user) const;
+  std::map<std::string, std::string> common() const;
+
+  const ProposalContext& ctx_;
+  const config::LlmConfig& llm_;
+};
+
+// Pieces of the prompts, exposed for tests and for the PR body's idea path.
+std::string format_gpu(const DeviceInfo& device);
+std::string format_profile(const EvalResult& profile);
+std::string format_tolerance(const config::Config& config, const config::KernelSpec& spec);
+std::string format_history(const std::vector<Outcome>& history, size_t limit = 40);
+std::string format_build(const Variant& variant);
+
+}  // namespace kb::search

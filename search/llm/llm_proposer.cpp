@@ -1,0 +1,151 @@
+#include "search/llm/llm_proposer.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <future>
+
+#include "search/builtin/builtin_rules.h"
+#include "search/builtin/tuning_space.h"
+#include "search/content_hash.h"
+#include "search/llm/llm_prompts.h"
+#include "search/llm/reply_parser.h"
+#include "search/llm/token_ledger.h"
+
+namespace kb::search {
+
+LlmProposer::LlmProposer(std::string name, const config::Config& config, const config::KernelSpec& spec,
+                         std::unique_ptr<ChatBackend> backend)
+    : name_(std::move(name)), config_(config), spec_(spec), backend_(std::move(backend)) {}
+
+std::optional<ProposedIdea> LlmProposer::tuning_idea(const ProposalContext& ctx) {
+  std::set<std::string> tried;
+  for (const auto& h : ctx.history) tried.insert(variant_hash(h.variant));
+  for (const auto& seed : ctx.seeds) {
+    if (seed.id == "baseline") continue;  // the original's knobs are the builtin proposer's business
+    std::string seed_hash = variant_hash(seed.variant);
+    if (tuned_seeds_.count(seed_hash)) continue;
+    TuningSpaceOptions options;
+    options.launch_bounds = false;
+    options.spec_tunables = false;
+    TuningSpace space = TuningSpace::build(seed.variant, spec_, options);
+    if (space.empty()) continue;
+    ProfileFacts facts = read_profile_facts(ctx.baseline_profile);
+    std::vector<std::pair<double, TuningPoint>> moves;
+    for (const auto& n : space.neighbours(space.default_point()))
+      if (!tried.count(variant_hash(space.variant(n)))) moves.emplace_back(point_score(space, n, facts), n);
+    if (moves.empty()) continue;
+    std::stable_sort(moves.begin(), moves.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    tuned_seeds_.insert(seed_hash);
+    std::vector<Variant> variants;
+    std::string values;
+    for (const auto& [score, p] : moves) {
+      if (static_cast<int64_t>(variants.size()) >= ctx.branches_per_idea) break;
+      variants.push_back(space.variant(p));
+      values += (values.empty() ? "" : "; ") + space.describe(p);
+    }
+    ProposedIdea idea;
+    idea.idea = {fmt::format("Tune the knobs {} declares: {}", seed.id, values), "parallelism",
+                 "The candidate exposes compile-time knobs; the builtin tuner measures their neighbours "
+                 "(no model tokens)."};
+    idea.seed_id = seed.id;
+    idea.key = "tune:" + seed.id;
+    tuning_plans_[idea.key] = variants;
+    return idea;
+  }
+  return std::nullopt;
+}
+
+std::vector<ProposedIdea> LlmProposer::propose_ideas(const ProposalContext& ctx) {
+  std::vector<ProposedIdea> ideas;
+  std::string failure;
+  PromptBuilder prompts(ctx, config_.llm);
+  try {
+    ChatRequest request = prompts.ideas(config_.search.rounds);
+    ChatReply reply = backend_->complete(request);
+    ParsedIdeas parsed = parse_ideas(reply.content);
+    if (!parsed.ok()) {
+      // One reminder, as models sometimes answer with prose first.
+      spdlog::warn("round {}: {}; asking once more for the JSON list", ctx.round, parsed.failure);
+      request.key += "-retry";
+      request.messages.push_back({"assistant", reply.content});
+      request.messages.push_back({"user", "Reply with only the JSON array of ideas described above."});
+      reply = backend_->complete(request);
+      parsed = parse_ideas(reply.content);
+    }
+    if (parsed.ok()) ideas = std::move(parsed.ideas);
+    else failure = "the model's idea reply held no JSON list of ideas, even after a reminder";
+  } catch (const ReplayMissing& e) {
+    failure = e.what();
+  } catch (const BudgetExhausted& e) {
+    failure = e.what();
+  }
+  if (static_cast<int64_t>(ideas.size()) > ctx.ideas_wanted) ideas.resize(static_cast<size_t>(ctx.ideas_wanted));
+  for (size_t i = 0; i < ideas.size(); ++i) ideas[i].key = "llm:" + std::to_string(i);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto tune = tuning_idea(ctx)) ideas.push_back(*tune);
+  if (ideas.empty()) exhausted_ = failure.empty() ? "the model proposed no ideas" : failure;
+  return ideas;
+}
+
+Branch LlmProposer::implement_branch(const ProposalContext& ctx, const BranchRequest& request, int64_t branch) {
+  PromptBuilder prompts(ctx, config_.llm);
+  try {
+    ChatReply reply = backend_->complete(prompts.implement(request, branch));
+    ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.launcher);
+    if (!code.ok()) return Branch{std::nullopt, code.failure};
+    Variant v{code.code, request.seed.variant.defines, request.seed.variant.nvcc_flags,
+              request.id_prefix + "-b" + std::to_string(branch)};
+    return Branch{v, ""};
+  } catch (const ChatError& e) {
+    return Branch{std::nullopt, std::string("model request failed: ") + e.what()};
+  } catch (const BudgetExhausted& e) {
+    return Branch{std::nullopt, e.what()};
+  }
+}
+
+std::vector<Branch> LlmProposer::implement(const ProposalContext& ctx, const BranchRequest& request) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto plan = tuning_plans_.find(request.idea.key);
+    if (plan != tuning_plans_.end()) {
+      std::vector<Branch> out;
+      for (const auto& v : plan->second)
+        if (static_cast<int64_t>(out.size()) < request.branches) out.push_back(Branch{v, ""});
+      return out;
+    }
+  }
+  // Branches are independent requests; asking concurrently keeps a round's latency near one reply's.
+  std::vector<std::future<Branch>> pending;
+  for (int64_t b = 0; b < request.branches; ++b)
+    pending.push_back(std::async(std::launch::async, [&, b] { return implement_branch(ctx, request, b); }));
+  std::vector<Branch> out;
+  for (auto& f : pending) out.push_back(f.get());
+  return out;
+}
+
+std::optional<Variant> LlmProposer::repair(const ProposalContext& ctx, const std::string& candidate_id,
+                                           const Idea& idea, const Variant& failed, const std::string& compile_log) {
+  PromptBuilder prompts(ctx, config_.llm);
+  try {
+    ChatReply reply = backend_->complete(prompts.repair(candidate_id, idea, failed, compile_log));
+    ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.launcher);
+    if (!code.ok()) {
+      spdlog::warn("{}: repair failed: {}", candidate_id, code.failure);
+      return std::nullopt;
+    }
+    return Variant{code.code, failed.defines, failed.nvcc_flags, candidate_id + "-fix"};
+  } catch (const ChatError& e) {
+    spdlog::warn("{}: repair request failed: {}", candidate_id, e.what());
+  } catch (const BudgetExhausted& e) {
+    spdlog::warn("{}: no repair: {}", candidate_id, e.what());
+  }
+  return std::nullopt;
+}
+
+std::string LlmProposer::exhausted_reason() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return exhausted_.empty() ? "no more ideas" : exhausted_;
+}
+
+}  // namespace kb::search

@@ -1,0 +1,50 @@
+// The `llm` proposer: ideas and code from a chat model (and, as `replay`, from a recording of
+// one). Each round it asks for ideas as JSON, then asks once per branch for a complete
+// translation unit implementing an idea on a seed (or merging two seeds: crossover), and once
+// for a repair when a candidate does not compile. The hybrid: when a model's candidate that
+// became a seed declares tunable macros, one extra idea per round sweeps them with the
+// builtin tuner, spending no tokens.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+
+#include "search/llm/chat_backend.h"
+#include "search/proposer.h"
+
+namespace kb::search {
+
+// The model-driven Proposer (`llm`, and `replay` over recorded replies).
+class LlmProposer : public Proposer {
+ public:
+  LlmProposer(std::string name, const config::Config& config, const config::KernelSpec& spec,
+              std::unique_ptr<ChatBackend> backend);
+
+  std::string name() const override { return name_; }
+  std::vector<ProposedIdea> propose_ideas(const ProposalContext& ctx) override;
+  std::vector<Branch> implement(const ProposalContext& ctx, const BranchRequest& request) override;
+  std::optional<Variant> repair(const ProposalContext& ctx, const std::string& candidate_id, const Idea& idea,
+                                const Variant& failed, const std::string& compile_log) override;
+  bool supports_crossover() const override { return true; }
+  TokenUsage usage() const override { return backend_->usage(); }
+  std::string exhausted_reason() const override;
+  void finish(const SearchResult& result) override { backend_->finish(result); }
+  const ChatBackend& backend() const { return *backend_; }
+
+ private:
+  std::optional<ProposedIdea> tuning_idea(const ProposalContext& ctx);
+  Branch implement_branch(const ProposalContext& ctx, const BranchRequest& request, int64_t branch);
+
+  std::string name_;
+  const config::Config& config_;
+  const config::KernelSpec& spec_;
+  std::unique_ptr<ChatBackend> backend_;
+  mutable std::mutex mutex_;
+  std::set<std::string> tuned_seeds_;  // variant hashes of seeds already given a tuning idea
+  std::map<std::string, std::vector<Variant>> tuning_plans_;
+  std::string exhausted_;
+};
+
+}  // namespace kb::search

@@ -1,0 +1,141 @@
+#include "search/llm/replay_log.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <ctime>
+#include <sstream>
+
+#include "common/clock.h"
+
+namespace kb::search {
+namespace {
+
+ReplayEntry entry_from_json(const nlohmann::json& j) {
+  ReplayEntry e;
+  e.step = j.at("step").get<std::string>();
+  e.key = j.at("key").get<std::string>();
+  e.reply = j.at("reply").get<std::string>();
+  if (j.contains("request")) e.request = j["request"];
+  if (j.contains("finish_reason") && j["finish_reason"].is_string()) e.finish_reason = j["finish_reason"];
+  if (j.contains("usage") && j["usage"].is_object()) {
+    e.prompt_tokens = j["usage"].value("prompt_tokens", int64_t{0});
+    e.completion_tokens = j["usage"].value("completion_tokens", int64_t{0});
+  }
+  return e;
+}
+
+void add_line(ReplayFile& file, const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) throw std::runtime_error(where + ": expected a JSON object");
+  if (j.contains("kernelbot_replay")) {
+    file.header = j;
+    return;
+  }
+  if (j.value("step", "") == "result") {
+    file.result = j;
+    return;
+  }
+  try {
+    file.entries.push_back(entry_from_json(j));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(where + ": an exchange needs string fields step, key and reply (" + e.what() + ")");
+  }
+}
+
+}  // namespace
+
+ReplayFile read_replay_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read the replay file " + path.string());
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  ReplayFile file;
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '[') {
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_array()) throw std::runtime_error(path.string() + ": not a valid JSON array");
+    for (size_t i = 0; i < j.size(); ++i) add_line(file, j[i], fmt::format("{}: element {}", path.string(), i));
+    return file;
+  }
+  std::istringstream lines(text);
+  int number = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    std::string where = fmt::format("{}:{}", path.string(), number);
+    if (j.is_discarded()) throw std::runtime_error(where + ": not valid JSON");
+    add_line(file, j, where);
+  }
+  return file;
+}
+
+ReplayChatBackend::ReplayChatBackend(const std::filesystem::path& path) : path_(path), file_(read_replay_file(path)) {
+  for (const auto& e : file_.entries) index_.emplace(std::pair{e.step, e.key}, &e);  // the first of duplicates wins
+}
+
+ChatReply ReplayChatBackend::complete(const ChatRequest& request) {
+  auto it = index_.find({request.step, request.key});
+  if (it == index_.end())
+    throw ReplayMissing(fmt::format("the replay file {} has no reply for {} {}", path_.string(), request.step,
+                                    request.key));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++served_;
+  }
+  ChatReply reply;
+  reply.content = it->second->reply;
+  reply.finish_reason = it->second->finish_reason;
+  reply.model = file_.header.value("model", "replay");
+  return reply;
+}
+
+TokenUsage ReplayChatBackend::usage() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  TokenUsage u;
+  u.requests = served_;
+  return u;
+}
+
+RecordingChatBackend::RecordingChatBackend(std::unique_ptr<ChatBackend> inner, const std::filesystem::path& path,
+                                           nlohmann::json header)
+    : inner_(std::move(inner)), path_(path) {
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  out_.open(path, std::ios::trunc);
+  if (!out_) throw std::runtime_error("cannot write the recording " + path.string());
+  header["kernelbot_replay"] = 1;
+  header["created"] = now_iso8601();
+  header["backend"] = inner_->describe();
+  append(header);
+}
+
+void RecordingChatBackend::append(const nlohmann::json& line) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  out_ << line.dump() << "\n";
+  out_.flush();
+}
+
+ChatReply RecordingChatBackend::complete(const ChatRequest& request) {
+  ChatReply reply = inner_->complete(request);
+  append({{"step", request.step},
+          {"key", request.key},
+          {"request", request.summary},
+          {"reply", reply.content},
+          {"finish_reason", reply.finish_reason},
+          {"usage", {{"prompt_tokens", reply.prompt_tokens}, {"completion_tokens", reply.completion_tokens}}},
+          {"model", reply.model}});
+  return reply;
+}
+
+void RecordingChatBackend::finish(const SearchResult& result) {
+  const CandidateRecord* best = result.best();
+  append({{"step", "result"},
+          {"best_id", result.best_id},
+          {"best_speedup", best ? best->speedup : 0.0},
+          {"stop_reason", result.stop_reason},
+          {"candidates", result.budget.candidates}});
+  inner_->finish(result);
+}
+
+}  // namespace kb::search

@@ -1,0 +1,90 @@
+// Recorded model exchanges, so a search can be reproduced without the model (tests, demos,
+// bug reports). The format, one JSON object per line (a JSON array of the same objects is
+// read too):
+//
+//   {"kernelbot_replay": 1, "kernel": "saxpy", "model": "...", "created": "...", "note": "..."}
+//   {"step": "ideas", "key": "r1", "request": {...}, "reply": "<the model's text>",
+//    "finish_reason": "stop", "usage": {"prompt_tokens": 1200, "completion_tokens": 300}}
+//   {"step": "implement", "key": "r1-i0-b0", ...}
+//   {"step": "repair", "key": "r1-i1-b0", ...}
+//   {"step": "result", "best_id": "r1-i0-b0", "best_speedup": 4.1, "stop_reason": "..."}
+//
+// `step` is ideas | implement | crossover | repair; `key` names the exchange: "r<round>" for a
+// round's ideas ("r<round>-retry" for the reminder), the candidate id for implement, crossover
+// and repair. Replies are matched by (step, key), so the order of lines does not matter and
+// concurrent requests replay deterministically. `request` is a summary for people (what was
+// asked); the header and result lines are optional. Record with `kernelbot search --record FILE`
+// or the environment variable KERNELBOT_RECORD=FILE.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "search/llm/chat_backend.h"
+
+namespace kb::search {
+
+// One recorded exchange.
+struct ReplayEntry {
+  std::string step;
+  std::string key;
+  nlohmann::json request = nlohmann::json::object();
+  std::string reply;
+  std::string finish_reason = "stop";
+  int64_t prompt_tokens = 0;
+  int64_t completion_tokens = 0;
+};
+
+// A whole recording: header, exchanges, outcome.
+struct ReplayFile {
+  nlohmann::json header = nlohmann::json::object();
+  std::vector<ReplayEntry> entries;
+  nlohmann::json result = nlohmann::json::object();  // the recorded run's outcome, when written
+};
+
+// Throws std::runtime_error naming the file and line of anything it cannot read.
+ReplayFile read_replay_file(const std::filesystem::path& path);
+
+// Serves recorded replies; spends no tokens. A missing reply throws ReplayMissing.
+class ReplayChatBackend : public ChatBackend {
+ public:
+  explicit ReplayChatBackend(const std::filesystem::path& path);
+  ChatReply complete(const ChatRequest& request) override;
+  TokenUsage usage() const override;
+  std::string describe() const override { return "replay of " + path_.string(); }
+  const ReplayFile& file() const { return file_; }
+
+ private:
+  std::filesystem::path path_;
+  ReplayFile file_;
+  std::map<std::pair<std::string, std::string>, const ReplayEntry*> index_;
+  mutable std::mutex mutex_;
+  int64_t served_ = 0;
+};
+
+// Passes requests to `inner` and appends each exchange to `path` as it completes (flushed, so
+// a crash keeps what was recorded), and the search's outcome at the end.
+class RecordingChatBackend : public ChatBackend {
+ public:
+  RecordingChatBackend(std::unique_ptr<ChatBackend> inner, const std::filesystem::path& path,
+                       nlohmann::json header);
+  ChatReply complete(const ChatRequest& request) override;
+  TokenUsage usage() const override { return inner_->usage(); }
+  std::string describe() const override { return inner_->describe() + ", recording to " + path_.string(); }
+  void finish(const SearchResult& result) override;
+
+ private:
+  void append(const nlohmann::json& line);
+  std::unique_ptr<ChatBackend> inner_;
+  std::filesystem::path path_;
+  std::mutex mutex_;
+  std::ofstream out_;
+};
+
+}  // namespace kb::search

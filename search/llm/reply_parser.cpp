@@ -1,0 +1,236 @@
+#include "search/llm/reply_parser.h"
+
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "search/idea_family.h"
+
+namespace kb::search {
+namespace {
+
+struct Block {
+  std::string lang;
+  std::string text;
+  bool closed = false;
+};
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+// Fenced blocks (``` or ~~~, three or more, optional language tag).
+std::vector<Block> fenced_blocks(const std::string& reply) {
+  std::vector<Block> blocks;
+  auto lines = lines_of(reply);
+  static const std::regex open_re(R"(^\s*(`{3,}|~{3,})\s*([A-Za-z0-9_+.#-]*)\s*.*$)");
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::smatch m;
+    if (!std::regex_match(lines[i], m, open_re)) continue;
+    const std::string fence = m[1];
+    Block block;
+    block.lang = m[2];
+    size_t j = i + 1;
+    for (; j < lines.size(); ++j) {
+      std::string t = trim(lines[j]);
+      if (t.size() >= fence.size() && t.find_first_not_of(fence[0]) == std::string::npos) {
+        block.closed = true;
+        break;
+      }
+      block.text += lines[j] + "\n";
+    }
+    blocks.push_back(block);
+    i = j;
+  }
+  return blocks;
+}
+
+bool looks_like_code_start(const std::string& line) {
+  static const std::regex re(
+      R"(^\s*(#\s*(include|define|if|pragma)|//|/\*|__global__|__device__|template\b|static\b|void\b|namespace\b|extern\b|struct\b|constexpr\b|inline\b|using\b|typedef\b))");
+  return std::regex_search(line, re);
+}
+
+// Code written without fences: from the first line that starts like code to the last line
+// that ends a statement or a block.
+std::string unfenced_code(const std::string& reply) {
+  auto lines = lines_of(reply);
+  size_t first = lines.size();
+  for (size_t i = 0; i < lines.size(); ++i)
+    if (looks_like_code_start(lines[i])) {
+      first = i;
+      break;
+    }
+  if (first == lines.size()) return "";
+  size_t last = first;
+  for (size_t i = first; i < lines.size(); ++i) {
+    std::string t = trim(lines[i]);
+    if (!t.empty() && (t.back() == '}' || t.back() == ';' || t.rfind("#", 0) == 0)) last = i;
+  }
+  std::string out;
+  for (size_t i = first; i <= last; ++i) out += lines[i] + "\n";
+  return out;
+}
+
+// Braces balance outside comments, strings and character literals.
+bool braces_balance(const std::string& code) {
+  int depth = 0;
+  for (size_t i = 0; i < code.size(); ++i) {
+    char c = code[i];
+    if (c == '/' && i + 1 < code.size() && code[i + 1] == '/') {
+      i = code.find('\n', i);
+      if (i == std::string::npos) break;
+    } else if (c == '/' && i + 1 < code.size() && code[i + 1] == '*') {
+      i = code.find("*/", i + 2);
+      if (i == std::string::npos) return false;
+      ++i;
+    } else if (c == '"' || c == '\'') {
+      for (++i; i < code.size() && code[i] != c; ++i)
+        if (code[i] == '\\') ++i;
+    } else if (c == '{') {
+      ++depth;
+    } else if (c == '}') {
+      if (--depth < 0) return false;
+    }
+  }
+  return depth == 0;
+}
+
+std::string unqualified(const std::string& name) {
+  size_t pos = name.rfind("::");
+  return pos == std::string::npos ? name : name.substr(pos + 2);
+}
+
+std::string string_field(const nlohmann::json& j, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (j.contains(n) && j[n].is_string()) return trim(j[n].get<std::string>());
+  return "";
+}
+
+bool ideas_from_json(const nlohmann::json& j, std::vector<ProposedIdea>& out) {
+  const nlohmann::json* list = nullptr;
+  if (j.is_array()) list = &j;
+  else if (j.is_object() && j.contains("ideas") && j["ideas"].is_array()) list = &j["ideas"];
+  if (!list) return false;
+  for (const auto& item : *list) {
+    ProposedIdea idea;
+    if (item.is_string()) {
+      idea.idea.text = trim(item.get<std::string>());
+    } else if (item.is_object()) {
+      idea.idea.text = string_field(item, {"text", "idea", "description", "title", "name"});
+      idea.idea.rationale = string_field(item, {"rationale", "why", "reason", "justification"});
+      idea.idea.family = string_field(item, {"family", "category", "type"});
+      idea.seed_id = string_field(item, {"seed", "seed_id", "base"});
+    }
+    if (idea.idea.text.empty()) continue;
+    idea.idea.family = normalize_family(idea.idea.family.empty() ? idea.idea.text : idea.idea.family);
+    out.push_back(std::move(idea));
+  }
+  return !out.empty();
+}
+
+// The bracketed value starting at `open` ('[' or '{'), respecting JSON strings; "" if unbalanced.
+std::string balanced_from(const std::string& s, size_t open) {
+  char o = s[open], c = o == '[' ? ']' : '}';
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = open; i < s.size(); ++i) {
+    char ch = s[i];
+    if (in_string) {
+      if (ch == '\\') ++i;
+      else if (ch == '"') in_string = false;
+      continue;
+    }
+    if (ch == '"') in_string = true;
+    else if (ch == o) ++depth;
+    else if (ch == c && --depth == 0) return s.substr(open, i - open + 1);
+  }
+  return "";
+}
+
+}  // namespace
+
+bool defines_function(const std::string& code, const std::string& name) {
+  const std::string n = unqualified(name);
+  std::regex call("\\b" + n + "\\s*\\(");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), call); it != std::sregex_iterator(); ++it) {
+    // Skip the balanced parameter list, then expect a body (qualifiers like noexcept allowed).
+    size_t i = static_cast<size_t>(it->position(0) + it->length(0));
+    int depth = 1;
+    while (i < code.size() && depth > 0) {
+      if (code[i] == '(') ++depth;
+      if (code[i] == ')') --depth;
+      ++i;
+    }
+    size_t j = code.find_first_of("{;", i);
+    if (j != std::string::npos && code[j] == '{') {
+      std::string between = code.substr(i, j - i);
+      if (between.find('=') == std::string::npos && between.find(')') == std::string::npos) return true;
+    }
+  }
+  return false;
+}
+
+ExtractedCode extract_code(const std::string& reply, const std::string& finish_reason, const std::string& launcher) {
+  if (finish_reason == "length")
+    return {"", "the reply was cut off at the token limit (finish_reason \"length\"); raise "
+                "[llm].max_tokens_per_reply or ask for shorter code"};
+  auto blocks = fenced_blocks(reply);
+  const Block* chosen = nullptr;
+  for (const auto& b : blocks)
+    if (defines_function(b.text, launcher)) chosen = &b;  // the last one: models show "before" first
+  std::string code;
+  if (chosen) {
+    code = chosen->text;
+  } else if (!blocks.empty()) {
+    return {"", "no code block in the reply defines the launcher `" + unqualified(launcher) + "`"};
+  } else {
+    code = unfenced_code(reply);
+    if (code.empty()) return {"", "the reply contains no code"};
+    if (!defines_function(code, launcher))
+      return {"", "the reply's code does not define the launcher `" + unqualified(launcher) + "`"};
+  }
+  if (!braces_balance(code))
+    return {"", chosen && !chosen->closed ? "the reply's code block is unterminated and its braces do not balance"
+                                          : "the reply's code has unbalanced braces"};
+  return {code, ""};
+}
+
+ParsedIdeas parse_ideas(const std::string& reply) {
+  ParsedIdeas parsed;
+  auto accept = [&](const std::string& text) {
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded()) return false;
+    std::vector<ProposedIdea> ideas;
+    if (!ideas_from_json(j, ideas)) return false;
+    parsed.ideas = std::move(ideas);
+    return true;
+  };
+  for (const auto& b : fenced_blocks(reply))
+    if ((b.lang == "json" || b.lang.empty()) && accept(b.text)) return parsed;
+  if (accept(reply)) return parsed;
+  // JSON inside prose: each bracketed value in turn, the first that is a list of ideas wins.
+  int tries = 0;
+  for (size_t i = 0; i < reply.size() && tries < 200; ++i)
+    if (reply[i] == '[' || reply[i] == '{') {
+      ++tries;
+      std::string s = balanced_from(reply, i);
+      if (!s.empty() && accept(s)) return parsed;
+    }
+  parsed.failure = "the reply holds no JSON list of ideas";
+  return parsed;
+}
+
+}  // namespace kb::search

@@ -1,0 +1,79 @@
+#include "profiler/harness/stopping_criterion.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace kb::harness {
+namespace {
+
+StoppingParams params() {
+  StoppingParams p;
+  p.min_samples = 10;
+  p.max_samples = 500;
+  p.min_time_s = 0.0005;  // 500 us of GPU time
+  p.max_noise = 0.01;
+  p.timeout_s = 10;
+  return p;
+}
+
+TEST(StoppingCriterion, StopsOnNoiseTargetOnlyAfterMinSamplesAndMinTime) {
+  StoppingCriterion c(params());
+  for (int i = 0; i < 9; ++i) {
+    c.add_sample(100.0 + (i % 2) * 0.1);  // 0.05% noise
+    EXPECT_FALSE(c.finished(0)) << "sample " << i;
+  }
+  c.add_sample(100.0);
+  EXPECT_TRUE(c.finished(0));  // 10 samples, 1000 us
+  EXPECT_EQ(c.reason(), "noise target");
+  EXPECT_LT(c.current_noise(), 0.01);
+}
+
+TEST(StoppingCriterion, MinTimeHoldsBackAQuietKernel) {
+  StoppingCriterion c(params());
+  for (int i = 0; i < 20; ++i) c.add_sample(10.0);  // quiet but only 200 us in total
+  EXPECT_FALSE(c.finished(0));
+  for (int i = 0; i < 30; ++i) c.add_sample(10.0);
+  EXPECT_TRUE(c.finished(0));
+  EXPECT_EQ(c.reason(), "noise target");
+}
+
+TEST(StoppingCriterion, StableNoiseAboveTargetStops) {
+  StoppingCriterion c(params());
+  // Alternating 90/110: noise ~10%, far above the 1% target, and it settles.
+  int i = 0;
+  for (; i < 500 && !c.finished(0); ++i) c.add_sample(i % 2 ? 110.0 : 90.0);
+  EXPECT_EQ(c.reason(), "noise stable");
+  EXPECT_LT(i, 500);
+  EXPECT_NEAR(c.current_noise(), 0.1, 0.01);
+}
+
+TEST(StoppingCriterion, DriftingNoiseIsNotStable) {
+  StoppingParams p = params();
+  p.max_samples = 100000;
+  StoppingCriterion c(p);
+  // Each sample larger than the last: the noise keeps growing, never stable, never on target.
+  for (int i = 0; i < 300; ++i) {
+    c.add_sample(100.0 * std::pow(1.01, i));
+    ASSERT_FALSE(c.finished(0)) << "sample " << i << " " << c.reason();
+  }
+}
+
+TEST(StoppingCriterion, TimeoutAndMaxSamples) {
+  StoppingCriterion timeout(params());
+  timeout.add_sample(100);
+  EXPECT_TRUE(timeout.finished(10.5));
+  EXPECT_EQ(timeout.reason(), "timeout");
+
+  StoppingParams p = params();
+  p.max_samples = 30;
+  StoppingCriterion capped(p);
+  for (int i = 0; i < 29; ++i) capped.add_sample(i % 2 ? 150.0 : 50.0);
+  EXPECT_FALSE(capped.finished(0));
+  capped.add_sample(150.0);
+  EXPECT_TRUE(capped.finished(0));
+  EXPECT_EQ(capped.reason(), "max samples");
+}
+
+}  // namespace
+}  // namespace kb::harness

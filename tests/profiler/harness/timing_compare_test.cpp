@@ -1,0 +1,72 @@
+#include "profiler/harness/timing_compare.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace kb::harness {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(Significance, ClearSpeedupWithQuietSamplesIsSignificant) {
+  EXPECT_TRUE(speedup_is_significant({100, 99, 101, 0.01}, {80, 79.5, 80.5, 0.01}));
+  EXPECT_TRUE(speedup_is_significant({80, 79.5, 80.5, 0.01}, {100, 99, 101, 0.01}));  // slower, also real
+}
+
+TEST(Significance, RatioWithinTwiceTheCombinedNoiseIsNot) {
+  // 3% apart, 2% noise each: 2 * sqrt(2) * 2% = 5.7% > 3%.
+  EXPECT_FALSE(speedup_is_significant({103, 102.9, 103.1, 0.02}, {100, 99.9, 100.1, 0.02}));
+}
+
+TEST(Significance, OverlappingInterquartileRangesAreNot) {
+  // 5% apart with tiny noise, but the middle halves overlap.
+  EXPECT_FALSE(speedup_is_significant({105, 96, 110, 0.001}, {100, 95, 104, 0.001}));
+  EXPECT_FALSE(speedup_is_significant({0, 0, 0, 0}, {1, 1, 1, 0}));
+}
+
+TEST(Roofline, FloorIsTheLargerOfBytesAndFlopsTime) {
+  // 3e8 bytes at 3000 GB/s = 100 us; 1e9 flops at 50 TFLOP/s = 20 us.
+  EXPECT_DOUBLE_EQ(roofline_floor_us(3e8, 1e9, 3000, 50), 100);
+  EXPECT_DOUBLE_EQ(roofline_floor_us(3e8, 1e10, 3000, 50), 200);
+  EXPECT_DOUBLE_EQ(roofline_floor_us(3e8, 0, 0, 50), 0);  // unknown bandwidth, no flops
+  EXPECT_DOUBLE_EQ(percent_of_floor(100, 125), 80);
+  EXPECT_DOUBLE_EQ(percent_of_floor(0, 125), 0);
+}
+
+TEST(Judgement, AcceptsOnlyASignificantGeometricMeanWinWithNoSignificantLoss) {
+  EXPECT_NEAR(geometric_mean({2, 8}), 4, 1e-12);
+  auto win = judge_speedup({{"n=1", 1.5, true}, {"n=2", 1.2, true}}, 1.05);
+  EXPECT_TRUE(win.accepted);
+  EXPECT_THAT(win.reason, HasSubstr("significant at 2 of 2 sizes"));
+
+  auto loss = judge_speedup({{"n=1", 2.0, true}, {"n=2", 0.8, true}}, 1.05);
+  EXPECT_FALSE(loss.accepted);
+  EXPECT_THAT(loss.reason, HasSubstr("significantly slower than the original at n=2"));
+
+  auto small = judge_speedup({{"n=1", 1.03, true}}, 1.05);
+  EXPECT_FALSE(small.accepted);
+  EXPECT_THAT(small.reason, HasSubstr("under the required 1.05x"));
+
+  auto noisy = judge_speedup({{"n=1", 1.2, false}}, 1.05);
+  EXPECT_FALSE(noisy.accepted);
+  EXPECT_THAT(noisy.reason, HasSubstr("no size is faster beyond the noise"));
+}
+
+TEST(LaunchesPerSample, ShortKernelsGetEnoughLaunchesForFiftyMicroseconds) {
+  EXPECT_EQ(launches_per_sample(70, 10), 1);
+  EXPECT_EQ(launches_per_sample(10, 10), 1);
+  EXPECT_EQ(launches_per_sample(5, 10), 10);
+  EXPECT_EQ(launches_per_sample(3, 10), 17);
+  EXPECT_EQ(launches_per_sample(0.01, 10), 200);
+  EXPECT_EQ(launches_per_sample(0, 10), 1);
+}
+
+TEST(ClockSag, DropsOnlyBelowTheAllowedFraction) {
+  EXPECT_FALSE(clock_sagged(1980, 1980, 0.05));
+  EXPECT_FALSE(clock_sagged(1890, 1980, 0.05));
+  EXPECT_TRUE(clock_sagged(1800, 1980, 0.05));
+  EXPECT_FALSE(clock_sagged(0, 1980, 0.05));  // unknown clock: keep
+}
+
+}  // namespace
+}  // namespace kb::harness
