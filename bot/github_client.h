@@ -1,5 +1,5 @@
 // GitHub's REST API, the part kernelbot uses: list, open, update and close pull requests, label
-// and comment on them. Over libcurl (search/http_client.h), with GitHub's rate limits honoured:
+// and comment on them. Over libcurl (common/http_client.h), with GitHub's rate limits honoured:
 // the primary limit (x-ratelimit-remaining: 0) waits for the reset within a budget, the
 // secondary limit (403/429 with Retry-After or "secondary rate limit") and 5xx answers and
 // timeouts back off and retry. The token goes in the Authorization header only, never in logs.

@@ -4,6 +4,7 @@
 
 #include "common/text_template.h"
 #include "search/idea_family.h"
+#include "search/llm/exchange_keys.h"
 #include "search/llm/prompt_files.h"
 
 namespace kb::search {
@@ -142,7 +143,7 @@ ChatRequest PromptBuilder::ideas(int64_t rounds) const {
   v["ORIGINAL_SOURCE"] = shorten(ctx_.original_source, kMaxCodeChars);
   v["SEEDS"] = format_seeds(ctx_.seeds);
   v["EXAMPLES"] = format_examples(ctx_.examples);
-  auto r = make("ideas", "r" + std::to_string(ctx_.round), fill_template(prompt_text("ideas"), v));
+  auto r = make("ideas", ideas_key(ctx_.round), fill_template(prompt_text("ideas"), v));
   r.summary = {{"round", ctx_.round}, {"ideas_wanted", ctx_.ideas_wanted}};
   for (const auto& s : ctx_.seeds) r.summary["seeds"].push_back(s.id);
   return r;
@@ -156,7 +157,9 @@ ChatRequest PromptBuilder::implement(const BranchRequest& req, int64_t branch) c
   v["SEED_SPEEDUP"] = speedup_text(req.seed.speedup);
   v["SEED_CODE"] = shorten(req.seed.variant.source, kMaxCodeChars);
   v["SEED_BUILD"] = format_build(req.seed.variant);
-  std::string key = req.id_prefix + "-b" + std::to_string(branch);
+  std::string key = branch_key(branch_key_prefix(ctx_.round, req), branch);
+  // The candidate the reply becomes, for people reading a recording: a crossover's id is not its key.
+  std::string candidate = req.id_prefix + "-b" + std::to_string(branch);
   if (req.mate) {
     v["SEED_IDEA"] = req.seed.idea.text;
     v["MATE_ID"] = req.mate->id;
@@ -165,7 +168,7 @@ ChatRequest PromptBuilder::implement(const BranchRequest& req, int64_t branch) c
     v["MATE_BUILD"] = format_build(req.mate->variant);
     v["MATE_IDEA"] = req.mate->idea.text;
     auto r = make("crossover", key, fill_template(prompt_text("crossover"), v));
-    r.summary = {{"seed", req.seed.id}, {"mate", req.mate->id}};
+    r.summary = {{"seed", req.seed.id}, {"mate", req.mate->id}, {"branch", branch}, {"candidate", candidate}};
     return r;
   }
   v["IDEA"] = req.idea.idea.text;
@@ -173,18 +176,18 @@ ChatRequest PromptBuilder::implement(const BranchRequest& req, int64_t branch) c
   v["IDEA_RATIONALE"] = req.idea.idea.rationale.empty() ? "(not given)" : req.idea.idea.rationale;
   auto r = make("implement", key, fill_template(prompt_text("implement"), v));
   r.summary = {{"idea", req.idea.idea.text}, {"family", req.idea.idea.family}, {"seed", req.seed.id},
-               {"branch", branch}};
+               {"branch", branch}, {"candidate", candidate}};
   return r;
 }
 
-ChatRequest PromptBuilder::repair(const std::string& candidate_id, const Idea& idea, const Variant& failed,
-                                  const std::string& compile_log) const {
+ChatRequest PromptBuilder::repair(const std::string& candidate_id, const std::string& key, const Idea& idea,
+                                  const Variant& failed, const std::string& compile_log) const {
   auto v = common();
   v["IDEA"] = idea.text;
   v["BUILD"] = format_build(failed);
   v["FAILED_CODE"] = shorten(failed.source, kMaxCodeChars);
   v["COMPILE_LOG"] = shorten(compile_log, kMaxLogChars, true);
-  auto r = make("repair", candidate_id, fill_template(prompt_text("repair"), v));
+  auto r = make("repair", key, fill_template(prompt_text("repair"), v));
   r.summary = {{"candidate", candidate_id}};
   // A repair should not wander: less randomness than the exploring steps.
   r.temperature = std::min(r.temperature, 0.2);

@@ -8,6 +8,7 @@
 #include "search/builtin/builtin_rules.h"
 #include "search/builtin/tuning_space.h"
 #include "search/content_hash.h"
+#include "search/llm/exchange_keys.h"
 #include "search/llm/llm_prompts.h"
 #include "search/llm/reply_parser.h"
 #include "search/llm/token_ledger.h"
@@ -76,12 +77,14 @@ std::vector<ProposedIdea> LlmProposer::propose_ideas(const ProposalContext& ctx)
     if (parsed.ok()) ideas = std::move(parsed.ideas);
     else failure = "the model's idea reply held no JSON list of ideas, even after a reminder";
   } catch (const ReplayMissing& e) {
+    // A replay that stops before this round is a normal end, not a failed request.
     failure = e.what();
+    spdlog::info("round {}: {} ({}); no model ideas this round", ctx.round, failure, backend_->describe());
   } catch (const BudgetExhausted& e) {
     failure = e.what();
   }
   if (static_cast<int64_t>(ideas.size()) > ctx.ideas_wanted) ideas.resize(static_cast<size_t>(ctx.ideas_wanted));
-  for (size_t i = 0; i < ideas.size(); ++i) ideas[i].key = "llm:" + std::to_string(i);
+  for (size_t i = 0; i < ideas.size(); ++i) ideas[i].key = model_idea_tag(i);
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto tune = tuning_idea(ctx)) ideas.push_back(*tune);
   if (ideas.empty()) exhausted_ = failure.empty() ? "the model proposed no ideas" : failure;
@@ -97,6 +100,9 @@ Branch LlmProposer::implement_branch(const ProposalContext& ctx, const BranchReq
     Variant v{code.code, request.seed.variant.defines, request.seed.variant.nvcc_flags,
               request.id_prefix + "-b" + std::to_string(branch)};
     return Branch{v, ""};
+  } catch (const ReplayMissing& e) {
+    // The engine records and logs the failed branch; its reason is all there is to say.
+    return Branch{std::nullopt, e.what()};
   } catch (const ChatError& e) {
     return Branch{std::nullopt, std::string("model request failed: ") + e.what()};
   } catch (const BudgetExhausted& e) {
@@ -115,6 +121,7 @@ std::vector<Branch> LlmProposer::implement(const ProposalContext& ctx, const Bra
       return out;
     }
   }
+  repair_keys_.remember(request.id_prefix, branch_key_prefix(ctx.round, request));
   // Branches are independent requests; asking concurrently keeps a round's latency near one reply's.
   std::vector<std::future<Branch>> pending;
   for (int64_t b = 0; b < request.branches; ++b)
@@ -128,13 +135,16 @@ std::optional<Variant> LlmProposer::repair(const ProposalContext& ctx, const std
                                            const Idea& idea, const Variant& failed, const std::string& compile_log) {
   PromptBuilder prompts(ctx, config_.llm);
   try {
-    ChatReply reply = backend_->complete(prompts.repair(candidate_id, idea, failed, compile_log));
+    ChatReply reply =
+        backend_->complete(prompts.repair(candidate_id, repair_keys_.key_for(candidate_id), idea, failed, compile_log));
     ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.launcher);
     if (!code.ok()) {
       spdlog::warn("{}: repair failed: {}", candidate_id, code.failure);
       return std::nullopt;
     }
     return Variant{code.code, failed.defines, failed.nvcc_flags, candidate_id + "-fix"};
+  } catch (const ReplayMissing& e) {
+    spdlog::info("{}: no repair: {}", candidate_id, e.what());
   } catch (const ChatError& e) {
     spdlog::warn("{}: repair request failed: {}", candidate_id, e.what());
   } catch (const BudgetExhausted& e) {

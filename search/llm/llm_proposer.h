@@ -12,6 +12,7 @@
 #include <set>
 
 #include "search/llm/chat_backend.h"
+#include "search/llm/exchange_keys.h"
 #include "search/proposer.h"
 
 namespace kb::search {
@@ -45,6 +46,7 @@ class LlmProposer : public Proposer {
   std::set<std::string> tuned_seeds_;  // variant hashes of seeds already given a tuning idea
   std::map<std::string, std::vector<Variant>> tuning_plans_;
   std::string exhausted_;
+  RepairKeys repair_keys_;  // a repair is asked under the key of the exchange that wrote the code
 };
 
 }  // namespace kb::search

@@ -1,6 +1,7 @@
 #include "search/llm/replay_log.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <ctime>
@@ -77,18 +78,36 @@ ReplayChatBackend::ReplayChatBackend(const std::filesystem::path& path) : path_(
 
 ChatReply ReplayChatBackend::complete(const ChatRequest& request) {
   auto it = index_.find({request.step, request.key});
-  if (it == index_.end())
-    throw ReplayMissing(fmt::format("the replay file {} has no reply for {} {}", path_.string(), request.step,
-                                    request.key));
+  // Short, as it is a candidate's reason in the tree; describe() names the file.
+  if (it == index_.end()) throw ReplayMissing(fmt::format("no reply recorded for {} {}", request.step, request.key));
   {
     std::lock_guard<std::mutex> lock(mutex_);
     ++served_;
+    asked_.insert(it->first);
   }
   ChatReply reply;
   reply.content = it->second->reply;
   reply.finish_reason = it->second->finish_reason;
   reply.model = file_.header.value("model", "replay");
   return reply;
+}
+
+std::vector<std::string> ReplayChatBackend::unasked() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string> out;
+  for (const auto& [step_key, entry] : index_)
+    if (!asked_.count(step_key)) out.push_back(step_key.first + " " + step_key.second);
+  return out;
+}
+
+void ReplayChatBackend::finish(const SearchResult& /*result*/) {
+  // A search that stops early leaves replies unused; one whose keys do not line up with the
+  // recording does too, and this is where that shows.
+  auto unused = unasked();
+  if (unused.empty()) return;
+  std::string list;
+  for (const auto& k : unused) list += (list.empty() ? "" : ", ") + k;
+  spdlog::info("{}: {} recorded replies were not asked for: {}", path_.string(), unused.size(), list);
 }
 
 TokenUsage ReplayChatBackend::usage() const {

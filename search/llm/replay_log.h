@@ -9,10 +9,12 @@
 //   {"step": "repair", "key": "r1-i1-b0", ...}
 //   {"step": "result", "best_id": "r1-i0-b0", "best_speedup": 4.1, "stop_reason": "..."}
 //
-// `step` is ideas | implement | crossover | repair; `key` names the exchange: "r<round>" for a
-// round's ideas ("r<round>-retry" for the reminder), the candidate id for implement, crossover
-// and repair. Replies are matched by (step, key), so the order of lines does not matter and
-// concurrent requests replay deterministically. `request` is a summary for people (what was
+// `step` is ideas | implement | crossover | repair; `key` names the exchange as exchange_keys.h
+// describes: "r<round>" for a round's ideas ("r<round>-retry" for the reminder),
+// "r<round>-i<idea>-b<branch>" for implement, "r<round>-crossover-b<branch>" for crossover, and
+// for repair the key of the exchange that wrote the failed code. Replies are matched by
+// (step, key), so the order of lines does not matter and concurrent requests replay
+// deterministically. `request` is a summary for people (what was
 // asked); the header and result lines are optional. Record with `kernelbot search --record FILE`
 // or the environment variable KERNELBOT_RECORD=FILE.
 #pragma once
@@ -22,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -51,14 +54,18 @@ struct ReplayFile {
 // Throws std::runtime_error naming the file and line of anything it cannot read.
 ReplayFile read_replay_file(const std::filesystem::path& path);
 
-// Serves recorded replies; spends no tokens. A missing reply throws ReplayMissing.
+// Serves recorded replies; spends no tokens. A missing reply throws ReplayMissing ("no reply
+// recorded for crossover r2-crossover-b1"): a normal outcome for a hand-written replay.
 class ReplayChatBackend : public ChatBackend {
  public:
   explicit ReplayChatBackend(const std::filesystem::path& path);
   ChatReply complete(const ChatRequest& request) override;
   TokenUsage usage() const override;
   std::string describe() const override { return "replay of " + path_.string(); }
+  void finish(const SearchResult& result) override;  // logs the replies never asked for
   const ReplayFile& file() const { return file_; }
+  // "crossover r2-crossover-b0" for each recorded reply not asked for so far.
+  std::vector<std::string> unasked() const;
 
  private:
   std::filesystem::path path_;
@@ -66,6 +73,7 @@ class ReplayChatBackend : public ChatBackend {
   std::map<std::pair<std::string, std::string>, const ReplayEntry*> index_;
   mutable std::mutex mutex_;
   int64_t served_ = 0;
+  std::set<std::pair<std::string, std::string>> asked_;
 };
 
 // Passes requests to `inner` and appends each exchange to `path` as it completes (flushed, so

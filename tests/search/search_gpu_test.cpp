@@ -1,6 +1,7 @@
 // On the device (label gpu): the built `kernelbot search --json` on examples/ with the real GPU
-// evaluator. The builtin tuner must find the block-size fix of saxpy by itself, and the shipped
-// replay must reach its vectorized winner, with the real verifier catching the replay's bugs.
+// evaluator. The builtin tuner must find the block-size fix of saxpy by itself, the shipped
+// replay must reach its vectorized winner, with the real verifier catching the replay's bugs,
+// and every shipped replay must reach its crossover with the replies it records.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,11 +19,11 @@ struct SearchRun {
   std::string log;
 };
 
-SearchRun kernelbot_search(const std::string& args) {
+SearchRun kernelbot_search(const std::string& args, const std::string& kernel = "saxpy") {
   auto log = std::filesystem::temp_directory_path() / ("kb_search_gpu_" + std::to_string(::getpid()) + ".log");
   std::string cmd = std::string(KB_BINARY_DIR "/bot/kernelbot --config " KB_SOURCE_DIR "/examples/kernelbot.toml "
-                                "--json search --kernel saxpy --no-archive ") +
-                    args + " 2>" + log.string();
+                                "--json search --no-archive --kernel ") +
+                    kernel + " " + args + " 2>" + log.string();
   SearchRun run;
   std::string out;
   FILE* pipe = popen(cmd.c_str(), "r");
@@ -90,3 +91,32 @@ TEST(SearchOnGpu, TheSaxpyReplayReachesItsVectorizedWinner) {
   EXPECT_EQ((*find(run.result, "r1-i1-b0-fix1"))["verdict"], "accepted");
   EXPECT_EQ((*find(run.result, "r1-i0-b0"))["verdict"], "accepted");
 }
+
+// Issue #15: on the H100 the row_sum and layernorm replays never used their crossover replies.
+// Now each replay's round 2 must evaluate a crossover whose code is a recorded reply, and round
+// 1 must give the verdicts its header expects.
+class ShippedReplayOnGpu : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ShippedReplayOnGpu, ReachesItsCrossover) {
+  const std::string kernel = GetParam();
+  SearchRun run = kernelbot_search("--replay " KB_SOURCE_DIR "/examples/replays/", kernel);
+  ASSERT_EQ(run.status, 0) << run.log;
+  ASSERT_FALSE(run.result.is_discarded()) << run.log;
+  std::ifstream replay(KB_SOURCE_DIR "/examples/replays/" + kernel + ".jsonl");
+  std::string header_line;
+  std::getline(replay, header_line);
+  const auto expected = nlohmann::json::parse(header_line).value("expected_verdicts", nlohmann::json::object());
+  for (const auto& [what, verdict] : expected.items()) {
+    const std::string id = what.substr(what.find(' ') + 1);  // "implement r1-i1-b2": the candidate r1-i1-b2
+    ASSERT_NE(find(run.result, id), nullptr) << id;
+    EXPECT_EQ((*find(run.result, id))["verdict"], verdict) << id;
+  }
+  int evaluated_crossovers = 0;
+  for (const auto& c : run.result["tree"])
+    if (c["round"] == 2 && c["idea"]["family"] == "crossover" && c["verdict"] != "rejected") ++evaluated_crossovers;
+  EXPECT_GE(evaluated_crossovers, 1) << "stopped: " << run.result["stop_reason"] << "\n" << run.log;
+  EXPECT_EQ(run.log.find("not asked for"), std::string::npos) << run.log;
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, ShippedReplayOnGpu, ::testing::Values("saxpy", "transpose", "row_sum", "layernorm"),
+                         [](const ::testing::TestParamInfo<std::string>& param_info) { return param_info.param; });

@@ -3,6 +3,7 @@
 
 #include "search/content_hash.h"
 #include "search/idea_family.h"
+#include "search/llm/exchange_keys.h"
 #include "search/llm/llm_prompts.h"
 #include "search/search_budget.h"
 #include "search/variant_change.h"
@@ -79,14 +80,48 @@ TEST(PromptBuilder, EveryStepsPromptIsCompleteAndCarriesTheFacts) {
   EXPECT_NE(impl.messages[1].content.find("variant 2 of 3"), std::string::npos);
   EXPECT_NE(impl.messages[1].content.find("vectorize with float4 (family: memory_access)"), std::string::npos);
   br.mate = base;
+  br.id_prefix = "r2-i1";  // after the tuner's idea; the key does not say where the crossover is
   auto cross = prompts.implement(br, 0);
   EXPECT_EQ(cross.step, "crossover");
+  EXPECT_EQ(cross.key, "r2-crossover-b0");
+  EXPECT_EQ(cross.summary["candidate"], "r2-i1-b0");
   EXPECT_NE(cross.messages[1].content.find("Parent B: baseline"), std::string::npos);
-  auto fix = prompts.repair("r2-i0-b1", br.idea.idea, good.variant, "k.cu(3): error: expected a \";\"");
+  auto fix = prompts.repair("r2-i1-b1", "r2-crossover-b1", br.idea.idea, good.variant,
+                            "k.cu(3): error: expected a \";\"");
   EXPECT_EQ(fix.step, "repair");
-  EXPECT_EQ(fix.key, "r2-i0-b1");
+  EXPECT_EQ(fix.key, "r2-crossover-b1");
+  EXPECT_EQ(fix.summary["candidate"], "r2-i1-b1");
   EXPECT_NE(fix.messages[1].content.find("expected a \";\""), std::string::npos);
   EXPECT_LE(fix.temperature, 0.2);
+}
+
+TEST(ExchangeKeys, NameWhatTheModelWasAskedNotWhereTheEngineNumberedIt) {
+  EXPECT_EQ(ideas_key(3), "r3");
+  BranchRequest model_idea;
+  model_idea.idea.key = model_idea_tag(1);  // the second idea of the model's reply
+  model_idea.id_prefix = "r2-i1";
+  EXPECT_EQ(branch_key(branch_key_prefix(2, model_idea), 2), "r2-i1-b2");
+  BranchRequest crossover;
+  crossover.mate = Seed{};
+  for (const char* id_prefix : {"r2-i0", "r2-i3"}) {  // with or without the tuner's idea before it
+    crossover.id_prefix = id_prefix;
+    EXPECT_EQ(branch_key(branch_key_prefix(2, crossover), 0), "r2-crossover-b0");
+  }
+  BranchRequest other;  // an idea the model did not write is named after its candidates
+  other.idea.key = "tune:r1-i0-b0";
+  other.id_prefix = "r2-i4";
+  EXPECT_EQ(branch_key_prefix(2, other), "r2-i4");
+  EXPECT_EQ(model_idea_index(model_idea_tag(12)), 12u);
+  EXPECT_EQ(model_idea_index("llm:"), std::nullopt);
+  EXPECT_EQ(model_idea_index("tune:llm:1"), std::nullopt);
+
+  RepairKeys repairs;
+  repairs.remember("r2-i0", "r2-crossover");
+  repairs.remember("r1-i1", "r1-i1");
+  EXPECT_EQ(repairs.key_for("r2-i0-b1"), "r2-crossover-b1");
+  EXPECT_EQ(repairs.key_for("r2-i0-b1-fix1"), "r2-crossover-b1-fix1");  // the repair of a repair
+  EXPECT_EQ(repairs.key_for("r1-i1-b0"), "r1-i1-b0");
+  EXPECT_EQ(repairs.key_for("r3-i0-b0"), "r3-i0-b0");  // not remembered: its own id
 }
 
 TEST(IdeaFamily, NormalizesFreeFormLabels) {
