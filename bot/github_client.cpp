@@ -2,12 +2,15 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
 
+#include "bot/github_body_limit.h"
 #include "bot/version.h"
 
 namespace kb::bot {
@@ -58,7 +61,10 @@ std::string github_message(const HttpResponse& r) {
     std::string msg = j.value("message", "");
     if (j.contains("errors") && j["errors"].is_array())
       for (const auto& e : j["errors"]) {
-        std::string m = e.is_object() ? e.value("message", e.value("code", "")) : e.is_string() ? e.get<std::string>() : "";
+        // An error without a message names the field: {"resource":"Label","field":"color","code":"invalid"}.
+        std::string field = e.is_object() ? e.value("resource", "") + (e.contains("field") ? "." + e.value("field", "") : "") : "";
+        std::string m = e.is_object() ? e.value("message", (field.empty() ? "" : field + " ") + e.value("code", ""))
+                        : e.is_string() ? e.get<std::string>() : "";
         if (!m.empty()) msg += (msg.empty() ? "" : ": ") + m;
       }
     return msg.empty() ? r.body.substr(0, 300) : msg;
@@ -100,6 +106,10 @@ GitHubClient::GitHubClient(std::string api_url, std::string repository, std::str
   owner_ = repository_.substr(0, repository_.find('/'));
   if (!policy_.sleep)
     policy_.sleep = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
+  if (!policy_.now)
+    policy_.now = [] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    };
   if (!policy_.random) {
     auto engine = std::make_shared<std::mt19937_64>(std::random_device{}());
     policy_.random = [engine] { return std::uniform_real_distribution<double>(0, 1)(*engine); };
@@ -111,8 +121,46 @@ std::string GitHubClient::url(const std::string& path) const {
   return api_url_ + "/repos/" + repository_ + path;
 }
 
+void GitHubClient::wait(double seconds) {
+  policy_.sleep(seconds);
+  waited_s_ += seconds;
+}
+
+void GitHubClient::note_rate_limit(const HttpResponse& response) {
+  std::string remaining = response.header("x-ratelimit-remaining");
+  if (remaining.empty()) return;
+  rate_limit_remaining_ = std::strtoll(remaining.c_str(), nullptr, 10);
+  std::string reset = response.header("x-ratelimit-reset");
+  rate_limit_reset_epoch_ = reset.empty() ? std::nullopt : std::optional<double>(std::strtod(reset.c_str(), nullptr));
+}
+
+// GitHub's rules for integrators: no request while the primary limit is spent (until its reset,
+// which an earlier answer announced), and mutating requests at least a second apart. A retry's
+// backoff and the spacing overlap: one wait, the longer of the two.
+void GitHubClient::wait_before_sending(bool mutating, const std::string& what, double backoff_s) {
+  if (rate_limit_remaining_ == 0 && rate_limit_reset_epoch_) {
+    double wait_s = *rate_limit_reset_epoch_ - static_cast<double>(std::time(nullptr)) + 1;
+    if (wait_s > 0) {
+      if (rate_limit_waited_s_ + wait_s > policy_.rate_limit_budget_s)
+        throw GitHubError(0, "GitHub " + what + ": not sent: the API rate limit is spent and resets in " +
+                                 std::to_string(static_cast<int64_t>(wait_s)) + " s, beyond the " +
+                                 std::to_string(static_cast<int64_t>(policy_.rate_limit_budget_s)) +
+                                 " s this run may wait");
+      spdlog::warn("GitHub rate limit spent (x-ratelimit-remaining: 0); waiting {:.0f} s for its reset", wait_s);
+      wait(wait_s);
+      rate_limit_waited_s_ += wait_s;
+    }
+    rate_limit_remaining_.reset();
+  }
+  double need = backoff_s;
+  if (mutating && last_mutation_) need = std::max(need, policy_.min_mutation_interval_s - (policy_.now() - *last_mutation_));
+  if (need > 0) wait(need);
+}
+
 HttpResponse GitHubClient::send(const std::string& method, const std::string& path_or_url,
                                         const std::string& body) {
+  std::lock_guard serial(sending_);
+  const bool mutating = method != "GET" && method != "HEAD";
   HttpRequest request;
   request.method = method;
   request.url = url(path_or_url);
@@ -125,48 +173,55 @@ HttpResponse GitHubClient::send(const std::string& method, const std::string& pa
   if (!body.empty()) request.headers.emplace_back("Content-Type", "application/json");
   const std::string what = method + " " + request.url;
 
+  double backoff_s = 0;  // what the last failure asks to wait before the next attempt
   for (int attempt = 0;; ++attempt) {
     const bool last = attempt + 1 >= policy_.max_attempts;
     HttpResponse response;
+    wait_before_sending(mutating, what, backoff_s);
     try {
       response = http_send(request);
+      if (mutating) last_mutation_ = policy_.now();  // the gap is counted from the answer
     } catch (const HttpTransportError& e) {
+      if (mutating) last_mutation_ = policy_.now();
       if (last) throw GitHubError(0, "GitHub " + what + ": no answer after " + std::to_string(attempt + 1) +
                                          " attempts: " + e.what());
       double delay = backoff_delay_s(attempt, policy_.base_delay_s, policy_.max_delay_s, std::nullopt,
                                              policy_.random());
       spdlog::warn("GitHub {}: {}; retrying in {:.1f} s", what, e.timed_out ? "timed out" : e.what(), delay);
-      policy_.sleep(delay);
-      waited_s_ += delay;
+      backoff_s = delay;
       continue;
     }
+    note_rate_limit(response);
     if (response.status >= 200 && response.status < 300) return response;
 
     const std::string message = github_message(response);
     const bool limited = response.status == 403 || response.status == 429;
     if (limited && response.header("x-ratelimit-remaining") == "0") {
       // The primary limit: nothing succeeds before the reset, so wait for it if the budget allows.
-      double wait = retry_after_seconds(response).value_or(60) + 1;
-      if (rate_limit_waited_s_ + wait > policy_.rate_limit_budget_s || last)
+      double reset_wait = retry_after_seconds(response).value_or(60) + 1;
+      if (rate_limit_waited_s_ + reset_wait > policy_.rate_limit_budget_s || last)
         throw GitHubError(response.status, "GitHub " + what + ": API rate limit exhausted; it resets in " +
-                                               std::to_string(static_cast<int64_t>(wait)) + " s, beyond the " +
+                                               std::to_string(static_cast<int64_t>(reset_wait)) + " s, beyond the " +
                                                std::to_string(static_cast<int64_t>(policy_.rate_limit_budget_s)) +
                                                " s this run may wait (" + message + ")");
-      spdlog::warn("GitHub rate limit reached; waiting {:.0f} s for its reset", wait);
-      policy_.sleep(wait);
-      rate_limit_waited_s_ += wait;
-      waited_s_ += wait;
+      spdlog::warn("GitHub rate limit reached; waiting {:.0f} s for its reset", reset_wait);
+      wait(reset_wait);
+      rate_limit_waited_s_ += reset_wait;
+      rate_limit_remaining_.reset();  // waited for the reset already
+      backoff_s = 0;
       continue;
     }
     const bool secondary = limited && (!response.header("retry-after").empty() ||
                                        contains_ci(message, "secondary rate limit") || response.status == 429);
     if ((secondary || response.status >= 500) && !last) {
-      double delay = backoff_delay_s(attempt, policy_.base_delay_s, policy_.max_delay_s,
-                                             retry_after_seconds(response), policy_.random());
+      // Retry-After when given; for a secondary limit without it GitHub asks for at least a minute.
+      std::optional<double> server_wait = retry_after_seconds(response);
+      if (secondary && !server_wait) server_wait = policy_.secondary_min_wait_s;
+      double delay = backoff_delay_s(attempt, policy_.base_delay_s, policy_.max_delay_s, server_wait,
+                                             policy_.random());
       spdlog::warn("GitHub {}: HTTP {}{}; retrying in {:.1f} s", what, response.status,
                    secondary ? " (secondary rate limit)" : "", delay);
-      policy_.sleep(delay);
-      waited_s_ += delay;
+      backoff_s = delay;
       continue;
     }
     std::string hint;
@@ -181,27 +236,39 @@ HttpResponse GitHubClient::send(const std::string& method, const std::string& pa
   }
 }
 
+std::vector<json> GitHubClient::get_pages(const std::string& first) {
+  std::vector<json> items;
+  std::string path = first;
+  // Bounded: 100 pages of 100 items is beyond any repository kernelbot works on.
+  for (int page = 0; page < 100 && !path.empty(); ++page) {
+    auto response = send("GET", path, "");
+    json j = parse(response, "GET " + path);
+    if (!j.is_array()) throw GitHubError(response.status, "GitHub GET " + path + ": expected a JSON array");
+    for (auto& item : j) items.push_back(std::move(item));
+    path = link_next(response.header("link"));
+  }
+  return items;
+}
+
+json GitHubClient::request(const std::string& method, const std::string& path, const json& body) {
+  auto response = send(method, path, body.is_null() ? "" : body.dump());
+  return response.body.empty() ? json() : parse(response, method + " " + path);
+}
+
 std::vector<GitHubPull> GitHubClient::open_pulls(const std::string& head_branch) {
   std::string path = "/pulls?state=open&per_page=100";
   if (!head_branch.empty()) path += "&head=" + percent_encode(owner_ + ":" + head_branch);
   std::vector<GitHubPull> out;
-  // Bounded: 100 pages of 100 PRs is beyond any repository kernelbot works on.
-  for (int page = 0; page < 100 && !path.empty(); ++page) {
-    auto response = send("GET", path, "");
-    json j = parse(response, "list pull requests");
-    if (!j.is_array()) throw GitHubError(response.status, "GitHub list pull requests: expected a JSON array");
-    for (const auto& p : j) {
-      GitHubPull pull = pull_from_json(p);
-      if (head_branch.empty() || pull.head_ref == head_branch) out.push_back(pull);
-    }
-    path = link_next(response.header("link"));
+  for (const auto& p : get_pages(path)) {
+    GitHubPull pull = pull_from_json(p);
+    if (head_branch.empty() || pull.head_ref == head_branch) out.push_back(pull);
   }
   return out;
 }
 
 GitHubClient::Created GitHubClient::create_pull(const std::string& title, const std::string& body,
                                                 const std::string& head, const std::string& base, bool draft) {
-  json request = {{"title", title}, {"body", body}, {"head", head}, {"base", base}, {"draft", draft}};
+  json request = {{"title", title}, {"body", fit_github_body(body)}, {"head", head}, {"base", base}, {"draft", draft}};
   try {
     auto response = send("POST", "/pulls", request.dump());
     return {pull_from_json(parse(response, "create pull request")), true};
@@ -216,7 +283,7 @@ GitHubClient::Created GitHubClient::create_pull(const std::string& title, const 
 }
 
 GitHubPull GitHubClient::update_pull(int64_t number, const std::string& title, const std::string& body) {
-  json request = {{"title", title}, {"body", body}};
+  json request = {{"title", title}, {"body", fit_github_body(body)}};
   auto response = send("PATCH", "/pulls/" + std::to_string(number), request.dump());
   return pull_from_json(parse(response, "update pull request"));
 }
@@ -227,7 +294,7 @@ void GitHubClient::add_labels(int64_t number, const std::vector<std::string>& la
 }
 
 void GitHubClient::comment(int64_t number, const std::string& body) {
-  send("POST", "/issues/" + std::to_string(number) + "/comments", json{{"body", body}}.dump());
+  send("POST", "/issues/" + std::to_string(number) + "/comments", json{{"body", fit_github_body(body)}}.dump());
 }
 
 void GitHubClient::close_pull(int64_t number, const std::string& comment_body) {

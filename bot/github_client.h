@@ -1,12 +1,17 @@
 // GitHub's REST API, the part kernelbot uses: list, open, update and close pull requests, label
-// and comment on them. Over libcurl (common/http_client.h), with GitHub's rate limits honoured:
-// the primary limit (x-ratelimit-remaining: 0) waits for the reset within a budget, the
-// secondary limit (403/429 with Retry-After or "secondary rate limit") and 5xx answers and
-// timeouts back off and retry. The token goes in the Authorization header only, never in logs.
+// and comment on them. Over libcurl (common/http_client.h), keeping to GitHub's documented rules
+// for integrators: one request at a time, at least a second between mutating requests, Retry-After
+// honoured, nothing sent while x-ratelimit-remaining is 0 until x-ratelimit-reset (within a
+// budget), secondary limits without Retry-After wait a minute, 5xx answers and timeouts back off
+// and retry, and no body over GitHub's size limit. The token goes in the Authorization header
+// only, never in logs.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,14 +40,18 @@ struct GitHubError : Error {
   long status;  // 0 when no HTTP answer arrived
 };
 
-// How hard to retry. `sleep` and `random` are injectable so tests of backoff run in no time.
+// How hard to retry and how far apart to send. `sleep`, `now` and `random` are injectable so
+// tests of backoff and spacing run in no time.
 struct GitHubRetryPolicy {
   int max_attempts = 6;               // per request, for 5xx, timeouts and secondary limits
   double base_delay_s = 1;
   double max_delay_s = 60;
   double rate_limit_budget_s = 900;   // the most to wait in total for the primary limit to reset
   double timeout_s = 30;              // one request
+  double min_mutation_interval_s = 1;  // GitHub: at least a second between POST/PATCH/PUT/DELETE
+  double secondary_min_wait_s = 60;    // GitHub: a secondary limit without Retry-After waits a minute
   std::function<void(double)> sleep;  // default: sleeps the thread
+  std::function<double()> now;        // monotonic seconds; default: steady_clock
   std::function<double()> random;     // default: uniform in [0,1)
 };
 
@@ -69,13 +78,25 @@ class GitHubClient {
   // Closes a PR after saying why in a comment.
   void close_pull(int64_t number, const std::string& comment_body);
 
+  // Every item of a list endpoint, following Link rel="next" (at most 100 pages). `path` is
+  // relative to the repository ("/pulls?state=open") or a full URL.
+  std::vector<nlohmann::json> get_pages(const std::string& path);
+  // One call of an endpoint this class does not wrap, with the same headers, spacing and retries;
+  // the parsed answer (null for an empty one). `body` null sends none.
+  nlohmann::json request(const std::string& method, const std::string& path, const nlohmann::json& body = nullptr);
+
   const std::string& owner() const { return owner_; }
-  // Seconds spent waiting on rate limits and backoff so far.
+  // Seconds spent waiting on rate limits, spacing and backoff so far.
   double waited_s() const { return waited_s_; }
+  // x-ratelimit-remaining of the latest answer that carried it.
+  std::optional<int64_t> rate_limit_remaining() const { return rate_limit_remaining_; }
 
  private:
   HttpResponse send(const std::string& method, const std::string& path_or_url, const std::string& body);
   std::string url(const std::string& path) const;
+  void wait(double seconds);
+  void wait_before_sending(bool mutating, const std::string& what, double backoff_s);
+  void note_rate_limit(const HttpResponse& response);
 
   std::string api_url_;
   std::string repository_;
@@ -84,6 +105,10 @@ class GitHubClient {
   GitHubRetryPolicy policy_;
   double waited_s_ = 0;
   double rate_limit_waited_s_ = 0;
+  std::mutex sending_;  // one request at a time, whoever calls
+  std::optional<double> last_mutation_;
+  std::optional<int64_t> rate_limit_remaining_;
+  std::optional<double> rate_limit_reset_epoch_;
 };
 
 // "<https://api.github.com/...&page=2>; rel=\"next\", <...>; rel=\"last\"" -> the next URL, or "".

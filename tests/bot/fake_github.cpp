@@ -1,8 +1,11 @@
 #include "tests/bot/fake_github.h"
 
 #include <algorithm>
+#include <ctime>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 namespace kb::testing {
 namespace {
@@ -39,6 +42,12 @@ std::map<std::string, std::string> query_of(const std::string& target) {
   return q;
 }
 
+json read_template(const std::string& name) {
+  std::ifstream in(std::string(KB_SOURCE_DIR) + "/tests/bot/data/github/" + name);
+  if (!in) throw std::runtime_error("fake GitHub: cannot read the template tests/bot/data/github/" + name);
+  return json::parse(in);
+}
+
 LoopbackResponse error(int status, const std::string& message, const json& errors = nullptr) {
   json j = {{"message", message}, {"documentation_url", "https://docs.github.com/rest"}};
   if (!errors.is_null()) j["errors"] = errors;
@@ -49,7 +58,9 @@ LoopbackResponse error(int status, const std::string& message, const json& error
 
 FakeGitHub::FakeGitHub(std::string repository, std::string token, int page_size)
     : repository_(std::move(repository)), owner_(repository_.substr(0, repository_.find('/'))),
-      token_(std::move(token)), page_size_(page_size),
+      token_(std::move(token)), page_size_(page_size), pull_template_(read_template("pull-request.json")),
+      label_template_(read_template("label.json")), comment_template_(read_template("issue-comment.json")),
+      log_(std::make_unique<ExchangeLog>(KB_GITHUB_EXCHANGES_DIR)),
       server_([this](const LoopbackRequest& r) { return handle(r); }) {}
 
 void FakeGitHub::add_fault(FakeFault fault) {
@@ -81,25 +92,51 @@ std::vector<FakePull> FakeGitHub::open_pulls_for(const std::string& head) const 
   return out;
 }
 
+void FakeGitHub::set_rate_limit_remaining(int remaining) {
+  std::lock_guard lock(mutex_);
+  rate_limit_remaining_ = remaining;
+}
+
 int FakeGitHub::count(const std::string& method, const std::string& prefix) const {
   int n = 0;
   for (const auto& r : requests()) n += r.method == method && r.path.rfind(prefix, 0) == 0;
   return n;
 }
 
-std::string FakeGitHub::pull_json(const FakePull& p) const {
-  json labels = json::array();
-  for (const auto& l : p.labels) labels.push_back({{"name", l}});
-  return json{{"number", p.number},
-              {"state", p.state},
-              {"title", p.title},
-              {"body", p.body},
-              {"draft", p.draft},
-              {"html_url", "https://github.com/" + repository_ + "/pull/" + std::to_string(p.number)},
-              {"head", {{"ref", p.head}, {"label", owner_ + ":" + p.head}}},
-              {"base", {{"ref", p.base}}},
-              {"labels", labels}}
-      .dump();
+json FakeGitHub::label_json(const std::string& name) const {
+  json l = label_template_;
+  l["name"] = name;
+  l["url"] = server_.base_url() + "/repos/" + repository_ + "/labels/" + name;
+  l["default"] = false;
+  return l;
+}
+
+// GitHub's example pull request with this one's state: what the client reads is this PR's, the
+// rest (users, repositories, timestamps) keeps the example's values and so GitHub's shape.
+json FakeGitHub::pull_json(const FakePull& p) const {
+  const std::string api = server_.base_url() + "/repos/" + repository_;
+  const std::string n = std::to_string(p.number);
+  json j = pull_template_;
+  j["number"] = p.number;
+  j["id"] = 1000 + p.number;
+  j["state"] = p.state;
+  j["title"] = p.title;
+  j["body"] = p.body;
+  j["draft"] = p.draft;
+  j["url"] = api + "/pulls/" + n;
+  j["html_url"] = "https://github.com/" + repository_ + "/pull/" + n;
+  j["issue_url"] = api + "/issues/" + n;
+  j["comments_url"] = api + "/issues/" + n + "/comments";
+  j["head"]["ref"] = p.head;
+  j["head"]["label"] = owner_ + ":" + p.head;
+  j["base"]["ref"] = p.base;
+  j["closed_at"] = p.state == "closed" ? json("2011-01-26T19:01:12Z") : json(nullptr);
+  j["merged"] = false;
+  j["merged_at"] = nullptr;
+  j["labels"] = json::array();
+  for (const auto& l : p.labels) j["labels"].push_back(label_json(l));
+  j["comments"] = p.comments.size();
+  return j;
 }
 
 LoopbackResponse FakeGitHub::pulls_list(const LoopbackRequest& request) {
@@ -116,7 +153,7 @@ LoopbackResponse FakeGitHub::pulls_list(const LoopbackRequest& request) {
   json out = json::array();
   size_t first = static_cast<size_t>((page - 1) * per_page);
   for (size_t i = first; i < matching.size() && i < first + static_cast<size_t>(per_page); ++i)
-    out.push_back(json::parse(pull_json(*matching[i])));
+    out.push_back(pull_json(*matching[i]));
   std::vector<std::pair<std::string, std::string>> headers;
   if (first + static_cast<size_t>(per_page) < matching.size()) {
     // Like GitHub: an absolute URL with the same query and the next page number.
@@ -130,16 +167,30 @@ LoopbackResponse FakeGitHub::pulls_list(const LoopbackRequest& request) {
 
 LoopbackResponse FakeGitHub::handle(const LoopbackRequest& request) {
   std::lock_guard lock(mutex_);
-  for (auto it = faults_.begin(); it != faults_.end(); ++it)
-    if ((it->method.empty() || it->method == request.method) && request.path.rfind(it->path_prefix, 0) == 0) {
-      FakeFault fault = *it;
-      faults_.erase(it);
-      if (!fault.handle_then_delay) return fault.response;
-      LoopbackResponse r = serve(request);
-      r.delay_s = fault.response.delay_s;
-      return r;
-    }
-  return serve(request);
+  LoopbackResponse response;
+  auto fault = std::find_if(faults_.begin(), faults_.end(), [&](const FakeFault& f) {
+    return (f.method.empty() || f.method == request.method) && request.path.rfind(f.path_prefix, 0) == 0;
+  });
+  if (fault == faults_.end()) {
+    response = serve(request);
+  } else if (!fault->handle_then_delay) {
+    response = fault->response;
+  } else {
+    response = serve(request);
+    response.delay_s = fault->response.delay_s;
+  }
+  if (fault == faults_.end() || fault->handle_then_delay) {
+    // GitHub's primary-limit headers, on every answer of its own.
+    const int remaining = std::max(0, rate_limit_remaining_--);
+    response.headers.emplace_back("x-ratelimit-limit", "5000");
+    response.headers.emplace_back("x-ratelimit-remaining", std::to_string(remaining));
+    response.headers.emplace_back("x-ratelimit-reset", std::to_string(std::time(nullptr) + 3600));
+    response.headers.emplace_back("x-ratelimit-resource", "core");
+  }
+  if (fault != faults_.end()) faults_.erase(fault);
+  // Faults are logged too: a test's hand-written error body must be one GitHub could send.
+  log_->append(request, response);
+  return response;
 }
 
 LoopbackResponse FakeGitHub::serve(const LoopbackRequest& request) {
@@ -189,7 +240,7 @@ LoopbackResponse FakeGitHub::serve(const LoopbackRequest& request) {
     p.base = body["base"];
     p.draft = body.value("draft", false);
     pulls_.push_back(p);
-    return json_response(201, pull_json(p));
+    return json_response(201, pull_json(p).dump(), {{"Location", server_.base_url() + base + "/pulls/" + std::to_string(p.number)}});
   }
   if (path.rfind("/pulls/", 0) == 0 && request.method == "PATCH") {
     FakePull* p = find(path.substr(7));
@@ -197,7 +248,7 @@ LoopbackResponse FakeGitHub::serve(const LoopbackRequest& request) {
     if (body.contains("title")) p->title = body["title"];
     if (body.contains("body")) p->body = body["body"];
     if (body.contains("state")) p->state = body["state"];
-    return json_response(200, pull_json(*p));
+    return json_response(200, pull_json(*p).dump());
   }
   if (path.rfind("/issues/", 0) == 0 && request.method == "POST") {
     std::string rest = path.substr(8);
@@ -211,12 +262,17 @@ LoopbackResponse FakeGitHub::serve(const LoopbackRequest& request) {
         if (std::find(p->labels.begin(), p->labels.end(), l.get<std::string>()) == p->labels.end())
           p->labels.push_back(l);
       json out = json::array();
-      for (const auto& l : p->labels) out.push_back({{"name", l}});
+      for (const auto& l : p->labels) out.push_back(label_json(l));
       return json_response(200, out.dump());
     }
     if (what == "comments") {
       p->comments.push_back(body.value("body", ""));
-      return json_response(201, json{{"id", p->comments.size()}, {"body", p->comments.back()}}.dump());
+      json c = comment_template_;
+      c["id"] = p->comments.size();
+      c["body"] = p->comments.back();
+      c["issue_url"] = server_.base_url() + base + "/issues/" + std::to_string(p->number);
+      c["url"] = server_.base_url() + base + "/issues/comments/" + std::to_string(p->comments.size());
+      return json_response(201, c.dump(), {{"Location", c["url"].get<std::string>()}});
     }
   }
   return error(404, "Not Found");

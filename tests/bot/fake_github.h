@@ -2,14 +2,20 @@
 // endpoints kernelbot uses, with GitHub's behaviour (422 "A pull request already exists" for a
 // second open PR on one head, Link pagination, head=owner:branch filtering, auth checks) and
 // faults a test queues (secondary rate limit with Retry-After, primary limit, 502, slow answers).
+// Its answers are shaped like GitHub's (templates in tests/bot/data/github/, taken from the
+// examples in GitHub's OpenAPI description), and every exchange is logged for the check of both
+// sides against that description (tests/bot/openapi/).
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "tests/bot/exchange_log.h"
 #include "tests/support/loopback_http_server.h"
 
 namespace kb::testing {
@@ -49,15 +55,22 @@ class FakeGitHub {
   std::vector<LoopbackRequest> requests() const { return server_.requests(); }
   // Requests with this method whose path starts with `prefix`.
   int count(const std::string& method, const std::string& prefix) const;
+  int max_in_flight() const { return server_.max_in_flight(); }
+  // x-ratelimit-remaining of the next answer; each answer counts one down, as GitHub's do.
+  void set_rate_limit_remaining(int remaining);
 
  private:
   LoopbackResponse handle(const LoopbackRequest& request);
   LoopbackResponse serve(const LoopbackRequest& request);  // the real behaviour, under mutex_
   LoopbackResponse pulls_list(const LoopbackRequest& request);
-  std::string pull_json(const FakePull& p) const;
+  nlohmann::json pull_json(const FakePull& p) const;
+  nlohmann::json label_json(const std::string& name) const;
 
   std::string repository_, owner_, token_;
   int page_size_;
+  nlohmann::json pull_template_, label_template_, comment_template_;
+  int rate_limit_remaining_ = 5000;
+  std::unique_ptr<ExchangeLog> log_;
   mutable std::mutex mutex_;
   std::vector<FakePull> pulls_;
   std::deque<FakeFault> faults_;

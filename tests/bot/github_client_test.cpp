@@ -1,6 +1,8 @@
 // The GitHub client against a fake GitHub on loopback: the requests it makes, pagination, and
 // every failure it must ride out or report: secondary and primary rate limits, 5xx, timeouts,
-// 422 "already exists" and other validation errors. Retry delays are recorded, not slept.
+// 422 "already exists" and other validation errors; and GitHub's rules for integrators (one
+// request at a time, mutating requests a second apart, no request while the limit is spent, no
+// body over GitHub's size limit). Waits are recorded on a fake clock, not slept.
 #include <gtest/gtest.h>
 
 #include <ctime>
@@ -9,7 +11,9 @@
 #include <spdlog/spdlog.h>
 
 #include <sstream>
+#include <thread>
 
+#include "bot/github_body_limit.h"
 #include "bot/github_client.h"
 #include "tests/bot/fake_github.h"
 
@@ -25,7 +29,11 @@ struct Fixture {
   explicit Fixture(int page_size = 30) : github("acme/widgets", kToken, page_size) {}
   GitHubClient client(double timeout_s = 5, int max_attempts = 6, double budget_s = 900) {
     kb::bot::GitHubRetryPolicy p;
-    p.sleep = [this](double s) { sleeps.push_back(s); };
+    p.sleep = [this](double s) {
+      sleeps.push_back(s);
+      clock += s;
+    };
+    p.now = [this] { return clock; };
     p.random = [] { return 0.5; };
     p.timeout_s = timeout_s;
     p.max_attempts = max_attempts;
@@ -34,7 +42,10 @@ struct Fixture {
   }
   FakeGitHub github;
   std::vector<double> sleeps;
+  double clock = 0;  // advanced only by the client's waits
 };
+
+const char* kDocs = "https://docs.github.com/rest/pulls/pulls#create-a-pull-request";
 
 LoopbackResponse secondary_limit(const std::string& retry_after) {
   std::vector<std::pair<std::string, std::string>> headers;
@@ -62,9 +73,10 @@ TEST(GitHubClient, CreatesAPullRequestWithGitHubsHeaders) {
   EXPECT_EQ(req.headers.at("accept"), "application/vnd.github+json");
   EXPECT_EQ(req.headers.at("x-github-api-version"), "2022-11-28");
   EXPECT_EQ(req.headers.at("user-agent").rfind("kernelbot/", 0), 0u);
+  EXPECT_TRUE(f.sleeps.empty());
   c.add_labels(1, {"kernelbot", "performance"});
   EXPECT_EQ(f.github.pulls()[0].labels, (std::vector<std::string>{"kernelbot", "performance"}));
-  EXPECT_TRUE(f.sleeps.empty());
+  EXPECT_EQ(f.sleeps, std::vector<double>{1.0});  // a second after the POST that opened it
 }
 
 TEST(GitHubClient, FindsTheOpenPullForAHeadBranch) {
@@ -110,13 +122,13 @@ TEST(GitHubClient, SecondaryRateLimitWaitsWhatRetryAfterSaysThenSucceeds) {
   EXPECT_EQ(f.github.open_pulls_for("kernelbot/saxpy").size(), 1u);
 }
 
-TEST(GitHubClient, SecondaryRateLimitWithoutRetryAfterBacksOff) {
+TEST(GitHubClient, SecondaryRateLimitWithoutRetryAfterWaitsAMinute) {
   Fixture f;
   f.github.add_fault({"GET", "", secondary_limit("")});
   auto c = f.client();
   EXPECT_TRUE(c.open_pulls().empty());
   ASSERT_EQ(f.sleeps.size(), 1u);
-  EXPECT_GT(f.sleeps[0], 0.0);
+  EXPECT_GE(f.sleeps[0], 60.0);  // GitHub: "wait for at least one minute before retrying"
 }
 
 TEST(GitHubClient, PrimaryRateLimitWaitsForTheResetWithinItsBudget) {
@@ -150,7 +162,7 @@ TEST(GitHubClient, ServerErrorsAreRetriedThenReported) {
   f.github.add_pull("kernelbot/saxpy", "t");
   auto c = f.client();
   EXPECT_EQ(c.update_pull(1, "new title", "new body").title, "new title");
-  EXPECT_EQ(f.sleeps.size(), 1u);
+  EXPECT_EQ(f.sleeps, std::vector<double>{1.0});  // the backoff (0.5 s) within the mutation spacing
 
   Fixture g;
   for (int i = 0; i < 3; ++i) g.github.add_fault({"GET", "", json_response(502, "<html>bad gateway</html>")});
@@ -206,7 +218,7 @@ TEST(GitHubClient, ACreateThatLandedButTimedOutIsNotDuplicated) {
 
 TEST(GitHubClient, AlreadyExistsWithNothingToFindIsAnError) {
   Fixture f;
-  f.github.add_fault({"POST", "", json_response(422, R"({"message":"Validation Failed","errors":[{"resource":"PullRequest","code":"custom","message":"A pull request already exists for acme:kernelbot/saxpy."}]})")});
+  f.github.add_fault({"POST", "", json_response(422, R"({"message":"Validation Failed","documentation_url":")" + std::string(kDocs) + R"(","errors":[{"resource":"PullRequest","code":"custom","message":"A pull request already exists for acme:kernelbot/saxpy."}]})")});
   auto c = f.client();
   try {
     c.create_pull("t", "b", "kernelbot/saxpy", "main", false);
@@ -251,7 +263,7 @@ TEST(GitHubClient, RetriesAreLoggedWithoutTheToken) {
 
 TEST(GitHubClient, OtherValidationErrorsCarryGitHubsMessage) {
   Fixture f;
-  f.github.add_fault({"POST", "", json_response(422, R"({"message":"Validation Failed","errors":[{"resource":"PullRequest","field":"base","code":"invalid","message":"base: branch 'mian' does not exist"}]})")});
+  f.github.add_fault({"POST", "", json_response(422, R"({"message":"Validation Failed","documentation_url":")" + std::string(kDocs) + R"(","errors":[{"resource":"PullRequest","field":"base","code":"invalid","message":"base: branch 'mian' does not exist"}]})")});
   auto c = f.client();
   try {
     c.create_pull("t", "b", "kernelbot/saxpy", "mian", false);
@@ -293,6 +305,92 @@ TEST(GitHubClient, ClosingCommentsFirstThenCloses) {
   ASSERT_GE(reqs.size(), 2u);
   EXPECT_EQ(reqs[reqs.size() - 2].path, "/repos/acme/widgets/issues/1/comments");
   EXPECT_EQ(reqs.back().method, "PATCH");
+}
+
+TEST(GitHubClient, MutatingRequestsAreASecondApartAndReadsAreNotHeldBack) {
+  Fixture f;
+  f.github.add_pull("kernelbot/saxpy", "t");
+  auto c = f.client();
+  c.comment(1, "one");
+  c.open_pulls();
+  c.add_labels(1, {"kernelbot"});
+  c.open_pulls();
+  c.update_pull(1, "t2", "b2");
+  EXPECT_EQ(f.sleeps, (std::vector<double>{1.0, 1.0}));  // before the labels and before the update
+  EXPECT_DOUBLE_EQ(c.waited_s(), 2.0);
+}
+
+TEST(GitHubClient, MutationSpacingHoldsOnTheWire) {
+  // The real clock and real sleeps: the fake sees the POSTs at least the interval apart.
+  FakeGitHub github("acme/widgets", kToken);
+  github.add_pull("kernelbot/saxpy", "t");
+  kb::bot::GitHubRetryPolicy p;
+  p.min_mutation_interval_s = 0.25;
+  GitHubClient c(github.api_url(), "acme/widgets", kToken, p);
+  c.comment(1, "one");
+  c.comment(1, "two");
+  c.add_labels(1, {"kernelbot"});
+  auto requests = github.requests();
+  ASSERT_EQ(requests.size(), 3u);
+  for (size_t i = 1; i < requests.size(); ++i)
+    EXPECT_GE(requests[i].received_s - requests[i - 1].received_s, 0.24) << i;
+}
+
+TEST(GitHubClient, RequestsAreSentOneAtATime) {
+  Fixture f;
+  for (int i = 0; i < 4; ++i) {
+    LoopbackResponse slow = json_response(200, "[]");
+    slow.delay_s = 0.2;
+    f.github.add_fault({"GET", "", slow});
+  }
+  auto c = f.client();
+  std::thread other([&] { c.open_pulls(); c.open_pulls(); });
+  c.open_pulls();
+  c.open_pulls();
+  other.join();
+  EXPECT_EQ(f.github.count("GET", "/repos/acme/widgets/pulls"), 4);
+  EXPECT_EQ(f.github.max_in_flight(), 1);
+}
+
+TEST(GitHubClient, NothingIsSentWhileTheLimitIsSpentUntilItsReset) {
+  Fixture f;
+  f.github.set_rate_limit_remaining(1);  // the first answer says 1 left, the second 0
+  auto c = f.client(5, 6, /*budget_s=*/7200);
+  c.open_pulls();
+  EXPECT_EQ(c.rate_limit_remaining(), 1);
+  c.open_pulls();
+  EXPECT_EQ(c.rate_limit_remaining(), 0);
+  EXPECT_TRUE(f.sleeps.empty());
+  c.open_pulls();  // waits for x-ratelimit-reset (the fake says in an hour) before sending
+  ASSERT_EQ(f.sleeps.size(), 1u);
+  EXPECT_GE(f.sleeps[0], 3590.0);
+  EXPECT_LE(f.sleeps[0], 3610.0);
+  EXPECT_EQ(f.github.count("GET", "/repos/acme/widgets/pulls"), 3);
+
+  Fixture g;
+  g.github.set_rate_limit_remaining(0);
+  auto tight = g.client(5, 6, /*budget_s=*/600);
+  tight.open_pulls();
+  try {
+    tight.open_pulls();
+    FAIL() << "expected the spent limit to be reported";
+  } catch (const GitHubError& e) {
+    EXPECT_NE(std::string(e.what()).find("not sent: the API rate limit is spent"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(g.github.count("GET", "/repos/acme/widgets/pulls"), 1);  // the second was never sent
+  EXPECT_TRUE(g.sleeps.empty());
+}
+
+TEST(GitHubClient, APullRequestBodyOverGitHubsLimitIsShortenedBeforeSending) {
+  Fixture f;
+  auto c = f.client();
+  std::string body = "**saxpy is faster**\n\n";
+  while (body.size() < 100000) body += "A line of the report that goes on and on, measured and true.\n";
+  c.create_pull("t", body, "kernelbot/saxpy", "main", false);
+  std::string sent = f.github.pulls()[0].body;
+  EXPECT_LE(kb::bot::github_chars(sent), kb::bot::kGitHubBodyLimit);
+  EXPECT_EQ(sent.rfind("**saxpy is faster**", 0), 0u);
+  EXPECT_NE(sent.find("cut to stay under GitHub's limit of 65536 characters"), std::string::npos);
 }
 
 }  // namespace

@@ -162,6 +162,10 @@ void LoopbackHttpServer::serve(int fd) {
     close(fd);
     return;
   }
+  req.received_s = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  int now_in_flight = ++in_flight_;
+  for (int seen = max_in_flight_; now_in_flight > seen && !max_in_flight_.compare_exchange_weak(seen, now_in_flight);) {
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     requests_.push_back(req);
@@ -177,6 +181,7 @@ void LoopbackHttpServer::serve(int fd) {
     out += "Content-Length: " + std::to_string(resp.body.size()) + "\r\nConnection: close\r\n\r\n" + resp.body;
     send_all(fd, out);
   }
+  --in_flight_;
   shutdown(fd, SHUT_RDWR);
   close(fd);
 }

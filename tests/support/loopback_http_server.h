@@ -20,6 +20,7 @@ struct LoopbackRequest {
   std::string path;    // without the query
   std::map<std::string, std::string> headers;  // names lower-cased
   std::string body;
+  double received_s = 0;  // steady-clock seconds when it had arrived in full (spacing checks)
 };
 
 struct LoopbackResponse {
@@ -43,6 +44,8 @@ class LoopbackHttpServer {
   std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   // Every request received so far, in order.
   std::vector<LoopbackRequest> requests() const;
+  // The most requests that were ever being answered at once (a client that sends one at a time: 1).
+  int max_in_flight() const { return max_in_flight_; }
 
  private:
   void accept_loop();
@@ -52,6 +55,7 @@ class LoopbackHttpServer {
   int listen_fd_ = -1;
   int port_ = 0;
   std::atomic<bool> stopping_{false};
+  std::atomic<int> in_flight_{0}, max_in_flight_{0};
   std::thread acceptor_;
   mutable std::mutex mutex_;
   std::vector<LoopbackRequest> requests_;
