@@ -101,6 +101,36 @@ std::vector<fs::path> extra_sources(const config::Config& config, const config::
 
 }  // namespace
 
+FilesystemView compile_view(const std::vector<std::string>& argv, const fs::path& build_dir,
+                            const std::vector<fs::path>& hidden) {
+  FilesystemView view;
+  view.hidden = hidden;
+  view.writable = {build_dir};
+  if (!argv.empty()) add_toolchain(view, argv.front());
+  static const char* const kPathFlags[] = {"-isystem", "-iquote", "-idirafter", "-include", "--include-path=",
+                                           "--library-path=", "-I", "-L"};
+  std::string pending;  // a flag whose path is the next argument ("-isystem DIR")
+  for (size_t i = 1; i < argv.size(); ++i) {
+    std::string arg = argv[i];
+    if (!pending.empty()) {
+      pending.clear();
+    } else {
+      for (const char* flag : kPathFlags)
+        if (starts_with(arg, flag)) {
+          arg = arg.substr(std::string(flag).size());
+          if (arg.empty()) pending = flag;
+          break;
+        }
+      if (!pending.empty()) continue;
+    }
+    if (arg.empty() || arg[0] != '/') continue;
+    std::error_code ec;
+    if (fs::exists(arg, ec) && !starts_with(fs::path(arg).lexically_normal().string(), build_dir.string()))
+      view.read_only.push_back(arg);
+  }
+  return view;
+}
+
 std::string resolve_cuda_arch(const std::string& configured, int cc_major, int cc_minor) {
   if (!configured.empty()) {
     std::string a = configured;
@@ -288,6 +318,8 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
   cmd.limits.wall_time_s = options_.timeout_s;
   cmd.limits.max_rss_mb = options_.max_memory_mb;
   cmd.limits.max_output_bytes = 256 * 1024;
+  cmd.kind = options_.sandbox;
+  cmd.view = compile_view(cmd.argv, build, options_.hidden);
 
   spdlog::debug("compiling {} ({}): {}", spec.name, variant.label.empty() ? "variant" : variant.label,
                 [&] {
