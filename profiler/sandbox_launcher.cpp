@@ -68,6 +68,7 @@ std::string namespace_sandbox_problem() {
     for (const auto& a : system_view_arguments()) probe.argv.push_back(a);
     add(probe.argv, {"--proc", "/proc", "--dev", "/dev", "--", "/bin/true"});
     probe.limits.wall_time_s = 30;
+    probe.launches_bwrap = true;
     SandboxResult r = run_sandboxed(probe);
     if (r.succeeded()) return;
     std::string said = r.err.empty() ? r.describe() : r.err;
@@ -145,8 +146,11 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const FilesystemVi
 
   std::vector<fs::path> hidden, read_only, writable;
   for (const auto& h : view.hidden) hidden.push_back(normal(h));
+  // Paths inside the system view are visible already (and binding one that is a link, such as
+  // /usr/local/cuda, over the read-only /usr fails).
+  const std::vector<fs::path> system = {"/usr", "/opt"};
   for (const auto& p : view.read_only)
-    if (path_exists(p)) read_only.push_back(normal(p));
+    if (path_exists(p) && !inside_any(normal(p), system)) read_only.push_back(normal(p));
   for (const auto& p : view.writable) writable.push_back(normal(p));
   std::sort(read_only.begin(), read_only.end());
   read_only.erase(std::unique(read_only.begin(), read_only.end()), read_only.end());

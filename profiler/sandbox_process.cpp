@@ -219,6 +219,7 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
   }
   std::vector<std::string> args = command.argv;
   const bool namespaced = command.kind == SandboxKind::namespaces;
+  const bool launches_bwrap = command.launches_bwrap;
   if (namespaced) {
     if (std::string problem = namespace_sandbox_problem(); !problem.empty()) {
       result.start_error = problem;
@@ -273,7 +274,7 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
     setrlimit(RLIMIT_NPROC, &np);
     // bwrap run by root needs its capabilities to map uid 0 into the namespace (CAP_SETFCAP since
     // Linux 5.12); it drops them all for the command it runs (--cap-drop ALL).
-    if (!namespaced) drop_privileges();
+    if (!namespaced && !launches_bwrap) drop_privileges();
     else prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
     if (devnull >= 0) dup2(devnull, STDIN_FILENO);
     dup2(out_pipe[1], STDOUT_FILENO);

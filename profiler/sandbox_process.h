@@ -50,6 +50,9 @@ struct SandboxCommand {
   SandboxLimits limits;
   SandboxKind kind = SandboxKind::process;  // namespaces: inside bubblewrap, seeing only `view`
   FilesystemView view;  // the working directory should be in view.writable
+  // Whether the command is bwrap itself (the namespace check): bwrap run by root needs its
+  // capabilities to map uid 0 into its namespace, and drops them for what it runs.
+  bool launches_bwrap = false;
 };
 
 // How it ended.

@@ -12,6 +12,7 @@
 #include "profiler/harness_generator.h"
 #include "profiler/ptxas_report.h"
 #include "profiler/sandbox_process.h"
+#include "profiler/secret_redactor.h"
 #include "profiler/sha256.h"
 
 namespace kb::profiler {
@@ -331,7 +332,8 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
   SandboxResult run = run_sandboxed(cmd);
   CompiledVariant result;
   result.compile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.log = run.out + run.err;
+  // Stored in the cache and the archive and sent back to the LLM in repair prompts.
+  result.log = untrusted_text(run.out + run.err, 256 * 1024);
   result.compiler_report = summarize_ptxas(parse_ptxas_report(result.log));
   if (!run.succeeded()) {
     result.ok = false;

@@ -1,3 +1,4 @@
+#include "profiler/secret_redactor.h"
 #include "search/openai_chat_client.h"
 
 #include <fmt/format.h>
@@ -70,6 +71,7 @@ OpenAiChatClient::OpenAiChatClient(const config::LlmConfig& llm, std::shared_ptr
           "api_key_env = \"\" for a server that needs no key",
           llm_.api_key_env, llm_.base_url));
     api_key_ = key;
+    profiler::register_secret(api_key_);  // whatever its variable is called, no log or prompt shows it
   }
 }
 

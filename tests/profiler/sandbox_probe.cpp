@@ -3,7 +3,7 @@
 //   alloc MB             touch MB of memory, then sleep
 //   sleep S [marker]     sleep (the marker only tags the command line)
 //   read FILE            print FILE's contents; exit 0 if it could be read
-//   environ PID          print /proc/PID/environ and every other /proc/*/environ it can read
+//   environ PID [all]    print /proc/PID/environ (with "all", every /proc/*/environ it can read)
 //   write FILE           create FILE; exit 0 if it could
 //   daemon MARKER        double-fork a child in a new session that sleeps 30 s, then exit 0
 //   connect PORT         TCP connect to 127.0.0.1:PORT; exit 0 if connected
@@ -34,6 +34,8 @@ bool slurp(const std::string& path, std::string& out) {
   std::ostringstream s;
   s << f.rdbuf();
   out = s.str();
+  for (char& c : out)
+    if (c == '\0') c = ' ';  // environ's entries are NUL-separated
   return true;
 }
 
@@ -47,10 +49,11 @@ int read_file(const char* path) {
   return 0;
 }
 
-int read_environs(const char* pid) {
+int read_environs(const char* pid, bool all) {
   int read = 0;
   std::string text;
   if (slurp(std::string("/proc/") + pid + "/environ", text)) ++read, std::printf("%s: %s\n", pid, text.c_str());
+  if (!all) return read > 0 ? 0 : 1;
   if (DIR* d = opendir("/proc")) {
     while (dirent* e = readdir(d)) {
       if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
@@ -141,7 +144,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc >= 3 && mode == "read") return read_file(argv[2]);
-  if (argc >= 3 && mode == "environ") return read_environs(argv[2]);
+  if (argc >= 3 && mode == "environ") return read_environs(argv[2], argc >= 4 && std::strcmp(argv[3], "all") == 0);
   if (argc >= 3 && mode == "write") return write_file(argv[2]);
   if (argc >= 3 && mode == "daemon") return start_daemon(argv[0], argv[2]);
   if (argc >= 3 && mode == "connect") return connect_to(std::atoi(argv[2]));
