@@ -167,6 +167,8 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const FilesystemVi
   std::vector<fs::path> masks;
   for (const auto& h : hidden) {
     if (!path_exists(h) || !(inside_any(h, visible) || inside_any(h, writable))) continue;
+    // Inside another mask it is hidden already (and a mask in a mask cannot be made read-only).
+    if (std::any_of(hidden.begin(), hidden.end(), [&](const fs::path& o) { return o != h && inside(h, o); })) continue;
     std::error_code ec;
     if (fs::is_directory(h, ec)) add(argv, {"--tmpfs", h.string()}), masks.push_back(h);
     else add(argv, {"--ro-bind", "/dev/null", h.string()});
