@@ -1,8 +1,10 @@
 #include "bot/cli_context.h"
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "config/config_loader.h"
+#include "common/secret_redactor.h"
 
 namespace kb::bot {
 
@@ -19,6 +21,10 @@ const config::Config& CliContext::config(bool allow_missing) {
   } else {
     config_ = config::load_config(file);
   }
+  // The tokens' variables may have any name: their values are secrets from now on, before any
+  // candidate runs, whether or not this command ever sends them.
+  for (const std::string& name : {config_->github.token_env, config_->llm.api_key_env})
+    if (const char* value = name.empty() ? nullptr : std::getenv(name.c_str())) register_secret(value);
   return *config_;
 }
 

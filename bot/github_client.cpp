@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -116,8 +117,25 @@ GitHubClient::GitHubClient(std::string api_url, std::string repository, std::str
   }
 }
 
+std::string url_origin(const std::string& url) {
+  const size_t scheme_end = url.find("://");
+  if (scheme_end == std::string::npos) return "";
+  const size_t host_end = url.find_first_of("/?#", scheme_end + 3);
+  std::string origin = url.substr(0, host_end);
+  // user:password@ before the host would make "api.github.com@evil.example" look like the API.
+  if (origin.find('@') != std::string::npos) return "";
+  std::transform(origin.begin(), origin.end(), origin.begin(), [](unsigned char c) { return std::tolower(c); });
+  return origin;
+}
+
 std::string GitHubClient::url(const std::string& path) const {
-  if (path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0) return path;
+  if (path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0) {
+    // A URL from a response (a Link header's next page) carries the token only to the API host.
+    if (url_origin(path).empty() || url_origin(path) != url_origin(api_url_))
+      throw GitHubError(0, "GitHub: refusing to send the token to " + path + ": URLs from responses are followed only on " +
+                               url_origin(api_url_) + " ([github].api_url)");
+    return path;
+  }
   return api_url_ + "/repos/" + repository_ + path;
 }
 

@@ -114,4 +114,8 @@ class GitHubClient {
 // "<https://api.github.com/...&page=2>; rel=\"next\", <...>; rel=\"last\"" -> the next URL, or "".
 std::string link_next(const std::string& link_header);
 
+// "scheme://host[:port]" of a URL, lower-cased: what decides where the token may go. Empty when
+// the URL has no scheme or carries credentials before its host.
+std::string url_origin(const std::string& url);
+
 }  // namespace kb::bot

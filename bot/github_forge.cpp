@@ -27,9 +27,13 @@ std::string web_url(const std::string& api_url) {
 
 std::string push_target_for(const config::GithubConfig& github, const GitRepo& repo, bool have_token) {
   std::string url = repo.remote_url(github.remote);
-  if (url.empty()) return github.remote;  // not a remote's name: a URL or a path
-  bool ssh = url.rfind("git@", 0) == 0 || url.rfind("ssh://", 0) == 0;
-  if (ssh && have_token) return web_url(github.api_url) + "/" + github.repository + ".git";
+  if (url.empty()) url = github.remote;  // not a remote's name: a URL or a path
+  // A local path (a mirror, a test's bare repository) is pushed to as it is: no token goes there.
+  const bool network = url.find("://") != std::string::npos || url.rfind("git@", 0) == 0 ||
+                       (url.find(':') != std::string::npos && url.find(':') < url.find('/'));
+  // The token goes only to [github].repository on the API's own host: .git/config is a file of
+  // the checkout, which whatever ran in it could have rewritten.
+  if (network && have_token) return web_url(github.api_url) + "/" + github.repository + ".git";
   return github.remote;
 }
 

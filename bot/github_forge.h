@@ -28,9 +28,10 @@ class GitHubForge : public Forge {
   std::unique_ptr<GitHubClient> client_;
 };
 
-// Where to push for `github`: the configured remote, except that an SSH remote is replaced by
-// the repository's HTTPS URL on the same host when a token is given (the token is an HTTPS
-// credential). A [github].remote that is not a remote's name is used as a URL or path.
+// Where to push for `github`: with a token, any network remote (HTTPS, SSH, whatever URL
+// .git/config holds) is replaced by the HTTPS URL of [github].repository on [github].api_url's
+// web host, so the token goes nowhere else; a local path is used as it is (no token is sent). A
+// [github].remote that is not a remote's name is used as a URL or path.
 std::string push_target_for(const config::GithubConfig& github, const GitRepo& repo, bool have_token);
 
 }  // namespace kb::bot

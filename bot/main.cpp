@@ -11,6 +11,8 @@
 #include "bot/commands/commands.h"
 #include "config/config_error.h"
 #include "profiler/device_query.h"
+#include "profiler/sandbox_process.h"
+#include "common/secret_redactor.h"
 
 namespace {
 
@@ -27,7 +29,13 @@ void setup_logging(const kb::bot::GlobalOptions& options) {
 
 }  // namespace
 
+extern char** environ;
+
 int main(int argc, char** argv) {
+  // Before anything else: children (candidates among them) cannot read this process's memory or
+  // environment through /proc, and every secret in the environment is known to the redactor.
+  kb::profiler::harden_parent_process();
+  kb::register_secrets_from_environment(environ);
   kb::bot::CliContext ctx;
   CLI::App app{"kernelbot: finds faster, verified replacements for a repository's CUDA kernels and opens pull "
                "requests with them.",

@@ -189,6 +189,19 @@ std::string render_pr_title(const search::SearchResult& result) {
   return fmt::format("kernelbot: {} {:.2f}x faster", result.kernel, best->speedup);
 }
 
+namespace {
+
+// Said in every PR: the weaker sandbox is a choice the reviewer should see.
+std::string sandbox_sentence(const std::string& sandbox) {
+  if (sandbox == "process")
+    return "Candidates were compiled and run in the **process sandbox only** (`[verify] sandbox = \"process\"`): a "
+           "scrubbed child process, without file-system or network isolation.";
+  return "Candidates were compiled and run in the namespace sandbox (bubblewrap): no network, no secrets, the "
+         "repository read-only without `.git/` and `.kernelbot/`.";
+}
+
+}  // namespace
+
 std::string render_pr_body(const search::SearchResult& result, const SourceChange& change, const PrContext& ctx) {
   const auto* best = result.best();
   if (!best) throw std::invalid_argument("the search for '" + result.kernel + "' has no winner to open a PR for");
@@ -230,7 +243,8 @@ std::string render_pr_body(const search::SearchResult& result, const SourceChang
                                 {"IDEA_PATH", idea_path(result, *best)},
                                 {"NOTES", notes},
                                 {"REPRODUCE", reproduce},
-                                {"KERNELBOT_VERSION", ctx.kernelbot_version}});
+                                {"KERNELBOT_VERSION", ctx.kernelbot_version},
+                                {"SANDBOX", sandbox_sentence(ctx.sandbox)}});
 }
 
 }  // namespace kb::bot

@@ -15,6 +15,7 @@ struct PrContext {
   std::string source_path;     // the changed file, relative to the repository root
   std::string candidate_path;  // the saved winner, for the reproduce command
   std::string kernelbot_version;
+  std::string sandbox = "namespaces";  // [verify].sandbox the candidates ran in: a reviewer's trust depends on it
 };
 
 // The PR title: "kernelbot: saxpy 4.49x faster".

@@ -83,7 +83,8 @@ PublishOutcome publish_result(const config::Config& config, const config::Kernel
   PullRequest pr;
   pr.title = render_pr_title(result);
   PrContext context{spec.name, change.path,
-                    std::filesystem::relative(saved.candidate, config.root).generic_string(), kVersion};
+                    std::filesystem::relative(saved.candidate, config.root).generic_string(), kVersion,
+                    config.verify.sandbox};
   pr.body = render_pr_body(result, change, context);
   if (check.ran) pr.body += "\n" + check.summary + ".\n";
   pr.head = "kernelbot/" + spec.name;

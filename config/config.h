@@ -71,6 +71,10 @@ struct VerifyConfig {
   double strict_speedup = 10.0;  // a claimed speedup above this triggers an extra-strict pass
   double timeout_s = 120;        // wall-time limit for one candidate's child process
   int64_t max_host_memory_mb = 16384;
+  // Where candidates (their compiles and the harness that runs them) run: "namespaces"
+  // (bubblewrap: no network, no repository .git/.kernelbot, no secrets) or "process" (a scrubbed
+  // child process only; chosen explicitly where bubblewrap cannot run, and said in the PR).
+  std::string sandbox = "namespaces";
 };
 
 // [bench]: timing, in the manner of nvbench.

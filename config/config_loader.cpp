@@ -295,6 +295,7 @@ void read_verify(TableReader& r, VerifyConfig& c) {
   r.get("strict_speedup", c.strict_speedup);
   r.get("timeout_s", c.timeout_s);
   r.get("max_host_memory_mb", c.max_host_memory_mb);
+  r.get("sandbox", c.sandbox);
   r.finish();
   check_positive(r, "trials", static_cast<double>(c.trials));
   check_positive(r, "timeout_s", c.timeout_s);
@@ -304,6 +305,7 @@ void read_verify(TableReader& r, VerifyConfig& c) {
     r.diag().error(r.table().source(), r.field("distributions"), "needs at least one distribution");
   for (const auto& d : c.distributions)
     check_one_of(r, "distributions", d, {"uniform", "normal", "large", "mixed_sign"});
+  check_one_of(r, "sandbox", c.sandbox, {"namespaces", "process"});
 }
 
 void read_bench(TableReader& r, BenchConfig& c) {

@@ -86,7 +86,8 @@ toml::table document(const Config& c) {
                      {"sanitize", c.verify.sanitize},
                      {"strict_speedup", c.verify.strict_speedup},
                      {"timeout_s", c.verify.timeout_s},
-                     {"max_host_memory_mb", c.verify.max_host_memory_mb}};
+                     {"max_host_memory_mb", c.verify.max_host_memory_mb},
+                     {"sandbox", c.verify.sandbox}};
   verify.insert("distributions", strings(c.verify.distributions));
   verify.insert("tolerance", tolerances(c.verify.tolerance));
   doc.insert("verify", std::move(verify));

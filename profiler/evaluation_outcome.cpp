@@ -6,6 +6,8 @@
 #include <regex>
 #include <sstream>
 
+#include "common/secret_redactor.h"
+
 namespace kb::profiler {
 namespace {
 
@@ -31,7 +33,38 @@ std::string ratio_text(double r) {
   return buf;
 }
 
+// The end of the child's stderr for an infra error's reason: redacted (sandbox_process already
+// did) and bounded again, and marked as the child's words, not kernelbot's.
+std::string stderr_excerpt(const std::string& err) {
+  std::string tail = last_lines(err, 3);
+  while (!tail.empty() && tail.back() == '\n') tail.pop_back();
+  return tail.empty() ? "" : "; its stderr ends: " + untrusted_text(tail, 300);
+}
+
 }  // namespace
+
+std::string known_crash_cause(const std::string& text) {
+  // CUDA's own error strings and the harness's: a closed list, so a candidate that prints a
+  // look-alike line chooses among these words at most, never the reason's text.
+  static const char* const kCauses[] = {"an illegal memory access was encountered",
+                                        "an illegal instruction was encountered",
+                                        "misaligned address",
+                                        "unspecified launch failure",
+                                        "the launch timed out and was terminated",
+                                        "too many resources requested for launch",
+                                        "invalid configuration argument",
+                                        "invalid device function",
+                                        "device-side assert triggered",
+                                        "out of memory",
+                                        "hardware stack error",
+                                        "invalid argument",
+                                        "operation not permitted when stream is capturing",
+                                        "it called exit()",
+                                        "illegal address"};
+  for (const char* cause : kCauses)
+    if (text.find(cause) != std::string::npos) return cause;
+  return "";
+}
 
 std::string harness_crash_line(const std::string& stderr_text) {
   std::istringstream in(stderr_text);
@@ -70,25 +103,25 @@ EvalResult classify_harness_run(const HarnessRun& run, int64_t max_memory_mb) {
     std::istringstream in(p.err);
     for (std::string l; std::getline(in, l);)
       if (l.find("baseline crashed") != std::string::npos || l.find("original crashed") != std::string::npos) line = l;
+    const std::string cause = known_crash_cause(line.empty() ? p.err : line);
     r.verdict = Verdict::infra_error;
-    r.reason = "the original kernel crashed in the harness: " + (line.empty() ? last_lines(p.err, 3) : line);
-    while (!r.reason.empty() && r.reason.back() == '\n') r.reason.pop_back();
+    r.reason = "the original kernel crashed in the harness" + (cause.empty() ? stderr_excerpt(p.err) : ": " + cause);
     return r;
   }
   const std::string crash = harness_crash_line(p.err);
   if (p.exit_code == kHarnessCandidateCrashed || p.signal != 0 || !crash.empty()) {
+    // Built from what was measured (the exit status) and the closed list of causes: the crash
+    // line itself comes from a process the candidate shares, so its text is never the reason.
+    const std::string cause = known_crash_cause(crash);
     r.verdict = Verdict::crashed;
-    if (!crash.empty()) r.reason = crash;
-    else r.reason = "the harness running the candidate was " + p.describe() + ": " + last_lines(p.err, 3);
-    while (!r.reason.empty() && r.reason.back() == '\n') r.reason.pop_back();
+    r.reason = "the candidate crashed" + (cause.empty() ? std::string() : ": " + cause) + " (the harness " +
+               (p.signal != 0 ? "was " + p.describe() : "ended with " + p.describe()) + ")";
     return r;
   }
   if (p.exit_code == 0 && run.result) return r;
   r.verdict = Verdict::infra_error;
   r.reason = "kernelbot-harness failed (" + p.describe() + ")" +
-             (run.result_error.empty() ? "" : ", " + run.result_error) + ": " + last_lines(p.err, 5);
-  while (!r.reason.empty() && (r.reason.back() == '\n' || r.reason.back() == ' ' || r.reason.back() == ':'))
-    r.reason.pop_back();
+             (run.result_error.empty() ? "" : ", " + run.result_error) + stderr_excerpt(p.err);
   return r;
 }
 

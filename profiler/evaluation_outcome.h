@@ -30,10 +30,15 @@ inline constexpr int kHarnessBaselineCrashed = 4;
 //   killed at the time limit        -> timed_out ("hung: killed after 120 s")
 //   killed for host memory          -> rejected
 //   exit 4 (the original crashed)  -> infra_error
-//   exit 3, a signal, or "illegal memory access" in stderr -> crashed, reason = the harness's line
+//   exit 3, a signal, or "illegal memory access" in stderr -> crashed; the reason is built from the
+//                                   exit status and known_crash_cause(), never copied from stderr
 //   exit 0 with a result            -> that result
 //   anything else                   -> infra_error (not the candidate's fault)
 EvalResult classify_harness_run(const HarnessRun& run, int64_t max_memory_mb);
+
+// The cause named in a crash line, from a fixed list of CUDA's and the harness's own error strings
+// ("an illegal memory access was encountered", "it called exit()"); empty when none is there.
+std::string known_crash_cause(const std::string& text);
 
 // The line that says why the candidate crashed, from the harness's stderr; empty if none.
 std::string harness_crash_line(const std::string& stderr_text);

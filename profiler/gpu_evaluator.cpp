@@ -43,10 +43,28 @@ const DeviceInfo& pick_device(const std::vector<DeviceInfo>& devices, int index)
 
 }  // namespace
 
+SandboxKind candidate_sandbox(const config::Config& config) {
+  if (config.verify.sandbox == "process") {
+    static std::once_flag warned;
+    std::call_once(warned, [] {
+      spdlog::warn("[verify] sandbox = \"process\": candidates compile and run as plain child processes of this user, "
+                   "with no file-system or network isolation; use \"namespaces\" wherever bubblewrap can run");
+    });
+    return SandboxKind::process;
+  }
+  if (std::string problem = namespace_sandbox_problem(); !problem.empty()) throw std::runtime_error(problem);
+  return SandboxKind::namespaces;
+}
+
 GpuEvaluator::GpuEvaluator(const config::Config& config, const DeviceInfo& queried)
     : config_(config), queried_(queried), work_dir_(fs::absolute(config.resolve(config.search.work_dir))) {
   harness_ = find_harness();
+  sandbox_ = candidate_sandbox(config);
+  hidden_ = repository_secrets(fs::absolute(config.root.empty() ? fs::current_path() : config.root),
+                               {work_dir_, fs::absolute(config.resolve(config.search.archive)).parent_path()});
   CompilerOptions options;
+  options.sandbox = sandbox_;
+  options.hidden = hidden_;
   options.work_dir = work_dir_;
   options.arch = resolve_cuda_arch(config.project.cuda_arch, queried.cc_major, queried.cc_minor);
   options.max_memory_mb = config.verify.max_host_memory_mb;
@@ -57,7 +75,7 @@ DeviceInfo GpuEvaluator::device() {
   std::lock_guard lock(device_mutex_);
   if (!device_) {
     device_ = calibrated_device(queried_, work_dir_.parent_path(), [&] {
-      return run_calibration(harness_, queried_.index, work_dir_ / "calibration", 600);
+      return run_calibration(harness_, queried_.index, work_dir_ / "calibration", {600, 0, sandbox_, hidden_});
     });
   }
   return *device_;
@@ -82,7 +100,7 @@ HarnessRun GpuEvaluator::run_raw(const HarnessJob& job, const std::string& tag,
   static std::atomic<int> counter{0};
   const fs::path dir = work_dir_ / "jobs" / (job.kernel + "-" + tag + "-" + std::to_string(getpid()) + "-" +
                                              std::to_string(counter++));
-  HarnessLimits limits{config_.verify.timeout_s * timeout_scale, config_.verify.max_host_memory_mb};
+  HarnessLimits limits{config_.verify.timeout_s * timeout_scale, config_.verify.max_host_memory_mb, sandbox_, hidden_};
   HarnessRun r = run_harness_job(harness_, job, dir, limits, wrapper);
   EvalResult verdict = classify_harness_run(r, limits.max_memory_mb);
   if (verdict.verdict == Verdict::infra_error && wrapper.empty()) {

@@ -15,6 +15,10 @@
 
 namespace kb::profiler {
 
+// [verify].sandbox as a SandboxKind. "process" is logged as a warning (once); "namespaces" throws
+// std::runtime_error naming the package and the sysctl when bubblewrap cannot run here.
+SandboxKind candidate_sandbox(const config::Config& config);
+
 // One GPU's evaluator. Besides the Evaluator interface it profiles the original alone
 // (`kernelbot profile`: time_baseline and metrics jobs).
 class GpuEvaluator : public Evaluator {
@@ -51,6 +55,8 @@ class GpuEvaluator : public Evaluator {
   DeviceInfo queried_;
   std::filesystem::path work_dir_;
   std::string harness_;
+  SandboxKind sandbox_;
+  std::vector<std::filesystem::path> hidden_;  // what no candidate process may see
   std::unique_ptr<VariantCompiler> compiler_;
   std::mutex device_mutex_;
   std::optional<DeviceInfo> device_;

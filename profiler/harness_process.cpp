@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "profiler/sandbox_process.h"
+#include "common/secret_redactor.h"
+#include "profiler/variant_compiler.h"
 
 namespace kb::profiler {
 namespace fs = std::filesystem;
@@ -37,7 +39,38 @@ void write_file(const fs::path& p, const std::string& text) {
   fs::rename(tmp, p);
 }
 
+// Every string the harness's result holds, redacted and bounded: reasons, failures, notes and
+// reports are text a candidate sharing the harness's process could have written.
+void redact_strings(nlohmann::json& j) {
+  if (j.is_string()) j = untrusted_text(j.get<std::string>(), 16 * 1024);
+  else if (j.is_structured())
+    for (auto& item : j) redact_strings(item);
+}
+
+std::string absolute(const std::string& p) { return p.empty() ? p : fs::absolute(p).lexically_normal().string(); }
+
 }  // namespace
+
+FilesystemView harness_view(const std::string& harness, const fs::path& job_dir,
+                            const std::vector<std::string>& libraries, const std::vector<std::string>& wrapper,
+                            const std::vector<fs::path>& hidden) {
+  FilesystemView view;
+  view.gpu = true;
+  view.hidden = hidden;
+  view.writable = {job_dir};
+  add_toolchain(view, find_nvcc());
+  // The harness's directory: the build tree keeps its shared libraries beside it.
+  view.read_only.push_back(fs::path(absolute(harness)).parent_path());
+  // compute-sanitizer lives in <toolkit>/compute-sanitizer/ behind a link in <toolkit>/bin/.
+  if (!wrapper.empty()) {
+    std::error_code ec;
+    fs::path tool = fs::canonical(wrapper.front(), ec);
+    if (!ec) view.read_only.push_back(tool.parent_path().parent_path());
+  }
+  for (const auto& lib : libraries)
+    if (!lib.empty()) view.read_only.push_back(fs::path(absolute(lib)).parent_path());
+  return view;
+}
 
 std::string find_harness() {
   if (const char* env = std::getenv("KERNELBOT_HARNESS"); env && *env) {
@@ -99,7 +132,10 @@ HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, co
   cmd.limits.wall_time_s = limits.timeout_s;
   cmd.limits.max_rss_mb = limits.max_memory_mb;
   cmd.limits.max_output_bytes = 512 * 1024;
-  spdlog::debug("running {} job for '{}' in {}", job.mode, job.kernel, dir.string());
+  cmd.kind = limits.sandbox;
+  cmd.view = harness_view(harness, dir, {job.baseline_library, job.candidate_library}, wrapper, limits.hidden);
+  spdlog::debug("running {} job for '{}' in {} ({} sandbox)", job.mode, job.kernel, dir.string(),
+                to_string(limits.sandbox));
 
   HarnessRun run;
   run.process = run_sandboxed(cmd);
@@ -107,7 +143,9 @@ HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, co
     run.result_error = "no result file";
   } else {
     try {
-      run.result = nlohmann::json::parse(read_file(result_file)).get<EvalResult>();
+      nlohmann::json parsed = nlohmann::json::parse(read_file(result_file));
+      redact_strings(parsed);
+      run.result = parsed.get<EvalResult>();
     } catch (const std::exception& e) {
       run.result_error = std::string("unreadable result file: ") + e.what();
     }
@@ -149,18 +187,22 @@ DeviceInfo calibrated_device(const DeviceInfo& queried, const fs::path& cache_di
   return measured;
 }
 
-DeviceInfo run_calibration(const std::string& harness, int device, const fs::path& dir, double timeout_s) {
+DeviceInfo run_calibration(const std::string& harness, int device, const fs::path& dir, const HarnessLimits& limits) {
   fs::create_directories(dir);
   const fs::path out = dir / "calibration.json";
   fs::remove(out);
   SandboxCommand cmd;
   cmd.argv = {harness, "--calibrate", "--device", std::to_string(device), "--out", out.string()};
   cmd.working_dir = dir;
-  cmd.limits.wall_time_s = timeout_s;
+  cmd.limits.wall_time_s = limits.timeout_s;
+  cmd.kind = limits.sandbox;
+  cmd.view = harness_view(harness, dir, {}, {}, limits.hidden);
   SandboxResult r = run_sandboxed(cmd);
   if (!r.succeeded() || !fs::exists(out))
     throw std::runtime_error("device calibration (kernelbot-harness --calibrate) failed: " + r.describe() + "\n" + r.err);
-  return nlohmann::json::parse(read_file(out)).get<DeviceInfo>();
+  nlohmann::json parsed = nlohmann::json::parse(read_file(out));
+  redact_strings(parsed);
+  return parsed.get<DeviceInfo>();
 }
 
 }  // namespace kb::profiler

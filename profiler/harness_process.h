@@ -10,6 +10,9 @@
 #include "core/harness_job.h"
 #include "core/result_types.h"
 #include "profiler/evaluation_outcome.h"
+#include "core/harness_job.h"
+#include "core/result_types.h"
+#include "profiler/sandbox_launcher.h"
 
 namespace kb::profiler {
 
@@ -33,10 +36,22 @@ std::string find_compute_sanitizer();
 struct HarnessLimits {
   double timeout_s = 120;
   int64_t max_memory_mb = 0;
+  // Where the harness (and so the candidate's code it loads) runs, and what it must not see.
+  SandboxKind sandbox = SandboxKind::namespaces;
+  std::vector<std::filesystem::path> hidden;  // repository_secrets()
 };
 
+// What the harness may see in the namespace sandbox: the system, the toolkit and library path,
+// the harness and the wrapper (compute-sanitizer) with their directories, the libraries it loads
+// (their cache entries), the GPU, and `job_dir`, the only place it may write.
+FilesystemView harness_view(const std::string& harness, const std::filesystem::path& job_dir,
+                            const std::vector<std::string>& libraries, const std::vector<std::string>& wrapper,
+                            const std::vector<std::filesystem::path>& hidden);
+
 // Writes `job` to <dir>/job.json, runs `wrapper... harness --job <dir>/job.json --out
-// <dir>/result.json` sandboxed (scrubbed environment, limits), reads the result.
+// <dir>/result.json` sandboxed (scrubbed environment, limits, limits.sandbox), reads the result.
+// The result file was written by a process that ran candidate code: every string in it is
+// redacted and bounded (untrusted_text) before anything else sees it.
 HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, const std::filesystem::path& dir,
                            const HarnessLimits& limits, const std::vector<std::string>& wrapper = {});
 
@@ -45,8 +60,8 @@ HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, co
 DeviceInfo calibrated_device(const DeviceInfo& queried, const std::filesystem::path& cache_dir,
                              const std::function<DeviceInfo()>& calibrate);
 
-// Runs `harness --calibrate --device N --out FILE`; throws std::runtime_error when it fails.
+// Runs `harness --calibrate --device N --out FILE` sandboxed; throws std::runtime_error when it fails.
 DeviceInfo run_calibration(const std::string& harness, int device, const std::filesystem::path& dir,
-                           double timeout_s);
+                           const HarnessLimits& limits);
 
 }  // namespace kb::profiler

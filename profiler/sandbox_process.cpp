@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -15,7 +17,10 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
+
+#include "common/secret_redactor.h"
 
 extern char** environ;
 
@@ -25,9 +30,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // Keeps the first and the last half of `limit` bytes of a stream: a long log's beginning says
 // what ran, its end says how it died.
@@ -57,12 +59,19 @@ class BoundedBuffer {
   std::string head_, tail_;
 };
 
-// Resident memory of every process in process group `pgid`, in MiB (from /proc/<pid>/stat).
-int64_t group_rss_mb(pid_t pgid) {
+// What the child's process tree holds: every process descended from `root` (by parent pid, from
+// /proc/<pid>/stat), which a new session, a new process group or a pid namespace does not leave.
+struct TreeUsage {
+  int64_t rss_mb = 0;
+  int64_t processes = 0;
+};
+
+TreeUsage tree_usage(pid_t root) {
   static const long page = sysconf(_SC_PAGESIZE);
-  int64_t pages = 0;
+  std::map<pid_t, std::vector<pid_t>> children;
+  std::map<pid_t, long long> rss;
   DIR* dir = opendir("/proc");
-  if (!dir) return 0;
+  if (!dir) return {};
   while (dirent* e = readdir(dir)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
     std::ifstream f(std::string("/proc/") + e->d_name + "/stat");
@@ -73,16 +82,42 @@ int64_t group_rss_mb(pid_t pgid) {
     if (close == std::string::npos) continue;
     std::istringstream rest(line.substr(close + 2));
     std::string field;
-    long long pgrp = 0, rss = 0;
+    long long ppid = 0, pages = 0;
     // Fields 3.. : state ppid pgrp ... rss is field 24.
     for (int index = 3; index <= 24 && rest >> field; ++index) {
-      if (index == 5) pgrp = std::atoll(field.c_str());
-      if (index == 24) rss = std::atoll(field.c_str());
+      if (index == 4) ppid = std::atoll(field.c_str());
+      if (index == 24) pages = std::atoll(field.c_str());
     }
-    if (pgrp == pgid) pages += rss;
+    const pid_t pid = std::atoi(e->d_name);
+    children[static_cast<pid_t>(ppid)].push_back(pid);
+    rss[pid] = pages;
   }
   closedir(dir);
-  return pages * page / (1024 * 1024);
+  TreeUsage usage;
+  long long pages = 0;
+  std::vector<pid_t> stack = {root};
+  while (!stack.empty()) {
+    pid_t p = stack.back();
+    stack.pop_back();
+    ++usage.processes;
+    pages += rss[p];
+    for (pid_t c : children[p]) stack.push_back(c);
+  }
+  usage.rss_mb = pages * page / (1024 * 1024);
+  return usage;
+}
+
+// In the forked child, before exec: no capabilities now or after exec (root's exec would grant
+// them all again unless the bounding set is empty and SECBIT_NOROOT set), no privilege gained
+// through setuid files. Failures are ignored: a non-root parent has nothing to drop.
+void drop_privileges() {
+  prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED);
+  for (int cap = 0; cap <= 63; ++cap) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  syscall(SYS_capset, &header, data);
+  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
 const char* signal_name(int sig) {
@@ -112,6 +147,7 @@ std::string SandboxResult::describe() const {
   if (!started) return "did not start: " + start_error;
   if (timed_out) return "timed out: killed after " + format_seconds(wall_s);
   if (killed_for_memory) return "killed for using " + std::to_string(peak_rss_mb) + " MiB of host memory";
+  if (killed_for_processes) return "killed for starting over " + std::to_string(peak_processes - 1) + " processes";
   if (signal != 0) {
     const char* name = signal_name(signal);
     return "killed by signal " + std::to_string(signal) + (name ? std::string(" (") + name + ")" : "");
@@ -120,20 +156,14 @@ std::string SandboxResult::describe() const {
 }
 
 bool env_name_allowed(const std::string& name) {
-  static const char* const kSecretSuffixes[] = {"_KEY", "_TOKEN"};
-  static const char* const kSecretParts[] = {"SECRET", "PASSWORD", "CREDENTIAL", "PASSWD"};
-  std::string upper = name;
-  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
-  for (const char* s : kSecretSuffixes)
-    if (ends_with(upper, s)) return false;
-  for (const char* p : kSecretParts)
-    if (upper.find(p) != std::string::npos) return false;
-  if (starts_with(upper, "GITHUB_")) return false;
+  if (env_name_looks_secret(name)) return false;
   static const char* const kExact[] = {"PATH", "HOME", "LANG", "TMPDIR", "TZ", "LD_LIBRARY_PATH"};
   for (const char* e : kExact)
     if (name == e) return true;
   return starts_with(name, "LC_") || starts_with(name, "CUDA_");
 }
+
+void harden_parent_process() { prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
 
 std::vector<std::string> scrubbed_environment(char** parent, const std::map<std::string, std::string>& extra) {
   std::vector<std::string> env;
@@ -174,7 +204,8 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
   } else {
     for (char** e = environ; *e; ++e) {
       std::string entry = *e;
-      if (!command.extra_env.count(entry.substr(0, entry.find('=')))) env_strings.push_back(entry);
+      const std::string name = entry.substr(0, entry.find('='));
+      if (!command.extra_env.count(name) && !env_name_looks_secret(name)) env_strings.push_back(entry);
     }
     for (const auto& [name, value] : command.extra_env) env_strings.push_back(name + "=" + value);
   }
@@ -186,13 +217,30 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
     result.start_error = "'" + command.argv[0] + "' not found in PATH";
     return result;
   }
+  std::vector<std::string> args = command.argv;
+  const bool namespaced = command.kind == SandboxKind::namespaces;
+  const bool launches_bwrap = command.launches_bwrap;
+  if (namespaced) {
+    if (std::string problem = namespace_sandbox_problem(); !problem.empty()) {
+      result.start_error = problem;
+      return result;
+    }
+    args[0] = exe.find('/') == 0 ? exe : std::filesystem::absolute(exe).string();
+    args = bwrap_argv(find_bwrap(), command.view, args, command.working_dir);
+    exe = args[0];
+  }
   std::vector<char*> argv, envp;
-  for (const auto& a : command.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   for (const auto& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   std::string workdir = command.working_dir.string();
   const rlim_t fsize = static_cast<rlim_t>(command.limits.max_file_mb) * 1024 * 1024;
+  const rlim_t cpu_s = static_cast<rlim_t>(command.limits.max_cpu_s > 0 ? command.limits.max_cpu_s
+                                                                          : 2 * command.limits.wall_time_s + 60);
+  // A backstop only (it counts all the user's processes, and root is exempt): the tree count
+  // below is the limit that holds.
+  const rlim_t nproc = static_cast<rlim_t>(std::max<int64_t>(command.limits.max_processes, 1) * 16);
 
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) {
@@ -220,6 +268,14 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
     setrlimit(RLIMIT_CORE, &core);
     rlimit fs{fsize, fsize};
     setrlimit(RLIMIT_FSIZE, &fs);
+    rlimit cpu{cpu_s, cpu_s};
+    setrlimit(RLIMIT_CPU, &cpu);
+    rlimit np{nproc, nproc};
+    setrlimit(RLIMIT_NPROC, &np);
+    // bwrap run by root needs its capabilities to map uid 0 into the namespace (CAP_SETFCAP since
+    // Linux 5.12); it drops them all for the command it runs (--cap-drop ALL).
+    if (!namespaced && !launches_bwrap) drop_privileges();
+    else prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
     if (devnull >= 0) dup2(devnull, STDIN_FILENO);
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);
@@ -249,7 +305,7 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
   auto seconds = [](double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };
   auto deadline = start + seconds(command.limits.wall_time_s);
   auto kill_at = Clock::time_point::max();
-  auto next_rss_check = start;
+  auto next_tree_check = start;
   auto drain_until = Clock::time_point::max();
   bool exited = false;
   int status = 0;
@@ -275,14 +331,20 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
         kill_at = now + seconds(command.limits.term_grace_s);
       }
       if (now >= kill_at) kill(-pid, SIGKILL);
-      if (command.limits.max_rss_mb > 0 && now >= next_rss_check) {
-        int64_t rss = group_rss_mb(pid);
-        result.peak_rss_mb = std::max(result.peak_rss_mb, rss);
-        if (rss > command.limits.max_rss_mb && !result.killed_for_memory) {
+      if (now >= next_tree_check) {
+        TreeUsage usage = tree_usage(pid);
+        result.peak_rss_mb = std::max(result.peak_rss_mb, usage.rss_mb);
+        result.peak_processes = std::max(result.peak_processes, usage.processes);
+        if (command.limits.max_rss_mb > 0 && usage.rss_mb > command.limits.max_rss_mb && !result.killed_for_memory) {
           result.killed_for_memory = true;
           kill(-pid, SIGKILL);
         }
-        next_rss_check = now + std::chrono::milliseconds(100);
+        // The tree includes bwrap's own two processes; a count over the limit is a fork bomb.
+        if (usage.processes > command.limits.max_processes + 2 && !result.killed_for_processes) {
+          result.killed_for_processes = true;
+          kill(-pid, SIGKILL);
+        }
+        next_tree_check = now + std::chrono::milliseconds(50);
       }
     }
     int n_open = 0;
@@ -308,8 +370,9 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
   if (!exited) waitpid(pid, &status, 0);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-  result.out = out.text(result.out_truncated);
-  result.err = err.text(result.err_truncated);
+  // Whatever the child printed may carry a secret it found: nothing unredacted leaves here.
+  result.out = redact(out.text(result.out_truncated));
+  result.err = redact(err.text(result.err_truncated));
   return result;
 }
 

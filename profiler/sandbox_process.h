@@ -1,15 +1,21 @@
 // Runs one command as a sandboxed child process: candidate code (through kernelbot-harness), the
 // compiler on candidate sources, compute-sanitizer. The child gets its own session and process
-// group, stdin from /dev/null, a scrubbed environment, no core dumps, a file-size limit, a
-// wall-time limit and a host-memory limit; stdout and stderr are captured up to a bound.
+// group, stdin from /dev/null, a scrubbed environment, no capabilities, no core dumps, limits on
+// file size, CPU time, processes, wall time and host memory; stdout and stderr are captured up to
+// a bound and redacted (secret_redactor.h). With SandboxKind::namespaces it runs inside bubblewrap
+// (sandbox_launcher.h): no network, only the files its FilesystemView names.
+//
+// Processes: RLIMIT_NPROC counts every process of the user (and root ignores it), so it is only a
+// backstop; the parent also counts the child's process tree and kills it past max_processes. A
+// fork bomb in the namespace sandbox dies with its pid namespace when the tree is killed.
 //
 // Host memory: RLIMIT_AS cannot be used (the CUDA driver reserves terabytes of virtual address
 // space at start-up, so any useful limit makes cuInit fail), and RLIMIT_DATA counts private
 // writable mappings, which the driver also creates in sizes that depend on the driver version and
 // the GPU's memory, so a limit that is safe on one machine kills CUDA on another. What we want to
 // bound is the RAM the child actually takes, so the parent watches the resident set (RSS from
-// /proc/<pid>/stat) of every process in the child's process group and kills the group when the
-// sum exceeds the limit.
+// /proc/<pid>/stat) of every process descended from the child (a new session or a pid namespace
+// does not leave that tree) and kills the group when the sum exceeds the limit.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +23,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+#include "profiler/sandbox_launcher.h"
 
 namespace kb::profiler {
 
@@ -27,6 +35,8 @@ struct SandboxLimits {
   int64_t max_rss_mb = 0;     // 0 = unlimited; the sum over the process group
   int64_t max_file_mb = 4096; // RLIMIT_FSIZE: largest file the child may write
   size_t max_output_bytes = 1 << 20;  // per stream; the middle of longer output is dropped
+  int64_t max_processes = 256;  // in the child's process tree; then it is killed
+  double max_cpu_s = 0;         // RLIMIT_CPU per process; 0 = twice the wall time and a minute
 };
 
 // One command to run.
@@ -35,8 +45,14 @@ struct SandboxCommand {
   std::filesystem::path working_dir;  // empty: the parent's
   // Added after scrubbing (the caller's own settings: CUDA_INJECTION64_PATH, ...).
   std::map<std::string, std::string> extra_env;
-  bool scrub_env = true;  // false: the parent's whole environment (the user's own workload)
+  // false: the parent's environment (the user's own workload), still without secret-looking names.
+  bool scrub_env = true;
   SandboxLimits limits;
+  SandboxKind kind = SandboxKind::process;  // namespaces: inside bubblewrap, seeing only `view`
+  FilesystemView view;  // the working directory should be in view.writable
+  // Whether the command is bwrap itself (the namespace check): bwrap run by root needs its
+  // capabilities to map uid 0 into its namespace, and drops them for what it runs.
+  bool launches_bwrap = false;
 };
 
 // How it ended.
@@ -47,23 +63,33 @@ struct SandboxResult {
   int signal = 0;           // when a signal ended it
   bool timed_out = false;
   bool killed_for_memory = false;
+  bool killed_for_processes = false;  // its process tree grew past max_processes
   double wall_s = 0;
   int64_t peak_rss_mb = 0;
+  int64_t peak_processes = 0;  // in the tree, bwrap's own included
   std::string out, err;
   bool out_truncated = false, err_truncated = false;
 
-  bool succeeded() const { return started && !timed_out && !killed_for_memory && signal == 0 && exit_code == 0; }
+  bool succeeded() const {
+    return started && !timed_out && !killed_for_memory && !killed_for_processes && signal == 0 && exit_code == 0;
+  }
   // "exit code 3", "killed by signal 11 (SIGSEGV)", "timed out after 120 s", ...
   std::string describe() const;
 };
 
 // Whether an inherited variable may pass into a sandboxed child: PATH, HOME, LANG, LC_*, TMPDIR,
 // TZ, LD_LIBRARY_PATH, CUDA_* (CUDA_VISIBLE_DEVICES included), unless the name looks like a
-// secret (*_KEY, *_TOKEN, *SECRET*, *PASSWORD*, *CREDENTIAL*, GITHUB_*).
+// secret (env_name_looks_secret).
 bool env_name_allowed(const std::string& name);
 
 // The child's environment as "NAME=value" strings: the allowed part of `parent` plus `extra`.
 std::vector<std::string> scrubbed_environment(char** parent, const std::map<std::string, std::string>& extra);
+
+// Makes this process non-dumpable, so that its /proc entries (environ, mem, maps) cannot be read
+// by its children, which run as the same user, even where no namespace hides it. Called first
+// thing in main(); the injection and ptrace-style reads it blocks need CAP_SYS_PTRACE, which
+// sandboxed children are stripped of.
+void harden_parent_process();
 
 // Runs the command to completion (or to a limit). Never throws for the child's behaviour; safe
 // to call from several threads at once.

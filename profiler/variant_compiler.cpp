@@ -13,6 +13,8 @@
 #include "profiler/harness_generator.h"
 #include "profiler/ptxas_report.h"
 #include "profiler/sandbox_process.h"
+#include "common/secret_redactor.h"
+#include "common/sha256.h"
 
 namespace kb::profiler {
 namespace fs = std::filesystem;
@@ -100,6 +102,36 @@ std::vector<fs::path> extra_sources(const config::Config& config, const config::
 }
 
 }  // namespace
+
+FilesystemView compile_view(const std::vector<std::string>& argv, const fs::path& build_dir,
+                            const std::vector<fs::path>& hidden) {
+  FilesystemView view;
+  view.hidden = hidden;
+  view.writable = {build_dir};
+  if (!argv.empty()) add_toolchain(view, argv.front());
+  static const char* const kPathFlags[] = {"-isystem", "-iquote", "-idirafter", "-include", "--include-path=",
+                                           "--library-path=", "-I", "-L"};
+  std::string pending;  // a flag whose path is the next argument ("-isystem DIR")
+  for (size_t i = 1; i < argv.size(); ++i) {
+    std::string arg = argv[i];
+    if (!pending.empty()) {
+      pending.clear();
+    } else {
+      for (const char* flag : kPathFlags)
+        if (starts_with(arg, flag)) {
+          arg = arg.substr(std::string(flag).size());
+          if (arg.empty()) pending = flag;
+          break;
+        }
+      if (!pending.empty()) continue;
+    }
+    if (arg.empty() || arg[0] != '/') continue;
+    std::error_code ec;
+    if (fs::exists(arg, ec) && !starts_with(fs::path(arg).lexically_normal().string(), build_dir.string()))
+      view.read_only.push_back(arg);
+  }
+  return view;
+}
 
 std::string resolve_cuda_arch(const std::string& configured, int cc_major, int cc_minor) {
   if (!configured.empty()) {
@@ -288,6 +320,8 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
   cmd.limits.wall_time_s = options_.timeout_s;
   cmd.limits.max_rss_mb = options_.max_memory_mb;
   cmd.limits.max_output_bytes = 256 * 1024;
+  cmd.kind = options_.sandbox;
+  cmd.view = compile_view(cmd.argv, build, options_.hidden);
 
   spdlog::debug("compiling {} ({}): {}", spec.name, variant.label.empty() ? "variant" : variant.label,
                 [&] {
@@ -299,7 +333,8 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
   SandboxResult run = run_sandboxed(cmd);
   CompiledVariant result;
   result.compile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.log = run.out + run.err;
+  // Stored in the cache and the archive and sent back to the LLM in repair prompts.
+  result.log = untrusted_text(run.out + run.err, 256 * 1024);
   result.compiler_report = summarize_ptxas(parse_ptxas_report(result.log));
   if (!run.succeeded()) {
     result.ok = false;

@@ -14,6 +14,7 @@
 #include "config/config.h"
 #include "core/result_types.h"
 #include "core/variant.h"
+#include "profiler/sandbox_launcher.h"
 
 namespace kb::profiler {
 
@@ -23,6 +24,10 @@ struct CompilerOptions {
   std::string nvcc;                // empty: find_nvcc()
   double timeout_s = 600;          // one nvcc run
   int64_t max_memory_mb = 0;       // 0 = unlimited
+  // Where nvcc runs on a candidate's source: a candidate's #include could otherwise pull any file
+  // the user can read (.git/config's auth header) into the compile log.
+  SandboxKind sandbox = SandboxKind::namespaces;
+  std::vector<std::filesystem::path> hidden;  // repository_secrets()
 };
 
 // "90", "sm_90", "90a", "sm_90a" from [project].cuda_arch, else the GPU's compute capability,
@@ -36,6 +41,13 @@ std::string find_nvcc();
 // (-O, fast math, register limits, ptxas options...). Proposers' text is untrusted: flags that
 // load plugins, run programs or write elsewhere (-o, --run, -Xcompiler -fplugin) are refused.
 bool variant_flag_allowed(const std::string& flag);
+
+// What nvcc may see in the namespace sandbox: the system, the toolkit, every path its arguments
+// name (-I/-isystem/-iquote/-L directories, -include files, sources and libraries: what the
+// kernel's config names, so the sources and include directories of the spec), with `hidden`
+// masked inside them, and `build_dir`, the only place it may write.
+FilesystemView compile_view(const std::vector<std::string>& nvcc_argv, const std::filesystem::path& build_dir,
+                            const std::vector<std::filesystem::path>& hidden);
 
 class VariantCompiler {
  public:

@@ -17,7 +17,8 @@ say() { printf 'bootstrap: %s\n' "$*" >&2; }
 
 packages=(build-essential cmake ninja-build pkg-config git
           libgit2-dev libcurl4-openssl-dev libspdlog-dev nlohmann-json3-dev libcli11-dev
-          libsqlite3-dev libgtest-dev libgmock-dev)
+          libsqlite3-dev libgtest-dev libgmock-dev
+          bubblewrap)  # the candidate sandbox ([verify] sandbox = "namespaces")
 # toml++ is packaged from Debian 12 and Ubuntu 23.04 on; on Ubuntu 22.04 CMake fetches it instead.
 if apt-cache show libtomlplusplus-dev >/dev/null 2>&1 || dpkg-query -W libtomlplusplus-dev >/dev/null 2>&1; then
   packages+=(libtomlplusplus-dev)
@@ -95,6 +96,13 @@ if [ -z "$cuda_root" ]; then
   say "warning: kernelbot will build without its GPU runner; install the toolkit's cuda-cupti-dev package to get it"
 fi
 nvcc="$cuda_root/bin/nvcc"
+# bubblewrap needs user namespaces; where the kernel or AppArmor refuses them kernelbot stops with
+# the same advice, so say it here first.
+if command -v bwrap >/dev/null 2>&1 && ! bwrap --unshare-user --unshare-net --ro-bind / / true 2>/dev/null; then
+  say "warning: bubblewrap cannot create user namespaces here, so the candidate sandbox will not run;"
+  say "warning: enable them (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces=15000, or on Ubuntu"
+  say "warning: 23.10+ kernel.apparmor_restrict_unprivileged_userns=0), or set [verify] sandbox = \"process\""
+fi
 [ $check_only = 1 ] && { say "everything needed to build is installed (CUDA at $cuda_root)"; exit 0; }
 
 if [ ! -f "$build_dir/build.ninja" ]; then

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "common/http_client.h"
+#include "common/secret_redactor.h"
 #include "core/errors.h"
 
 namespace kb::search {
@@ -71,6 +72,7 @@ OpenAiChatClient::OpenAiChatClient(const config::LlmConfig& llm, std::shared_ptr
           "api_key_env = \"\" for a server that needs no key",
           llm_.api_key_env, llm_.base_url));
     api_key_ = key;
+    register_secret(api_key_);  // whatever its variable is called, no log or prompt shows it
   }
 }
 

@@ -194,4 +194,24 @@ TEST_F(ForgeTest, SshRemoteBecomesHttpsWhenATokenIsGiven) {
   EXPECT_EQ(kb::bot::push_target_for(g, *repo, true), "/srv/git/widgets.git");
 }
 
+// .git/config belongs to the checkout, which candidates or a workflow step could rewrite: the
+// token is pushed only to [github].repository on the configured host, whatever URL it names.
+TEST_F(ForgeTest, TokenIsPushedOnlyToTheConfiguredRepository) {
+  fs::path other = dir_ / "hijacked";
+  write_text(other / "a.txt", "a\n");
+  init_repo_with_commit(other);
+  add_remote(other, "origin", "https://evil.example.com/thief/loot.git");
+  add_remote(other, "mirror", "http://attacker.example:8080/x.git");
+  auto repo = kb::bot::GitRepo::discover(other);
+  kb::config::GithubConfig g;
+  g.repository = "acme/widgets";
+  EXPECT_EQ(kb::bot::push_target_for(g, *repo, true), "https://github.com/acme/widgets.git");
+  g.remote = "mirror";
+  EXPECT_EQ(kb::bot::push_target_for(g, *repo, true), "https://github.com/acme/widgets.git");
+  g.remote = "https://evil.example.com/thief/loot.git";
+  EXPECT_EQ(kb::bot::push_target_for(g, *repo, true), "https://github.com/acme/widgets.git");
+  EXPECT_EQ(kb::bot::push_target_for(g, *repo, false), "https://evil.example.com/thief/loot.git")
+      << "without a token there is nothing to protect";
+}
+
 }  // namespace

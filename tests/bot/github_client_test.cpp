@@ -108,6 +108,33 @@ TEST(GitHubClient, LinkHeaderParsing) {
   EXPECT_EQ(kb::bot::link_next(""), "");
 }
 
+// A Link header's URL is followed only on the API's own origin: a response (or a proxy in
+// between) naming another host must not receive the token.
+TEST(GitHubClient, LinkToAnotherHostIsRefusedBeforeTheTokenIsSent) {
+  EXPECT_EQ(kb::bot::url_origin("https://API.github.com/repos/a/b?page=2"), "https://api.github.com");
+  EXPECT_EQ(kb::bot::url_origin("http://127.0.0.1:8080/x"), "http://127.0.0.1:8080");
+  EXPECT_EQ(kb::bot::url_origin("https://api.github.com@evil.example/x"), "") << "credentials before the host";
+  EXPECT_EQ(kb::bot::url_origin("/repos/a/b"), "");
+
+  Fixture f;
+  for (int i = 0; i < 40; ++i) f.github.add_pull("feature/" + std::to_string(i), "t");
+  kb::bot::GitHubRetryPolicy p;
+  p.sleep = [](double) {};
+  // The same server under another origin: its Link headers name 127.0.0.1, the client was given localhost.
+  std::string api = f.github.api_url();
+  const std::string host = "127.0.0.1";
+  ASSERT_NE(api.find(host), std::string::npos) << api;
+  api.replace(api.find(host), host.size(), "localhost");
+  GitHubClient c(api, "acme/widgets", kToken, p);
+  try {
+    c.open_pulls();
+    FAIL() << "the second page's URL is on another origin";
+  } catch (const GitHubError& e) {
+    EXPECT_NE(std::string(e.what()).find("refusing to send the token"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(f.github.count("GET", "/repos/acme/widgets/pulls"), 1) << "only the first page, on the API's origin";
+}
+
 TEST(GitHubClient, SecondaryRateLimitWaitsWhatRetryAfterSaysThenSucceeds) {
   Fixture f;
   f.github.add_fault({"POST", "/repos/acme/widgets/pulls", secondary_limit("7")});

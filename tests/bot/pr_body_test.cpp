@@ -34,6 +34,19 @@ TEST(PrBody, MatchesTheGoldenFile) {
   EXPECT_EQ(body, read_text(golden)) << "regenerate with KB_UPDATE_GOLDEN=1 after checking the difference";
 }
 
+// A reviewer trusts a PR whose candidates ran without isolation less: the body says so.
+TEST(PrBody, SaysWhichSandboxTheCandidatesRanIn) {
+  auto result = stored_result();
+  std::string namespaced = kb::bot::render_pr_body(result, change_for(result), kContext);
+  EXPECT_NE(namespaced.find("namespace sandbox (bubblewrap)"), std::string::npos);
+  EXPECT_EQ(namespaced.find("process sandbox only"), std::string::npos);
+  kb::bot::PrContext process = kContext;
+  process.sandbox = "process";
+  std::string plain = kb::bot::render_pr_body(result, change_for(result), process);
+  EXPECT_NE(plain.find("**process sandbox only**"), std::string::npos);
+  EXPECT_EQ(plain.find("namespace sandbox (bubblewrap)"), std::string::npos);
+}
+
 TEST(PrBody, SaysWhatMattersInPlainSight) {
   auto result = stored_result();
   std::string body = kb::bot::render_pr_body(result, change_for(result), kContext);

@@ -222,6 +222,14 @@ TEST(ConfigLoader, ConditionalRequirementsAreEnforced) {
   EXPECT_EQ(errs[1].field, "search.replay_file");
 }
 
+TEST(ConfigLoader, SandboxIsNamespacesUnlessProcessIsChosen) {
+  EXPECT_EQ(kb::config::Config{}.verify.sandbox, "namespaces");
+  auto errs = errors_of("[verify]\nsandbox = \"containers\"\n");
+  ASSERT_EQ(errs.size(), 1u);
+  EXPECT_TRUE(has_error(errs, "verify.sandbox", "'containers' is not one of: namespaces, process"));
+  EXPECT_EQ(errs[0].line, 2) << errs[0].format();
+}
+
 TEST(ConfigLoader, ArgumentErrorsNameTheArgument) {
   auto errs = errors_of(R"([[kernel]]
 name = "k"

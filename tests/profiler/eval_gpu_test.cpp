@@ -9,8 +9,15 @@
 
 #include "tests/support/toml_text.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 #include <fstream>
 #include <sstream>
 
@@ -53,6 +60,8 @@ fs::path repo() {
     toml = kb::testing::without_table(kb::testing::without_table(toml, "bench"), "verify");
     std::ofstream(d / "kernelbot.toml") << toml << "\n[verify]\ntrials = 3\ntimeout_s = 120\n" << bench;
     std::ofstream(d / "kernelbot-hang.toml") << toml << "\n[verify]\ntrials = 3\ntimeout_s = 8\n" << bench;
+    std::ofstream(d / "kernelbot-process.toml") << toml << "\n[verify]\ntrials = 3\ntimeout_s = 120\nsandbox = \"process\"\n"
+                                                << bench;
     return d;
   }();
   return dir;
@@ -156,6 +165,74 @@ TEST(EvalGpu, HangIsKilledAtTheTimeout) {
 TEST(EvalGpu, CandidateCannotReadGithubToken) {
   expect_accepted(eval("saxpy", "saxpy_reads_token.cu", "kernelbot.toml",
                        {{"GITHUB_TOKEN", "ghp_this_must_not_reach_the_candidate"}, {"OPENAI_API_KEY", "sk-nope"}}));
+}
+
+// The escapes of issue #11 from inside the harness on the GPU (the CPU probe tests cover each one
+// in detail): a candidate that tries them all and poisons its output if any works is accepted,
+// and the host shows none of their traces.
+TEST(EvalGpu, SandboxedCandidateEscapesNothing) {
+  const std::string secret = "ghp_kbEscapeGpuTest0123456789abcdefABCDEF";
+  fs::create_directories(repo() / ".git" / "hooks");
+  std::ofstream(repo() / ".git" / "config") << "[http]\n\textraheader = AUTHORIZATION: basic a2Jlc2NhcGU=\n";
+  const std::string original_source = [] {
+    std::ifstream in(repo() / "src" / "saxpy.cu");
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }();
+  for (const char* left : {"/tmp/kb-escape-loot", "/tmp/kb-escape-tmp"}) fs::remove(left);
+  fs::remove(repo() / ".kernelbot" / "planted.json");
+
+  int listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(47613);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const int one = 1;
+  setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0) << "port 47613 is taken";
+  ASSERT_EQ(listen(listener, 4), 0);
+
+  EvalRun r = eval("saxpy", "saxpy_escapes.cu", "kernelbot.toml", {{"GITHUB_TOKEN", secret}});
+  expect_accepted(r);
+  EXPECT_LT(accept(listener, nullptr, nullptr), 0) << "the candidate reached a loopback listener";
+  close(listener);
+  EXPECT_FALSE(fs::exists(repo() / ".git" / "hooks" / "pre-commit"));
+  EXPECT_FALSE(fs::exists(repo() / ".kernelbot" / "planted.json"));
+  EXPECT_FALSE(fs::exists("/tmp/kb-escape-loot"));
+  EXPECT_FALSE(fs::exists("/tmp/kb-escape-tmp")) << "the sandbox's /tmp is private";
+  EXPECT_FALSE(fs::exists("/work/kb-escape-planted"));
+  std::ifstream in(repo() / "src" / "saxpy.cu");
+  std::stringstream now;
+  now << in.rdbuf();
+  EXPECT_EQ(now.str(), original_source);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(std::system("pgrep -f kb-escape-daemon >/dev/null"), 256) << "a daemon outlived its job";
+  EXPECT_EQ(r.process.out.find(secret), std::string::npos);
+  EXPECT_EQ(r.process.err.find(secret), std::string::npos);
+}
+
+// The forged crash line carries what the candidate could read: the verdict is "crashed" (its own
+// doing), and neither the reason nor kernelbot's output holds the secret or .git/config.
+TEST(EvalGpu, ForgedCrashLineBecomesNoReason) {
+  const std::string secret = "ghp_kbForgeGpuTest0123456789abcdefABCDEF";
+  fs::create_directories(repo() / ".git");
+  std::ofstream(repo() / ".git" / "config") << "[http]\n\textraheader = kb-forge-git-config-marker\n";
+  EvalRun r = eval("saxpy", "saxpy_forges_crash.cu", "kernelbot.toml", {{"GITHUB_TOKEN", secret}});
+  ASSERT_TRUE(r.parsed) << describe(r);
+  EXPECT_EQ(r.result.verdict, Verdict::crashed) << describe(r);
+  EXPECT_EQ(r.result.reason.rfind("the candidate crashed", 0), 0u) << r.result.reason;
+  for (const std::string& text : {r.result.reason, r.process.out, r.process.err}) {
+    EXPECT_EQ(text.find(secret), std::string::npos);
+    EXPECT_EQ(text.find("kb-forge-git-config-marker"), std::string::npos);
+  }
+}
+
+// sandbox = "process" still runs and times candidates, and says it is the weaker choice.
+TEST(EvalGpu, ProcessSandboxIsChosenExplicitlyAndWarned) {
+  EvalRun r = eval("saxpy", "saxpy_fast.cu", "kernelbot-process.toml");
+  expect_accepted(r);
+  EXPECT_NE(r.process.err.find("sandbox = \"process\""), std::string::npos) << r.process.err;
 }
 
 }  // namespace

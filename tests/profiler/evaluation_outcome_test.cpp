@@ -45,14 +45,14 @@ TEST(HarnessOutcome, MemoryHogIsRejected) {
   EXPECT_NE(e.reason.find("16384"), std::string::npos);
 }
 
-TEST(HarnessOutcome, CandidateCrashCarriesTheHarnessLine) {
+TEST(HarnessOutcome, CandidateCrashNamesTheKnownCauseNotTheLine) {
   const std::string err =
       "kb-harness [info] verifying\n"
       "kb-harness: candidate crashed: an illegal memory access was encountered (cudaErrorIllegalAddress) after "
       "launching the candidate at n=1048576, trial 1\n";
   EvalResult e = classify_harness_run(exited(kHarnessCandidateCrashed, err), 0);
   EXPECT_EQ(e.verdict, Verdict::crashed);
-  EXPECT_EQ(e.reason.rfind("kb-harness: candidate crashed: an illegal memory access", 0), 0u) << e.reason;
+  EXPECT_EQ(e.reason, "the candidate crashed: an illegal memory access was encountered (the harness ended with exit code 3)");
 
   // A crash the harness could not report itself (a signal) or only logged.
   HarnessRun sig = exited(-1, "something\n");
@@ -63,7 +63,28 @@ TEST(HarnessOutcome, CandidateCrashCarriesTheHarnessLine) {
 
   EvalResult illegal = classify_harness_run(exited(1, "CUDA error: an illegal memory access was encountered\n"), 0);
   EXPECT_EQ(illegal.verdict, Verdict::crashed);
-  EXPECT_EQ(illegal.reason, "CUDA error: an illegal memory access was encountered");
+  EXPECT_EQ(illegal.reason, "the candidate crashed: an illegal memory access was encountered (the harness ended with exit code 1)");
+}
+
+// A candidate shares the harness's process, so it can print the harness's crash line with
+// anything after it (the secret it read): the reason keeps none of that text.
+TEST(HarnessOutcome, ForgedCrashLineDoesNotBecomeTheReason) {
+  const std::string stolen = "kbprobe-stolen-value-7f3a9c";
+  EvalResult e = classify_harness_run(exited(kHarnessCandidateCrashed, "kb-harness: candidate crashed: " + stolen + "\n"), 0);
+  EXPECT_EQ(e.verdict, Verdict::crashed);
+  EXPECT_EQ(e.reason, "the candidate crashed (the harness ended with exit code 3)");
+
+  EvalResult baseline = classify_harness_run(exited(kHarnessBaselineCrashed, "kb-harness: baseline crashed: " + stolen + "\n"), 0);
+  EXPECT_EQ(baseline.verdict, Verdict::infra_error);
+  EXPECT_EQ(baseline.reason.find(stolen + "\n"), std::string::npos) << baseline.reason;
+  EXPECT_NE(baseline.reason.find("its stderr ends: "), std::string::npos) << "an infra error shows the stderr, marked";
+
+  // What does reach a reason (an infra error's stderr excerpt) is bounded and has token shapes removed.
+  const std::string token = "ghp_" + std::string(36, 'a');
+  EvalResult infra = classify_harness_run(exited(1, std::string(5000, 'x') + " " + token + "\n"), 0);
+  EXPECT_EQ(infra.verdict, Verdict::infra_error);
+  EXPECT_EQ(infra.reason.find(token), std::string::npos) << infra.reason;
+  EXPECT_LT(infra.reason.size(), 600u);
 }
 
 TEST(HarnessOutcome, BaselineCrashAndHarnessFailuresAreInfraErrors) {

@@ -103,6 +103,34 @@ TEST(VariantFlags, OnlyCodeGenerationSwitchesAreAllowed) {
     EXPECT_FALSE(variant_flag_allowed(bad)) << bad;
 }
 
+// A candidate's #include pulls a file into the compile log, which is stored and sent to the LLM:
+// in the namespace sandbox the repository's .git (and anything outside the spec's directories)
+// is not there to include. The process sandbox is the control: there the same include works.
+TEST_F(VariantCompilerTest, CandidateCannotIncludeRepositorySecrets) {
+  const std::string marker = "kbsecret-auth-header-" + std::to_string(getpid());
+  fs::create_directories(root_ / ".git");
+  std::ofstream(root_ / ".git" / "config") << "[http]\n\textraheader = " << marker << "\n";
+  fs::create_directories(root_ / "home");
+  std::ofstream(root_ / "home" / ".git-credentials") << "https://x:" << marker << "@github.com\n";
+  for (const std::string& target : {std::string("../.git/config"), (root_ / ".git" / "config").string(),
+                                    (root_ / "home" / ".git-credentials").string()}) {
+    Variant v = original();
+    v.source = "#include \"" + target + "\"\n" + v.source;
+    CompilerOptions o = options();
+    o.hidden = repository_secrets(root_);
+    o.sandbox = SandboxKind::namespaces;
+    CompiledVariant sandboxed = VariantCompiler(config_, o).compile(config_.kernels[0], v);
+    EXPECT_FALSE(sandboxed.ok) << target;
+    EXPECT_EQ(sandboxed.log.find(marker), std::string::npos) << target << ":\n" << sandboxed.log;
+    EXPECT_NE(sandboxed.log.find("No such file"), std::string::npos) << sandboxed.log;
+
+    o.sandbox = SandboxKind::process;
+    CompiledVariant plain = VariantCompiler(config_, o).compile(config_.kernels[0], v);
+    EXPECT_EQ(plain.log.find("No such file"), std::string::npos) << "control: without namespaces the include works\n"
+                                                                << plain.log;
+  }
+}
+
 TEST_F(VariantCompilerTest, FlagsIncludeRepositoryConfigAndVariant) {
   VariantCompiler compiler(config_, options());
   Variant v = original();
