@@ -3,16 +3,17 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <optional>
 #include <set>
 #include <stdexcept>
 
 #include "common/unified_diff.h"
+#include "cuda_source/preprocessor_directives.h"
 #include "cuda_source/source_scanner.h"
 
 namespace kb::bot {
 namespace {
 
+using cuda_source::Conditional;
 using cuda_source::SourceChunk;
 
 std::string unqualified(const std::string& name) {
@@ -86,56 +87,6 @@ std::string normalized(const std::string& s) {
   return out;
 }
 
-// "#  define NAME value // why" -> NAME and the byte range of "value" (object-like macros only).
-struct MacroLine {
-  std::string name;
-  Range value;
-};
-std::optional<MacroLine> parse_define(const std::string& s, const SourceChunk& d) {
-  size_t i = d.begin + 1;
-  auto skip_space = [&] {
-    while (i < d.end && (s[i] == ' ' || s[i] == '\t')) ++i;
-  };
-  skip_space();
-  if (s.compare(i, 6, "define") != 0) return std::nullopt;
-  i += 6;
-  if (i >= d.end || (s[i] != ' ' && s[i] != '\t')) return std::nullopt;
-  skip_space();
-  size_t name_begin = i;
-  while (i < d.end && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
-  if (i == name_begin || (i < d.end && s[i] == '(')) return std::nullopt;
-  MacroLine m{s.substr(name_begin, i - name_begin), {}};
-  skip_space();
-  size_t value_end = i;
-  for (size_t k = i; k < d.end; ++k) {
-    if (s.compare(k, 2, "//") == 0 || s.compare(k, 2, "/*") == 0) break;
-    if (!std::isspace(static_cast<unsigned char>(s[k]))) value_end = k + 1;
-  }
-  m.value = {i, value_end};
-  return m;
-}
-
-std::vector<MacroLine> defines_of(const std::string& text) {
-  std::vector<MacroLine> out;
-  for (const auto& c : cuda_source::top_level_chunks(text))
-    if (c.kind == SourceChunk::directive)
-      if (auto m = parse_define(text, c)) out.push_back(*m);
-  return out;
-}
-
-enum class Conditional { none, open, middle, close };
-Conditional conditional_kind(const std::string& s, const SourceChunk& d) {
-  size_t i = d.begin + 1;
-  while (i < d.end && (s[i] == ' ' || s[i] == '\t')) ++i;
-  size_t w = i;
-  while (w < d.end && std::isalpha(static_cast<unsigned char>(s[w]))) ++w;
-  std::string word = s.substr(i, w - i);
-  if (word == "if" || word == "ifdef" || word == "ifndef") return Conditional::open;
-  if (word == "elif" || word == "else" || word == "elifdef" || word == "elifndef") return Conditional::middle;
-  if (word == "endif") return Conditional::close;
-  return Conditional::none;
-}
-
 // One file, scanned: its definitions with byte ranges and its top-level pieces.
 struct Parsed {
   const std::string& text;
@@ -172,7 +123,7 @@ std::vector<Carried> new_pieces(const Parsed& original, const Parsed& candidate,
   std::set<std::string> known;
   for (const auto& c : original.chunks) known.insert(normalized(original.slice({c.begin, c.end})));
   std::map<std::string, std::string> original_defines;
-  for (const auto& m : defines_of(original.text)) original_defines[m.name] = original.slice(m.value);
+  for (const auto& d : cuda_source::top_level_defines(original.text)) original_defines[d.name] = d.value(original.text);
 
   std::vector<Carried> out;
   const auto& chunks = candidate.chunks;
@@ -182,14 +133,15 @@ std::vector<Carried> new_pieces(const Parsed& original, const Parsed& candidate,
     if (std::any_of(spliced.begin(), spliced.end(), [&](const Range& s) { return s.overlaps(r); })) continue;
     std::string text = normalized(candidate.slice(r));
     if (c.kind == SourceChunk::directive) {
-      Conditional kind = conditional_kind(candidate.text, c);
+      const cuda_source::Directive directive = cuda_source::read_directive(candidate.text, c);
+      Conditional kind = directive.conditional();
       if (kind == Conditional::open && !known.count(text)) {
         // A block the original lacks: carried whole, up to its matching #endif.
         int depth = 0;
         size_t j = i;
         for (; j < chunks.size(); ++j) {
           if (chunks[j].kind != SourceChunk::directive) continue;
-          Conditional k = conditional_kind(candidate.text, chunks[j]);
+          Conditional k = cuda_source::read_directive(candidate.text, chunks[j]).conditional();
           if (k == Conditional::open) ++depth;
           else if (k == Conditional::close && --depth == 0) break;
         }
@@ -199,11 +151,11 @@ std::vector<Carried> new_pieces(const Parsed& original, const Parsed& candidate,
         continue;
       }
       if (kind != Conditional::none) continue;  // the original's own block structure
-      if (auto m = parse_define(candidate.text, c)) {
-        auto it = original_defines.find(m->name);
+      if (directive.is_object_like_define()) {
+        auto it = original_defines.find(directive.name);
         if (it != original_defines.end()) {
-          std::string value = candidate.slice(m->value);
-          if (value != it->second) macro_edits.push_back(m->name + "=" + value);
+          std::string value = directive.value(candidate.text);
+          if (value != it->second) macro_edits.push_back(directive.name + "=" + value);
           continue;
         }
       }
@@ -323,13 +275,13 @@ std::string apply_macro_defaults(const std::string& text, const std::vector<std:
     std::string name = d.substr(0, eq);
     std::string value = eq == std::string::npos ? "1" : d.substr(eq + 1);
     bool found = false;
-    for (const auto& m : defines_of(out)) {
+    for (const auto& m : cuda_source::top_level_defines(out)) {
       if (m.name != name) continue;
       found = true;
-      std::string old = out.substr(m.value.begin, m.value.end - m.value.begin);
+      std::string old = m.value(out);
       if (old == value) break;
-      std::string replacement = m.value.begin == m.value.end && out[m.value.begin - 1] != ' ' ? " " + value : value;
-      out.replace(m.value.begin, m.value.end - m.value.begin, replacement);
+      std::string replacement = m.value_begin == m.value_end && out[m.value_begin - 1] != ' ' ? " " + value : value;
+      out.replace(m.value_begin, m.value_end - m.value_begin, replacement);
       if (edits) edits->push_back("the default of " + name + " (" + (old.empty() ? "empty" : old) + " -> " + value + ")");
       break;  // the first definition is the default; later ones are other configurations
     }

@@ -3,6 +3,7 @@
 #include <regex>
 #include <set>
 
+#include "cuda_source/preprocessor_directives.h"
 #include "cuda_source/source_scanner.h"
 
 namespace kb::cuda_source {
@@ -17,8 +18,11 @@ std::string trim(const std::string& s) {
 bool is_identifier(const std::string& s) { return std::regex_match(s, std::regex("[A-Za-z_][A-Za-z0-9_]*")); }
 bool is_integer(const std::string& s) { return std::regex_match(s, std::regex("[0-9]+[uU]?")); }
 
+// A #define of the name wherever it stands (a function body too); one in a comment is not.
 bool is_defined_macro(const std::string& source, const std::string& name) {
-  return std::regex_search(source, std::regex("(^|\\n)\\s*#\\s*define\\s+" + name + "\\b"));
+  for (const auto& d : read_directives(source))
+    if (d.keyword == "define" && d.name == name) return true;
+  return false;
 }
 
 std::optional<std::string> constant_factor(const std::string& source, const std::string& text) {

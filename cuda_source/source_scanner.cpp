@@ -277,6 +277,13 @@ std::vector<SourceChunk> top_level_chunks(const std::string& text) {
   return chunks;
 }
 
+std::vector<SourceChunk> directive_chunks(const std::string& text) {
+  std::vector<ScanNote> notes;
+  std::vector<SourceChunk> directives;
+  tokenize(text, "", notes, &directives);
+  return directives;
+}
+
 void scan_source(const std::string& text, const std::string& file, ScanResult& result) {
   auto t = tokenize(text, file, result.skipped);
   std::vector<Scope> scopes;

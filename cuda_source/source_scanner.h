@@ -72,6 +72,10 @@ struct SourceChunk {
 // The file's top-level pieces in order. Comments and blank lines belong to no piece.
 std::vector<SourceChunk> top_level_chunks(const std::string& text);
 
+// Every preprocessor directive of the file in order, those inside function bodies (#pragma
+// unroll) included, none inside comments: what cuda_source/preprocessor_directives.h reads.
+std::vector<SourceChunk> directive_chunks(const std::string& text);
+
 // Scans one file's text (the name is used in results).
 void scan_source(const std::string& text, const std::string& file_name, ScanResult& result);
 

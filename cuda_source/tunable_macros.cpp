@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
 
 #include "cuda_source/launch_bounds.h"
+#include "cuda_source/preprocessor_directives.h"
 #include "cuda_source/source_scanner.h"
 
 namespace kb::cuda_source {
@@ -46,27 +48,30 @@ std::vector<TunableMacro> detect_tunable_macros(const std::string& source) {
     std::istringstream in(source);
     for (std::string line; std::getline(in, line);) lines.push_back(line);
   }
-  static const std::regex ifndef_re(R"(^\s*#\s*ifndef\s+([A-Za-z_][A-Za-z0-9_]*)\s*$)");
   static const std::regex tune_re(R"(//\s*kernelbot\s*:\s*tune\s+([A-Za-z_][A-Za-z0-9_]*)\s*=?\s*(.*)$)");
   auto find = [&](const std::string& name) -> TunableMacro* {
     for (auto& m : found)
       if (m.name == name) return &m;
     return nullptr;
   };
+  // Knobs by the 0-based index of their #ifndef line: a guard with nothing after the name, and
+  // on the very next line the #define of that name with an integer.
+  std::map<size_t, std::pair<std::string, int64_t>> guarded;
+  const auto directives = read_directives(source);
+  for (size_t k = 0; k + 1 < directives.size(); ++k) {
+    const Directive& guard = directives[k];
+    const Directive& define = directives[k + 1];
+    if (guard.keyword != "ifndef" || guard.name.empty() || guard.value_begin != guard.value_end) continue;
+    if (!define.is_object_like_define() || define.name != guard.name || define.line != guard.line + 1) continue;
+    if (auto value = integer_value(define.value(source)))
+      guarded.emplace(static_cast<size_t>(guard.line - 1), std::make_pair(guard.name, *value));
+  }
+  // One pass over the lines, so knobs keep the order in which the file mentions them.
   for (size_t i = 0; i < lines.size(); ++i) {
     std::smatch m;
-    if (std::regex_search(lines[i], m, ifndef_re) && i + 1 < lines.size()) {
-      const std::string name = m[1];
-      std::regex define_re("^\\s*#\\s*define\\s+" + name + "\\s+\\(?\\s*(-?[0-9]+)[uUlL]*\\s*\\)?\\s*(//.*|/\\*.*)?$");
-      std::smatch d;
-      if (std::regex_search(lines[i + 1], d, define_re) && !find(name)) {
-        TunableMacro macro;
-        macro.name = name;
-        macro.default_value = std::stoll(d[1]);
-        macro.line = static_cast<int>(i + 1);
-        macro.role = role_from_name(name);
-        found.push_back(macro);
-      }
+    if (auto g = guarded.find(i); g != guarded.end() && !find(g->second.first)) {
+      const std::string& name = g->second.first;
+      found.push_back(TunableMacro{name, g->second.second, static_cast<int>(i + 1), role_from_name(name), {}});
     }
     if (std::regex_search(lines[i], m, tune_re)) {
       std::vector<std::string> values;
