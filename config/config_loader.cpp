@@ -516,7 +516,8 @@ Config parse_document(const toml::table& doc, Diagnostics& diag, Config config) 
   if (const auto* t = top.subtable("project")) { TableReader r(*t, "project", diag); read_project(r, config.project); }
   if (const toml::node* kernels = top.node("kernel")) {
     const toml::array* arr = kernels->as_array();
-    if (!arr || !arr->is_array_of_tables()) {
+    // `kernel = []` is what `config show` prints for a config without kernels.
+    if (!arr || (!arr->empty() && !arr->is_array_of_tables())) {
       top.type_error(*kernels, "kernel", "an array of tables ([[kernel]])");
     } else {
       std::set<std::string> names;
