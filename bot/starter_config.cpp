@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "config/config_writer.h"
+
 namespace kb::embedded {
 extern const char* const starter_header;
 }
@@ -52,7 +54,8 @@ Guess guess(const cuda_source::ScannedParam& p, const std::string& count) {
 }  // namespace
 
 std::string render_starter_config(const cuda_source::ScanResult& scan) {
-  std::string out = kb::embedded::starter_header;
+  // The header's prose, then every global key at its default, from the config's key table.
+  std::string out = kb::embedded::starter_header + config::commented_defaults();
   std::set<std::string> used_names;
   for (const auto& launcher : scan.launchers) {
     if (launcher.is_kernel) continue;  // device-side launches are not host entry points

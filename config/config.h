@@ -1,5 +1,6 @@
 // The effective kernelbot configuration: one struct per TOML section, every field with its default.
-// Parsing and validation live in config_loader.cpp (the only place that sees toml++).
+// Parsing and validation live in config_loader.cpp. Each field of a fixed section also has one
+// line in config_keys.cpp's key table (and a README row): config_keys_test fails until it does.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,7 @@ struct SourcePos {
 struct Tolerance {
   double rtol = 0;
   double atol = 0;
+  bool operator==(const Tolerance&) const = default;
 };
 
 // [llm]: the OpenAI-compatible chat endpoint the `llm` proposer talks to.

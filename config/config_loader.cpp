@@ -6,8 +6,10 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "config/config_error.h"
+#include "config/config_keys.h"
 #include "config/size_expression.h"
 
 namespace kb::config {
@@ -183,7 +185,7 @@ SourcePos pos_of(const toml::node& n, const Diagnostics& d) {
 }
 
 void check_one_of(TableReader& r, std::string_view key, const std::string& value,
-                  std::initializer_list<const char*> allowed) {
+                  const std::vector<const char*>& allowed) {
   for (const char* a : allowed)
     if (value == a) return;
   std::string list;
@@ -231,142 +233,66 @@ void read_tolerance_map(TableReader& parent, std::string_view key, std::map<std:
   r.finish();
 }
 
-void read_llm(TableReader& r, LlmConfig& c) {
-  r.get("provider", c.provider);
-  r.get("base_url", c.base_url);
-  r.get("model", c.model);
-  r.get("api_key_env", c.api_key_env);
-  r.get("temperature", c.temperature);
-  r.get("max_tokens_per_reply", c.max_tokens_per_reply);
-  r.get("timeout_s", c.timeout_s);
-  r.get("max_retries", c.max_retries);
-  r.get("repair_attempts", c.repair_attempts);
-  r.get("usd_per_million_prompt_tokens", c.usd_per_million_prompt_tokens);
-  r.get("usd_per_million_completion_tokens", c.usd_per_million_completion_tokens);
-  r.finish();
-  check_one_of(r, "provider", c.provider, {"openai-compatible", "none"});
-  if (c.provider == "openai-compatible" && c.model.empty())
-    r.diag().error(r.table().source(), r.field("model"),
-                   "missing required field 'model' (needed when provider = \"openai-compatible\")");
-  check_positive(r, "timeout_s", c.timeout_s);
-  check_positive(r, "max_tokens_per_reply", static_cast<double>(c.max_tokens_per_reply));
-  check_positive(r, "max_retries", static_cast<double>(c.max_retries), true);
-  check_positive(r, "repair_attempts", static_cast<double>(c.repair_attempts), true);
+void read_value(TableReader& r, const char* key, std::map<std::string, Tolerance>& out) {
+  read_tolerance_map(r, key, out);
+}
+template <class T>
+void read_value(TableReader& r, const char* key, T& out) {
+  r.get(key, out);
 }
 
-void read_search(TableReader& r, SearchConfig& c) {
-  r.get("proposer", c.proposer);
-  r.get("replay_file", c.replay_file);
-  r.get("rounds", c.rounds);
-  r.get("ideas_per_round", c.ideas_per_round);
-  r.get("branches_per_idea", c.branches_per_idea);
-  r.get("seeds_kept", c.seeds_kept);
-  r.get("max_seeds_per_family", c.max_seeds_per_family);
-  r.get("max_candidates", c.max_candidates);
-  r.get("max_wall_time_s", c.max_wall_time_s);
-  r.get("max_tokens", c.max_tokens);
-  r.get("max_cost_usd", c.max_cost_usd);
-  r.get("min_round_gain", c.min_round_gain);
-  r.get("compile_jobs", c.compile_jobs);
-  r.get("archive", c.archive);
-  r.get("work_dir", c.work_dir);
-  r.finish();
-  check_one_of(r, "proposer", c.proposer, {"auto", "llm", "builtin", "replay"});
-  if (c.proposer == "replay" && c.replay_file.empty())
-    r.diag().error(r.table().source(), r.field("replay_file"),
-                   "missing required field 'replay_file' (needed when proposer = \"replay\")");
-  for (auto [key, value] : {std::pair{"rounds", c.rounds}, {"ideas_per_round", c.ideas_per_round},
-                            {"branches_per_idea", c.branches_per_idea}, {"seeds_kept", c.seeds_kept},
-                            {"max_seeds_per_family", c.max_seeds_per_family},
-                            {"max_candidates", c.max_candidates}})
-    check_positive(r, key, static_cast<double>(value));
-  check_positive(r, "max_wall_time_s", c.max_wall_time_s);
-  check_positive(r, "max_tokens", static_cast<double>(c.max_tokens), true);
-  check_positive(r, "max_cost_usd", c.max_cost_usd, true);
-  check_positive(r, "compile_jobs", static_cast<double>(c.compile_jobs), true);
+// The table's simple rules for one key: a bound on a number, allowed values of a string or list.
+void check_key(TableReader& r, const ConfigKey& key, FieldRef field) {
+  std::visit(
+      [&](auto* value) {
+        using T = std::remove_pointer_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double>) {
+          if (key.bound != Bound::any)
+            check_positive(r, key.name, static_cast<double>(*value), key.bound == Bound::zero_or_more);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          if (!key.allowed.empty()) check_one_of(r, key.name, *value, key.allowed);
+        } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+          if (!key.allowed.empty())
+            for (const auto& item : *value) check_one_of(r, key.name, item, key.allowed);
+        }
+      },
+      field);
 }
 
-void read_verify(TableReader& r, VerifyConfig& c) {
-  r.get("trials", c.trials);
-  r.get("distributions", c.distributions);
-  read_tolerance_map(r, "tolerance", c.tolerance);
-  r.get("seed", c.seed);
-  r.get("sanitize", c.sanitize);
-  r.get("strict_speedup", c.strict_speedup);
-  r.get("timeout_s", c.timeout_s);
-  r.get("max_host_memory_mb", c.max_host_memory_mb);
-  r.get("sandbox", c.sandbox);
-  r.finish();
-  check_positive(r, "trials", static_cast<double>(c.trials));
-  check_positive(r, "timeout_s", c.timeout_s);
-  check_positive(r, "strict_speedup", c.strict_speedup);
-  check_positive(r, "max_host_memory_mb", static_cast<double>(c.max_host_memory_mb));
-  if (c.distributions.empty())
-    r.diag().error(r.table().source(), r.field("distributions"), "needs at least one distribution");
-  for (const auto& d : c.distributions)
-    check_one_of(r, "distributions", d, {"uniform", "normal", "large", "mixed_sign"});
-  check_one_of(r, "sandbox", c.sandbox, {"namespaces", "process"});
+bool is_owner_slash_name(const std::string& text) {
+  auto slash = text.find('/');
+  return slash != std::string::npos && slash != 0 && slash + 1 != text.size() &&
+         text.find('/', slash + 1) == std::string::npos;
 }
 
-void read_bench(TableReader& r, BenchConfig& c) {
-  r.get("warmup_runs", c.warmup_runs);
-  r.get("min_time_s", c.min_time_s);
-  r.get("min_samples", c.min_samples);
-  r.get("max_samples", c.max_samples);
-  r.get("max_noise", c.max_noise);
-  r.get("timeout_s", c.timeout_s);
-  r.get("flush_l2", c.flush_l2);
-  r.get("graph_below_us", c.graph_below_us);
-  r.get("max_clock_sag", c.max_clock_sag);
-  r.get("min_speedup", c.min_speedup);
-  r.finish();
-  check_positive(r, "warmup_runs", static_cast<double>(c.warmup_runs), true);
-  check_positive(r, "min_samples", static_cast<double>(c.min_samples));
-  check_positive(r, "max_noise", c.max_noise);
-  check_positive(r, "timeout_s", c.timeout_s);
-  check_positive(r, "min_time_s", c.min_time_s, true);
-  check_positive(r, "graph_below_us", c.graph_below_us, true);
-  check_positive(r, "max_clock_sag", c.max_clock_sag);
-  if (c.max_samples < c.min_samples)
-    r.diag().error(r.table().source(), r.field("max_samples"), "must be at least min_samples");
-  if (c.min_speedup < 1.0)
-    r.diag().error(r.table().source(), r.field("min_speedup"), "must be 1.0 or more");
+// Rules over more than one key, or with their own wording: code, run after the table's rules.
+void check_section_rules(TableReader& r, const std::string& section, const Config& c) {
+  auto error = [&](const char* key, const std::string& message) {
+    r.diag().error(r.table().source(), r.field(key), message);
+  };
+  if (section == "llm" && c.llm.provider == "openai-compatible" && c.llm.model.empty())
+    error("model", "missing required field 'model' (needed when provider = \"openai-compatible\")");
+  if (section == "search" && c.search.proposer == "replay" && c.search.replay_file.empty())
+    error("replay_file", "missing required field 'replay_file' (needed when proposer = \"replay\")");
+  if (section == "verify" && c.verify.distributions.empty())
+    error("distributions", "needs at least one distribution");
+  if (section == "bench" && c.bench.max_samples < c.bench.min_samples)
+    error("max_samples", "must be at least min_samples");
+  if (section == "bench" && c.bench.min_speedup < 1.0) error("min_speedup", "must be 1.0 or more");
+  if (section == "github" && !c.github.repository.empty() && !is_owner_slash_name(c.github.repository))
+    r.diag().error(r.table().get("repository")->source(), r.field("repository"),
+                   "expected \"owner/name\", got \"" + c.github.repository + "\"");
 }
 
-void read_github(TableReader& r, GithubConfig& c) {
-  r.get("repository", c.repository);
-  r.get("api_url", c.api_url);
-  r.get("base_branch", c.base_branch);
-  r.get("remote", c.remote);
-  r.get("token_env", c.token_env);
-  r.get("labels", c.labels);
-  r.get("max_open_prs", c.max_open_prs);
-  r.get("draft", c.draft);
-  r.get("author_name", c.author_name);
-  r.get("author_email", c.author_email);
+// One fixed section, driven by the key table: read every key (wrong types reported in table
+// order), then unknown keys, then the per-key rules, then the section's own rules.
+void read_section(TableReader& r, const std::string& section, Config& c) {
+  for (const auto& key : config_keys())
+    if (key.section == section) std::visit([&](auto* field) { read_value(r, key.name, *field); }, key.field(c));
   r.finish();
-  if (!c.repository.empty()) {
-    auto slash = c.repository.find('/');
-    if (slash == std::string::npos || slash == 0 || slash + 1 == c.repository.size() ||
-        c.repository.find('/', slash + 1) != std::string::npos)
-      r.diag().error(r.table().get("repository")->source(), r.field("repository"),
-                     "expected \"owner/name\", got \"" + c.repository + "\"");
-  }
-  check_positive(r, "max_open_prs", static_cast<double>(c.max_open_prs));
-}
-
-void read_project(TableReader& r, ProjectConfig& c) {
-  r.get("include_dirs", c.include_dirs);
-  r.get("defines", c.defines);
-  r.get("nvcc_flags", c.nvcc_flags);
-  r.get("extra_sources", c.extra_sources);
-  r.get("link_libs", c.link_libs);
-  r.get("compile_commands", c.compile_commands);
-  r.get("cuda_arch", c.cuda_arch);
-  r.get("build", c.build);
-  r.get("test", c.test);
-  r.get("discover_exclude", c.discover_exclude);
-  r.finish();
+  for (const auto& key : config_keys())
+    if (key.section == section) check_key(r, key, key.field(c));
+  check_section_rules(r, section, c);
 }
 
 void read_arg(TableReader& r, ArgSpec& a) {
@@ -510,15 +436,16 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
 
 Config parse_document(const toml::table& doc, Diagnostics& diag, Config config) {
   TableReader top(doc, "", diag);
-  if (const auto* t = top.subtable("llm")) { TableReader r(*t, "llm", diag); read_llm(r, config.llm); }
-  if (const auto* t = top.subtable("search")) { TableReader r(*t, "search", diag); read_search(r, config.search); }
-  if (const auto* t = top.subtable("verify")) { TableReader r(*t, "verify", diag); read_verify(r, config.verify); }
-  if (const auto* t = top.subtable("bench")) { TableReader r(*t, "bench", diag); read_bench(r, config.bench); }
-  if (const auto* t = top.subtable("github")) { TableReader r(*t, "github", diag); read_github(r, config.github); }
-  if (const auto* t = top.subtable("project")) { TableReader r(*t, "project", diag); read_project(r, config.project); }
+  for (const auto& section : config_sections()) {
+    if (const auto* t = top.subtable(section)) {
+      TableReader r(*t, section, diag);
+      read_section(r, section, config);
+    }
+  }
   if (const toml::node* kernels = top.node("kernel")) {
     const toml::array* arr = kernels->as_array();
-    if (!arr || !arr->is_array_of_tables()) {
+    // `kernel = []` is what `config show` prints for a config without kernels.
+    if (!arr || (!arr->empty() && !arr->is_array_of_tables())) {
       top.type_error(*kernels, "kernel", "an array of tables ([[kernel]])");
     } else {
       std::set<std::string> names;

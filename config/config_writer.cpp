@@ -2,10 +2,17 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <sstream>
+#include <type_traits>
+
+#include "config/config_keys.h"
 
 namespace kb::config {
 namespace {
+
+// Relaxed: 0.005 prints as 0.005, not as its nearest double to 17 digits.
+constexpr auto kTomlFlags = toml::toml_formatter::default_flags | toml::format_flags::relaxed_float_precision;
 
 toml::array strings(const std::vector<std::string>& values) {
   toml::array a;
@@ -53,76 +60,37 @@ toml::table kernel_table(const KernelSpec& k) {
   return t;
 }
 
+// Adds one key of the key table to `t`, as whatever TOML type its field has.
+void insert_key(toml::table& t, const ConfigKey& key, const Config& c) {
+  // The table's accessors hand out mutable pointers (the loader fills through them); here the
+  // field is only read.
+  std::visit(
+      [&](const auto* value) {
+        using T = std::remove_cvref_t<decltype(*value)>;
+        if constexpr (std::is_same_v<T, std::vector<std::string>>) t.insert(key.name, strings(*value));
+        else if constexpr (std::is_same_v<T, std::map<std::string, Tolerance>>) t.insert(key.name, tolerances(*value));
+        else t.insert(key.name, *value);
+      },
+      key.field(const_cast<Config&>(c)));
+}
+
+// `key = value` on one line, in double quotes as people write TOML (the starter file is theirs).
+std::string starter_line(toml::table one) {
+  for (auto& [name, value] : one)
+    if (auto* table = value.as_table()) table->is_inline(true);
+  std::ostringstream out;
+  out << toml::toml_formatter(one, kTomlFlags & ~toml::format_flags::allow_literal_strings);
+  return out.str();
+}
+
 toml::table document(const Config& c) {
   toml::table doc;
-  doc.insert("llm", toml::table{{"provider", c.llm.provider},
-                                {"base_url", c.llm.base_url},
-                                {"model", c.llm.model},
-                                {"api_key_env", c.llm.api_key_env},
-                                {"temperature", c.llm.temperature},
-                                {"max_tokens_per_reply", c.llm.max_tokens_per_reply},
-                                {"timeout_s", c.llm.timeout_s},
-                                {"max_retries", c.llm.max_retries},
-                                {"repair_attempts", c.llm.repair_attempts},
-                                {"usd_per_million_prompt_tokens", c.llm.usd_per_million_prompt_tokens},
-                                {"usd_per_million_completion_tokens", c.llm.usd_per_million_completion_tokens}});
-  doc.insert("search", toml::table{{"proposer", c.search.proposer},
-                                   {"replay_file", c.search.replay_file},
-                                   {"rounds", c.search.rounds},
-                                   {"ideas_per_round", c.search.ideas_per_round},
-                                   {"branches_per_idea", c.search.branches_per_idea},
-                                   {"seeds_kept", c.search.seeds_kept},
-                                   {"max_seeds_per_family", c.search.max_seeds_per_family},
-                                   {"max_candidates", c.search.max_candidates},
-                                   {"max_wall_time_s", c.search.max_wall_time_s},
-                                   {"max_tokens", c.search.max_tokens},
-                                   {"max_cost_usd", c.search.max_cost_usd},
-                                   {"min_round_gain", c.search.min_round_gain},
-                                   {"compile_jobs", c.search.compile_jobs},
-                                   {"archive", c.search.archive},
-                                   {"work_dir", c.search.work_dir}});
-  toml::table verify{{"trials", c.verify.trials},
-                     {"seed", c.verify.seed},
-                     {"sanitize", c.verify.sanitize},
-                     {"strict_speedup", c.verify.strict_speedup},
-                     {"timeout_s", c.verify.timeout_s},
-                     {"max_host_memory_mb", c.verify.max_host_memory_mb},
-                     {"sandbox", c.verify.sandbox}};
-  verify.insert("distributions", strings(c.verify.distributions));
-  verify.insert("tolerance", tolerances(c.verify.tolerance));
-  doc.insert("verify", std::move(verify));
-  doc.insert("bench", toml::table{{"warmup_runs", c.bench.warmup_runs},
-                                  {"min_time_s", c.bench.min_time_s},
-                                  {"min_samples", c.bench.min_samples},
-                                  {"max_samples", c.bench.max_samples},
-                                  {"max_noise", c.bench.max_noise},
-                                  {"timeout_s", c.bench.timeout_s},
-                                  {"flush_l2", c.bench.flush_l2},
-                                  {"graph_below_us", c.bench.graph_below_us},
-                                  {"max_clock_sag", c.bench.max_clock_sag},
-                                  {"min_speedup", c.bench.min_speedup}});
-  toml::table github{{"repository", c.github.repository},
-                     {"api_url", c.github.api_url},
-                     {"base_branch", c.github.base_branch},
-                     {"remote", c.github.remote},
-                     {"token_env", c.github.token_env},
-                     {"max_open_prs", c.github.max_open_prs},
-                     {"draft", c.github.draft},
-                     {"author_name", c.github.author_name},
-                     {"author_email", c.github.author_email}};
-  github.insert("labels", strings(c.github.labels));
-  doc.insert("github", std::move(github));
-  toml::table project{{"compile_commands", c.project.compile_commands},
-                      {"cuda_arch", c.project.cuda_arch},
-                      {"build", c.project.build},
-                      {"test", c.project.test}};
-  project.insert("include_dirs", strings(c.project.include_dirs));
-  project.insert("defines", strings(c.project.defines));
-  project.insert("nvcc_flags", strings(c.project.nvcc_flags));
-  project.insert("extra_sources", strings(c.project.extra_sources));
-  project.insert("link_libs", strings(c.project.link_libs));
-  project.insert("discover_exclude", strings(c.project.discover_exclude));
-  doc.insert("project", std::move(project));
+  for (const auto& section : config_sections()) {
+    toml::table t;
+    for (const auto& key : config_keys())
+      if (key.section == section) insert_key(t, key, c);
+    doc.insert(section, std::move(t));
+  }
   toml::array kernels;
   for (const auto& k : c.kernels) kernels.push_back(kernel_table(k));
   doc.insert("kernel", std::move(kernels));
@@ -135,7 +103,7 @@ std::string to_toml_text(const Config& config) {
   std::ostringstream out;
   out << "# effective configuration";
   if (!config.file.empty()) out << " of " << config.file.string();
-  out << " (defaults filled in)\n\n" << toml::toml_formatter(document(config), toml::toml_formatter::default_flags | toml::format_flags::relaxed_float_precision) << "\n";
+  out << " (defaults filled in)\n\n" << toml::toml_formatter(document(config), kTomlFlags) << "\n";
   return out.str();
 }
 
@@ -143,6 +111,40 @@ std::string to_json_text(const Config& config) {
   std::ostringstream out;
   out << toml::json_formatter(document(config), toml::json_formatter::default_flags | toml::format_flags::relaxed_float_precision) << "\n";
   return out.str();
+}
+
+std::string commented_defaults() {
+  const Config defaults;
+  std::string out;
+  for (const auto& section : config_sections()) {
+    out += "# [" + section + "]\n";
+    for (const auto& key : config_keys()) {
+      if (key.section != section) continue;
+      toml::table one;
+      insert_key(one, key, defaults);
+      std::vector<std::string> lines;
+      if (const auto* table = one.get(key.name)->as_table()) {
+        // A table (tolerance) gets one dotted line per entry: short, and valid TOML uncommented.
+        for (const auto& [name, value] : *table) {
+          toml::table entry;
+          value.visit([&](const auto& v) { entry.insert(name, v); });
+          lines.push_back(std::string(key.name) + "." + starter_line(entry));
+        }
+      } else {
+        lines.push_back(starter_line(one));
+      }
+      for (size_t i = 0; i < lines.size(); ++i) {
+        std::string text = "# " + lines[i];
+        if (i == 0) {  // descriptions line up where the value leaves room
+          text.resize(std::max<size_t>(text.size() + 1, 33), ' ');
+          text += "# " + std::string(key.description);
+        }
+        out += text + "\n";
+      }
+    }
+    out += "\n";
+  }
+  return out;
 }
 
 }  // namespace kb::config

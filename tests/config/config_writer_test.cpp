@@ -40,3 +40,10 @@ tunables = { BLOCK = [64, 128] }
   EXPECT_EQ(json["search"]["rounds"], 2);
   EXPECT_EQ(json["kernel"][0]["arg"][0]["dtype"], "float16");
 }
+
+TEST(ConfigWriter, ShowOfAConfigWithoutKernelsLoadsToo) {
+  // Without kernels, show prints `kernel = []` (toml++ cannot tell an empty array of tables).
+  std::string shown = kb::config::to_toml_text(kb::config::load_config_text("[search]\nrounds = 2\n", "k.toml", ""));
+  EXPECT_NE(shown.find("kernel = []"), std::string::npos) << shown;
+  EXPECT_EQ(kb::config::load_config_text(shown, "shown.toml", "").search.rounds, 2);
+}
