@@ -3,8 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <memory>
 #include <stdexcept>
 
@@ -16,51 +14,6 @@
 #include "search/search_engine.h"
 
 namespace kb::bot {
-
-namespace {
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-}  // namespace
-
-void collect_winner_metrics(const config::Config& config, const config::KernelSpec& spec, Evaluator& evaluator,
-                            search::SearchResult& result) {
-  const auto* best = result.best();
-  if (!best || best->verdict != Verdict::accepted) return;
-  spdlog::info("{}: collecting hardware counters of the winner {} and the original for the PR", spec.name, best->id);
-  Variant original{read_text(config.resolve(spec.source)), {}, {}, "original"};
-  CompiledVariant base = evaluator.compile(spec, original);
-  CompiledVariant winner = evaluator.compile(spec, best->variant);
-  EvalOptions options;
-  options.time = false;  // the timings stay those of the search; this run only verifies and counts
-  options.collect_metrics = true;
-  EvalResult metrics;
-  try {
-    metrics = evaluator.evaluate(spec, base, winner, options);
-  } catch (const std::exception& e) {
-    metrics.verdict = Verdict::infra_error;
-    metrics.reason = e.what();
-  }
-  if (!verdict_is_correct(metrics.verdict)) {
-    // Not a silent success: the PR says the counters are missing and why.
-    spdlog::warn("{}: the metrics run of the winner ended {}: {}", spec.name, to_string(metrics.verdict), metrics.reason);
-    for (auto& c : result.tree)
-      if (c.id == best->id && c.eval.candidate_metrics.status != "ok")
-        c.eval.candidate_metrics.status = std::string("metrics run ended ") + to_string(metrics.verdict) + ": " +
-                                          metrics.reason;
-    return;
-  }
-  for (auto& c : result.tree)
-    if (c.id == best->id) {
-      c.eval.baseline_metrics = metrics.baseline_metrics;
-      c.eval.candidate_metrics = metrics.candidate_metrics;
-    }
-}
 
 search::SearchResult search_kernel(const config::Config& config, const config::KernelSpec& kernel,
                                    const KernelSearchOptions& options) {
@@ -92,9 +45,8 @@ search::SearchResult search_kernel(const config::Config& config, const config::K
     spdlog::info("round {}: {}/{} candidates, best {:.2f}x: {}", p.round, p.candidates_done, p.candidates_planned,
                   p.best_speedup, p.message);
   };
-  auto result = search::run_search(request);
-  collect_winner_metrics(config, *spec, *evaluators.front(), result);
-  return result;
+  request.collect_winner_metrics = true;  // the PR shows the counters before and after
+  return search::run_search(request);
 }
 
 }  // namespace kb::bot

@@ -19,12 +19,6 @@ struct KernelSearchOptions {
   bool no_archive = false;
 };
 
-// The search times candidates without hardware counters; the PR shows them before and after,
-// so the accepted winner gets one more run (verify only, untimed) that collects them for both.
-// On failure the winner's metrics status says why.
-void collect_winner_metrics(const config::Config& config, const config::KernelSpec& spec, Evaluator& evaluator,
-                            search::SearchResult& result);
-
 // Throws UsageError for a bad proposer setup (before any GPU work), NoDeviceError without a GPU.
 search::SearchResult search_kernel(const config::Config& config, const config::KernelSpec& spec,
                                    const KernelSearchOptions& options);

@@ -3,27 +3,17 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "bot/forge.h"
 #include "bot/pr_body.h"
 #include "bot/project_check.h"
 #include "bot/result_store.h"
 #include "bot/source_splicer.h"
 #include "bot/version.h"
+#include "common/file_io.h"
 #include "common/number_format.h"
 
 namespace kb::bot {
 namespace {
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + p.string());
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string commit_message(const search::SearchResult& result, const search::CandidateRecord& best) {
   std::string msg = fmt::format("{}: {:.2f}x faster (verified on {})\n\n", result.kernel, best.speedup,
@@ -65,7 +55,14 @@ PublishOutcome publish_result(const config::Config& config, const config::Kernel
     return outcome;
   }
   const auto source_file = config.resolve(spec.source);
-  const std::string original = read_file(source_file);
+  // The change is spliced into the text the search measured, never into whatever is on disk now;
+  // if the file has changed since, the measured numbers say nothing about it: no PR.
+  const std::string& original = result.original_source();
+  if (read_text_file(source_file) != original) {
+    outcome.failed = true;
+    outcome.note = "no PR: " + source_file.string() + " has changed since the search measured it; search again";
+    return outcome;
+  }
   auto source_path = std::filesystem::relative(source_file, config.root).generic_string();
   SourceChange change = make_source_change(source_path, original, spec.launcher, best->variant);
   saved = save_result(config.root, result, &change);

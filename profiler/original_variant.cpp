@@ -1,18 +1,15 @@
 #include "profiler/original_variant.h"
 
-#include <fstream>
-#include <sstream>
-#include <stdexcept>
+#include "common/file_io.h"
+#include "core/errors.h"
 
 namespace kb::profiler {
 
 Variant original_variant(const config::Config& config, const config::KernelSpec& spec) {
   const auto path = config.resolve(spec.source);
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("kernel '" + spec.name + "': cannot read its source " + path.string());
-  std::ostringstream text;
-  text << f.rdbuf();
-  return Variant{text.str(), {}, {}, "original"};
+  auto text = try_read_text_file(path);
+  if (!text) throw Error("kernel '" + spec.name + "': cannot read its source " + path.string());
+  return Variant{std::move(*text), {}, {}, "original"};
 }
 
 }  // namespace kb::profiler

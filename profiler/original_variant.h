@@ -7,7 +7,7 @@
 
 namespace kb::profiler {
 
-// Reads [[kernel]].source (relative to the config's root). Throws std::runtime_error naming the
+// Reads [[kernel]].source (relative to the config's root). Throws kb::Error naming the
 // file when it cannot be read.
 Variant original_variant(const config::Config& config, const config::KernelSpec& spec);
 

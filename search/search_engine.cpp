@@ -3,13 +3,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <fstream>
 #include <future>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "profiler/original_variant.h"
 #include "search/archive.h"
 #include "search/candidate_runner.h"
 #include "search/content_hash.h"
@@ -18,19 +17,12 @@
 #include "search/search_tree.h"
 #include "search/seed_selection.h"
 #include "search/variant_change.h"
+#include "search/winner_metrics.h"
 
 namespace kb::search {
 namespace {
 
 constexpr size_t kArchiveExamples = 3;
-
-std::string read_source(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read the kernel source " + path.string());
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string log_tail(const std::string& log, size_t max = 4000) {
   return log.size() <= max ? log : "..." + log.substr(log.size() - max);
@@ -71,8 +63,10 @@ class Engine {
   void measure_baseline() {
     for (Evaluator* e : evaluators_) device_indices_.push_back(e->device().index);
     result_.device = evaluators_.front()->device();
-    original_ = read_source(config_.resolve(spec_.source));
-    Variant original{original_, {}, {}, "original"};
+    // The one reading of the original: every later use (baseline, archive key, diffs, the PR's
+    // splice) takes this text from the result, so what is published is what was measured.
+    Variant original = profiler::original_variant(config_, spec_);
+    original_ = original.source;
     baseline_compiled_ = evaluators_.front()->compile(spec_, original);
     if (!baseline_compiled_.ok)
       throw std::runtime_error(fmt::format("the original of kernel '{}' ({}) does not compile:\n{}", spec_.name,
@@ -345,6 +339,7 @@ class Engine {
     result_.budget.completion_tokens = usage.completion_tokens;
     result_.budget.cost_usd = usage.cost_usd;
     result_.budget.llm_requests = usage.requests;
+    if (req_.collect_winner_metrics) collect_winner_metrics(spec_, *evaluators_.front(), baseline_compiled_, result_);
     const CandidateRecord* best = result_.best();
     spdlog::info("{}: search ended ({}) after {} candidates in {:.0f} s; {}", spec_.name, result_.stop_reason,
                  result_.budget.candidates, result_.budget.wall_time_s,

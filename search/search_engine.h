@@ -32,6 +32,9 @@ struct SearchRequest {
   Proposer* proposer = nullptr;
   Archive* archive = nullptr;  // may be null: no reuse across runs
   std::function<void(const SearchProgress&)> on_progress;
+  // The accepted winner's hardware counters, before and after, in one more untimed run
+  // (search/winner_metrics.h): what `kernelbot search` and `run` show in the PR.
+  bool collect_winner_metrics = false;
 };
 
 // Runs the search to its end (rounds done, no gain, or a budget). Candidates' failures are

@@ -2,7 +2,15 @@
 
 #include <algorithm>
 
+#include "core/errors.h"
+
 namespace kb::search {
+
+const std::string& SearchResult::original_source() const {
+  const CandidateRecord* baseline = find("baseline");
+  if (!baseline) throw Error("the search result of '" + kernel + "' has no baseline record: not a result to publish");
+  return baseline->variant.source;
+}
 
 const CandidateRecord* SearchResult::find(const std::string& id) const {
   for (const auto& c : tree)

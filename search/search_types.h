@@ -64,6 +64,9 @@ struct SearchResult {
 
   const CandidateRecord* find(const std::string& id) const;
   const CandidateRecord* best() const { return best_id.empty() ? nullptr : find(best_id); }
+  // The original's text exactly as the search measured it (the baseline record's source): what
+  // a PR's change is spliced into. Throws kb::Error when the result has no baseline record.
+  const std::string& original_source() const;
   // From the original to `id`, following parents.
   std::vector<const CandidateRecord*> path_to(const std::string& id) const;
 };

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "bot/dry_run_forge.h"
@@ -69,6 +70,20 @@ TEST_F(PublishTest, DryRunSavesTheWinnerThenCommitsAndWritesThePr) {
   EXPECT_EQ(info.message.rfind("saxpy: 1.55x faster (verified on NVIDIA H100 80GB HBM3)\n", 0), 0u) << info.message;
   EXPECT_EQ(info.author_name, "kernelbot");
   EXPECT_EQ(read_text(dir_ / "src/saxpy.cu"), read_text(fs::path(KB_SOURCE_DIR) / "examples/src/saxpy.cu"));
+}
+
+// The change is spliced into the text that was measured; a source edited since gets no PR.
+TEST_F(PublishTest, ASourceChangedSinceTheSearchGetsNoPr) {
+  {
+    std::ofstream edit(dir_ / "src/saxpy.cu", std::ios::app);
+    edit << "// edited after the search\n";
+  }
+  auto out = publish();
+  EXPECT_FALSE(out.published);
+  EXPECT_TRUE(out.failed);
+  EXPECT_NE(out.note.find("has changed since the search measured it"), std::string::npos) << out.note;
+  EXPECT_TRUE(fs::exists(dir_ / ".kernelbot/results/saxpy/result.json"));  // still saved first
+  EXPECT_FALSE(fs::exists(dir_ / ".kernelbot/prs/kernelbot-saxpy/PR.md"));
 }
 
 TEST_F(PublishTest, TheResultIsSavedBeforeASpliceCanFail) {

@@ -88,6 +88,25 @@ TEST(SearchEngine, RecordsEveryCandidateWithParentRoundIdeaAndVerdict) {
   EXPECT_EQ(e.evaluations(), 1 + 12);
 }
 
+// The search's result is whole: asked for, the winner's counters before and after come from one
+// more untimed run inside the search (the PR shows them); not asked for, no extra run.
+TEST(SearchEngine, CollectsTheWinnersCountersWhenAsked) {
+  TestProject p;
+  SimulatedEvaluator e;
+  auto proposer = improving_proposer([](int64_t r, size_t i, int64_t b) { return 100.0 / (r + 1) - 5.0 * i - b; });
+  auto request = request_for(p, e, proposer);
+  request.collect_winner_metrics = true;
+  auto result = run_search(request);
+  ASSERT_NE(result.best(), nullptr);
+  EXPECT_EQ(e.evaluations(), 1 + 12 + 1);
+  EXPECT_EQ(result.best()->eval.baseline_metrics.status, "ok");
+  EXPECT_EQ(result.best()->eval.candidate_metrics.status, "ok");
+  EXPECT_NEAR(result.best()->eval.candidate_metrics.values.at("achieved_occupancy_pct"), 40 * 100.0 / 19.0, 1e-9);
+  // The original the search measured is in the result, as read once from the spec's source.
+  EXPECT_EQ(result.original_source(), result.tree.front().variant.source);
+  EXPECT_FALSE(result.original_source().empty());
+}
+
 TEST(SearchEngine, SeedsAreTheFastestVerifiedWithAtMostSoManyPerFamily) {
   std::vector<CandidateRecord> tree(6);
   const char* families[] = {"original", "parallelism", "parallelism", "parallelism", "memory_access", "parallelism"};

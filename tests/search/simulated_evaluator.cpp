@@ -117,6 +117,8 @@ EvalResult SimulatedEvaluator::evaluate(const config::KernelSpec&, const Compile
   if (options.collect_metrics) {
     r.baseline_metrics.status = "ok";
     r.baseline_metrics.values["achieved_occupancy_pct"] = 40;
+    r.candidate_metrics.status = "ok";
+    r.candidate_metrics.values["achieved_occupancy_pct"] = 40 * r.speedup;
   }
   return r;
 }
