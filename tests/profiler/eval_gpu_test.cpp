@@ -79,6 +79,9 @@ EvalRun eval(const std::string& kernel, const std::string& candidate, const std:
   c.argv = {kernelbot(), "--config", (repo() / config).string(), "--json", "eval", "--kernel", kernel, "--candidate",
             (source_dir() / "tests/profiler/candidates" / candidate).string()};
   c.scrub_env = false;  // kernelbot itself is trusted; it must scrub its own children
+  // kernelbot is the trusted parent and starts bubblewrap itself: as root, bwrap needs the
+  // capabilities a process-sandboxed child would lose (mapping uid 0 takes CAP_SETFCAP).
+  c.launches_bwrap = true;
   c.extra_env = std::move(env);
   c.limits.wall_time_s = 300;
   EvalRun r;

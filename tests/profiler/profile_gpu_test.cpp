@@ -27,6 +27,9 @@ profiler::SandboxResult run(std::vector<std::string> args, const fs::path& cwd) 
   c.argv = std::move(args);
   c.argv.insert(c.argv.begin(), env_or("KERNELBOT_BIN", KB_KERNELBOT_BIN));
   c.scrub_env = false;
+  // kernelbot is the trusted parent and starts bubblewrap itself: as root, bwrap needs the
+  // capabilities a process-sandboxed child would lose (mapping uid 0 takes CAP_SETFCAP).
+  c.launches_bwrap = true;
   c.working_dir = cwd;
   c.limits.wall_time_s = 300;
   return profiler::run_sandboxed(c);
