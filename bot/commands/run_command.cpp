@@ -27,6 +27,9 @@ void register_run_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--max-candidates", *max_candidates, "Candidates per kernel (overrides [search].max_candidates)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--no-archive", opts->search.no_archive, "Neither reuse nor record candidates in the archive");
+  // Shards on one machine need their own copies: one shard's new rows must not change the plan
+  // another shard computes from the archive when it starts.
+  cmd->add_option("--archive", opts->search.archive, "The archive file (overrides [search].archive)");
   cmd->add_option("--shard", *shard,
                   "I/N: search only the I-th (from 0) of N disjoint sets of the kernels, balanced by their last "
                   "measured GPU time in the archive (every shard must see the same archive)");
