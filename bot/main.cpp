@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   kb::bot::register_search_command(app, ctx);
   kb::bot::register_run_command(app, ctx);
   kb::bot::register_pr_command(app, ctx);
+  kb::bot::register_publish_command(app, ctx);
   kb::bot::register_config_command(app, ctx);
   kb::bot::register_version_command(app, ctx);
 

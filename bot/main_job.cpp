@@ -5,9 +5,26 @@
 #include "bot/cli_context.h"
 #include "bot/forge_factory.h"
 #include "bot/publish.h"
+#include "bot/sweep_shard.h"
 #include "profiler/device_query.h"
 
 namespace kb::bot {
+
+KernelOutcome published_outcome(const std::string& kernel, const search::SearchResult& result,
+                                const PublishOutcome& published, bool dry_run) {
+  KernelOutcome row{kernel, 0, 0, 0, "", published.pr, published.note, published.failed};
+  if (const auto* base = result.find("baseline")) row.baseline_us = base->median_us;
+  if (const auto* best = result.best()) {
+    row.best_us = best->median_us;
+    row.speedup = best->speedup;
+  }
+  row.verdict = published.failed      ? "failed"
+                : !published.published ? (result.best() ? "no PR" : "no faster kernel")
+                : dry_run              ? "dry-run PR"
+                : published.created    ? "PR opened"
+                                       : "PR updated";
+  return row;
+}
 
 std::vector<KernelOutcome> run_main_job(const config::Config& config, const MainJobOptions& options) {
   auto devices = profiler::query_devices();  // no GPU: NoDeviceError, before any other work
@@ -17,6 +34,17 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
   if (targets.empty())
     throw UsageError(options.kernel.empty() ? "no [[kernel]] in " + config.file.string() + ": nothing to do"
                                             : "no [[kernel]] named '" + options.kernel + "' in " + config.file.string());
+  const std::filesystem::path archive =
+      options.search.no_archive       ? std::filesystem::path()
+      : options.search.archive.empty() ? config.resolve(config.search.archive)
+                                       : std::filesystem::absolute(options.search.archive);
+  const Shard shard = options.shard.value_or(Shard{});
+  ShardedTargets sharded = shard_targets(targets, shard, options.shard ? archive : std::filesystem::path());
+  targets = sharded.mine;  // more shards than kernels leaves some empty: nothing to do is a result
+  if (options.no_publish)
+    return search_into_bundle(config, sharded, shard, options.out, archive, [&](const config::KernelSpec& spec) {
+      return search_kernel(config, spec, options.search);
+    });
   auto forge = make_forge(config, options.dry_run);  // a missing token fails here, before hours of search
   const bool dry = forge->name() == "dry-run";
   spdlog::info("kernelbot run: {} kernel{} on {} ({} GPU{}), PRs through the {} forge", targets.size(),
@@ -30,20 +58,7 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
     KernelOutcome row{spec.name, 0, 0, 0, "", "", "", false};
     try {
       auto result = search_kernel(config, spec, options.search);
-      if (const auto* base = result.find("baseline")) row.baseline_us = base->median_us;
-      if (const auto* best = result.best()) {
-        row.best_us = best->median_us;
-        row.speedup = best->speedup;
-      }
-      auto published = publish_result(config, spec, result, *forge);
-      row.pr = published.pr;
-      row.note = published.note;
-      row.failed = published.failed;
-      row.verdict = published.failed      ? "failed"
-                    : !published.published ? (result.best() ? "no PR" : "no faster kernel")
-                    : dry                  ? "dry-run PR"
-                    : published.created    ? "PR opened"
-                                           : "PR updated";
+      row = published_outcome(spec.name, result, publish_result(config, spec, result, *forge), dry);
       spdlog::info("{}: {}{}{}", spec.name, row.verdict, row.pr.empty() ? "" : " " + row.pr,
                    row.note.empty() ? "" : " (" + row.note + ")");
     } catch (const profiler::NoDeviceError&) {

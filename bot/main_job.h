@@ -2,10 +2,14 @@
 // kernel's failure is reported and the others still run.
 #pragma once
 
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bot/kernel_search.h"
+#include "bot/publish.h"
+#include "bot/shard.h"
 #include "config/config.h"
 
 namespace kb::bot {
@@ -14,6 +18,9 @@ struct MainJobOptions {
   std::string kernel;  // empty: every [[kernel]]
   bool dry_run = false;
   KernelSearchOptions search;
+  std::optional<Shard> shard;   // only this shard's part of the targets (bot/sweep_shard.h)
+  bool no_publish = false;      // search into `out` for `kernelbot publish`: no git, no GitHub, no token
+  std::filesystem::path out;
 };
 
 // One row of the summary.
@@ -27,6 +34,10 @@ struct KernelOutcome {
   std::string note;
   bool failed = false;
 };
+
+// The row of a kernel whose search result went through publish_result.
+KernelOutcome published_outcome(const std::string& kernel, const search::SearchResult& result,
+                                const PublishOutcome& published, bool dry_run);
 
 std::vector<KernelOutcome> run_main_job(const config::Config& config, const MainJobOptions& options);
 

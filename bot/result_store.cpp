@@ -25,8 +25,13 @@ std::filesystem::path results_directory(const std::filesystem::path& root, const
 
 SavedResult save_result(const std::filesystem::path& root, const search::SearchResult& result,
                         const SourceChange* change) {
+  return save_result_in(results_directory(root, result.kernel), result, change);
+}
+
+SavedResult save_result_in(const std::filesystem::path& directory, const search::SearchResult& result,
+                           const SourceChange* change) {
   SavedResult saved;
-  saved.directory = results_directory(root, result.kernel);
+  saved.directory = directory;
   std::filesystem::create_directories(saved.directory);
   saved.result_json = saved.directory / "result.json";
   write(saved.result_json, nlohmann::json(result).dump(2) + "\n");
@@ -55,8 +60,14 @@ SavedResult save_result(const std::filesystem::path& root, const search::SearchR
 
 search::SearchResult load_result(const std::filesystem::path& root, const std::string& kernel) {
   auto path = results_directory(root, kernel) / "result.json";
+  if (!std::filesystem::exists(path))
+    throw std::runtime_error("no saved result for '" + kernel + "': " + path.string() + " is missing (run `kernelbot run` or `kernelbot search` first)");
+  return load_result_file(path);
+}
+
+search::SearchResult load_result_file(const std::filesystem::path& path) {
   std::ifstream in(path);
-  if (!in) throw std::runtime_error("no saved result for '" + kernel + "': " + path.string() + " is missing (run `kernelbot run` or `kernelbot search` first)");
+  if (!in) throw std::runtime_error("cannot read " + path.string());
   std::stringstream text;
   text << in.rdbuf();
   try {

@@ -25,7 +25,14 @@ std::filesystem::path results_directory(const std::filesystem::path& root, const
 SavedResult save_result(const std::filesystem::path& root, const search::SearchResult& result,
                         const SourceChange* change);
 
+// The same files in `directory` itself (a sweep shard's results/<kernel>/, uploaded as an artifact).
+SavedResult save_result_in(const std::filesystem::path& directory, const search::SearchResult& result,
+                           const SourceChange* change);
+
 // Reads back result.json (for `kernelbot pr`). Throws std::runtime_error naming the file.
 search::SearchResult load_result(const std::filesystem::path& root, const std::string& kernel);
+
+// Reads a result.json at `path`. Throws std::runtime_error naming the file.
+search::SearchResult load_result_file(const std::filesystem::path& path);
 
 }  // namespace kb::bot

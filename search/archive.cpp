@@ -79,6 +79,33 @@ CandidateRecord record_from_row(const Statement& s) {
   return r;
 }
 
+// Inserts a row, or replaces the stored row of the same candidate (key and variant) when
+// `only_if` (an SQL condition after WHERE, or "" for always) holds. True when a row changed.
+bool upsert(sqlite3* db, const ArchiveRow& row, const std::string& only_if) {
+  const auto& key = row.key;
+  const auto& r = row.record;
+  Statement s(db,
+              ("INSERT INTO candidates (kernel, source_hash, spec_hash, gpu, toolkit, variant_hash, candidate_id, "
+               "parent_id, round, idea_text, idea_family, idea_rationale, verdict, reason, speedup, median_us, "
+               "variant_json, eval_json, diff, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+               "ON CONFLICT (source_hash, spec_hash, gpu, toolkit, variant_hash) DO UPDATE SET "
+               "kernel=excluded.kernel, candidate_id=excluded.candidate_id, parent_id=excluded.parent_id, "
+               "round=excluded.round, idea_text=excluded.idea_text, idea_family=excluded.idea_family, "
+               "idea_rationale=excluded.idea_rationale, verdict=excluded.verdict, reason=excluded.reason, "
+               "speedup=excluded.speedup, median_us=excluded.median_us, variant_json=excluded.variant_json, "
+               "eval_json=excluded.eval_json, diff=excluded.diff, created_at=excluded.created_at" +
+               only_if)
+                  .c_str());
+  s.bind(1, key.kernel).bind(2, key.source_hash).bind(3, key.spec_hash).bind(4, key.gpu).bind(5, key.toolkit);
+  s.bind(6, r.variant_hash).bind(7, r.id).bind(8, r.parent_id).bind(9, r.round);
+  s.bind(10, r.idea.text).bind(11, r.idea.family).bind(12, r.idea.rationale);
+  s.bind(13, std::string(to_string(r.verdict))).bind(14, r.reason).bind(15, r.speedup).bind(16, r.median_us);
+  s.bind(17, nlohmann::json(r.variant).dump()).bind(18, nlohmann::json(r.eval).dump()).bind(19, row.diff);
+  s.bind(20, row.created_at);
+  s.step();
+  return sqlite3_changes(db) > 0;
+}
+
 }  // namespace
 
 ArchiveKey make_archive_key(const config::Config& config, const config::KernelSpec& spec,
@@ -150,23 +177,7 @@ void Archive::exec(const char* sql) {
 void Archive::store(const ArchiveKey& key, const CandidateRecord& r, const std::string& diff) {
   if (r.verdict == Verdict::pending || r.verdict == Verdict::infra_error || r.variant_hash.empty()) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  Statement s(db_,
-              "INSERT INTO candidates (kernel, source_hash, spec_hash, gpu, toolkit, variant_hash, candidate_id, "
-              "parent_id, round, idea_text, idea_family, idea_rationale, verdict, reason, speedup, median_us, "
-              "variant_json, eval_json, diff, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
-              "ON CONFLICT (source_hash, spec_hash, gpu, toolkit, variant_hash) DO UPDATE SET "
-              "kernel=excluded.kernel, candidate_id=excluded.candidate_id, parent_id=excluded.parent_id, "
-              "round=excluded.round, idea_text=excluded.idea_text, idea_family=excluded.idea_family, "
-              "idea_rationale=excluded.idea_rationale, verdict=excluded.verdict, reason=excluded.reason, "
-              "speedup=excluded.speedup, median_us=excluded.median_us, variant_json=excluded.variant_json, "
-              "eval_json=excluded.eval_json, diff=excluded.diff, created_at=excluded.created_at");
-  s.bind(1, key.kernel).bind(2, key.source_hash).bind(3, key.spec_hash).bind(4, key.gpu).bind(5, key.toolkit);
-  s.bind(6, r.variant_hash).bind(7, r.id).bind(8, r.parent_id).bind(9, r.round);
-  s.bind(10, r.idea.text).bind(11, r.idea.family).bind(12, r.idea.rationale);
-  s.bind(13, std::string(to_string(r.verdict))).bind(14, r.reason).bind(15, r.speedup).bind(16, r.median_us);
-  s.bind(17, nlohmann::json(r.variant).dump()).bind(18, nlohmann::json(r.eval).dump()).bind(19, diff);
-  s.bind(20, now_iso8601());
-  s.step();
+  upsert(db_, ArchiveRow{key, r, diff, now_iso8601()}, "");
 }
 
 std::optional<CandidateRecord> Archive::find(const ArchiveKey& key, const std::string& variant_hash) const {
@@ -205,6 +216,45 @@ std::vector<ArchiveExample> Archive::examples(const ArchiveKey& exclude, size_t 
   while (s.step())
     out.push_back(ArchiveExample{s.text(0), s.text(1), Idea{s.text(2), s.text(3), s.text(4)}, s.real(5), s.text(6)});
   return out;
+}
+
+std::vector<ArchiveRow> Archive::rows(const std::string& kernel, int64_t after_row_id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Statement s(db_, fmt::format("SELECT {}, kernel, source_hash, spec_hash, gpu, toolkit, diff, created_at FROM candidates "
+                               "WHERE row_id > ? AND (? = '' OR kernel = ?) ORDER BY row_id",
+                               kColumns)
+                       .c_str());
+  s.bind(1, after_row_id).bind(2, kernel).bind(3, kernel);
+  std::vector<ArchiveRow> out;
+  while (s.step()) {
+    ArchiveRow row;
+    row.record = record_from_row(s);
+    row.record.from_archive = false;  // as it was measured; the importing archive marks it on lookup
+    row.key = ArchiveKey{s.text(13), s.text(14), s.text(15), s.text(16), s.text(17)};
+    row.diff = s.text(18);
+    row.created_at = s.text(19);
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+int64_t Archive::last_row_id() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Statement s(db_, "SELECT COALESCE(MAX(row_id), 0) FROM candidates");
+  return s.step() ? s.integer(0) : 0;
+}
+
+bool Archive::merge(const ArchiveRow& row) {
+  const auto& r = row.record;
+  if (r.verdict == Verdict::pending || r.verdict == Verdict::infra_error || r.variant_hash.empty()) return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  ArchiveRow dated = row;
+  if (dated.created_at.empty()) dated.created_at = now_iso8601();
+  return upsert(db_, dated,
+                " WHERE (excluded.verdict = 'accepted') > (candidates.verdict = 'accepted') OR "
+                "((excluded.verdict = 'accepted') = (candidates.verdict = 'accepted') AND "
+                "(excluded.speedup > candidates.speedup OR (excluded.speedup = candidates.speedup AND "
+                "excluded.created_at < candidates.created_at)))");
 }
 
 int64_t Archive::count(const ArchiveKey& key) const {

@@ -28,6 +28,14 @@ struct ArchiveKey {
   std::string toolkit;
 };
 
+// One stored candidate with everything that identifies it: what an export carries.
+struct ArchiveRow {
+  ArchiveKey key;
+  CandidateRecord record;
+  std::string diff;
+  std::string created_at;  // ISO 8601, when it was measured
+};
+
 ArchiveKey make_archive_key(const config::Config& config, const config::KernelSpec& spec,
                             const std::string& original_source, const DeviceInfo& device);
 
@@ -58,6 +66,17 @@ class Archive {
   std::vector<ArchiveExample> examples(const ArchiveKey& exclude, size_t limit) const;
 
   int64_t count(const ArchiveKey& key) const;
+
+  // The rows of kernel `kernel` ("" = every kernel) stored after row `after_row_id`, oldest first:
+  // a sweep shard exports what its run added (see last_row_id).
+  std::vector<ArchiveRow> rows(const std::string& kernel = "", int64_t after_row_id = 0) const;
+  int64_t last_row_id() const;
+
+  // Adds a row from another archive. The same candidate (key and variant) already here keeps
+  // whichever of the two ranks higher: accepted before anything else, then the higher speedup,
+  // then the earlier measurement. That order makes a merge of several archives come out the same
+  // whatever order they are merged in. Returns true when the row was added or replaced one.
+  bool merge(const ArchiveRow& row);
   const std::filesystem::path& path() const { return path_; }
 
  private:

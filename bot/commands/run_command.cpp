@@ -1,26 +1,8 @@
-#include <fmt/format.h>
-
-#include <iostream>
-#include <nlohmann/json.hpp>
-
 #include "bot/commands/commands.h"
+#include "bot/commands/outcome_table.h"
 #include "bot/main_job.h"
-#include "common/text_table.h"
 
 namespace kb::bot {
-namespace {
-
-void print_summary(const std::vector<KernelOutcome>& rows) {
-  TextTable table({"kernel", "original us", "best us", "speedup", "result", "pull request / note"});
-  for (const auto& r : rows)
-    table.add_row({r.kernel, r.baseline_us > 0 ? fmt::format("{:.2f}", r.baseline_us) : "-",
-                   r.best_us > 0 ? fmt::format("{:.2f}", r.best_us) : "-",
-                   r.speedup > 0 ? fmt::format("{:.2f}x", r.speedup) : "-", r.verdict,
-                   r.pr.empty() ? r.note : r.pr});
-  std::cout << "\n" << table.render();
-}
-
-}  // namespace
 
 void register_run_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand(
@@ -30,6 +12,8 @@ void register_run_command(CLI::App& app, CliContext& ctx) {
   auto opts = std::make_shared<MainJobOptions>();
   auto rounds = std::make_shared<int64_t>(0);
   auto max_candidates = std::make_shared<int64_t>(0);
+  auto shard = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
   cmd->add_option("--kernel", opts->kernel, "Only this [[kernel]] (default: all of them)");
   cmd->add_flag("--dry-run", opts->dry_run,
                 "Write the PRs under .kernelbot/prs/ instead of pushing and calling GitHub");
@@ -43,24 +27,29 @@ void register_run_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--max-candidates", *max_candidates, "Candidates per kernel (overrides [search].max_candidates)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--no-archive", opts->search.no_archive, "Neither reuse nor record candidates in the archive");
-  cmd->callback([&ctx, opts, rounds, max_candidates] {
+  // Shards on one machine need their own copies: one shard's new rows must not change the plan
+  // another shard computes from the archive when it starts.
+  cmd->add_option("--archive", opts->search.archive, "The archive file (overrides [search].archive)");
+  cmd->add_option("--shard", *shard,
+                  "I/N: search only the I-th (from 0) of N disjoint sets of the kernels, balanced by their last "
+                  "measured GPU time in the archive (every shard must see the same archive)");
+  auto* no_publish = cmd->add_flag(
+      "--no-publish", opts->no_publish,
+      "Search and save the results, patches and new archive rows in --out for `kernelbot publish`; no git, no "
+      "GitHub, no token");
+  cmd->add_option("--out", *out, "With --no-publish: the directory to write (upload it as a CI artifact)")
+      ->needs(no_publish);
+  cmd->callback([&ctx, opts, rounds, max_candidates, shard, out] {
+    if (opts->no_publish && out->empty()) throw UsageError("--no-publish needs --out DIR: where the results go");
+    if (opts->no_publish && opts->dry_run) throw UsageError("--no-publish publishes nothing: drop --dry-run");
+    if (!shard->empty()) opts->shard = parse_shard(*shard);
+    if (!out->empty()) opts->out = std::filesystem::absolute(*out);
     config::Config config = ctx.config();
     if (*rounds > 0) config.search.rounds = *rounds;
     if (*max_candidates > 0) config.search.max_candidates = *max_candidates;
     auto rows = run_main_job(config, *opts);
-    bool failed = false;
-    for (const auto& r : rows) failed |= r.failed;
-    if (ctx.options.json) {
-      auto j = nlohmann::json::array();
-      for (const auto& r : rows)
-        j.push_back({{"kernel", r.kernel}, {"baseline_us", r.baseline_us}, {"best_us", r.best_us},
-                     {"speedup", r.speedup}, {"result", r.verdict}, {"pr", r.pr}, {"note", r.note},
-                     {"failed", r.failed}});
-      std::cout << j.dump(2) << "\n";
-    } else {
-      print_summary(rows);
-    }
-    if (failed) ctx.exit_code = 1;
+    print_outcomes(rows, ctx.options.json);
+    if (any_failed(rows)) ctx.exit_code = 1;
   });
 }
 

@@ -1,0 +1,37 @@
+#include "bot/commands/outcome_table.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "common/text_table.h"
+
+namespace kb::bot {
+
+void print_outcomes(const std::vector<KernelOutcome>& rows, bool json) {
+  if (json) {
+    auto j = nlohmann::json::array();
+    for (const auto& r : rows)
+      j.push_back({{"kernel", r.kernel}, {"baseline_us", r.baseline_us}, {"best_us", r.best_us},
+                   {"speedup", r.speedup}, {"result", r.verdict}, {"pr", r.pr}, {"note", r.note},
+                   {"failed", r.failed}});
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  TextTable table({"kernel", "original us", "best us", "speedup", "result", "pull request / note"});
+  for (const auto& r : rows)
+    table.add_row({r.kernel, r.baseline_us > 0 ? fmt::format("{:.2f}", r.baseline_us) : "-",
+                   r.best_us > 0 ? fmt::format("{:.2f}", r.best_us) : "-",
+                   r.speedup > 0 ? fmt::format("{:.2f}x", r.speedup) : "-", r.verdict,
+                   r.pr.empty() ? r.note : r.pr});
+  std::cout << "\n" << table.render();
+}
+
+bool any_failed(const std::vector<KernelOutcome>& rows) {
+  bool failed = false;
+  for (const auto& r : rows) failed |= r.failed;
+  return failed;
+}
+
+}  // namespace kb::bot
