@@ -22,6 +22,7 @@ struct SearchOptions {
   std::string proposer;
   int64_t rounds = 0;
   int64_t max_candidates = 0;
+  double max_wall_time_s = 0;
   std::string replay;
   std::string record;
   std::string archive;
@@ -109,6 +110,7 @@ void run(CliContext& ctx, const SearchOptions& opts) {
   }
   if (opts.rounds > 0) config.search.rounds = opts.rounds;
   if (opts.max_candidates > 0) config.search.max_candidates = opts.max_candidates;
+  if (opts.max_wall_time_s > 0) config.search.max_wall_time_s = opts.max_wall_time_s;
   KernelSearchOptions search_options{opts.proposer, opts.replay, opts.record, opts.archive, opts.no_archive};
   search::SearchResult result = search_kernel(config, *spec, search_options);
   auto saved = save_result(config, *spec, result);
@@ -136,6 +138,9 @@ void register_search_command(CLI::App& app, CliContext& ctx) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-candidates", opts->max_candidates,
                   "Most candidates to compile and measure (overrides [search].max_candidates)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-wall-time", opts->max_wall_time_s,
+                  "Seconds after which no new candidate is compiled (overrides [search].max_wall_time_s)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--replay", opts->replay,
                   "Replay the model replies recorded in FILE, or in DIR/<kernel>.jsonl (implies --proposer replay)");

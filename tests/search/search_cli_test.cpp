@@ -25,7 +25,7 @@ Outcome kernelbot(const std::string& args) {
 TEST(SearchCli, HelpListsTheOptions) {
   auto o = kernelbot("search --help");
   EXPECT_EQ(o.exit_code, 0);
-  for (const char* opt : {"--kernel", "--proposer", "--rounds", "--max-candidates", "--replay", "--record",
+  for (const char* opt : {"--kernel", "--proposer", "--rounds", "--max-candidates", "--max-wall-time", "--replay", "--record",
                           "--no-archive"})
     EXPECT_NE(o.output.find(opt), std::string::npos) << opt;
 }
@@ -41,6 +41,7 @@ TEST(SearchCli, BadOptionsAreUsageErrors) {
   EXPECT_EQ(kernelbot("search").exit_code, 2);  // --kernel is required
   EXPECT_EQ(kernelbot("search --kernel saxpy --proposer genetic").exit_code, 2);
   EXPECT_EQ(kernelbot("search --kernel saxpy --rounds 0").exit_code, 2);
+  EXPECT_EQ(kernelbot("search --kernel saxpy --max-wall-time 0").exit_code, 2);
   auto replay = kernelbot("search --kernel saxpy --proposer replay");
   EXPECT_EQ(replay.exit_code, 2) << replay.output;
   EXPECT_NE(replay.output.find("--replay FILE"), std::string::npos) << replay.output;

@@ -99,7 +99,9 @@ class ShippedReplayOnGpu : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ShippedReplayOnGpu, ReachesItsCrossover) {
   const std::string kernel = GetParam();
-  SearchRun run = kernelbot_search("--replay " KB_SOURCE_DIR "/examples/replays/", kernel);
+  // The examples' 150 s budget is the demo's; layernorm's round 1 alone takes longer on an H100
+  // (six candidates in 209 s), and round 2 is what this test is about.
+  SearchRun run = kernelbot_search("--max-wall-time 600 --replay " KB_SOURCE_DIR "/examples/replays/", kernel);
   ASSERT_EQ(run.status, 0) << run.log;
   ASSERT_FALSE(run.result.is_discarded()) << run.log;
   std::ifstream replay(KB_SOURCE_DIR "/examples/replays/" + kernel + ".jsonl");
