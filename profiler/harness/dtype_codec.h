@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
-namespace kb::harness {
+#include "profiler/harness/elem_type.h"
 
-enum class ElemType { float64, float32, float16, bfloat16, int64, int32, uint32, int8, uint8 };
+namespace kb::harness {
 
 std::optional<ElemType> parse_elem_type(const std::string& name);
 const char* to_string(ElemType t);
