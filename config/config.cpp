@@ -25,6 +25,16 @@ const DTypeInfo& info(DType d) {
 }
 }  // namespace
 
+const std::vector<const char*>& distribution_names() {
+  static const std::vector<const char*> names = {"uniform", "normal", "large", "mixed_sign", "offset", "extreme"};
+  return names;
+}
+
+const std::vector<const char*>& error_scale_names() {
+  static const std::vector<const char*> names = {"plain", "abs_inputs"};
+  return names;
+}
+
 const char* to_string(ArgRole role) {
   for (const auto& [r, name] : kRoles)
     if (r == role) return name;

@@ -63,7 +63,8 @@ struct SearchConfig {
 // [verify]: how a candidate is proven equal to the original.
 struct VerifyConfig {
   int64_t trials = 5;
-  std::vector<std::string> distributions = {"uniform", "normal", "large", "mixed_sign"};
+  // Cycled over the trials, each size set starting one further (see distribution_names()).
+  std::vector<std::string> distributions = {"uniform", "normal", "large", "mixed_sign", "offset", "extreme"};
   std::map<std::string, Tolerance> tolerance = {
       {"float64", {1e-10, 1e-12}}, {"float32", {1e-4, 1e-5}}, {"float16", {1e-2, 1e-3}},
       {"bfloat16", {2e-2, 1e-2}},  {"int32", {0, 0}},         {"int64", {0, 0}},
@@ -133,6 +134,9 @@ struct ArgSpec {
   std::string value;  // value expression (size, scalar); empty scalar = random per trial
   std::string distribution;  // override of [verify].distributions for this input
   SourcePos pos;
+  // How an output's allowed error scales: "" (= "plain": atol + rtol*|r|) or "abs_inputs"
+  // (atol + rtol*max(|r|, |s|), s the original's output on the absolute values of its float inputs).
+  std::string error_scale;
 };
 
 // A named set of sizes, e.g. { n = 1048576 }: every count/value expression is evaluated on it.
@@ -177,6 +181,11 @@ struct Config {
   // Paths in the config are relative to the repository root.
   std::filesystem::path resolve(const std::string& path) const;
 };
+
+// The input distributions the harness generates (profiler/harness/input_distribution.h), and the
+// values [[kernel.arg]] error_scale takes.
+const std::vector<const char*>& distribution_names();
+const std::vector<const char*>& error_scale_names();
 
 const char* to_string(ArgRole role);
 const char* to_string(DType dtype);

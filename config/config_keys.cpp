@@ -47,8 +47,7 @@ const std::vector<ConfigKey>& config_keys() {
       {KEY(search, work_dir), "generated harnesses, builds, compile cache"},
 
       {KEY(verify, trials), "fresh random inputs each, at every size set", positive},
-      {KEY(verify, distributions), "input distributions cycled over the trials", any,
-       {"uniform", "normal", "large", "mixed_sign"}},
+      {KEY(verify, distributions), "input distributions cycled over the trials", any, distribution_names()},
       {KEY(verify, tolerance), "per dtype: passes when |c - r| <= atol + rtol*|r|"},
       {KEY(verify, seed), "0 = a fresh seed per run"},
       {KEY(verify, sanitize), "run compute-sanitizer on one trial"},

@@ -303,6 +303,7 @@ void read_arg(TableReader& r, ArgSpec& a) {
   r.get_expression("count", a.count);
   r.get_expression("value", a.value);
   r.get("distribution", a.distribution);
+  r.get("error_scale", a.error_scale);
   r.finish();
   if (!role.empty()) {
     if (auto parsed = parse_arg_role(role)) a.role = *parsed;
@@ -313,8 +314,8 @@ void read_arg(TableReader& r, ArgSpec& a) {
     else check_one_of(r, "dtype", dtype,
                       {"float64", "float32", "float16", "bfloat16", "int64", "int32", "uint32", "int8", "uint8"});
   }
-  if (!a.distribution.empty())
-    check_one_of(r, "distribution", a.distribution, {"uniform", "normal", "large", "mixed_sign"});
+  if (!a.distribution.empty()) check_one_of(r, "distribution", a.distribution, distribution_names());
+  if (!a.error_scale.empty()) check_one_of(r, "error_scale", a.error_scale, error_scale_names());
   bool roles_ok = !role.empty() && parse_arg_role(role);
   if (roles_ok && role_is_buffer(a.role) && a.count.empty())
     r.diag().error(r.table().source(), r.field("count"),
@@ -322,6 +323,10 @@ void read_arg(TableReader& r, ArgSpec& a) {
   if (roles_ok && a.role == ArgRole::size && a.value.empty())
     r.diag().error(r.table().source(), r.field("value"),
                    "missing required field 'value' (the size passed as '" + a.name + "')");
+  if (roles_ok && !a.error_scale.empty() && a.role != ArgRole::output && a.role != ArgRole::inout)
+    r.diag().error(r.table().get("error_scale")->source(), r.field("error_scale"),
+                   "error_scale applies to outputs (role \"output\" or \"inout\"), not to a" +
+                       std::string(a.role == ArgRole::input ? "n " : " ") + to_string(a.role) + " argument");
   if (roles_ok && a.role == ArgRole::size && !dtype.empty() && dtype_is_float(a.dtype))
     r.diag().error(r.table().get("dtype")->source(), r.field("dtype"), "a size argument needs an integer dtype");
 }

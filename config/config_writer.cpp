@@ -54,6 +54,7 @@ toml::table kernel_table(const KernelSpec& k) {
     if (!a.count.empty()) at.insert("count", a.count);
     if (!a.value.empty()) at.insert("value", a.value);
     if (!a.distribution.empty()) at.insert("distribution", a.distribution);
+    if (!a.error_scale.empty()) at.insert("error_scale", a.error_scale);
     args.push_back(std::move(at));
   }
   t.insert("arg", std::move(args));

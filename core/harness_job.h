@@ -19,6 +19,9 @@ struct HarnessArg {
   std::vector<std::string> values;  // per size set: literal value for size/scalar; "" = random scalar
   std::string distribution;         // "" = the job's distributions
   double rtol = 0, atol = 0;        // for outputs
+  // For outputs: how the allowed error scales. "" or "plain": atol + rtol*|r|. "abs_inputs":
+  // atol + rtol*max(|r|, |s|), s the original's output on the absolute values of its float inputs.
+  std::string error_scale;
 };
 
 struct HarnessBench {
@@ -46,7 +49,7 @@ struct HarnessJob {
   std::vector<double> flops;  // per size set, 0 = unknown
   std::vector<double> bytes;  // per size set: bytes moved (inputs read once, outputs written once)
   int64_t trials = 5;
-  std::vector<std::string> distributions = {"uniform", "normal", "large", "mixed_sign"};
+  std::vector<std::string> distributions = {"uniform", "normal", "large", "mixed_sign", "offset", "extreme"};
   uint64_t seed = 1;
   bool strict = false;  // extra-strict verification (more trials, tighter checks)
   HarnessBench bench;
@@ -67,7 +70,7 @@ struct HarnessJob {
 inline constexpr const char* kEntrySymbol = "kb_launch";
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessArg, name, role, dtype, counts, values, distribution, rtol,
-                                                atol)
+                                                atol, error_scale)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessBench, warmup_runs, min_time_s, min_samples, max_samples,
                                                 max_noise, timeout_s, flush_l2, graph_below_us, max_clock_sag)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessJob, mode, kernel, baseline_library, candidate_library,

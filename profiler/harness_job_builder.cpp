@@ -62,6 +62,7 @@ HarnessJob make_harness_job(const config::Config& config, const config::KernelSp
       config::Tolerance t = config.tolerance_for(spec, a.dtype);
       h.rtol = t.rtol;
       h.atol = t.atol;
+      h.error_scale = a.error_scale;
     }
     job.args.push_back(std::move(h));
   }

@@ -79,6 +79,11 @@ RunnerJob decode_job(const HarnessJob& job) {
       arg.distribution = *d;
     }
     arg.tolerance = {a.rtol, a.atol};
+    const auto scale = parse_error_scale(a.error_scale);
+    if (!scale)
+      throw JobError("job field " + where + ".error_scale: unknown error scale '" + a.error_scale +
+                     "' (plain or abs_inputs)");
+    arg.error_scale = *scale;
     if (arg.tolerance.rtol < 0 || arg.tolerance.atol < 0)
       throw JobError("job field " + where + ": rtol and atol must not be negative");
     if (arg.is_buffer()) {

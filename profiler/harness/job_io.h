@@ -33,6 +33,7 @@ struct RunnerArg {
   bool has_distribution = false;    // per-argument override of the job's distributions
   Distribution distribution = Distribution::uniform;
   Tolerance tolerance;
+  ErrorScale error_scale = ErrorScale::plain;  // outputs: how the allowed error scales
   bool is_buffer() const { return role == ArgRole::input || role == ArgRole::output || role == ArgRole::inout; }
   bool is_written() const { return role == ArgRole::output || role == ArgRole::inout; }
 };

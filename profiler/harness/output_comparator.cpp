@@ -1,5 +1,6 @@
 #include "profiler/harness/output_comparator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -19,8 +20,28 @@ void note_mismatch(OutputComparison& c, double& worst_err, int64_t i, double exp
 
 }  // namespace
 
+std::optional<ErrorScale> parse_error_scale(const std::string& name) {
+  if (name.empty() || name == "plain") return ErrorScale::plain;
+  if (name == "abs_inputs") return ErrorScale::abs_inputs;
+  return std::nullopt;
+}
+
+const char* to_string(ErrorScale s) {
+  switch (s) {
+    case ErrorScale::plain: return "plain";
+    case ErrorScale::abs_inputs: return "abs_inputs";
+  }
+  return "unknown";
+}
+
 OutputComparison compare_output(ElemType t, const void* reference, const void* candidate, size_t count, Tolerance tol) {
+  return compare_output(t, reference, candidate, count, tol, nullptr);
+}
+
+OutputComparison compare_output(ElemType t, const void* reference, const void* candidate, size_t count, Tolerance tol,
+                                const void* scale) {
   OutputComparison c;
+  c.scaled = scale != nullptr;
   const bool exact_int = !elem_is_float(t) && tol.rtol == 0 && tol.atol == 0;
   ElementSample worst_overall;
   double worst_overall_err = -1;
@@ -63,16 +84,58 @@ OutputComparison compare_output(ElemType t, const void* reference, const void* c
       continue;
     }
     const double err = std::fabs(v - r);
+    double magnitude = std::fabs(r);
+    double s = 0;
+    if (scale) {
+      s = is_poison(t, scale, k) ? HUGE_VAL : std::fabs(load_double(t, scale, k));
+      if (std::isfinite(s)) {
+        magnitude = std::max(magnitude, s);
+      } else {
+        ++c.scale_not_finite;
+        s = 0;
+      }
+    }
     c.max_abs_error = std::max(c.max_abs_error, err);
     if (r != 0) c.max_rel_error = std::max(c.max_rel_error, err / std::fabs(r));
     if (err > worst_overall_err) {
       worst_overall_err = err;
-      worst_overall = {i, r, v};
+      worst_overall = {i, r, v, s};
     }
-    if (err > tol.atol + tol.rtol * std::fabs(r)) note_mismatch(c, worst_mismatch_err, i, r, v, err);
+    if (err > tol.atol + tol.rtol * magnitude) {
+      note_mismatch(c, worst_mismatch_err, i, r, v, err);
+      if (c.first.index == i) c.first.scale = s;
+      if (c.worst.index == i) c.worst.scale = s;
+    }
   }
   if (c.mismatches == 0) c.worst = worst_overall;
   return c;
+}
+
+namespace {
+
+// Clears the top (sign) bit of every `Bits`-sized element.
+template <typename Bits>
+void clear_sign_bits(void* data, size_t count) {
+  auto* p = static_cast<char*>(data);
+  constexpr Bits kMagnitude = static_cast<Bits>(~(Bits{1} << (8 * sizeof(Bits) - 1)));
+  for (size_t i = 0; i < count; ++i) {
+    Bits b;
+    std::memcpy(&b, p + i * sizeof(Bits), sizeof(Bits));
+    b = static_cast<Bits>(b & kMagnitude);
+    std::memcpy(p + i * sizeof(Bits), &b, sizeof(Bits));
+  }
+}
+
+}  // namespace
+
+void abs_in_place(ElemType t, void* data, size_t count) {
+  switch (t) {
+    case ElemType::float64: clear_sign_bits<uint64_t>(data, count); return;
+    case ElemType::float32: clear_sign_bits<uint32_t>(data, count); return;
+    case ElemType::float16:
+    case ElemType::bfloat16: clear_sign_bits<uint16_t>(data, count); return;
+    default: return;  // integers: left alone (see the header)
+  }
 }
 
 std::string format_number(double v) {
@@ -85,7 +148,8 @@ std::string format_number(double v) {
 
 std::string describe_output_failure(const std::string& name, const OutputComparison& c, Tolerance tol) {
   if (c.passed()) return "";
-  const std::string tolerance = "tolerance rtol " + format_number(tol.rtol) + " atol " + format_number(tol.atol);
+  const std::string tolerance = "tolerance rtol " + format_number(tol.rtol) + " atol " + format_number(tol.atol) +
+                                (c.scaled ? " relative to max(|expected|, the original's output on |inputs|)" : "");
   if (c.not_written > 0) {
     std::string s = "output " + name + " was not fully written: " + std::to_string(c.not_written) + " of " +
                     std::to_string(c.elements) + " elements still hold the poison value the harness wrote before " +
@@ -94,9 +158,9 @@ std::string describe_output_failure(const std::string& name, const OutputCompari
       s += "; " + std::to_string(c.mismatches - c.not_written) + " more elements differ (" + tolerance + ")";
     return s;
   }
-  auto sample = [](const ElementSample& e) {
+  auto sample = [&c](const ElementSample& e) {
     return "index " + std::to_string(e.index) + " (expected " + format_number(e.expected) + ", got " +
-           format_number(e.got) + ")";
+           format_number(e.got) + (c.scaled && e.scale > 0 ? ", scale " + format_number(e.scale) : "") + ")";
   };
   std::string s = "output " + name + ": " + std::to_string(c.mismatches) + " of " + std::to_string(c.elements) +
                   " elements differ";

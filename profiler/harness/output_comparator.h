@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "profiler/harness/dtype_codec.h"
@@ -14,10 +15,22 @@ struct Tolerance {
   double rtol = 0, atol = 0;
 };
 
+// How the allowed error of an output scales ([[kernel.arg]] error_scale in the config).
+enum class ErrorScale {
+  plain,       // atol + rtol * |r|
+  abs_inputs,  // atol + rtol * max(|r|, |s|), s the original's output on the absolute values of its
+               // float inputs (for a sum: the sum of absolute values, the scale of its rounding error)
+};
+
+// "" and "plain" -> plain, "abs_inputs" -> abs_inputs; nullopt for anything else.
+std::optional<ErrorScale> parse_error_scale(const std::string& name);
+const char* to_string(ErrorScale s);
+
 // An element that failed, for the failure text.
 struct ElementSample {
   int64_t index = -1;
   double expected = 0, got = 0;
+  double scale = 0;  // |s| at this element when the comparison had a scale, else 0
 };
 
 // The outcome of comparing one output buffer of one call.
@@ -31,6 +44,8 @@ struct OutputComparison {
   double max_rel_error = 0;  // |c - r| / |r|, over finite pairs with r != 0
   ElementSample worst;       // the largest |c - r| among mismatches (or overall when none)
   ElementSample first;       // the first mismatch
+  bool scaled = false;           // compared with a per-element scale (ErrorScale::abs_inputs)
+  int64_t scale_not_finite = 0;  // scale elements that were NaN, Inf or poison: |r| used there
   bool passed() const { return mismatches == 0; }
 };
 
@@ -40,8 +55,26 @@ struct OutputComparison {
 // tolerance compare exactly (no rounding through double).
 OutputComparison compare_output(ElemType t, const void* reference, const void* candidate, size_t count, Tolerance tol);
 
+// The same with a per-element error scale: `scale` holds `count` elements of type `t` (the
+// original's output on |inputs|, see abs_in_place), and a finite r passes when
+//   |c - r| <= atol + rtol * max(|r|, |s|).
+// A scale element that is NaN, Inf or poison gives no information: that element is judged by the
+// plain rule (stricter, never looser) and counted in scale_not_finite. scale == nullptr is the
+// plain rule. The other rules (poison, NaN, Inf, exact integers) are unchanged.
+OutputComparison compare_output(ElemType t, const void* reference, const void* candidate, size_t count, Tolerance tol,
+                                const void* scale);
+
+// Replaces every element of a float buffer by its absolute value (the sign bit cleared: exact,
+// NaN stays NaN). Integer buffers are left alone: integer arithmetic is exact, and integer inputs
+// are often indices or counts whose sign means something. To compute the scale for
+// ErrorScale::abs_inputs, run the original on copies of its float input and inout buffers passed
+// through this, with float scalars replaced by their absolute values too.
+void abs_in_place(ElemType t, void* data, size_t count);
+
 // "output y: 3712 of 1048576 elements differ, worst abs error 2.1 at index 17 (expected 0.52,
-// got 2.62), first at index 3 (...), tolerance rtol 1e-4 atol 1e-5" or "output y was not fully
+// got 2.62), first at index 3 (...), tolerance rtol 1e-4 atol 1e-5" (with a scale: "... (expected
+// 0.52, got 2.62, scale 4096) ..., tolerance rtol 1e-5 atol 1e-5 relative to max(|expected|, the
+// original's output on |inputs|)") or "output y was not fully
 // written: 1024 elements still hold the poison value ...". Empty when `c` passed.
 std::string describe_output_failure(const std::string& name, const OutputComparison& c, Tolerance tol);
 

@@ -266,6 +266,71 @@ sizes = [{ n = 16 }]
   for (const auto& e : errs) EXPECT_GT(e.line, 0) << e.format();
 }
 
+TEST(ConfigLoader, DistributionsAndErrorScale) {
+  Config defaults = load_config_text("", "kernelbot.toml", "");
+  EXPECT_EQ(defaults.verify.distributions,
+            (std::vector<std::string>{"uniform", "normal", "large", "mixed_sign", "offset", "extreme"}));
+  Config c = load_config_text(R"([verify]
+distributions = ["offset", "extreme"]
+[[kernel]]
+name = "row_sum"
+source = "k.cu"
+launcher = "launch_row_sum"
+sizes = [{ n = 16 }]
+  [[kernel.arg]]
+  name = "in"
+  role = "input"
+  dtype = "float32"
+  count = "n"
+  distribution = "offset"
+  [[kernel.arg]]
+  name = "out"
+  role = "output"
+  dtype = "float32"
+  count = 1
+  error_scale = "abs_inputs"
+)",
+                              "kernelbot.toml", "");
+  EXPECT_EQ(c.verify.distributions, (std::vector<std::string>{"offset", "extreme"}));
+  EXPECT_EQ(c.kernels[0].args[0].distribution, "offset");
+  EXPECT_EQ(c.kernels[0].args[0].error_scale, "");
+  EXPECT_EQ(c.kernels[0].args[1].error_scale, "abs_inputs");
+
+  auto errs = errors_of(R"([[kernel]]
+name = "k"
+source = "k.cu"
+launcher = "f"
+sizes = [{ n = 16 }]
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "float32"
+  count = "n"
+  error_scale = "abs_inputs"
+  [[kernel.arg]]
+  name = "y"
+  role = "output"
+  dtype = "float32"
+  count = "n"
+  error_scale = "relative"
+  [[kernel.arg]]
+  name = "z"
+  role = "inout"
+  dtype = "float32"
+  count = "n"
+  error_scale = 1
+  distribution = "zeros"
+)");
+  auto has = [&](const std::string& field, const std::string& text) { return has_error(errs, field, text); };
+  EXPECT_TRUE(has("kernel[0].arg[0].error_scale",
+                  "error_scale applies to outputs (role \"output\" or \"inout\"), not to an input argument"));
+  EXPECT_TRUE(has("kernel[0].arg[1].error_scale", "'relative' is not one of: plain, abs_inputs"));
+  EXPECT_TRUE(has("kernel[0].arg[2].error_scale", "expected a string"));
+  EXPECT_TRUE(has("kernel[0].arg[2].distribution",
+                  "'zeros' is not one of: uniform, normal, large, mixed_sign, offset, extreme"));
+  for (const auto& e : errs) EXPECT_GT(e.line, 0) << e.format();
+}
+
 TEST(ConfigLoader, KernelLevelRules) {
   auto errs = errors_of(R"([[kernel]]
 name = "k"

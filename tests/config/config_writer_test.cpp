@@ -22,6 +22,7 @@ tunables = { BLOCK = [64, 128] }
   role = "output"
   dtype = "float16"
   count = "n"
+  error_scale = "abs_inputs"
 )";
   auto c = kb::config::load_config_text(text, "kernelbot.toml", "");
   std::string shown = kb::config::to_toml_text(c);
@@ -32,6 +33,7 @@ tunables = { BLOCK = [64, 128] }
   EXPECT_EQ(again.github.labels, std::vector<std::string>{"perf"});
   ASSERT_EQ(again.kernels.size(), 1u);
   EXPECT_EQ(again.kernels[0].args[0].dtype, kb::config::DType::float16);
+  EXPECT_EQ(again.kernels[0].args[0].error_scale, "abs_inputs");
   EXPECT_EQ(again.kernels[0].tunables.at("BLOCK").size(), 2u);
   EXPECT_EQ(again.bench.max_noise, c.bench.max_noise);
   EXPECT_NE(shown.find("max_noise = 0.005"), std::string::npos) << shown;

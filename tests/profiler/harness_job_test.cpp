@@ -45,6 +45,7 @@ tolerance = { float32 = { rtol = 1e-3, atol = 2e-3 } }
   role = "output"
   dtype = "float16"
   count = "ceil_div(rows*cols, 2)"
+  error_scale = "abs_inputs"
   [[kernel.arg]]
   name = "rows"
   role = "size"
@@ -98,6 +99,8 @@ TEST(HarnessJob, EvaluatesEveryExpressionPerSizeSet) {
   EXPECT_EQ(job.args[2].counts, (std::vector<int64_t>{16, 1500500}));
   EXPECT_EQ(job.args[2].rtol, 1e-2);  // float16 default
   EXPECT_EQ(job.args[2].atol, 1e-3);
+  EXPECT_EQ(job.args[2].error_scale, "abs_inputs");
+  EXPECT_EQ(job.args[1].error_scale, "") << "the plain rule unless the spec asks";
 
   EXPECT_EQ(job.args[3].values, (std::vector<std::string>{"4", "1000"}));
   EXPECT_EQ(job.args[4].values, (std::vector<std::string>{"8", "3001"}));
@@ -152,6 +155,9 @@ TEST(HarnessJob, RoundTripsThroughJson) {
   EXPECT_EQ(back.args[0].counts, job.args[0].counts);
   EXPECT_EQ(back.bytes, job.bytes);
   EXPECT_EQ(back.seed, job.seed);
+  EXPECT_EQ(back.args[2].error_scale, "abs_inputs");
+  // The job's default distributions are the config's: every one the harness has.
+  EXPECT_EQ(HarnessJob{}.distributions, config::Config{}.verify.distributions);
 }
 
 }  // namespace

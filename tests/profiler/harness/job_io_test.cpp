@@ -43,8 +43,26 @@ TEST(JobIo, DecodesArgumentsRolesTypesAndOverrides) {
   EXPECT_EQ(job.args[3].type, ElemType::int32);
   EXPECT_DOUBLE_EQ(parse_value(job.args[3], 1), 1000003);
   EXPECT_DOUBLE_EQ(parse_value(job.args[2], 0), 2.5);
-  EXPECT_EQ(job.distributions.size(), 4u);
+  EXPECT_EQ(job.distributions.size(), 6u);  // HarnessJob's default: every distribution
+  EXPECT_EQ(job.distributions[4], Distribution::offset);
+  EXPECT_EQ(job.distributions[5], Distribution::extreme);
+  EXPECT_EQ(job.args[1].error_scale, ErrorScale::plain);
   EXPECT_EQ(metrics_size_index(job), 1u);  // the larger size set
+}
+
+TEST(JobIo, ErrorScaleAndTheNewDistributionsDecodeFromJson) {
+  HarnessJob raw = saxpy_job();
+  raw.args[1].error_scale = "abs_inputs";
+  raw.args[0].distribution = "offset";
+  raw.distributions = {"extreme", "uniform"};
+  const RunnerJob job = decode_job(nlohmann::json(raw).get<HarnessJob>());
+  EXPECT_EQ(job.args[1].error_scale, ErrorScale::abs_inputs);
+  EXPECT_EQ(job.args[0].distribution, Distribution::offset);
+  EXPECT_EQ(job.distributions.front(), Distribution::extreme);
+  // A job written before the field existed reads as the plain rule.
+  nlohmann::json old = nlohmann::json(saxpy_job());
+  for (auto& a : old["args"]) a.erase("error_scale");
+  EXPECT_EQ(decode_job(old.get<HarnessJob>()).args[1].error_scale, ErrorScale::plain);
 }
 
 TEST(JobIo, JsonRoundTripThroughAFile) {
@@ -122,6 +140,9 @@ TEST(JobIo, ProblemsNameTheField) {
   j = saxpy_job();
   j.distributions = {"uniform", "cauchy"};
   expect_error(j, "unknown distribution 'cauchy'");
+  j = saxpy_job();
+  j.args[1].error_scale = "relative";
+  expect_error(j, "args[1] ('y').error_scale: unknown error scale 'relative'");
   EXPECT_THROW(load_job("/nonexistent/job.json"), JobError);
 }
 
