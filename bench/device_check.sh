@@ -7,6 +7,11 @@
 #   bench/device_check.sh throughput   the search throughput benchmark only
 #   bench/device_check.sh sandbox      the candidate sandbox (issue #11): the CPU escape tests, the
 #                                      hostile GPU candidates, and the sandbox's cost per candidate
+#   bench/device_check.sh verdicts     the judge (issue #10): the harness tests and the eval tests of
+#                                      TESTS (a ctest -R pattern; default every EvalGpu test)
+#   bench/device_check.sh cost         time per candidate: `kernelbot eval` of saxpy_fast, 5 runs
+#   bench/device_check.sh stability    five `kernelbot profile` runs of saxpy at n=16M in the sandbox,
+#                                      and ncu on the same kernel (timing noise, agreement with ncu)
 # The machine has no bubblewrap of its own: carry it in .devlibs/ beside the libraries, once, with
 #   cp /usr/bin/bwrap /lib/x86_64-linux-gnu/{libselinux.so.1,libcap.so.2,libpcre2-8.so.0} .devlibs/
 # Everything is logged under $OUT (default /tmp/kb-out) and packed into $OUT/logs-<stage>.tar.gz.
@@ -87,5 +92,62 @@ if [ "$stage" = sandbox ]; then
            "$(grep -o '"run_s": *[0-9.]*' "$OUT/logs/overhead-$mode-$i.json" | head -1)" | tee -a "$OUT/logs/overhead.txt"
     done
   done
+fi
+if [ "$stage" = verdicts ]; then
+  (cd build && timeout ${HARNESS_TIMEOUT:-170} ctest -R "HarnessGpu" --output-on-failure -j1) >"$OUT/logs/harness_tests.log" 2>&1
+  echo "harness tests exit code $?" >>"$OUT/logs/harness_tests.log"
+  grep -E "tests passed|Failed|\*\*\*|exit code|Test +#" "$OUT/logs/harness_tests.log" | tail -30
+  mkdir -p "$OUT/logs/evidence"
+  (cd build && KB_TEST_SAVE_DIR="$OUT/logs/evidence" timeout ${EVAL_TIMEOUT:-380} ctest -R "${TESTS:-EvalGpu}" --output-on-failure -j1) \
+    >"$OUT/logs/eval_tests.log" 2>&1
+  echo "eval tests exit code $?" >>"$OUT/logs/eval_tests.log"
+  grep -E "tests passed|Failed|\*\*\*|exit code|Test +#|^\[ (accepted|rejected|wrong_result|crashed|not_faster|timed_out) \]" \
+    "$OUT/logs/eval_tests.log" | tail -60
+fi
+
+if [ "$stage" = cost ]; then
+  # Wall time of one `kernelbot eval` (compile cached after the first run) and what the judge spent.
+  work=/tmp/kernelbot-eval-gpu-test
+  for i in 1 2 3 4 5; do
+    start=$(date +%s%N)
+    "$kb" --config "$work/kernelbot.toml" --json eval --kernel saxpy --candidate tests/profiler/candidates/saxpy_fast.cu \
+      >"$OUT/logs/cost-$i.json" 2>"$OUT/logs/cost-$i.err"
+    rc=$?
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    echo "run $i: exit $rc, $ms ms, $(grep -o '"speedup": *[0-9.]*' "$OUT/logs/cost-$i.json" | tail -1)," \
+         "$(grep -o '"run_s": *[0-9.]*' "$OUT/logs/cost-$i.json" | head -1)" | tee -a "$OUT/logs/cost.txt"
+  done
+fi
+
+if [ "$stage" = stability ]; then
+  # saxpy alone at n=16M, as `kernelbot profile` times it (the judge and the original's server in
+  # the namespace sandbox), five separate runs; then ncu on the same kernel in the same build.
+  rm -rf /tmp/stab && cp -r examples /tmp/stab && rm -rf /tmp/stab/.kernelbot
+  sed -i 's/^sizes = \[{ n = 1048576 }, { n = 16777216 }, { n = 1000003 }\]/sizes = [{ n = 16777216 }]/' /tmp/stab/kernelbot.toml
+  grep -n "n = 16777216" /tmp/stab/kernelbot.toml | tee "$OUT/logs/stability.txt"
+  for i in 1 2 3 4 5; do
+    (cd /tmp/stab && "$kb" --json profile --kernel saxpy) >"$OUT/logs/profile-$i.json" 2>"$OUT/logs/profile-$i.err"
+    echo "profile run $i: exit $?, $(grep -o '"median_us": *[0-9.]*' "$OUT/logs/profile-$i.json" | head -1)" \
+      | tee -a "$OUT/logs/stability.txt"
+  done
+  lib=$(find /tmp/stab/.kernelbot -name '*.so' | head -1)
+  echo "library: $lib" | tee -a "$OUT/logs/stability.txt"
+  python3 - "$lib" "$OUT/logs/ncu-job.json" <<'PY'
+import json, sys
+n = 16777216
+job = {"mode": "time_baseline", "kernel": "saxpy", "baseline_library": sys.argv[1], "size_labels": [f"n={n}"],
+       "args": [{"name": "x", "role": "input", "dtype": "float32", "counts": [n]},
+                {"name": "y", "role": "inout", "dtype": "float32", "counts": [n], "rtol": 1e-4, "atol": 1e-5},
+                {"name": "a", "role": "scalar", "dtype": "float32", "values": ["2.5"]},
+                {"name": "n", "role": "size", "dtype": "int32", "values": [str(n)]}],
+       "bench": {"warmup_runs": 3, "min_samples": 5, "max_samples": 20, "min_time_s": 0.0, "timeout_s": 5}}
+json.dump(job, open(sys.argv[2], "w"))
+PY
+  ncu_bin=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+  timeout 150 "$ncu_bin" --target-processes all --clock-control none --cache-control all -k regex:saxpy -c 10 --csv \
+    --metrics gpu__time_duration.sum "$here/build/bot/kernelbot-harness" --job "$OUT/logs/ncu-job.json" \
+    --out "$OUT/logs/ncu-result.json" >"$OUT/logs/ncu.csv" 2>"$OUT/logs/ncu.err"
+  echo "ncu exit $?" | tee -a "$OUT/logs/stability.txt"
+  grep gpu__time_duration "$OUT/logs/ncu.csv" | tail -10 | tee -a "$OUT/logs/stability.txt"
 fi
 tar -C "$OUT" -czf "$OUT/logs-$stage.tar.gz" logs && rm -rf "$OUT/logs"

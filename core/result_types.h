@@ -52,6 +52,11 @@ struct SizeTiming {
   double candidate_pct_of_floor = 0;
   double bytes_moved = 0;
   double flops = 0;
+  // Checks around the timed samples, made by the judge (a process that loads no variant code):
+  int64_t checked_samples = 0;   // candidate samples whose outputs the judge compared with the original's
+  int64_t wall_clock_calls = 0;  // back-to-back calls per batch of the wall-clock cross-check
+  double baseline_wall_us = 0;   // per call, the judge's clock, fresh inputs, outputs checked
+  double candidate_wall_us = 0;
 };
 
 // Worst error of one output buffer over every trial.
@@ -79,6 +84,8 @@ struct VerificationReport {
   bool strict_pass = false;      // the extra-strict pass for speedups over [verify].strict_speedup
   bool sanitized = false;        // compute-sanitizer ran
   std::string sanitizer_report;  // empty when clean
+  bool deterministic_checked = false;      // each size's first trial ran twice on the same inputs
+  bool original_nondeterministic = false;  // the original's own outputs varied between those calls
 };
 
 // Hardware counters and compiler facts for one variant. Every value came from CUPTI, the driver
@@ -148,12 +155,14 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingStats, median_us, q1_us, q
                                                 stop_reason, sm_clock_mhz, cupti_span_us, notes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SizeTiming, size_label, baseline, candidate, speedup, significant,
                                                 floor_us, baseline_pct_of_floor, candidate_pct_of_floor,
-                                                bytes_moved, flops)
+                                                bytes_moved, flops, checked_samples, wall_clock_calls,
+                                                baseline_wall_us, candidate_wall_us)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OutputError, name, dtype, max_abs_error, max_rel_error, rtol, atol,
                                                 mismatches, elements)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(VerificationReport, passed, failure, trials, sizes, distributions,
                                                 seeds, outputs, worst_abs_error, worst_rel_error, strict_pass,
-                                                sanitized, sanitizer_report)
+                                                sanitized, sanitizer_report, deterministic_checked,
+                                                original_nondeterministic)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelMetrics, status, values, registers_per_thread,
                                                 static_shared_bytes, local_bytes_per_thread, spill_stores_bytes,
                                                 spill_loads_bytes, stack_frame_bytes, kernel_name,

@@ -97,6 +97,13 @@ EvalResult classify_harness_run(const HarnessRun& run, int64_t max_memory_mb) {
                std::to_string(max_memory_mb) + " MiB ([verify].max_host_memory_mb); killed";
     return r;
   }
+  if (run.forged) {
+    r = EvalResult{};
+    r.verdict = Verdict::rejected;
+    r.reason = "the harness's result file was rewritten inside the sandbox: its seal (an HMAC with a key only "
+               "kernelbot and the judge hold) does not verify, so the candidate's code forged or spoiled the verdict";
+    return r;
+  }
   if (p.exit_code == kHarnessBaselineCrashed) {
     // The original itself faulted: no candidate can be judged against it.
     std::string line;

@@ -18,6 +18,9 @@ struct HarnessRun {
   SandboxResult process;
   std::optional<EvalResult> result;  // the parsed result JSON
   std::string result_error;          // why there is no result (missing, unparsable)
+  // The result file was there but its seal did not verify: someone other than the judge wrote it,
+  // and only code running in the sandbox (the candidate's) could have.
+  bool forged = false;
 };
 
 // The harness's exit status when the candidate killed it (its stderr then has a

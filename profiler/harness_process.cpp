@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "profiler/sandbox_process.h"
+#include "common/hmac_sha256.h"
 #include "common/secret_redactor.h"
 #include "profiler/variant_compiler.h"
 
@@ -124,10 +125,16 @@ HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, co
   fs::remove(result_file);
   write_file(job_file, nlohmann::json(job).dump(1));
 
+  // The judge seals its result with a key handed over on stdin; the candidate's server shares the
+  // sandbox and the job directory, but never sees the key (the judge reads it before starting any
+  // server, and no process of the sandbox can read the judge's memory).
+  const std::string key = random_key_hex();
   SandboxCommand cmd;
   cmd.argv = wrapper;
-  for (const auto& a : {harness, std::string("--job"), job_file.string(), std::string("--out"), result_file.string()})
+  for (const auto& a : {harness, std::string("--job"), job_file.string(), std::string("--out"), result_file.string(),
+                        std::string("--seal-key-stdin")})
     cmd.argv.push_back(a);
+  cmd.stdin_data = key + "\n";
   cmd.working_dir = dir;
   cmd.limits.wall_time_s = limits.timeout_s;
   cmd.limits.max_rss_mb = limits.max_memory_mb;
@@ -143,11 +150,20 @@ HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, co
     run.result_error = "no result file";
   } else {
     try {
-      nlohmann::json parsed = nlohmann::json::parse(read_file(result_file));
-      redact_strings(parsed);
-      run.result = parsed.get<EvalResult>();
+      const nlohmann::json sealed = nlohmann::json::parse(read_file(result_file));
+      const std::string text = sealed.at("result_text").get<std::string>();
+      if (!equal_in_constant_time(hmac_sha256_hex(key, text), sealed.at("seal").get<std::string>())) {
+        run.forged = true;
+        run.result_error = "the result's seal does not verify";
+      } else {
+        nlohmann::json parsed = nlohmann::json::parse(text);
+        redact_strings(parsed);
+        run.result = parsed.get<EvalResult>();
+      }
     } catch (const std::exception& e) {
-      run.result_error = std::string("unreadable result file: ") + e.what();
+      // Unsealed or unreadable: the judge always writes a sealed, complete file (atomically).
+      run.forged = true;
+      run.result_error = std::string("unreadable or unsealed result file: ") + e.what();
     }
   }
   if (!run.process.err.empty()) spdlog::debug("harness stderr:\n{}", run.process.err);

@@ -253,6 +253,25 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
     return result;
   }
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  // stdin_data goes through a pipe written before the child can read it (it fits the pipe's
+  // buffer), so only the child's first reader sees it: nothing of it is on disk or in argv/env.
+  int in_pipe[2] = {-1, -1};
+  if (!command.stdin_data.empty()) {
+    if (command.stdin_data.size() > 4096 || pipe2(in_pipe, O_CLOEXEC) != 0) {
+      result.start_error = "cannot pass stdin data to the child";
+      close(out_pipe[0]), close(out_pipe[1]), close(err_pipe[0]), close(err_pipe[1]);
+      if (devnull >= 0) close(devnull);
+      return result;
+    }
+    const ssize_t w = write(in_pipe[1], command.stdin_data.data(), command.stdin_data.size());
+    close(in_pipe[1]);
+    if (w != static_cast<ssize_t>(command.stdin_data.size())) {
+      result.start_error = "cannot pass stdin data to the child";
+      close(in_pipe[0]), close(out_pipe[0]), close(out_pipe[1]), close(err_pipe[0]), close(err_pipe[1]);
+      if (devnull >= 0) close(devnull);
+      return result;
+    }
+  }
 
   auto start = Clock::now();
   pid_t pid = fork();
@@ -276,7 +295,8 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
     // Linux 5.12); it drops them all for the command it runs (--cap-drop ALL).
     if (!namespaced && !launches_bwrap) drop_privileges();
     else prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-    if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+    if (in_pipe[0] >= 0) dup2(in_pipe[0], STDIN_FILENO);
+    else if (devnull >= 0) dup2(devnull, STDIN_FILENO);
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);
     // Inherited descriptors the parent's libraries left open without O_CLOEXEC are closed here.
@@ -290,6 +310,7 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
     _exit(err == ENOENT ? 127 : 126);  // the shell's codes for "not found" / "cannot execute"
   }
   if (devnull >= 0) close(devnull);
+  if (in_pipe[0] >= 0) close(in_pipe[0]);
   close(out_pipe[1]);
   close(err_pipe[1]);
   if (pid < 0) {

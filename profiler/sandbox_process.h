@@ -1,6 +1,6 @@
 // Runs one command as a sandboxed child process: candidate code (through kernelbot-harness), the
 // compiler on candidate sources, compute-sanitizer. The child gets its own session and process
-// group, stdin from /dev/null, a scrubbed environment, no capabilities, no core dumps, limits on
+// group, stdin from /dev/null (or the caller's few bytes), a scrubbed environment, no capabilities, no core dumps, limits on
 // file size, CPU time, processes, wall time and host memory; stdout and stderr are captured up to
 // a bound and redacted (secret_redactor.h). With SandboxKind::namespaces it runs inside bubblewrap
 // (sandbox_launcher.h): no network, only the files its FilesystemView names.
@@ -50,6 +50,8 @@ struct SandboxCommand {
   SandboxLimits limits;
   SandboxKind kind = SandboxKind::process;  // namespaces: inside bubblewrap, seeing only `view`
   FilesystemView view;  // the working directory should be in view.writable
+  // Given to the child on stdin (at most 4 KiB; /dev/null when empty): the harness's result key.
+  std::string stdin_data;
   // Whether the command is bwrap itself (the namespace check): bwrap run by root needs its
   // capabilities to map uid 0 into its namespace, and drops them for what it runs.
   bool launches_bwrap = false;

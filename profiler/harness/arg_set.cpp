@@ -39,11 +39,68 @@ ArgSet::ArgSet(const RunnerJob& job, size_t size_index)
   }
 }
 
+ArgSet::ArgSet(const RunnerJob& job, size_t size_index, const unsigned char (*handles)[64], const uint8_t* has_handle)
+    : job_(job),
+      size_index_(size_index),
+      counts_(job.args.size(), 0),
+      device_(job.args.size(), nullptr),
+      snapshot_(job.args.size(), nullptr),
+      scalar_storage_(job.args.size(), 0),
+      scalar_values_(job.args.size(), 0),
+      pointers_(job.args.size(), nullptr) {
+  mapped_ = true;
+  static_assert(sizeof(cudaIpcMemHandle_t) == 64, "the wire carries 64-byte IPC handles");
+  for (size_t i = 0; i < job.args.size(); ++i) {
+    const auto& a = job.args[i];
+    if (a.is_buffer()) {
+      counts_[i] = static_cast<size_t>(a.counts[size_index]);
+      if (counts_[i] > 0) {
+        if (!has_handle[i]) {
+          release();
+          throw HarnessError("no buffer for argument '" + a.name + "'");
+        }
+        cudaIpcMemHandle_t h;
+        std::memcpy(&h, handles[i], sizeof h);
+        const cudaError_t e = cudaIpcOpenMemHandle(&device_[i], h, cudaIpcMemLazyEnablePeerAccess);
+        if (e != cudaSuccess) {
+          device_[i] = nullptr;
+          release();
+          throw HarnessError("cannot map the judge's buffer for argument '" + a.name + "': " + describe_cuda_error(e));
+        }
+      }
+      pointers_[i] = device_[i];
+    } else {
+      pointers_[i] = &scalar_storage_[i];
+      if (!a.values[size_index].empty()) set_scalar(i, parse_value(a, size_index));
+    }
+  }
+}
+
 ArgSet::~ArgSet() { release(); }
+
+void ArgSet::ipc_handle(size_t i, unsigned char out[64]) const {
+  cudaIpcMemHandle_t h;
+  cuda_check(cudaIpcGetMemHandle(&h, device_[i]), "exporting a buffer to a variant server");
+  std::memcpy(out, &h, sizeof h);
+}
+
+void ArgSet::poison_outputs() {
+  for (size_t i = 0; i < counts_.size(); ++i) {
+    if (job_.args[i].role != ArgRole::output || bytes(i) == 0) continue;
+    const ElemType t = job_.args[i].type;
+    uint64_t pattern = 0;
+    fill_poison(t, &pattern, 1);
+    cuda_check(launch_fill_pattern(device_[i], counts_[i], static_cast<unsigned>(elem_size(t)), pattern, cudaStreamLegacy),
+               "poisoning an output");
+  }
+}
 
 void ArgSet::release() {
   for (auto*& p : device_) {
-    if (p) cudaFree(p);
+    if (p) {
+      if (mapped_) cudaIpcCloseMemHandle(p);
+      else cudaFree(p);
+    }
     p = nullptr;
   }
   for (auto*& p : snapshot_) {

@@ -1,6 +1,8 @@
 // The arguments of one launcher call at one size set: a device buffer per buffer parameter,
-// host storage per scalar and size, and the `void*` array kb_launch takes. The baseline and the
-// candidate each get their own ArgSet, filled with identical data.
+// host storage per scalar and size, and the `void*` array kb_launch takes. The judge owns the
+// buffers (allocates, fills, poisons, reads them back) and exports them through CUDA IPC; a
+// variant server maps them (the mapped constructor) and only calls the launcher on them, so what
+// the judge reads back is what the variant's kernels wrote, not what its process says they wrote.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +19,13 @@ class ArgSet {
   // Allocates every buffer of size set `size_index`; literal scalars and sizes get their values.
   // Throws HarnessError when device memory runs out.
   ArgSet(const RunnerJob& job, size_t size_index);
+  // Server side: the judge's buffers, mapped from their IPC handles (`handles[i]` for each buffer
+  // argument with `has_handle[i]`). Throws HarnessError when a handle cannot be opened.
+  ArgSet(const RunnerJob& job, size_t size_index, const unsigned char (*handles)[64], const uint8_t* has_handle);
   ~ArgSet();
+
+  // The IPC handle of buffer `i` (64 bytes), for a server to map. Throws HarnessError.
+  void ipc_handle(size_t i, unsigned char out[64]) const;
   ArgSet(const ArgSet&) = delete;
   ArgSet& operator=(const ArgSet&) = delete;
 
@@ -39,6 +47,7 @@ class ArgSet {
   void upload(size_t i, const HostBuffer& data);
   HostBuffer download(size_t i) const;
   void poison(size_t i);  // the dtype's poison pattern in every element
+  void poison_outputs();  // every output (not inout): asynchronously, on the legacy stream
 
   // A device-side copy of every inout buffer, restored before each timing sample so repeated
   // calls keep working on the same data. Asynchronous on the legacy stream.
@@ -48,6 +57,7 @@ class ArgSet {
 
  private:
   void release();
+  bool mapped_ = false;  // buffers belong to the judge: closed, not freed
 
   const RunnerJob& job_;
   size_t size_index_;

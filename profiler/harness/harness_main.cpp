@@ -1,26 +1,38 @@
-// kernelbot-harness: the child process that runs untrusted variant code on the GPU.
+// kernelbot-harness: the judge that verifies, times and profiles compiled kernel variants on the
+// GPU, and the variant servers it starts (one per variant, each loading only that variant).
 //
-//   kernelbot-harness --job job.json --out result.json [--verbose]
+//   kernelbot-harness --job job.json --out result.json [--seal-key-stdin] [--verbose]   the judge
+//   kernelbot-harness --serve lib.so --job job.json --who candidate --fd 3               a server (started by the judge)
 //   kernelbot-harness --calibrate --out device.json [--device N] [--verbose]
 //
 // Exit codes: 0 a result was written (whatever the verdict); 1 the harness itself failed (no
 // device, out of memory, CUPTI missing; result.json holds verdict infra_error when it could be
-// written); 2 usage error or invalid job; 3 the candidate crashed the process (a sticky CUDA
-// error, a signal, exit() from its launcher: stderr has "kb-harness: candidate crashed: ..."
-// and result.json, when it could be written, verdict crashed); 4 the same for the baseline.
+// written); 2 usage error or invalid job; 3 the candidate's server died (a sticky CUDA error, a
+// signal, exit() from its launcher: its stderr has "kb-harness: candidate crashed: ..." and
+// result.json verdict crashed); 4 the same for the original's server.
+//
+// --seal-key-stdin: the first line of stdin is a key (hex) that only kernelbot and this judge know;
+// result.json then carries an HMAC of the result, so a result written by anyone else (a candidate
+// shares the job directory) is recognised as forged.
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 
+#include "common/hmac_sha256.h"
 #include "profiler/harness/calibration.h"
 #include "profiler/harness/cuda_check.h"
 #include "profiler/harness/job_io.h"
 #include "profiler/harness/job_runner.h"
 #include "profiler/harness/variant_call.h"
+#include "profiler/harness/variant_process.h"
+#include "profiler/harness/variant_server.h"
 
 namespace {
 
@@ -31,10 +43,15 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Writes the result, or says on stderr why it could not.
-bool try_write(const std::string& path, const EvalResult& result) {
+// Writes the result (sealed when there is a key), or says on stderr why it could not.
+bool try_write(const std::string& path, const EvalResult& result, const std::string& key) {
   try {
-    write_result(path, result);
+    if (key.empty()) {
+      write_result(path, result);
+    } else {
+      const std::string text = nlohmann::json(result).dump();
+      write_json_file(path, nlohmann::json{{"result_text", text}, {"seal", hmac_sha256_hex(key, text)}});
+    }
     return true;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kb-harness: cannot write the result: %s\n", e.what());
@@ -42,7 +59,7 @@ bool try_write(const std::string& path, const EvalResult& result) {
   }
 }
 
-// Ends the process without running CUDA/CUPTI teardown in a context that is already lost.
+// Ends the process without running CUDA/CUPTI teardown in a context that may be lost.
 [[noreturn]] void end_now(int code) {
   std::fflush(stdout);
   std::fflush(stderr);
@@ -60,70 +77,104 @@ int run_calibration(const std::string& out, int device) {
   }
 }
 
-int run_harness(const std::string& job_path, const std::string& out) {
-  const auto start = std::chrono::steady_clock::now();
-  RunnerJob job;
+bool load(const std::string& job_path, RunnerJob& job) {
   try {
     job = load_job(job_path);
+    return true;
   } catch (const JobError& e) {
     std::fprintf(stderr, "kb-harness: invalid job: %s\n", e.what());
-    return kExitUsage;
+    return false;
   }
+}
+
+int run_server(const std::string& library, const std::string& job_path, const std::string& who, int fd) {
+  RunnerJob job;
+  if (!load(job_path, job)) return kExitUsage;
+  install_crash_guard();
+  const Who w = who == "candidate" ? Who::candidate : Who::baseline;
+  end_now(serve_variant(fd, job, library, w));
+}
+
+int run_judge(const std::string& job_path, const std::string& out, const std::string& key, bool verbose) {
+  const auto start = std::chrono::steady_clock::now();
+  RunnerJob job;
+  if (!load(job_path, job)) return kExitUsage;
   install_crash_guard();
   EvalResult result;
   try {
-    run_job(job, result);
-  } catch (const VariantFault& f) {
+    run_job(job, job_path, verbose, result);
+  } catch (const VariantGone& g) {
     result.run_s = seconds_since(start);
-    if (f.who == Who::candidate) {
-      result.verdict = Verdict::crashed;
-      result.reason = std::string("the candidate crashed: ") + f.what() + " during " + current_phase();
+    if (g.who == Who::candidate) {
+      result.verdict = g.timed_out ? Verdict::timed_out : Verdict::crashed;
+      result.reason = std::string("the candidate crashed: ") + g.what() + " (" + current_phase() + ")";
     } else {
       result.verdict = Verdict::infra_error;
-      result.reason = std::string("the original kernel failed: ") + f.what() + " during " + current_phase();
+      result.reason = std::string("the original kernel failed: ") + g.what() + " (" + current_phase() + ")";
     }
-    try_write(out, result);
-    print_crash_line(f.who, f.what());
-    if (f.who == Who::baseline) end_now(kExitBaselineCrashed);
-    if (f.sticky) end_now(kExitCandidateCrashed);
-    return kExitOk;  // a launch the driver refused: the process is fine and the verdict says it
+    try_write(out, result, key);
+    if (g.who == Who::baseline) end_now(kExitBaselineCrashed);
+    if (g.sticky || !g.timed_out) end_now(kExitCandidateCrashed);
+    end_now(kExitOk);
   } catch (const std::exception& e) {
     result.run_s = seconds_since(start);
     result.verdict = Verdict::infra_error;
     result.reason = std::string("the harness failed: ") + e.what();
-    try_write(out, result);
+    try_write(out, result, key);
     std::fprintf(stderr, "kb-harness: error: %s (during %s)\n", e.what(), current_phase().c_str());
     end_now(kExitHarnessError);
   }
   result.run_s = seconds_since(start);
-  if (!try_write(out, result)) return kExitHarnessError;
+  if (!try_write(out, result, key)) end_now(kExitHarnessError);
   spdlog::info("{}: {}", to_string(result.verdict), result.reason);
-  return kExitOk;
+  end_now(kExitOk);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // No process of this user may read this one's memory or descriptors (/proc/<pid>/mem, fd/,
+  // ptrace): a candidate's server runs as the same user, beside the judge and the original.
+  prctl(PR_SET_DUMPABLE, 0);
   CLI::App app{"kernelbot-harness: verifies, times and profiles compiled kernel variants on the GPU "
                "(run by kernelbot in a child process)"};
-  std::string job_path, out;
-  bool calibrate = false, verbose = false;
-  int device = 0;
+  std::string job_path, out, serve, who = "candidate";
+  bool calibrate = false, verbose = false, seal = false;
+  int device = 0, fd = -1;
   app.add_option("--job", job_path, "HarnessJob JSON written by kernelbot")->check(CLI::ExistingFile);
-  app.add_option("--out", out, "where to write the EvalResult (or DeviceInfo with --calibrate) JSON")->required();
+  app.add_option("--out", out, "where to write the EvalResult (or DeviceInfo with --calibrate) JSON");
+  app.add_flag("--seal-key-stdin", seal, "read a key from stdin's first line and seal the result with it (HMAC)");
   app.add_flag("--calibrate", calibrate, "measure the device's copy bandwidth and FP32 rate instead of running a job");
   app.add_option("--device", device, "CUDA device for --calibrate (a job names its own)");
+  app.add_option("--serve", serve, "serve the variant in this library to the judge (internal: the judge starts it)");
+  app.add_option("--who", who, "with --serve: candidate or baseline")->check(CLI::IsMember({"candidate", "baseline"}));
+  app.add_option("--fd", fd, "with --serve: the socket to the judge");
   app.add_flag("-v,--verbose", verbose, "log every trial");
   try {
     app.parse(argc, argv);
-    if (calibrate == !job_path.empty()) throw CLI::ValidationError("give exactly one of --job and --calibrate");
+    if (!serve.empty()) {
+      if (job_path.empty() || fd < 0) throw CLI::ValidationError("--serve needs --job and --fd");
+    } else {
+      if (calibrate == !job_path.empty()) throw CLI::ValidationError("give exactly one of --job and --calibrate");
+      if (out.empty()) throw CLI::ValidationError("--out is required");
+    }
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
   }
   auto logger = spdlog::stderr_color_mt("kb-harness");
-  logger->set_pattern("kb-harness [%l] %v");
+  logger->set_pattern(serve.empty() ? "kb-harness [%l] %v" : "kb-harness " + who + " [%l] %v");
   logger->set_level(verbose ? spdlog::level::debug : spdlog::level::info);
   spdlog::set_default_logger(logger);
-  return calibrate ? run_calibration(out, device) : run_harness(job_path, out);
+  if (!serve.empty()) return run_server(serve, job_path, who, fd);
+  if (calibrate) return run_calibration(out, device);
+  std::string key;
+  if (seal) {
+    std::getline(std::cin, key);
+    if (key.size() < 32) {
+      std::fprintf(stderr, "kb-harness: --seal-key-stdin: no key on stdin\n");
+      return kExitUsage;
+    }
+  }
+  return run_judge(job_path, out, key, verbose);
 }

@@ -1,9 +1,13 @@
-// Timing of launcher calls in the manner of nvbench's cold measurement: each sample starts with
-// a cold L2 (restored inout data, the cache evicted), a blocking kernel holds the default stream
-// while the sample's launches are queued, and CUDA events on the legacy default stream bracket
-// the work. Kernels shorter than graph_below_us are timed K launches per sample (a CUDA graph
-// when the launcher's stream can be captured, back-to-back launches otherwise). Baseline and
-// candidate samples alternate, so drifts in clock or temperature hit both alike.
+// Timing of launcher calls inside a variant server, in the manner of nvbench's cold measurement:
+// each sample starts with a cold L2 (the cache evicted), a blocking kernel holds the default
+// stream while the sample's launches are queued, and CUDA events on the legacy default stream
+// bracket the work. Kernels shorter than graph_below_us are timed K launches per sample (a CUDA
+// graph when the launcher's stream can be captured, back-to-back launches otherwise); launch k of
+// a sample works on argument slot k % slots, each filled with fresh inputs by the judge.
+//
+// The numbers this class produces come from a process that runs variant code, so the judge
+// (judge_timing.h) treats them as claims: it checks every sample's outputs and bounds the claim
+// with its own clock.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -11,21 +15,17 @@
 #include <string>
 #include <vector>
 
-#include "core/result_types.h"
 #include "profiler/harness/activity_monitor.h"
 #include "profiler/harness/arg_set.h"
-#include "profiler/harness/clock_monitor.h"
-#include "profiler/harness/job_io.h"
 #include "profiler/harness/variant_call.h"
 
 namespace kb::harness {
 
-// A variant to time, with its arguments filled and their inouts snapshotted (ArgSet::
-// snapshot_inouts): every call the Timer makes starts from that snapshot.
-struct TimedVariant {
+// A variant's calls: launch k works on slots[k % slots.size()].
+struct TimedCalls {
   Who who = Who::baseline;
   EntryFn fn = nullptr;
-  ArgSet* args = nullptr;
+  std::vector<ArgSet*> slots;
 };
 
 // What a short traced run of a variant showed (CUPTI activity, cold L2 before each call).
@@ -36,34 +36,38 @@ struct CallProfile {
   std::string note;                     // why there is no trace (CUPTI activity unavailable), else empty
 };
 
-class Timer {
+// One sample: microseconds per launch, or void (< 0) when the launcher waited on the blocking
+// kernel (it synchronizes inside); later samples are then taken without the blocker.
+struct SampleTime {
+  double us_per_launch = -1;
+  bool blocked = false;
+};
+
+class SampleTimer {
  public:
-  Timer(const RunnerJob& job, ClockMonitor& clocks, ActivityMonitor& activity);
-  ~Timer();
-  Timer(const Timer&) = delete;
-  Timer& operator=(const Timer&) = delete;
+  SampleTimer(bool flush_l2);
+  ~SampleTimer();
+  SampleTimer(const SampleTimer&) = delete;
+  SampleTimer& operator=(const SampleTimer&) = delete;
 
-  // Traces `calls` calls of `v` (each after an L2 flush). Throws VariantFault. Without CUPTI
+  // Traces `calls` calls on slot 0 (each after an L2 flush). Throws VariantFault. Without CUPTI
   // activity (another profiler attached, say) it returns an empty profile with a note.
-  CallProfile profile_calls(const TimedVariant& v, int calls);
+  CallProfile profile_calls(const TimedCalls& v, int calls);
+  void warm_up(const TimedCalls& v, int runs);  // throws VariantFault
+  // Captures `launches` launches as a graph on the per-thread default stream; false when the
+  // launcher cannot be captured. Replaces an earlier graph.
+  bool capture(const TimedCalls& v, int launches);
+  void drop_graph();
+  // One sample of `launches` launches (the captured graph when there is one of that many).
+  SampleTime sample(const TimedCalls& v, int launches);
 
-  // Times the variants (one or two) at one size set until the stopping rule says so; returns one
-  // TimingStats per variant. `profiles` (same order) tell which can be captured as a graph.
-  std::vector<TimingStats> measure(const std::vector<TimedVariant>& variants,
-                                   const std::vector<CallProfile>& profiles);
-
-  // Evicts the L2 (asynchronously, on the legacy default stream).
-  void flush_l2();
+  void flush_l2();  // asynchronously, on the legacy default stream
 
  private:
-  struct State;
-  double take_sample(State& s, bool allow_graph);  // us per launch; < 0 when the sample is void
-  void warm_up(const TimedVariant& v);
-  void try_capture(State& s);
-
-  const RunnerJob& job_;
-  ClockMonitor& clocks_;
-  ActivityMonitor& activity_;
+  bool flush_ = true;
+  bool use_blocker_ = true;
+  cudaGraphExec_t graph_ = nullptr;
+  int graph_launches_ = 0;
   void* flush_buffer_ = nullptr;
   size_t flush_bytes_ = 0;
   int* flush_sink_ = nullptr;

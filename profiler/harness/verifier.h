@@ -1,15 +1,16 @@
-// Verification of a candidate against the original: every trial draws fresh seeded inputs, runs
-// both launchers on identical data in separate buffers, and checks that the candidate wrote every
-// output element the original wrote, left its inputs alone, produced no NaN/Inf where the
-// original is finite, matched within tolerance, and finished all its device work before the
-// caller's default stream said it was done. Trials run trial-major over the size sets, in one
-// process and on the same buffers, so a launcher that caches its first answer, or works at one
-// size only, fails.
+// Verification of a candidate against the original: every trial draws fresh seeded inputs, the
+// judge uploads identical data into two sets of its own buffers, each server runs its launcher on
+// its set, and the judge reads both back and checks that the candidate wrote every output element
+// the original wrote, left its inputs alone, produced no NaN/Inf where the original is finite,
+// matched within tolerance, gives the same outputs when called twice on the same inputs (unless
+// the original does not either), and finished all its device work before the caller's default
+// stream said it was done. Trials run trial-major over the size sets on the same buffers, so a
+// launcher that caches its first answer, or works at one size only, fails.
 #pragma once
 
 #include "core/result_types.h"
+#include "profiler/harness/judge.h"
 #include "profiler/harness/job_io.h"
-#include "profiler/harness/variant_call.h"
 
 namespace kb::harness {
 
@@ -19,13 +20,13 @@ struct VerificationOutcome {
   std::string reason;
 };
 
-// Fills `report` as it goes (a crash leaves the trials done so far). `strict` triples the trials.
-// Throws VariantFault when a variant faults and HarnessError on the harness's own failures.
-VerificationOutcome verify_candidate(const RunnerJob& job, EntryFn baseline, EntryFn candidate, bool strict,
+// Fills `report` as it goes. `strict` triples the trials. Throws VariantGone when a server dies
+// and HarnessError on the judge's own failures.
+VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& servers, bool strict,
                                      VerificationReport& report);
 
-// Slack for clock conversion between CUPTI's GPU timestamps and the host's: work that ends later
-// than this after the default stream reported completion is flagged.
-inline constexpr uint64_t kLateWorkSlackNs = 20'000;
+// Under compute-sanitizer: the candidate alone, one call per trial on buffers of its server's own
+// (the sanitizer's findings are the point; outputs were compared by the normal verification).
+VerificationOutcome run_for_sanitizer(const RunnerJob& job, const Servers& servers);
 
 }  // namespace kb::harness

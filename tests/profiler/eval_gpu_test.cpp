@@ -157,6 +157,32 @@ TEST(EvalGpu, SideStreamWorkIsRejected) {
   EXPECT_NE(r.result.reason.find("stream"), std::string::npos) << describe(r);
   std::printf("[ %s ] %s\n", to_string(r.result.verdict), r.result.reason.c_str());
 }
+// Issue #10: candidates that game the verdict.
+void expect_not_accepted(const EvalRun& r) {
+  ASSERT_TRUE(r.parsed) << describe(r);
+  EXPECT_NE(r.result.verdict, Verdict::accepted) << describe(r);
+  EXPECT_NE(r.result.verdict, Verdict::infra_error) << describe(r);
+  std::printf("[ %s ] %s\n", to_string(r.result.verdict), r.result.reason.c_str());
+}
+TEST(EvalGpu, SkippingWorkOnceVerifiedIsCaughtInTheTimedSamples) {
+  expect_rejected(eval("saxpy", "saxpy_stops_after_verification.cu"), Verdict::wrong_result, "timed sample");
+}
+TEST(EvalGpu, SkippingWorkWhenCalledFastIsNotAccepted) {
+  expect_not_accepted(eval("saxpy", "saxpy_skips_when_called_fast.cu"));
+}
+TEST(EvalGpu, AForgedResultFileIsNeverBelieved) {
+  EvalRun r = eval("saxpy", "saxpy_forges_result.cu");
+  expect_not_accepted(r);
+  if (r.result.verdict == Verdict::rejected)
+    EXPECT_NE(r.result.reason.find("seal"), std::string::npos) << describe(r);
+}
+TEST(EvalGpu, PerThreadDefaultStreamIsAccepted) { expect_accepted(eval("saxpy", "saxpy_per_thread_stream.cu")); }
+TEST(EvalGpu, Fp16AccumulationIsRejected) {
+  expect_rejected(eval("row_sum", "row_sum_half_accumulator.cu"), Verdict::wrong_result, "output out");
+}
+TEST(EvalGpu, OnePassVarianceIsRejected) {
+  expect_rejected(eval("layernorm", "layernorm_one_pass_variance.cu"), Verdict::wrong_result, "output y");
+}
 TEST(EvalGpu, IllegalAddressCrashes) {
   expect_rejected(eval("saxpy", "saxpy_illegal_address.cu"), Verdict::crashed, "illegal");
 }

@@ -87,8 +87,9 @@ class GpuEvaluatorTest : public ::testing::Test {
   }
 
   // A fake harness: answers --calibrate, saves each job it gets as log/job-N.json, and runs
-  // `body` (shell, with $job, $out and $mode set) for jobs.
-  void fake_harness(const std::string& body) {
+  // `body` (shell, with $job, $out and $mode set) for jobs, in a subshell; then seals $out with the
+  // key kernelbot passed on stdin, as the real judge does (unless `seal` is false: a forgery).
+  void fake_harness(const std::string& body, bool seal = true) {
     const std::string log = (root_ / "log").string();
     write_script(root_ / "kernelbot-harness", R"SH(#!/bin/sh
 log=)SH" + log + R"SH(
@@ -98,10 +99,16 @@ if [ "$1" = "--calibrate" ]; then
   exit 0
 fi
 job="$2"; out="$4"
+[ "$5" = "--seal-key-stdin" ] && read key
 n=$(ls $log | grep -c '^job-')
 cp "$job" "$log/job-$n.json"
 mode=$(grep -o '"mode": *"[a-z_]*"' "$job" | sed 's/.*"\([a-z_]*\)"$/\1/')
-)SH" + body);
+(
+)SH" + body + R"SH(
+)
+rc=$?
+)SH" + (seal ? std::string("[ -s \"$out\" ] && ") + KB_SEAL_RESULT + " \"$key\" \"$out\"\n" : std::string()) +
+                                                     "exit $rc\n");
     setenv("KERNELBOT_HARNESS", (root_ / "kernelbot-harness").c_str(), 1);
   }
 
@@ -221,6 +228,31 @@ exit 0
   ASSERT_EQ(jobs(), 2);
   EXPECT_EQ(job(1)["mode"], "verify");
   EXPECT_EQ(job(1)["strict"], true);
+}
+
+// The judge seals its result with the key kernelbot gave it; a result.json written by anything
+// else in the sandbox (the candidate's server shares the job directory) is a forgery.
+TEST_F(GpuEvaluatorTest, AnUnsealedOrMissealedResultIsAForgeryAndRejected) {
+  fake_harness(kAcceptingHarness, /*seal=*/false);
+  GpuEvaluator unsealed(config_, device_);
+  CompiledVariant base = unsealed.compile(config_.kernels[0], original());
+  CompiledVariant cand = unsealed.compile(config_.kernels[0], candidate());
+  EvalResult r = unsealed.evaluate(config_.kernels[0], base, cand, EvalOptions{});
+  EXPECT_EQ(r.verdict, Verdict::rejected) << r.reason;
+  EXPECT_NE(r.reason.find("seal"), std::string::npos) << r.reason;
+
+  // Sealed, but with a key of its own choosing.
+  std::string own = kAcceptingHarness;
+  own.replace(own.rfind("exit 0"), 6, std::string(KB_SEAL_RESULT) + " 0123456789abcdef0123456789abcdef \"$out\"; exit 0");
+  fake_harness(own, /*seal=*/false);
+  GpuEvaluator own_key(config_, device_);
+  r = own_key.evaluate(config_.kernels[0], base, cand, EvalOptions{});
+  EXPECT_EQ(r.verdict, Verdict::rejected) << r.reason;
+
+  fake_harness(kAcceptingHarness);
+  GpuEvaluator sealed(config_, device_);
+  r = sealed.evaluate(config_.kernels[0], base, cand, EvalOptions{});
+  EXPECT_EQ(r.verdict, Verdict::accepted) << r.reason;
 }
 
 TEST_F(GpuEvaluatorTest, HangCrashAndCompileError) {

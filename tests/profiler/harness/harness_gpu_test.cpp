@@ -165,7 +165,12 @@ TEST(HarnessGpu, CorrectCandidatePassesEveryCheckAndIsTimedInterleaved) {
     }
     EXPECT_NEAR(t.at("speedup").get<double>(), 1.0, 0.25);
     EXPECT_GT(t.at("bytes_moved").get<double>(), 0);
+    // The judge checked every candidate sample's outputs, and timed a batch with its own clock.
+    EXPECT_GE(t.at("checked_samples").get<int64_t>(), t.at("candidate").at("samples").get<int64_t>()) << t.dump();
+    EXPECT_GE(t.at("wall_clock_calls").get<int>(), 1);
+    EXPECT_GT(t.at("candidate_wall_us").get<double>(), 0.5 * t.at("candidate").at("median_us").get<double>());
   }
+  EXPECT_TRUE(v.at("deterministic_checked").get<bool>());
 }
 
 TEST(HarnessGpu, StrictVerificationTriplesTheTrials) {

@@ -1,0 +1,29 @@
+// The judge's own device code for timed samples: fresh inputs from a seed on the GPU (the same
+// formulas as the host's fill_random, input_distribution.h), and comparisons that count how many
+// output elements of a variant differ from the original's, or how many bytes of two buffers
+// differ. Cheap enough to run around every timed sample, so no sample escapes checking.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kb::harness {
+
+// Fills `count` elements of type `elem_type` (an ElemType as int) at `dst` with distribution
+// `distribution` (a Distribution as int), element i drawn as fill_random draws it for (seed, stream).
+cudaError_t launch_fill_random(void* dst, int elem_type, int distribution, uint64_t seed, uint64_t stream,
+                               size_t count, cudaStream_t s);
+
+// Adds to counters[0] the elements of `got` that fail the tolerance rule of compare_output
+// against `ref` (elements where `ref` holds the poison pattern are ignored, `got` holding it is a
+// failure), for `count` elements of `elem_type`. `poison_bits` is the dtype's poison pattern.
+cudaError_t launch_count_mismatches(const void* ref, const void* got, int elem_type, size_t count, double rtol,
+                                    double atol, uint64_t poison_bits, unsigned long long* counters, cudaStream_t s);
+
+// Adds to counters[0] the 4-byte words (and trailing bytes) that differ between `a` and `b`.
+cudaError_t launch_count_differences(const void* a, const void* b, size_t bytes, unsigned long long* counters,
+                                     cudaStream_t s);
+
+}  // namespace kb::harness

@@ -1,0 +1,42 @@
+#include "profiler/harness/judge.h"
+
+#include "profiler/harness/cuda_check.h"
+
+namespace kb::harness {
+
+void put_scalars(Request& r, const ArgSet& set) {
+  for (size_t i = 0; i < set.arg_count() && i < kMaxArgs; ++i) {
+    if (set.arg(i).is_buffer()) continue;
+    r.has_scalar[i] = 1;
+    r.scalars[i] = set.scalar(i);
+  }
+}
+
+Request slot_request(Op op, const std::vector<int>& slots, int value) {
+  Request r;
+  r.op = op;
+  r.value = value;
+  r.slot_count = static_cast<uint32_t>(std::min(slots.size(), kMaxSlots));
+  for (uint32_t k = 0; k < r.slot_count; ++k) r.slots[k] = slots[k];
+  return r;
+}
+
+void expect_no_harness_error(const Reply& r, const char* what) {
+  if (r.status == Status::harness_error)
+    throw HarnessError(std::string("a variant server could not ") + what + ": " + untrusted_note(r, 300));
+}
+
+void bind_slot(VariantProcess& server, int id, const ArgSet& set, double timeout_s) {
+  if (set.arg_count() > kMaxArgs) throw HarnessError("more than 64 launcher arguments");
+  Request r = slot_request(Op::bind, {id});
+  r.size_index = static_cast<int32_t>(set.size_index());
+  for (size_t i = 0; i < set.arg_count(); ++i) {
+    if (!set.arg(i).is_buffer() || set.bytes(i) == 0) continue;
+    r.has_handle[i] = 1;
+    set.ipc_handle(i, r.handles[i]);
+  }
+  put_scalars(r, set);
+  expect_no_harness_error(server.ask(r, timeout_s), "map the judge's buffers");
+}
+
+}  // namespace kb::harness

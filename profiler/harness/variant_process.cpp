@@ -1,0 +1,123 @@
+#include "profiler/harness/variant_process.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "profiler/harness/output_comparator.h"
+
+namespace kb::harness {
+namespace {
+
+std::string signal_text(int sig) {
+  const char* name = sigabbrev_np(sig);
+  return "killed by signal " + std::to_string(sig) + (name ? std::string(" (SIG") + name + ")" : "");
+}
+
+}  // namespace
+
+VariantProcess::VariantProcess(const std::string& job_path, const std::string& library, Who who, bool verbose,
+                               double timeout_s)
+    : who_(who) {
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+    throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
+  std::vector<std::string> args = {"/proc/self/exe", "--serve",          library, "--job", job_path,
+                                   "--who",          to_string(who), "--fd",   "3"};
+  if (verbose) args.push_back("--verbose");
+  const pid_t judge = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    // The server dies with the judge, writes nothing to the judge's stdout, and holds only its
+    // socket: no other descriptor of the judge's reaches variant code.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != judge) ::_exit(127);
+    ::dup2(sv[1], 3);
+    ::dup2(STDERR_FILENO, STDOUT_FILENO);
+    ::close_range(4, ~0U, 0);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv("/proc/self/exe", argv.data());
+    ::_exit(127);
+  }
+  ::close(sv[1]);
+  fd_ = sv[0];
+  pid_ = pid;
+  Reply hello;
+  bool timed_out = false;
+  if (!receive_reply(fd_, hello, timeout_s, &timed_out)) gone(timed_out, false, "start-up");
+  loaded_ = hello.status == Status::ok;
+  if (!loaded_) load_error_ = untrusted_note(hello, 600);
+}
+
+VariantProcess::~VariantProcess() {
+  if (pid_ > 0) {
+    Request q;
+    q.op = Op::quit;
+    if (send_request(fd_, q)) {
+      Reply r;
+      receive_reply(fd_, r, 5, nullptr);
+    }
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::string VariantProcess::end_status() {
+  if (pid_ <= 0) return "ended";
+  int status = 0;
+  // A dying process may take a moment to close its socket and exit; then it is killed.
+  for (int i = 0; i < 50; ++i) {
+    const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      pid_ = -1;
+      if (WIFSIGNALED(status)) return signal_text(WTERMSIG(status));
+      return "exit code " + std::to_string(WEXITSTATUS(status));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(pid_, SIGKILL);
+  ::waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return "stopped answering (killed)";
+}
+
+void VariantProcess::gone(bool timed_out, bool sticky, const std::string& during) {
+  std::string how;
+  if (timed_out) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+    how = "did not answer (killed)";
+  } else {
+    how = end_status();
+  }
+  const std::string whose = who_ == Who::candidate ? "the candidate's process" : "the original's process";
+  throw VariantGone(who_, timed_out, sticky, whose + " " + how + " during " + during);
+}
+
+Reply VariantProcess::ask(const Request& r, double timeout_s) {
+  if (pid_ <= 0) gone(false, false, to_string(r.op));
+  if (!send_request(fd_, r)) gone(false, false, to_string(r.op));
+  Reply reply;
+  bool timed_out = false;
+  if (!receive_reply(fd_, reply, timeout_s, &timed_out)) gone(timed_out, false, to_string(r.op));
+  if (reply.status == Status::sticky_fault) {
+    last_fault_ = untrusted_note(reply, 300);
+    gone(false, true, to_string(r.op));
+  }
+  return reply;
+}
+
+}  // namespace kb::harness

@@ -1,0 +1,58 @@
+// The judge's handle on one variant server: starts `kernelbot-harness --serve` as a child with
+// one end of a socket pair, asks it one thing at a time, and notices when it dies or stops
+// answering. The judge never loads variant code; everything it knows about a variant comes
+// through here or from the buffers it owns.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "profiler/harness/runner_protocol.h"
+#include "profiler/harness/variant_call.h"
+
+namespace kb::harness {
+
+// The server died, stopped answering, or broke the protocol. The judge builds the verdict from
+// how it ended (`how`: "killed by signal 11 (SIGSEGV)", "did not answer within 30 s"), never from
+// what it printed.
+struct VariantGone : std::runtime_error {
+  VariantGone(Who w, bool t, bool s, const std::string& what) : std::runtime_error(what), who(w), timed_out(t), sticky(s) {}
+  Who who;
+  bool timed_out;
+  bool sticky;  // it reported a fault that lost its CUDA context, then ended
+};
+
+class VariantProcess {
+ public:
+  // Starts the server for `library` and waits (up to `timeout_s`) for it to say it loaded.
+  // `job_path` is the job file the server reads (the same one the judge read).
+  VariantProcess(const std::string& job_path, const std::string& library, Who who, bool verbose, double timeout_s);
+  ~VariantProcess();
+  VariantProcess(const VariantProcess&) = delete;
+  VariantProcess& operator=(const VariantProcess&) = delete;
+
+  // Whether the library loaded; when not, `load_error()` says why (the loader's message).
+  bool loaded() const { return loaded_; }
+  const std::string& load_error() const { return load_error_; }
+
+  // One request and its reply. Throws VariantGone when the server dies, times out (it is then
+  // killed) or answers nonsense; a reply with Status::sticky_fault also ends it (VariantGone).
+  Reply ask(const Request& r, double timeout_s);
+
+  Who who() const { return who_; }
+  // The fault a sticky_fault reply named (untrusted, sanitized): for the crash's known cause only.
+  const std::string& last_fault() const { return last_fault_; }
+
+ private:
+  [[noreturn]] void gone(bool timed_out, bool sticky, const std::string& during);
+  std::string end_status();  // waits for the child and describes how it ended
+
+  Who who_;
+  int fd_ = -1;
+  int pid_ = -1;
+  bool loaded_ = false;
+  std::string load_error_;
+  std::string last_fault_;
+};
+
+}  // namespace kb::harness

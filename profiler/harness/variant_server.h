@@ -1,0 +1,19 @@
+// kernelbot-harness --serve: the process that loads exactly one compiled variant (the original or
+// a candidate) and runs its launcher when the judge asks, on buffers the judge owns and maps into
+// it through CUDA IPC. Nothing it answers decides a verdict on its own: the judge reads the
+// outputs itself and bounds the times it reports with its own clock.
+#pragma once
+
+#include <string>
+
+#include "profiler/harness/job_io.h"
+#include "profiler/harness/variant_call.h"
+
+namespace kb::harness {
+
+// Serves requests on socket `fd` until `quit` or the judge goes away. The first reply says whether
+// the library loaded. Returns the process's exit code (kExitOk, or kExitCandidateCrashed /
+// kExitBaselineCrashed after a sticky fault, which leaves the CUDA context unusable).
+int serve_variant(int fd, const RunnerJob& job, const std::string& library, Who who);
+
+}  // namespace kb::harness

@@ -1,0 +1,35 @@
+// Bounding a variant's timed claim from outside. Event timing happens inside the process that
+// runs the variant's code, so a hostile candidate could make its samples look short (work on a
+// stream the events do not bracket, work deferred to later calls, a forged event). The judge
+// therefore also measures, with its own clock, a batch of back-to-back calls on fresh inputs whose
+// outputs it then checks: that time includes all the work, wherever it ran. Honest variants show
+// the same per-call time as their samples, plus launch and fill overheads that the original shows
+// too; a claim far below what the clock saw is rejected with both numbers.
+#pragma once
+
+#include <string>
+
+namespace kb::harness {
+
+struct WallClockEvidence {
+  std::string size_label;
+  int calls = 0;                // per batch
+  double baseline_event_us = 0; // per call, the timed samples' median
+  double candidate_event_us = 0;
+  double baseline_wall_us = 0;  // per call, the judge's clock (best of the batches)
+  double candidate_wall_us = 0;
+};
+
+// The slack the rule allows: a candidate's clock time per call may exceed its event time by
+// kWallFactor times it, plus the original's own overhead per call (clock minus event time), plus
+// kWallAllowanceUs (launch latency; the check is loose for calls shorter than about 20 us).
+inline constexpr double kWallFactor = 1.5;
+inline constexpr double kWallAllowanceUs = 10.0;
+
+// The most a candidate's clock time per call may be for its event time to be believed.
+double wall_clock_limit_us(const WallClockEvidence& e);
+
+// Empty when the claim agrees with the clock; otherwise the rejection's reason, naming both numbers.
+std::string wall_clock_disagreement(const WallClockEvidence& e);
+
+}  // namespace kb::harness

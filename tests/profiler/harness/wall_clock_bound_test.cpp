@@ -1,0 +1,58 @@
+#include "profiler/harness/wall_clock_bound.h"
+
+#include <gtest/gtest.h>
+
+namespace kb::harness {
+namespace {
+
+WallClockEvidence evidence(double base_event, double base_wall, double cand_event, double cand_wall) {
+  WallClockEvidence e;
+  e.size_label = "n=16777216";
+  e.calls = 16;
+  e.baseline_event_us = base_event;
+  e.baseline_wall_us = base_wall;
+  e.candidate_event_us = cand_event;
+  e.candidate_wall_us = cand_wall;
+  return e;
+}
+
+TEST(WallClockBound, AnHonestSpeedupAgreesWithTheClock) {
+  // saxpy at 16M on the H100: 318 us -> 74 us, each call also paying the judge's fill of fresh inputs.
+  EXPECT_EQ(wall_clock_disagreement(evidence(318, 410, 74, 160)), "");
+}
+
+TEST(WallClockBound, ShortKernelsGetTheLaunchAllowance) {
+  // 4.5 us kernels launched back to back run at the launch rate, about 7 us each.
+  EXPECT_EQ(wall_clock_disagreement(evidence(22, 30, 4.5, 12)), "");
+}
+
+TEST(WallClockBound, WorkHiddenOutsideTheTimedRegionIsRejectedWithBothNumbers) {
+  // A side stream: the events bracket nothing (0.04 us) while each call really takes ~300 us.
+  const std::string why = wall_clock_disagreement(evidence(318, 410, 0.04, 395));
+  ASSERT_NE(why, "");
+  EXPECT_NE(why.find("n=16777216"), std::string::npos) << why;
+  EXPECT_NE(why.find("395 us per call for the candidate"), std::string::npos) << why;
+  EXPECT_NE(why.find("claim 0.04 us"), std::string::npos) << why;
+  EXPECT_NE(why.find("parent's clock"), std::string::npos) << why;
+}
+
+TEST(WallClockBound, AClaimTwiceTooFastIsRejected) {
+  // Deferred work: half of each call's work runs after the stop event.
+  EXPECT_NE(wall_clock_disagreement(evidence(318, 410, 74, 74 * 2 + 92 + 60)), "");
+}
+
+TEST(WallClockBound, TheLimitIsFactorTimesClaimPlusTheOriginalsOverheadPlusAllowance) {
+  const WallClockEvidence e = evidence(100, 130, 50, 0);
+  EXPECT_DOUBLE_EQ(wall_clock_limit_us(e), kWallFactor * 50 + 30 + kWallAllowanceUs);
+  // An original whose clock time is under its event time (rounding, best-of) adds no overhead.
+  EXPECT_DOUBLE_EQ(wall_clock_limit_us(evidence(100, 90, 50, 0)), kWallFactor * 50 + kWallAllowanceUs);
+}
+
+TEST(WallClockBound, NoBatchNoVerdict) {
+  WallClockEvidence e = evidence(318, 410, 0.04, 395);
+  e.calls = 0;
+  EXPECT_EQ(wall_clock_disagreement(e), "");
+}
+
+}  // namespace
+}  // namespace kb::harness
