@@ -1,5 +1,6 @@
 #include "bot/main_job.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "bot/cli_context.h"
@@ -7,6 +8,7 @@
 #include "bot/publish.h"
 #include "bot/sweep_shard.h"
 #include "profiler/device_query.h"
+#include "profiler/gpu_evaluator.h"
 
 namespace kb::bot {
 
@@ -18,7 +20,14 @@ KernelOutcome published_outcome(const std::string& kernel, const search::SearchR
     row.best_us = best->median_us;
     row.speedup = best->speedup;
   }
-  row.verdict = published.failed      ? "failed"
+  if (const auto& r = published.reverification; published.published && !r.eval.timings.empty()) {
+    row.baseline_us = r.eval.timings.front().baseline.median_us;
+    row.best_us = r.eval.timings.front().candidate.median_us;
+    row.speedup = r.eval.speedup;
+  }
+  row.verdict = published.refused     ? "refused"
+                : published.failed     ? "failed"
+                : published.vetoed     ? "PR vetoed"
                 : !published.published ? (result.best() ? "no PR" : "no faster kernel")
                 : dry_run              ? "dry-run PR"
                 : published.created    ? "PR opened"
@@ -41,10 +50,14 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
   const Shard shard = options.shard.value_or(Shard{});
   ShardedTargets sharded = shard_targets(targets, shard, options.shard ? archive : std::filesystem::path());
   targets = sharded.mine;  // more shards than kernels leaves some empty: nothing to do is a result
+  // The PR's text is re-verified on the first GPU after each search (bot/reverify.h), also in a
+  // shard, whose `kernelbot publish` has no GPU and publishes only what the shard re-verified.
+  auto reverifier = profiler::make_gpu_evaluator(config, devices.front().index);
   if (options.no_publish)
-    return search_into_bundle(config, sharded, shard, options.out, archive, [&](const config::KernelSpec& spec) {
-      return search_kernel(config, spec, options.search);
-    });
+    return search_into_bundle(
+        config, sharded, shard, options.out, archive,
+        [&](const config::KernelSpec& spec) { return search_kernel(config, spec, options.search); }, *reverifier,
+        fmt::format("kernelbot run --shard {}/{} --no-publish", shard.index, shard.count));
   auto forge = make_forge(config, options.dry_run);  // a missing token fails here, before hours of search
   const bool dry = forge->name() == "dry-run";
   spdlog::info("kernelbot run: {} kernel{} on {} ({} GPU{}), PRs through the {} forge", targets.size(),
@@ -58,7 +71,8 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
     KernelOutcome row{spec.name, 0, 0, 0, "", "", "", false};
     try {
       auto result = search_kernel(config, spec, options.search);
-      row = published_outcome(spec.name, result, publish_result(config, spec, result, *forge), dry);
+      row = published_outcome(spec.name, result,
+                              publish_result(config, spec, result, *forge, {reverifier.get(), "kernelbot run"}), dry);
       spdlog::info("{}: {}{}{}", spec.name, row.verdict, row.pr.empty() ? "" : " " + row.pr,
                    row.note.empty() ? "" : " (" + row.note + ")");
     } catch (const profiler::NoDeviceError&) {

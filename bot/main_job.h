@@ -29,13 +29,16 @@ struct KernelOutcome {
   double baseline_us = 0;  // at the first size set
   double best_us = 0;
   double speedup = 0;
-  std::string verdict;  // "PR opened", "PR updated", "dry-run PR", "no faster kernel", "failed"
+  // "PR opened", "PR updated", "dry-run PR", "no faster kernel", "no PR", "PR vetoed" (the PR's
+  // text failed its re-verification: a result, exit 0), "refused", "failed" (exit 1)
+  std::string verdict;
   std::string pr;       // URL or PR.md path
   std::string note;
   bool failed = false;
 };
 
-// The row of a kernel whose search result went through publish_result.
+// The row of a kernel whose search result went through publish_result. When the PR's text was
+// re-verified and passed, speedup and times are that measurement's (what the PR says).
 KernelOutcome published_outcome(const std::string& kernel, const search::SearchResult& result,
                                 const PublishOutcome& published, bool dry_run);
 

@@ -19,11 +19,11 @@ namespace {
 std::string us(double v) { return format_us(v) + " us"; }
 std::string pct(double fraction) { return format_fraction_percent(fraction); }
 
-std::string timing_table(const search::CandidateRecord& best) {
+std::string timing_table(const EvalResult& eval) {
   std::string out =
       "| size | original (median) | kernelbot (median) | speedup | noise before / after | % of roofline floor "
       "before → after | samples before / after |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
-  for (const auto& t : best.eval.timings) {
+  for (const auto& t : eval.timings) {
     std::string floor = t.floor_us > 0 ? fmt::format("{:.0f}% → {:.0f}%", t.baseline_pct_of_floor,
                                                      t.candidate_pct_of_floor)
                                        : "not known (no bandwidth or FLOP count)";
@@ -32,8 +32,8 @@ std::string timing_table(const search::CandidateRecord& best) {
                        t.significant ? "" : " (within noise)", pct(t.baseline.noise), pct(t.candidate.noise), floor,
                        t.baseline.samples, t.candidate.samples);
   }
-  if (best.eval.timings.empty()) return "No timings were recorded for this candidate.";
-  const auto& first = best.eval.timings.front();
+  if (eval.timings.empty()) return "No timings were recorded for this candidate.";
+  const auto& first = eval.timings.front();
   out += fmt::format(
       "\nMedians of cold samples (L2 {} before each), original and candidate interleaved in one process; "
       "quartiles of the first size: {} – {} before, {} – {} after.",
@@ -59,29 +59,55 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
   return out;
 }
 
-std::string correctness(const search::CandidateRecord& best) {
-  const auto& v = best.eval.verification;
+std::string seed_list(const std::vector<uint64_t>& seeds) {
+  std::vector<std::string> out;
+  for (auto s : seeds) out.push_back(std::to_string(s));
+  return join(out, ", ");
+}
+
+// Only what ran is claimed: every line comes from the re-verification's own report, and a check
+// that did not run is named as such, with the setting that decides it.
+std::string correctness(const search::SearchResult& result, const search::CandidateRecord& best) {
+  const search::Reverification& r = result.reverification;
+  const auto& v = r.eval.verification;
   std::string out = fmt::format(
-      "Verified against the original, which is the reference: {} trials on fresh random inputs (never zeros) at "
-      "{} size set{} ({}), input distributions {}. Outputs were poisoned before every call and checked fully "
-      "written; inputs were checked unchanged; consecutive calls with different inputs had to give different, "
-      "correct outputs; NaN never passes.{}\n\n",
-      v.trials, v.sizes.size(), v.sizes.size() == 1 ? "" : "s", join(v.sizes, ", "), join(v.distributions, ", "),
-      v.strict_pass ? " The speedup was large enough to trigger an extra-strict verification pass, which it passed."
-                    : "");
-  out += "| output | dtype | worst abs error | worst rel error | tolerance (rtol / atol) | elements checked |\n"
+      "This file, exactly as this PR changes it, was compiled with the project's flags, verified against the original "
+      "and timed by `{}` on {}{}, after the search: {:.2f}x. The search had measured its winner `{}` at {:.2f}x{}. "
+      "The timings above and the evidence below are from this re-verification of the PR's text.\n\n",
+      r.by, r.eval.device.name.empty() ? "the GPU" : r.eval.device.name, r.at.empty() ? "" : " (" + r.at + ")",
+      r.eval.speedup, best.id, best.speedup, best.from_archive ? ", in an earlier run (kernelbot's archive)" : "");
+  out += "Checks that ran, with the original as the reference:\n\n";
+  out += fmt::format(
+      "- {} trial{} on fresh random inputs (never zeros) at {} size set{} ({}), input distributions {}{}.\n", v.trials,
+      v.trials == 1 ? "" : "s", v.sizes.size(), v.sizes.size() == 1 ? "" : "s", join(v.sizes, ", "),
+      join(v.distributions, ", "), v.seeds.empty() ? "" : "; seeds " + seed_list(v.seeds));
+  out += "- In every trial: outputs poisoned before the call and checked fully written, inputs checked unchanged, NaN "
+         "never passes, every output within its tolerance (below).\n";
+  if (v.trials * static_cast<int64_t>(std::max<size_t>(v.sizes.size(), 1)) > 1)
+    out += "- Consecutive calls with different inputs had to give different, correct outputs.\n";
+  if (v.strict_pass)
+    out += fmt::format("- The extra-strict verification, for speedups over [verify].strict_speedup = {:g}x: passed.\n",
+                       r.strict_speedup);
+  if (v.sanitized)
+    out += "- compute-sanitizer (memcheck, racecheck) on one trial: " +
+           (v.sanitizer_report.empty() ? std::string("found nothing.") : cell(v.sanitizer_report)) + "\n";
+  std::vector<std::string> not_run;
+  if (!v.strict_pass)
+    not_run.push_back(r.eval.speedup <= r.strict_speedup
+                          ? fmt::format("the extra-strict verification (it runs for speedups over "
+                                        "[verify].strict_speedup = {:g}x)",
+                                        r.strict_speedup)
+                          : std::string("the extra-strict verification"));
+  if (!v.sanitized)
+    not_run.push_back(r.sanitize ? "compute-sanitizer (asked for, but it did not run)"
+                                 : "compute-sanitizer ([verify].sanitize is off)");
+  if (!not_run.empty()) out += "\nNot run: " + join(not_run, "; ") + ".\n";
+  out += "\n| output | dtype | worst abs error | worst rel error | tolerance (rtol / atol) | elements checked |\n"
          "| --- | --- | ---: | ---: | ---: | ---: |\n";
   for (const auto& o : v.outputs)
     out += fmt::format("| {} | {} | {:.3g} | {:.3g} | {:.0e} / {:.0e} | {} |\n", o.name, o.dtype, o.max_abs_error,
                        o.max_rel_error, o.rtol, o.atol, o.elements);
-  if (!v.seeds.empty()) {
-    std::vector<std::string> seeds;
-    for (auto s : v.seeds) seeds.push_back(std::to_string(s));
-    out += "\nSeeds: " + join(seeds, ", ") + ".";
-  }
-  if (v.sanitized)
-    out += v.sanitizer_report.empty() ? " compute-sanitizer (memcheck, racecheck) found nothing."
-                                      : " compute-sanitizer report: " + v.sanitizer_report;
+  while (!out.empty() && out.back() == '\n') out.pop_back();
   return out;
 }
 
@@ -135,6 +161,7 @@ std::string profile(const search::SearchResult& result, const search::CandidateR
   out += status_line("original", before) + status_line("kernelbot", after);
   std::string where = !after.size_label.empty() ? after.size_label : before.size_label;
   if (!where.empty()) out += "- hardware counters measured at " + where + "\n";
+  out += "- counters of the search's winner `" + best.id + "` as the search built it, collected after the search\n";
   std::vector<std::string> keys;
   for (const auto& m : kMetricLabels)
     if (before.values.count(m.key) || after.values.count(m.key)) keys.push_back(m.key);
@@ -183,13 +210,16 @@ std::string idea_path(const search::SearchResult& result, const search::Candidat
 
 }  // namespace
 
-std::string render_pr_title(const search::SearchResult& result) {
+namespace {
+
+// A PR is rendered only from a winner whose spliced text passed its re-verification.
+const search::CandidateRecord& verified_winner(const search::SearchResult& result) {
   const auto* best = result.best();
   if (!best) throw std::invalid_argument("the search for '" + result.kernel + "' has no winner to open a PR for");
-  return fmt::format("kernelbot: {} {:.2f}x faster", result.kernel, best->speedup);
+  if (!result.reverification.ran || !result.reverification.passed)
+    throw std::invalid_argument("the PR's text for '" + result.kernel + "' has not passed a re-verification");
+  return *best;
 }
-
-namespace {
 
 // Said in every PR: the weaker sandbox is a choice the reviewer should see.
 std::string sandbox_sentence(const std::string& sandbox) {
@@ -202,15 +232,20 @@ std::string sandbox_sentence(const std::string& sandbox) {
 
 }  // namespace
 
+std::string render_pr_title(const search::SearchResult& result) {
+  verified_winner(result);
+  return fmt::format("kernelbot: {} {:.2f}x faster", result.kernel, result.reverification.eval.speedup);
+}
+
 std::string render_pr_body(const search::SearchResult& result, const SourceChange& change, const PrContext& ctx) {
-  const auto* best = result.best();
-  if (!best) throw std::invalid_argument("the search for '" + result.kernel + "' has no winner to open a PR for");
-  const DeviceInfo& d = result.device;
+  const search::CandidateRecord* best = &verified_winner(result);
+  const EvalResult& measured = result.reverification.eval;
+  const DeviceInfo& d = measured.device.name.empty() ? result.device : measured.device;
   std::string verdict = fmt::format(
-      "**`{}` is {:.2f}x faster** (geometric mean over {} size set{}), verified against the original on {} trials, "
-      "measured on {}.",
-      ctx.kernel, best->speedup, best->eval.timings.size(), best->eval.timings.size() == 1 ? "" : "s",
-      best->eval.verification.trials, d.name.empty() ? "unnamed GPU" : d.name);
+      "**`{}` is {:.2f}x faster** (geometric mean over {} size set{}): this PR's file, verified against the original "
+      "on {} trials and timed on {} after the search.",
+      ctx.kernel, measured.speedup, measured.timings.size(), measured.timings.size() == 1 ? "" : "s",
+      measured.verification.trials, d.name.empty() ? "unnamed GPU" : d.name);
   std::string summary = fmt::format("This changes `{}` only. The winning candidate is `{}`: {}", ctx.source_path,
                                     best->id, best->idea.text.empty() ? "(no idea text)" : best->idea.text);
   if (!change.edits.empty()) {
@@ -220,8 +255,9 @@ std::string render_pr_body(const search::SearchResult& result, const SourceChang
   if (!best->variant.defines.empty())
     summary += "\nCompile-time parameters of the winner: `" + join(best->variant.defines, "`, `") + "`.";
   if (best->from_archive)
-    summary += "\n\nThis winner was measured in an earlier run on the same GPU model and source (kernelbot's archive); "
-               "the numbers below are from that run.";
+    summary += "\n\nThe search took this winner from kernelbot's archive (measured in an earlier run on the same GPU "
+               "model and source); the numbers below are not that run's but this PR's text re-verified and re-timed "
+               "after the search.";
   while (!summary.empty() && summary.back() == '\n') summary.pop_back();
   std::string notes;
   if (!change.notes.empty()) {
@@ -237,8 +273,8 @@ std::string render_pr_body(const search::SearchResult& result, const SourceChang
   return fill_template(kb::embedded::pr_body_template,
                                {{"VERDICT", verdict},
                                 {"CHANGE_SUMMARY", summary},
-                                {"TIMING", timing_table(*best)},
-                                {"CORRECTNESS", correctness(*best)},
+                                {"TIMING", timing_table(measured)},
+                                {"CORRECTNESS", correctness(result, *best)},
                                 {"PROFILE", profile(result, *best)},
                                 {"IDEA_PATH", idea_path(result, *best)},
                                 {"NOTES", notes},

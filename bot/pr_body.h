@@ -1,6 +1,8 @@
 // Renders the pull request body (markdown) from a search result: verdict, timing table per size,
 // correctness evidence, hardware profile before and after, the path of ideas, how to reproduce.
-// Only measured fields are printed; what was not collected says so.
+// Only measured fields are printed; what was not collected says so. The verdict, the timings and
+// the correctness evidence are those of the result's re-verification of the PR's exact text
+// (search::Reverification), never the search's own numbers, and only checks that ran are claimed.
 #pragma once
 
 #include <string>
@@ -18,10 +20,11 @@ struct PrContext {
   std::string sandbox = "namespaces";  // [verify].sandbox the candidates ran in: a reviewer's trust depends on it
 };
 
-// The PR title: "kernelbot: saxpy 4.49x faster".
+// The PR title: "kernelbot: saxpy 4.49x faster" (the re-verified speedup). Throws
+// std::invalid_argument when the result has no winner or its re-verification did not pass.
 std::string render_pr_title(const search::SearchResult& result);
 
-// The body. Throws std::invalid_argument when the result has no winner.
+// The body. Throws std::invalid_argument as render_pr_title does.
 std::string render_pr_body(const search::SearchResult& result, const SourceChange& change, const PrContext& context);
 
 }  // namespace kb::bot

@@ -7,6 +7,7 @@
 #include "bot/pr_body.h"
 #include "bot/project_check.h"
 #include "bot/result_store.h"
+#include "bot/reverify.h"
 #include "bot/source_splicer.h"
 #include "bot/version.h"
 #include "common/file_io.h"
@@ -15,14 +16,45 @@
 namespace kb::bot {
 namespace {
 
+// The numbers of the PR's own text, as the re-verification measured them.
 std::string commit_message(const search::SearchResult& result, const search::CandidateRecord& best) {
-  std::string msg = fmt::format("{}: {:.2f}x faster (verified on {})\n\n", result.kernel, best.speedup,
-                                result.device.name.empty() ? "the GPU" : result.device.name);
-  for (const auto& t : best.eval.timings)
+  const search::Reverification& r = result.reverification;
+  const std::string& gpu = !r.eval.device.name.empty() ? r.eval.device.name : result.device.name;
+  std::string msg = fmt::format("{}: {:.2f}x faster (verified on {})\n\n", result.kernel, r.eval.speedup,
+                                gpu.empty() ? "the GPU" : gpu);
+  for (const auto& t : r.eval.timings)
     msg += fmt::format("{}: {} us -> {} us ({:.2f}x)\n", t.size_label, format_us(t.baseline.median_us),
                        format_us(t.candidate.median_us), t.speedup);
   msg += fmt::format("\nFound by kernelbot's {} search: {}\n", result.proposer, best.idea.text);
   return msg;
+}
+
+// Establishes that the PR's text is correct and faster: measured now on `options.evaluator`, or
+// (no GPU in this job) the result's record of exactly these texts. Sets `outcome` and returns
+// false when there must be no PR. The record, new or old, is in `result` either way.
+bool pr_text_verified(const config::Config& config, const config::KernelSpec& spec, search::SearchResult& result,
+                      const search::CandidateRecord& best, const SourceChange& change, const PublishOptions& options,
+                      PublishOutcome& outcome) {
+  if (options.evaluator) {
+    result.reverification = reverify_pr_text(config, spec, change, best.id, *options.evaluator, options.by);
+  } else if (auto why = record_mismatch(result.reverification, change, best.id)) {
+    outcome.failed = true;
+    outcome.refused = true;
+    outcome.note = "no PR: " + *why + ", and this job has no GPU to re-verify it (search again, or run `kernelbot pr "
+                   "--kernel " + spec.name + "` on a GPU machine)";
+    return false;
+  }
+  const search::Reverification& record = result.reverification;
+  if (record.passed) return true;
+  if (record.eval.verdict == Verdict::infra_error) {
+    // The evaluator failed, not the text: a failure to report, as a broken GPU box is.
+    outcome.failed = true;
+    outcome.note = "no PR: the PR's text could not be re-verified: " + record.eval.reason;
+  } else {
+    outcome.vetoed = true;
+    outcome.note = "no PR: the spliced file failed re-verification: " + record.failure;
+  }
+  return false;
 }
 
 }  // namespace
@@ -40,8 +72,9 @@ const search::CandidateRecord* pr_worthy_winner(const config::Config& config, co
 }
 
 PublishOutcome publish_result(const config::Config& config, const config::KernelSpec& spec,
-                              const search::SearchResult& result, Forge& forge) {
+                              const search::SearchResult& searched, Forge& forge, const PublishOptions& options) {
   PublishOutcome outcome;
+  search::SearchResult result = searched;  // gets this job's re-verification record
   // Nothing below may lose the search: result.json is on disk before splicing, the build or the network.
   SavedResult saved = save_result(config.root, result, nullptr);
   outcome.saved = saved.directory.string();
@@ -70,6 +103,11 @@ PublishOutcome publish_result(const config::Config& config, const config::Kernel
     outcome.note = "the winner changes only build flags: " + (change.notes.empty() ? "" : change.notes.front());
     return outcome;
   }
+  const bool verified = pr_text_verified(config, spec, result, *best, change, options, outcome);
+  outcome.reverification = result.reverification;
+  // Saved whatever it says: `kernelbot pr` on a machine without a GPU publishes only on this record.
+  if (options.evaluator) saved = save_result(config.root, result, &change);
+  if (!verified) return outcome;
   ProjectCheck check = check_project(config, change);
   if (!check.passed) {
     outcome.failed = true;

@@ -306,7 +306,8 @@ SourceChange make_source_change(const std::string& path, const std::string& orig
     for (const auto& d : defines)
       if (d.rfind(name + "=", 0) == 0 || d == name) value = d;
     change.notes.push_back("The winner was built with -D" + value + ", but " + path + " has no `#define " + name +
-                           "` line to change: add -D" + value + " to the build of " + path + ".");
+                           "` line to change: add -D" + value + " to the build of " + path +
+                           " (the timings below are of this PR's text, built without it).");
   }
   if (!winner.nvcc_flags.empty()) {
     std::string flags;
@@ -314,7 +315,8 @@ SourceChange make_source_change(const std::string& path, const std::string& orig
     change.notes.push_back("The winner was compiled with `" + flags + "` in addition to the project's flags; this PR "
                            "does not change the build: add " + (winner.nvcc_flags.size() == 1 ? "it" : "them") +
                            " to the nvcc flags of " + path + " (and to [project] or [[kernel]] nvcc_flags in "
-                           "kernelbot.toml) to get the measured speed.");
+                           "kernelbot.toml) to get the search's speed (the timings below are of this PR's text, built "
+                           "without " + (winner.nvcc_flags.size() == 1 ? "it" : "them") + ").");
   }
   change.patch = unified_diff(change.original, change.updated, path);
   return change;

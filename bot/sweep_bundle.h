@@ -2,7 +2,8 @@
 // CI artifact, written with no network and no token.
 //
 //   manifest.json              format and version, the shard, the whole plan, each kernel's status
-//   results/<kernel>/          result.json (the whole search), candidate.<ext>, change.patch
+//   results/<kernel>/          result.json (the whole search and the re-verification of the PR's
+//                              text), candidate.<ext>, change.patch
 //   archive.json               the archive rows this shard's run added (search/archive_exchange.h)
 //
 // Plain (not hidden) names: actions/upload-artifact leaves out hidden files by default.
@@ -19,11 +20,12 @@
 namespace kb::bot {
 
 constexpr const char* kSweepBundleFormat = "kernelbot-sweep-shard";
-constexpr int kSweepBundleVersion = 1;
+// 2: each result whose winner deserves a PR carries the shard's re-verification of the PR's text.
+constexpr int kSweepBundleVersion = 2;
 
 struct BundleKernel {
   std::string kernel;
-  std::string status;  // "winner saved", "no faster kernel", "failed"
+  std::string status;  // "winner saved", "no faster kernel", "PR vetoed", "failed"
   std::string note;
   bool failed = false;
 };

@@ -37,10 +37,11 @@ void merge_archives(const std::vector<SweepBundle>& bundles, const std::filesyst
   }
 }
 
-// The speedup a result would be published with (0: none).
+// The speedup a result would be published with (0: none): its re-verified PR text's, since that
+// is what the PR would say; a result that a shard did not re-verify, or whose text failed, has none.
 double publishable_speedup(const config::Config& config, const search::SearchResult& r) {
   const auto* best = pr_worthy_winner(config, r);
-  return best ? best->speedup : 0;
+  return best && r.reverification.ran && r.reverification.passed ? r.reverification.eval.speedup : 0;
 }
 
 }  // namespace
@@ -93,7 +94,10 @@ std::vector<KernelOutcome> publish_sweep(const config::Config& config, const std
         row.note = *refused;
         spdlog::warn("{}: {}", spec.name, *refused);
       } else {
-        row = published_outcome(spec.name, result, publish_result(config, spec, result, forge), dry);
+        // No GPU here: a shard re-verified its winner's PR text on its GPU before saving it, and
+        // that record must have passed and be of exactly the text spliced here. A winner without
+        // one (a shard of an older kernelbot, a hand-made directory) is refused, with exit 1.
+        row = published_outcome(spec.name, result, publish_result(config, spec, result, forge, PublishOptions{}), dry);
       }
       spdlog::info("{}: {}{}{}", spec.name, row.verdict, row.pr.empty() ? "" : " " + row.pr,
                    row.note.empty() ? "" : " (" + row.note + ")");

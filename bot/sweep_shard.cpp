@@ -8,6 +8,7 @@
 
 #include "bot/publish.h"
 #include "bot/result_store.h"
+#include "bot/reverify.h"
 #include "bot/source_splicer.h"
 #include "bot/sweep_bundle.h"
 #include "bot/version.h"
@@ -27,7 +28,7 @@ std::optional<SourceChange> change_for(const config::Config& config, const confi
   if (!best || result.tree.empty()) return std::nullopt;
   auto path = std::filesystem::relative(config.resolve(spec.source), config.root).generic_string();
   try {
-    return make_source_change(path, result.tree.front().variant.source, spec.launcher, best->variant);
+    return make_source_change(path, result.original_source(), spec.launcher, best->variant);
   } catch (const std::exception& e) {
     note = std::string("the winner could not be spliced into the source: ") + e.what();
     return std::nullopt;
@@ -62,7 +63,8 @@ ShardedTargets shard_targets(const std::vector<const config::KernelSpec*>& targe
 
 std::vector<KernelOutcome> search_into_bundle(const config::Config& config, const ShardedTargets& targets,
                                               const Shard& shard, const std::filesystem::path& out,
-                                              const std::filesystem::path& archive, const SearchFn& search) {
+                                              const std::filesystem::path& archive, const SearchFn& search,
+                                              Evaluator& reverifier, const std::string& by) {
   std::filesystem::create_directories(out);
   std::unique_ptr<search::Archive> store;
   int64_t mark = 0;
@@ -87,10 +89,26 @@ std::vector<KernelOutcome> search_into_bundle(const config::Config& config, cons
         row.speedup = best->speedup;
       }
       auto change = change_for(config, *spec, result, row.note);
-      auto saved = save_result_in(bundle_result_dir(out, spec->name), result, change ? &*change : nullptr);
+      const auto dir = bundle_result_dir(out, spec->name);
+      auto saved = save_result_in(dir, result, change ? &*change : nullptr);  // before anything that can fail
       row.verdict = change ? "winner saved" : "no faster kernel";
       row.pr = saved.directory.string();
       if (!change && row.note.empty() && result.best()) row.note = "no PR-worthy winner";
+      if (change && !change->empty()) {
+        result.reverification = reverify_pr_text(config, *spec, *change, result.best_id, reverifier, by);
+        save_result_in(dir, result, &*change);
+        const auto& record = result.reverification;
+        if (!record.passed) {
+          // As in `run`: a vetoed PR is a result; an evaluator that failed is a failure.
+          row.failed = record.eval.verdict == Verdict::infra_error;
+          row.verdict = row.failed ? "failed" : "PR vetoed";
+          row.note = (row.failed ? "the PR's text could not be re-verified: " + record.eval.reason
+                                 : "the spliced file failed re-verification: " + record.failure);
+        } else {
+          row.speedup = record.eval.speedup;
+          row.note = fmt::format("the PR's text re-verified: {:.2f}x", record.eval.speedup);
+        }
+      }
     } catch (const profiler::NoDeviceError&) {
       throw;
     } catch (const std::exception& e) {

@@ -10,6 +10,7 @@
 #include "bot/main_job.h"
 #include "bot/shard.h"
 #include "config/config.h"
+#include "profiler/evaluator.h"
 
 namespace kb::bot {
 
@@ -27,10 +28,14 @@ using SearchFn = std::function<search::SearchResult(const config::KernelSpec&)>;
 
 // Searches each of `targets.mine` with `search` and writes the shard directory `out`: each
 // result with its change (when the winner deserves a PR and splices into the source), the
-// archive rows this run added (`archive` empty: none), and the manifest. One kernel's failure is
-// recorded and the others still run; a missing GPU (NoDeviceError) ends the shard.
+// archive rows this run added (`archive` empty: none), and the manifest. A change is re-verified
+// on `reverifier` (bot/reverify.h; `by` names this job in the record) before its result is saved
+// with the record: `kernelbot publish` runs on a machine without a GPU and publishes only what a
+// shard re-verified. One kernel's failure is recorded and the others still run; a missing GPU
+// (NoDeviceError) ends the shard.
 std::vector<KernelOutcome> search_into_bundle(const config::Config& config, const ShardedTargets& targets,
                                               const Shard& shard, const std::filesystem::path& out,
-                                              const std::filesystem::path& archive, const SearchFn& search);
+                                              const std::filesystem::path& archive, const SearchFn& search,
+                                              Evaluator& reverifier, const std::string& by);
 
 }  // namespace kb::bot

@@ -49,6 +49,27 @@ struct BudgetUse {
   int64_t llm_requests = 0;
 };
 
+// The PR's exact text measured after the search (bot/reverify.h fills it; the search never does):
+// the kernel's file as the PR changes it, compiled with nothing but the project's own flags,
+// verified and timed against the original in the job that publishes it, or that saves it for
+// `kernelbot publish`. A PR is opened only on a record that passed and is of the same two texts;
+// its timing and correctness tables come from here, not from the search.
+struct Reverification {
+  bool ran = false;              // false: never re-verified (no winner, or saved by an older kernelbot)
+  std::string candidate_id;      // the search's winner that was spliced into the file
+  std::string path;              // the file, relative to the repository root
+  std::string original_sha256;   // the original text it was measured against
+  std::string text_sha256;       // the spliced text: exactly the PR's file
+  std::string by;                // the job that measured it: "kernelbot run", "kernelbot pr", ...
+  std::string at;                // when (ISO-8601, UTC)
+  bool sanitize = false;         // compute-sanitizer was asked for ([verify].sanitize)
+  double strict_speedup = 0;     // [verify].strict_speedup the evaluator ran under
+  double min_speedup = 0;        // [bench].min_speedup it was judged against
+  EvalResult eval;               // the evaluator's verdict, verification and timings of that text
+  bool passed = false;           // accepted, faster beyond the noise, at least min_speedup
+  std::string failure;           // why it did not pass (empty when it did)
+};
+
 struct SearchResult {
   std::string kernel;
   std::string proposer;
@@ -61,6 +82,7 @@ struct SearchResult {
   int64_t rounds_run = 0;
   std::string archive_path;           // empty: no archive
   int64_t archive_reused = 0;         // candidates whose result came from the archive
+  Reverification reverification;      // the PR's text measured after the search (bot/, not the engine)
 
   const CandidateRecord* find(const std::string& id) const;
   const CandidateRecord* best() const { return best_id.empty() ? nullptr : find(best_id); }
@@ -77,7 +99,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CandidateRecord, id, parent_id, 
                                                 device_index, compile_s, compile_cached)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BudgetUse, candidates, wall_time_s, prompt_tokens,
                                                 completion_tokens, cost_usd, llm_requests)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Reverification, ran, candidate_id, path, original_sha256, text_sha256, by,
+                                                at, sanitize, strict_speedup, min_speedup, eval, passed, failure)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchResult, kernel, proposer, tree, best_id, stop_reason, budget,
-                                                device, baseline_profile, rounds_run, archive_path, archive_reused)
+                                                device, baseline_profile, rounds_run, archive_path, archive_reused,
+                                                reverification)
 
 }  // namespace kb::search

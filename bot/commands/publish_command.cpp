@@ -13,8 +13,9 @@ void register_publish_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand(
       "publish",
       "Merge the shards of a sweep (the --out directories of `run --shard I/N --no-publish`) into the archive and "
-      "open or update one pull request per kernel from the best result; needs no GPU. Exit 1 when a kernel failed "
-      "or a shard is missing");
+      "open or update one pull request per kernel from the best result; needs no GPU: a winner is published only on "
+      "its shard's passed re-verification of exactly the PR's text. Exit 1 when a kernel failed, a winner carries no "
+      "re-verification, or a shard is missing");
   auto dirs = std::make_shared<std::vector<std::string>>();
   auto dry_run = std::make_shared<bool>(false);
   auto no_archive = std::make_shared<bool>(false);

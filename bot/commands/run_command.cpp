@@ -7,8 +7,10 @@ namespace kb::bot {
 void register_run_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand(
       "run",
-      "The main job: search each target kernel and open (or update) a pull request for each verified winner. "
-      "Exit 0 when every kernel was searched, also when nothing faster was found; 1 when a kernel failed");
+      "The main job: search each target kernel and open (or update) a pull request for each verified winner, "
+      "after compiling, verifying and timing the PR's exact text against the original on the GPU (a text that "
+      "fails or is not faster gets no PR: 'PR vetoed'). Exit 0 when every kernel was searched, also when nothing "
+      "faster was found or a PR was vetoed; 1 when a kernel failed");
   auto opts = std::make_shared<MainJobOptions>();
   auto rounds = std::make_shared<int64_t>(0);
   auto max_candidates = std::make_shared<int64_t>(0);
@@ -35,8 +37,8 @@ void register_run_command(CLI::App& app, CliContext& ctx) {
                   "measured GPU time in the archive (every shard must see the same archive)");
   auto* no_publish = cmd->add_flag(
       "--no-publish", opts->no_publish,
-      "Search and save the results, patches and new archive rows in --out for `kernelbot publish`; no git, no "
-      "GitHub, no token");
+      "Search, re-verify each winner's PR text on the GPU, and save the results (with that record), patches and "
+      "new archive rows in --out for `kernelbot publish`; no git, no GitHub, no token");
   cmd->add_option("--out", *out, "With --no-publish: the directory to write (upload it as a CI artifact)")
       ->needs(no_publish);
   cmd->callback([&ctx, opts, rounds, max_candidates, shard, out] {

@@ -1,11 +1,14 @@
-// The PR body rendered from a stored search result, against a golden file
-// (KB_UPDATE_GOLDEN=1 regenerates it), and what it says when something was not measured.
+// The PR body rendered from a stored search result and the re-verification of its PR text
+// (tests/bot/data/saxpy_reverification.json, hand-written with numbers close to but not equal to
+// the search's, so a test can tell whose numbers the body shows), against a golden file
+// (KB_UPDATE_GOLDEN=1 regenerates it), and what it says when something was not measured or did not run.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "bot/pr_body.h"
+#include "bot/reverify.h"
 #include "tests/bot/git_fixture.h"
 
 namespace {
@@ -15,7 +18,10 @@ using kb::testing::read_text;
 const std::string kData = std::string(KB_SOURCE_DIR) + "/tests/bot/data/";
 
 kb::search::SearchResult stored_result() {
-  return nlohmann::json::parse(read_text(kData + "saxpy_result.json")).get<kb::search::SearchResult>();
+  auto result = nlohmann::json::parse(read_text(kData + "saxpy_result.json")).get<kb::search::SearchResult>();
+  result.reverification =
+      nlohmann::json::parse(read_text(kData + "saxpy_reverification.json")).get<kb::search::Reverification>();
+  return result;
 }
 
 kb::bot::SourceChange change_for(const kb::search::SearchResult& result) {
@@ -24,6 +30,12 @@ kb::bot::SourceChange change_for(const kb::search::SearchResult& result) {
 }
 
 const kb::bot::PrContext kContext{"saxpy", "src/saxpy.cu", ".kernelbot/results/saxpy/candidate.cu", "0.0.0-test"};
+
+// The hand-written record is of the fixture's own texts: the original and the file publish splices.
+TEST(PrBody, TheStoredRecordIsOfTheFixturesTexts) {
+  auto result = stored_result();
+  EXPECT_EQ(kb::bot::record_mismatch(result.reverification, change_for(result), result.best_id), std::nullopt);
+}
 
 TEST(PrBody, MatchesTheGoldenFile) {
   auto result = stored_result();
@@ -50,8 +62,15 @@ TEST(PrBody, SaysWhichSandboxTheCandidatesRanIn) {
 TEST(PrBody, SaysWhatMattersInPlainSight) {
   auto result = stored_result();
   std::string body = kb::bot::render_pr_body(result, change_for(result), kContext);
-  EXPECT_EQ(body.rfind("**`saxpy` is 1.55x faster**", 0), 0u) << body.substr(0, 200);
-  EXPECT_NE(body.find("| n=16777216 | 97.18 us | 71.42 us | **1.36x** |"), std::string::npos);
+  // The PR's numbers are the re-verification's (1.53x), not the search's (1.55x).
+  EXPECT_EQ(body.rfind("**`saxpy` is 1.53x faster**", 0), 0u) << body.substr(0, 200);
+  EXPECT_NE(body.find("| n=16777216 | 97.22 us | 73.90 us | **1.32x** |"), std::string::npos) << body;
+  EXPECT_EQ(body.find("71.42 us"), std::string::npos);
+  EXPECT_NE(body.find("timed by `kernelbot run` on NVIDIA H100 80GB HBM3 (2026-11-22T03:41:07Z), after the search: "
+                      "1.53x. The search had measured its winner `r2-i0-b0` at 1.55x."),
+            std::string::npos)
+      << body;
+  EXPECT_NE(body.find("seeds 2236067977, 2645751311"), std::string::npos);  // the re-verification's inputs
   EXPECT_NE(body.find("kernelbot eval --kernel saxpy --candidate .kernelbot/results/saxpy/candidate.cu"), std::string::npos);
   EXPECT_NE(body.find("NVIDIA H100 80GB HBM3"), std::string::npos);
   EXPECT_NE(body.find("580.159.04"), std::string::npos);
@@ -62,7 +81,7 @@ TEST(PrBody, SaysWhatMattersInPlainSight) {
   EXPECT_LT(a, b);
   EXPECT_LT(b, c);
   EXPECT_EQ(body.find("r1-i1-b0"), std::string::npos);
-  EXPECT_EQ(kb::bot::render_pr_title(result), "kernelbot: saxpy 1.55x faster");
+  EXPECT_EQ(kb::bot::render_pr_title(result), "kernelbot: saxpy 1.53x faster");
 }
 
 TEST(PrBody, MissingCountersAndFloorsSaySoInsteadOfInventingNumbers) {
@@ -72,8 +91,8 @@ TEST(PrBody, MissingCountersAndFloorsSaySoInsteadOfInventingNumbers) {
       c.eval.candidate_metrics.values.clear();
       c.eval.candidate_metrics.status = "insufficient privileges: ERR_NVGPUCTRPERM";
       c.eval.candidate_metrics.registers_per_thread = 0;
-      for (auto& t : c.eval.timings) t.floor_us = 0;
     }
+  for (auto& t : result.reverification.eval.timings) t.floor_us = 0;
   std::string body = kb::bot::render_pr_body(result, change_for(result), kContext);
   EXPECT_NE(body.find("kernelbot: hardware counters not collected: insufficient privileges: ERR_NVGPUCTRPERM"),
             std::string::npos);
@@ -91,7 +110,10 @@ TEST(PrBody, WhatTheEditCannotCarryIsShownBeforeTheNumbers) {
   size_t notes = body.find("### Needs your attention\n\n- The winner was compiled with `--use_fast_math`");
   ASSERT_NE(notes, std::string::npos) << body;
   EXPECT_LT(notes, body.find("### Timing"));
-  EXPECT_NE(body.find("kernelbot.toml) to get the measured speed.\n\n### Timing"), std::string::npos);
+  EXPECT_NE(body.find("kernelbot.toml) to get the search's speed (the timings below are of this PR's text, built "
+                      "without it).\n\n### Timing"),
+            std::string::npos)
+      << body;
 }
 
 TEST(PrBody, NoWinnerIsAnError) {
@@ -99,6 +121,54 @@ TEST(PrBody, NoWinnerIsAnError) {
   result.best_id.clear();
   EXPECT_THROW(kb::bot::render_pr_title(result), std::invalid_argument);
   EXPECT_THROW(kb::bot::render_pr_body(result, {}, kContext), std::invalid_argument);
+}
+
+// A PR is rendered only from a text that passed its re-verification.
+TEST(PrBody, AWinnerWhosePrTextWasNotReverifiedOrFailedIsAnError) {
+  auto result = stored_result();
+  const auto change = change_for(result);
+  EXPECT_NO_THROW(kb::bot::render_pr_body(result, change, kContext));
+  result.reverification.passed = false;
+  EXPECT_THROW(kb::bot::render_pr_title(result), std::invalid_argument);
+  EXPECT_THROW(kb::bot::render_pr_body(result, change, kContext), std::invalid_argument);
+  result.reverification = {};
+  EXPECT_THROW(kb::bot::render_pr_body(result, change, kContext), std::invalid_argument);
+}
+
+// The correctness section claims only checks that ran, each from the re-verification's report.
+TEST(PrBody, CorrectnessStatesOnlyTheChecksThatRan) {
+  auto result = stored_result();
+  const auto change = change_for(result);
+  std::string body = kb::bot::render_pr_body(result, change, kContext);
+  EXPECT_EQ(body.find("extra-strict verification, for speedups"), std::string::npos);  // not claimed as run
+  EXPECT_NE(body.find("Not run: the extra-strict verification (it runs for speedups over [verify].strict_speedup = "
+                      "10x); compute-sanitizer ([verify].sanitize is off)."),
+            std::string::npos)
+      << body;
+  EXPECT_EQ(body.find("found nothing"), std::string::npos);
+
+  auto& v = result.reverification.eval.verification;
+  v.strict_pass = true;
+  v.sanitized = true;
+  result.reverification.sanitize = true;
+  body = kb::bot::render_pr_body(result, change, kContext);
+  EXPECT_NE(body.find("- The extra-strict verification, for speedups over [verify].strict_speedup = 10x: passed."),
+            std::string::npos)
+      << body;
+  EXPECT_NE(body.find("- compute-sanitizer (memcheck, racecheck) on one trial: found nothing."), std::string::npos);
+  EXPECT_EQ(body.find("Not run:"), std::string::npos);
+
+  // Asked for, but the report says it did not run: said so, not claimed.
+  v.sanitized = false;
+  body = kb::bot::render_pr_body(result, change, kContext);
+  EXPECT_NE(body.find("Not run: compute-sanitizer (asked for, but it did not run)."), std::string::npos) << body;
+
+  // One trial at one size: no claim about consecutive calls.
+  v.trials = 1;
+  v.sizes = {"n=1048576"};
+  body = kb::bot::render_pr_body(result, change, kContext);
+  EXPECT_NE(body.find("- 1 trial on fresh random inputs"), std::string::npos) << body;
+  EXPECT_EQ(body.find("Consecutive calls"), std::string::npos);
 }
 
 }  // namespace

@@ -1,17 +1,23 @@
 // `kernelbot pr` end to end: the real binary, a git copy of examples/ with a saved winner, a
 // bare repository as the push target and the fake GitHub as the API (with a secondary rate
 // limit and a 502 on the way). One open PR with the right body after the first run; the second
-// run updates it (PATCH, no second POST).
+// run updates it (PATCH, no second POST). The binary runs with no GPU visible
+// (CUDA_VISIBLE_DEVICES empty, on any machine), so it publishes only on the saved result's
+// re-verification record, made here by bot/reverify on the simulated GPU as `kernelbot run` saves it.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "bot/pr_body.h"
+#include "bot/result_store.h"
 #include "bot/version.h"
 #include "tests/bot/fake_github.h"
+#include "config/config_loader.h"
 #include "tests/bot/git_fixture.h"
+#include "tests/bot/simulated_saxpy.h"
 #include "tests/support/kernelbot_runner.h"
 
 namespace fs = std::filesystem;
@@ -34,8 +40,9 @@ class PrCommandTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // Points [github] at the fake and the bare repository, commits, and saves the stored winner.
-  void prepare(const FakeGitHub* github) {
+  // Points [github] at the fake and the bare repository, commits, and saves the stored winner
+  // with its PR text re-verified on the simulated GPU with `cost` (none: never re-verified).
+  void prepare(const FakeGitHub* github, std::optional<SimCost> cost = saxpy_cost(saxpy_winner_as_searched())) {
     if (github) {
       std::string toml = read_text(repo_ / "kernelbot.toml");
       toml += "\n[github]\nrepository = \"acme/examples\"\napi_url = \"" + github->api_url() + "\"\nremote = \"" +
@@ -43,13 +50,14 @@ class PrCommandTest : public ::testing::Test {
       write_text(repo_ / "kernelbot.toml", toml);
     }
     init_repo_with_commit(repo_);
-    fs::create_directories(repo_ / ".kernelbot/results/saxpy");
-    fs::copy_file(fs::path(KB_SOURCE_DIR) / "tests/bot/data/saxpy_result.json",
-                  repo_ / ".kernelbot/results/saxpy/result.json");
+    auto result = kb::bot::load_result_file(fs::path(KB_SOURCE_DIR) / "tests/bot/data/saxpy_result.json");
+    if (cost) add_simulated_reverification(kb::config::load_config(repo_ / "kernelbot.toml"), result, *cost);
+    kb::bot::save_result(repo_, result, nullptr);
   }
 
+  // No GPU for the binary, whatever this machine has: the saved record is all it can go on.
   KernelbotRun kernelbot(const std::string& args, const std::string& env) {
-    return run_kernelbot(args, repo_, "env -u GITHUB_TOKEN " + env);
+    return run_kernelbot(args, repo_, "env -u GITHUB_TOKEN CUDA_VISIBLE_DEVICES= " + env);
   }
 
   // The body `kernelbot pr` must have sent, rendered here from the same inputs.
@@ -142,6 +150,45 @@ TEST_F(PrCommandTest, MissingTokenIsAUsageError) {
   EXPECT_NE(r.err.find("GITHUB_TOKEN"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--dry-run"), std::string::npos) << r.err;
   EXPECT_TRUE(github.requests().empty());
+}
+
+// The search measured the original as it was; a PR spliced into another text would claim a speedup
+// nobody measured. Refused before any GPU or network work, naming the file.
+TEST_F(PrCommandTest, RefusesAnOriginalChangedSinceTheSearchNamingTheFile) {
+  FakeGitHub github("acme/examples", kToken);
+  prepare(&github);
+  write_text(repo_ / "src/saxpy.cu", read_text(repo_ / "src/saxpy.cu") + "// edited after the search\n");
+  KernelbotRun r = kernelbot("pr --kernel saxpy", "GITHUB_TOKEN=" + kToken);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find((repo_ / "src/saxpy.cu").string() + " has changed since the search measured it"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(github.requests().empty());
+  EXPECT_EQ(ref_target(bare_, "refs/heads/kernelbot/saxpy"), "");
+  EXPECT_EQ(ref_target(repo_, "refs/heads/kernelbot/saxpy"), "");
+}
+
+TEST_F(PrCommandTest, WithoutAGpuAResultNeverReverifiedIsRefused) {
+  FakeGitHub github("acme/examples", kToken);
+  prepare(&github, std::nullopt);
+  KernelbotRun r = kernelbot("pr --kernel saxpy", "GITHUB_TOKEN=" + kToken);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("no CUDA device"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no PR for 'saxpy': the result carries no re-verification of the PR's text, and this "
+                       "job has no GPU to re-verify it"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(github.requests().empty());
+  EXPECT_EQ(ref_target(bare_, "refs/heads/kernelbot/saxpy"), "");
+}
+
+TEST_F(PrCommandTest, WithoutAGpuARecordThatFailedIsRefused) {
+  FakeGitHub github("acme/examples", kToken);
+  prepare(&github, saxpy_cost(SimBehaviour{64.5, false, true, false}));  // the PR's text was wrong when re-verified
+  KernelbotRun r = kernelbot("pr --kernel saxpy --dry-run", "");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("the spliced file failed re-verification: wrong_result"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(repo_ / ".kernelbot/prs/kernelbot-saxpy/PR.md"));
 }
 
 TEST_F(PrCommandTest, NoSavedResultFailsNamingTheFile) {

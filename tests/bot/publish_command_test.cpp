@@ -1,8 +1,10 @@
 // `kernelbot publish` end to end: the real binary, a git copy of examples/, two shard directories
 // of a 2-way sweep (saxpy's saved winner and a transpose winner made from it), a bare repository
 // to push to and the fake GitHub. One PR per kernel on the first run, the same PRs updated on the
-// second; a kernel whose original no longer matches the base branch is refused; a missing shard
-// fails naming its kernels.
+// second; a kernel whose original no longer matches the base branch is refused; a kernel whose
+// shard did not re-verify its PR text is refused; a missing shard fails naming its kernels. The
+// shards' re-verification records are made by bot/reverify on the simulated GPU, as a shard on a
+// GPU runner saves them.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -14,9 +16,11 @@
 #include "bot/sweep_bundle.h"
 #include "search/archive.h"
 #include "search/archive_exchange.h"
+#include "config/config_loader.h"
 #include "search/content_hash.h"
 #include "tests/bot/fake_github.h"
 #include "tests/bot/git_fixture.h"
+#include "tests/bot/simulated_saxpy.h"
 #include "tests/support/kernelbot_runner.h"
 
 namespace fs = std::filesystem;
@@ -62,6 +66,16 @@ class PublishCommandTest : public ::testing::Test {
     std::string faster = original;
     faster.replace(faster.find("if (r < rows && c < cols)"), 25, "if (c < cols && r < rows)");
     best.variant = kb::Variant{faster, {}, {}, "swapped bounds check"};
+    // Each shard re-verified its winner's PR text on its (simulated) GPU before saving it.
+    const auto config = kb::config::load_config(repo_ / "kernelbot.toml");
+    const std::string by = "kernelbot run --shard 0/2 --no-publish";
+    add_simulated_reverification(config, saxpy, saxpy_cost(saxpy_winner_as_searched()), by);
+    add_simulated_reverification(config, transpose, [](const kb::Variant& v) {
+      return SimBehaviour{v.source.find("if (c < cols && r < rows)") != std::string::npos ? 64.5 : 100.0, false, false,
+                          false};
+    }, "kernelbot run --shard 1/2 --no-publish");
+    EXPECT_TRUE(saxpy.reverification.passed) << saxpy.reverification.failure;
+    EXPECT_TRUE(transpose.reverification.passed) << transpose.reverification.failure;
     const std::vector<std::vector<std::string>> plan = {{"saxpy"}, {"transpose"}};
     write_shard(0, saxpy, plan);
     write_shard(1, transpose, plan);
@@ -158,6 +172,30 @@ TEST_F(PublishCommandTest, RefusesAKernelWhoseOriginalNoLongerMatchesTheBaseBran
   EXPECT_EQ(row(rows, "transpose")["result"], "PR opened");
   EXPECT_TRUE(github.open_pulls_for("kernelbot/saxpy").empty());
   EXPECT_EQ(ref_target(bare_, "refs/heads/kernelbot/saxpy"), "");
+  EXPECT_EQ(github.pulls().size(), 1u);
+}
+
+// publish has no GPU: a winner is published only on its shard's re-verification of the PR's text.
+TEST_F(PublishCommandTest, RefusesAKernelWhoseShardDidNotReverifyItsPrText) {
+  FakeGitHub github("acme/examples", kToken);
+  prepare(github);
+  const fs::path saved = kb::bot::bundle_result_dir(shard_dir(1), "transpose");
+  auto transpose = kb::bot::load_result_file(saved / "result.json");
+  ASSERT_TRUE(transpose.reverification.passed);
+  transpose.reverification = {};  // as a shard of an older kernelbot wrote it
+  kb::bot::save_result_in(saved, transpose, nullptr);
+
+  KernelbotRun r = publish(both());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  auto rows = nlohmann::json::parse(r.out);
+  EXPECT_EQ(row(rows, "transpose")["result"], "refused") << r.out;
+  EXPECT_TRUE(row(rows, "transpose")["failed"].get<bool>());
+  EXPECT_NE(row(rows, "transpose")["note"].get<std::string>().find("carries no re-verification of the PR's text"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(row(rows, "saxpy")["result"], "PR opened") << r.out;
+  EXPECT_TRUE(github.open_pulls_for("kernelbot/transpose").empty());
+  EXPECT_EQ(ref_target(bare_, "refs/heads/kernelbot/transpose"), "");
   EXPECT_EQ(github.pulls().size(), 1u);
 }
 

@@ -1,6 +1,7 @@
 // From a stored search result to a PR through the dry-run forge, on a git copy of examples/:
-// the result is saved before anything can fail, the change is the spliced source, a failing
-// project build means no PR, and only an accepted, significant win is proposed.
+// the result is saved before anything can fail, the change is the spliced source, re-verified on
+// the simulated GPU (tests/bot/simulated_saxpy.h), a failing project build means no PR, and only
+// an accepted, significant win is proposed.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include "bot/publish.h"
 #include "config/config_loader.h"
 #include "tests/bot/git_fixture.h"
+#include "tests/bot/simulated_saxpy.h"
 
 namespace fs = std::filesystem;
 using namespace kb::testing;
@@ -39,21 +41,34 @@ class PublishTest : public ::testing::Test {
       if (c.id == result_.best_id) return c;
     throw std::logic_error("no best");
   }
-  kb::bot::PublishOutcome publish() {
+  // The PR's text re-verified on a simulated GPU where it behaves as `winner` says.
+  kb::bot::PublishOutcome publish(SimBehaviour winner = saxpy_winner_as_searched()) {
+    gpu_ = std::make_unique<SimulatedEvaluator>(saxpy_cost(winner));
     kb::bot::DryRunForge forge(config_.root, kb::bot::GitRepo::discover(config_.root));
-    return kb::bot::publish_result(config_, *config_.find_kernel("saxpy"), result_, forge);
+    return kb::bot::publish_result(config_, *config_.find_kernel("saxpy"), result_, forge,
+                                   {gpu_.get(), "kernelbot run"});
+  }
+  nlohmann::json saved_result() const {
+    return nlohmann::json::parse(read_text(dir_ / ".kernelbot/results/saxpy/result.json"));
+  }
+  static nlohmann::json without_record(nlohmann::json j) {
+    j.erase("reverification");
+    return j;
   }
 
   fs::path dir_;
   kb::config::Config config_;
   kb::search::SearchResult result_;
+  std::unique_ptr<SimulatedEvaluator> gpu_;
 };
 
 TEST_F(PublishTest, DryRunSavesTheWinnerThenCommitsAndWritesThePr) {
   auto out = publish();
   ASSERT_TRUE(out.published) << out.note;
   const fs::path saved = dir_ / ".kernelbot/results/saxpy";
-  EXPECT_EQ(nlohmann::json::parse(read_text(saved / "result.json")), nlohmann::json(result_));
+  // The search as it was, with the re-verification of the PR's text added.
+  EXPECT_EQ(without_record(saved_result()), without_record(nlohmann::json(result_)));
+  EXPECT_TRUE(saved_result()["reverification"]["passed"].get<bool>());
   std::string candidate = read_text(saved / "candidate.cu");
   EXPECT_NE(candidate.find("saxpy_vec4_kernel"), std::string::npos);
   EXPECT_NE(candidate.find("#define SAXPY_BLOCK 256"), std::string::npos);
@@ -67,7 +82,7 @@ TEST_F(PublishTest, DryRunSavesTheWinnerThenCommitsAndWritesThePr) {
   // The local branch carries exactly the candidate file; the work tree still has the original.
   EXPECT_EQ(*file_in(dir_, "refs/heads/kernelbot/saxpy", "src/saxpy.cu"), candidate);
   auto info = commit_info(dir_, "refs/heads/kernelbot/saxpy");
-  EXPECT_EQ(info.message.rfind("saxpy: 1.55x faster (verified on NVIDIA H100 80GB HBM3)\n", 0), 0u) << info.message;
+  EXPECT_EQ(info.message.rfind("saxpy: 1.55x faster (verified on Simulated GPU)\n", 0), 0u) << info.message;
   EXPECT_EQ(info.author_name, "kernelbot");
   EXPECT_EQ(read_text(dir_ / "src/saxpy.cu"), read_text(fs::path(KB_SOURCE_DIR) / "examples/src/saxpy.cu"));
 }
@@ -82,6 +97,7 @@ TEST_F(PublishTest, ASourceChangedSinceTheSearchGetsNoPr) {
   EXPECT_FALSE(out.published);
   EXPECT_TRUE(out.failed);
   EXPECT_NE(out.note.find("has changed since the search measured it"), std::string::npos) << out.note;
+  EXPECT_EQ(gpu_->evaluations(), 0);  // refused before any GPU time is spent on it
   EXPECT_TRUE(fs::exists(dir_ / ".kernelbot/results/saxpy/result.json"));  // still saved first
   EXPECT_FALSE(fs::exists(dir_ / ".kernelbot/prs/kernelbot-saxpy/PR.md"));
 }
@@ -89,7 +105,10 @@ TEST_F(PublishTest, ASourceChangedSinceTheSearchGetsNoPr) {
 TEST_F(PublishTest, TheResultIsSavedBeforeASpliceCanFail) {
   best().variant.source = "__global__ void k(float* y) { y[0] = 1; }\n";  // no launcher: cannot be spliced
   kb::bot::DryRunForge forge(config_.root, std::nullopt);
-  EXPECT_THROW(kb::bot::publish_result(config_, *config_.find_kernel("saxpy"), result_, forge), std::runtime_error);
+  SimulatedEvaluator gpu(saxpy_cost(saxpy_winner_as_searched()));
+  EXPECT_THROW(kb::bot::publish_result(config_, *config_.find_kernel("saxpy"), result_, forge, {&gpu, "kernelbot run"}),
+               std::runtime_error);
+  EXPECT_EQ(gpu.evaluations(), 0);  // nothing to re-verify: the splice failed first
   EXPECT_EQ(nlohmann::json::parse(read_text(dir_ / ".kernelbot/results/saxpy/result.json")), nlohmann::json(result_));
   EXPECT_EQ(read_text(dir_ / ".kernelbot/results/saxpy/candidate.cu"),
             "#define SAXPY_BLOCK 256  // kernelbot: the winner was compiled with -DSAXPY_BLOCK=256\n" +

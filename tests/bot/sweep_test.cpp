@@ -1,13 +1,19 @@
 // Sweeps split over runners, on a CPU: the --shard parser, the plan, and whole shards searched
 // with the simulated evaluator into shard directories, which must cover every kernel exactly once
-// and agree on the plan (by count on the first night, by the archived GPU times on the next).
+// and agree on the plan (by count on the first night, by the archived GPU times on the next). A
+// shard re-verifies each winner's PR text before saving it, and publishing (no GPU) publishes
+// only what a shard re-verified.
 #include <gtest/gtest.h>
 
 #include <set>
 
+#include "bot/dry_run_forge.h"
+#include "bot/result_store.h"
 #include "bot/shard.h"
 #include "bot/sweep_bundle.h"
+#include "bot/sweep_publish.h"
 #include "bot/sweep_shard.h"
+#include "common/file_io.h"
 #include "core/errors.h"
 #include "search/archive.h"
 #include "search/archive_exchange.h"
@@ -19,6 +25,7 @@
 namespace fs = std::filesystem;
 using namespace kb;
 using namespace kb::bot;
+using kb::testing::markers_cost;
 using kb::testing::ScriptedProposer;
 using kb::testing::SimulatedEvaluator;
 using kb::testing::TestProject;
@@ -29,6 +36,13 @@ namespace {
 const std::vector<std::pair<std::string, int>> kKernels = {
     {"k0", 100}, {"k1", 400}, {"k2", 50}, {"k3", 200}, {"k4", 100}};
 
+// A kernel and its launcher; the simulated time is a marker in the kernel's body, so a winner
+// spliced into the file (which replaces that body) takes the winner's time.
+std::string kernel_source(const std::string& name, const std::string& body) {
+  return "__global__ void " + name + "_kernel(float* y, int n) { " + body + " }\nvoid launch_" + name +
+         "(float* y, int n) { " + name + "_kernel<<<1, 32>>>(y, n); }\n";
+}
+
 void add_kernels(TestProject& p) {
   const config::KernelSpec model = p.spec();
   p.config.kernels.clear();
@@ -36,8 +50,7 @@ void add_kernels(TestProject& p) {
   p.config.search.ideas_per_round = 1;
   p.config.search.branches_per_idea = 1;
   for (const auto& [name, us] : kKernels) {
-    p.write(name + ".cu", "// " + name + " SIM_TIME=" + std::to_string(us) + "\nvoid launch_" + name +
-                              "(float* y, int n) {}\n");
+    p.write(name + ".cu", kernel_source(name, "/* SIM_TIME=" + std::to_string(us) + " */"));
     config::KernelSpec spec = model;
     spec.name = name;
     spec.source = name + ".cu";
@@ -46,7 +59,7 @@ void add_kernels(TestProject& p) {
   }
 }
 
-// A search on the simulated GPU whose one branch is twice as fast as the original.
+// A search on the simulated GPU whose one branch takes 1 us.
 search::SearchResult simulated_search(const config::Config& config, const config::KernelSpec& spec,
                                       const fs::path& archive_path) {
   SimulatedEvaluator evaluator;
@@ -54,9 +67,7 @@ search::SearchResult simulated_search(const config::Config& config, const config
       [](const search::ProposalContext&) { return std::vector<search::ProposedIdea>{kb::testing::idea("halve", "memory_access")}; },
       [&](const search::BranchRequest& r) {
         return std::vector<search::Branch>{
-            {Variant{"// " + spec.name + " " + r.id_prefix + " SIM_TIME=1\nvoid launch_" + spec.name + "(float* y, int n) {}\n",
-                     {}, {}, "fast"},
-             ""}};
+            {Variant{kernel_source(spec.name, "/* " + r.id_prefix + " SIM_TIME=1 */"), {}, {}, "fast"}, ""}};
       });
   search::Archive archive(archive_path);
   search::SearchRequest request;
@@ -87,11 +98,20 @@ std::vector<SweepBundle> sweep(const TestProject& p, int count, const std::strin
     if (fs::exists(persistent)) fs::copy_file(persistent, archive);
     auto targets = shard_targets(all_targets(p.config), shard, archive);
     fs::path out = p.root / night / ("shard-" + std::to_string(i));
-    auto rows = search_into_bundle(p.config, targets, shard, out, archive,
-                                   [&](const config::KernelSpec& spec) { return simulated_search(p.config, spec, archive); });
+    SimulatedEvaluator reverifier;
+    const std::string by = "kernelbot run --shard " + std::to_string(i) + "/" + std::to_string(count) + " --no-publish";
+    auto rows = search_into_bundle(
+        p.config, targets, shard, out, archive,
+        [&](const config::KernelSpec& spec) { return simulated_search(p.config, spec, archive); }, reverifier, by);
     EXPECT_EQ(rows.size(), targets.mine.size());
     for (const auto& r : rows) EXPECT_FALSE(r.failed) << r.kernel << ": " << r.note;
+    // Each winner's PR text was measured once, on this shard's GPU, before its result was saved.
+    EXPECT_EQ(reverifier.evaluations(), static_cast<int>(targets.mine.size()));
     bundles.push_back(read_bundle(out));
+    for (const auto& [kernel, result] : bundles.back().results) {
+      EXPECT_TRUE(result.reverification.passed) << kernel << ": " << result.reverification.failure;
+      EXPECT_EQ(result.reverification.by, by);
+    }
   }
   search::Archive merged(persistent);
   for (const auto& b : bundles) search::merge_rows(merged, search::read_archive_export(bundle_archive_file(b.dir)));
@@ -185,4 +205,126 @@ TEST(Shard, AShardDirectoryFromANewerKernelbotOrElsewhereIsRefused) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("newer than this kernelbot"), std::string::npos) << e.what();
   }
+}
+
+namespace {
+
+// One shard of one kernel, k0, whose winner the search found 100x faster; `reverifier` decides
+// what the PR's text does when the shard re-verifies it.
+SweepBundle one_kernel_shard(TestProject& p, Evaluator& reverifier, const std::string& name) {
+  add_kernels(p);
+  p.config.kernels.resize(1);
+  const fs::path archive = p.root / (name + ".sqlite");
+  auto targets = shard_targets(all_targets(p.config), Shard{0, 1}, archive);
+  auto rows = search_into_bundle(
+      p.config, targets, Shard{0, 1}, p.root / name, archive,
+      [&](const config::KernelSpec& spec) { return simulated_search(p.config, spec, archive); }, reverifier,
+      "kernelbot run --shard 0/1 --no-publish");
+  EXPECT_EQ(rows.size(), 1u);
+  return read_bundle(p.root / name);
+}
+
+}  // namespace
+
+TEST(Shard, AWinnerWhosePrTextFailsReverificationIsSavedAsVetoedAndNotPublished) {
+  TestProject p;
+  // The PR's text computes the wrong result when the shard measures it again.
+  SimulatedEvaluator reverifier([](const Variant& v) {
+    auto b = markers_cost(v);
+    b.wrong = b.time_us == 1;
+    return b;
+  });
+  auto bundle = one_kernel_shard(p, reverifier, "shard");
+  EXPECT_EQ(reverifier.evaluations(), 1);
+  ASSERT_EQ(bundle.manifest.kernels.size(), 1u);
+  EXPECT_EQ(bundle.manifest.kernels[0].status, "PR vetoed");
+  EXPECT_FALSE(bundle.manifest.kernels[0].failed);
+  EXPECT_NE(bundle.manifest.kernels[0].note.find("the spliced file failed re-verification: wrong_result"),
+            std::string::npos)
+      << bundle.manifest.kernels[0].note;
+  const auto& result = bundle.results.at("k0");
+  ASSERT_NE(result.best(), nullptr);  // the search's winner is kept
+  EXPECT_TRUE(result.reverification.ran);
+  EXPECT_FALSE(result.reverification.passed);
+
+  kb::bot::DryRunForge forge(p.root, std::nullopt);
+  auto rows = publish_sweep(p.config, {bundle}, {}, forge);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].verdict, "PR vetoed") << rows[0].note;
+  EXPECT_FALSE(rows[0].failed);
+  EXPECT_FALSE(fs::exists(p.root / ".kernelbot/prs"));
+}
+
+TEST(Shard, PublishRefusesAWinnerTheShardDidNotReverify) {
+  TestProject p;
+  SimulatedEvaluator reverifier;
+  auto bundle = one_kernel_shard(p, reverifier, "shard");
+  ASSERT_TRUE(bundle.results.at("k0").reverification.passed);
+  // The same directory as an older kernelbot (or a hand) would have written it: no record.
+  auto stripped = bundle.results.at("k0");
+  stripped.reverification = {};
+  kb::bot::save_result_in(bundle_result_dir(bundle.dir, "k0"), stripped, nullptr);
+  auto unverified = read_bundle(bundle.dir);
+
+  kb::bot::DryRunForge forge(p.root, std::nullopt);
+  auto rows = publish_sweep(p.config, {unverified}, {}, forge);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].verdict, "refused");
+  EXPECT_TRUE(rows[0].failed);
+  EXPECT_NE(rows[0].note.find("carries no re-verification of the PR's text"), std::string::npos) << rows[0].note;
+  EXPECT_FALSE(fs::exists(p.root / ".kernelbot/prs"));
+
+  // The control: the record as the shard wrote it publishes (a dry-run PR), with no GPU here.
+  rows = publish_sweep(p.config, {bundle}, {}, forge);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].verdict, "dry-run PR") << rows[0].note;
+  EXPECT_TRUE(fs::exists(p.root / ".kernelbot/prs/kernelbot-k0/PR.md"));
+}
+
+// A winner that changes only build flags has no PR text to re-verify: the shard saves it without a
+// record, and publishing says why there is no PR instead of refusing it as unverified.
+TEST(Shard, AWinnerThatChangesOnlyBuildFlagsIsNotReverifiedNorRefused) {
+  TestProject p;
+  add_kernels(p);
+  p.config.kernels.resize(1);
+  const auto& spec = p.config.kernels.front();
+  SimulatedEvaluator gpu([](const Variant& v) {
+    auto b = markers_cost(v);
+    if (!v.nvcc_flags.empty()) b.time_us = 10;
+    return b;
+  });
+  ScriptedProposer proposer(
+      [](const search::ProposalContext&) {
+        return std::vector<search::ProposedIdea>{kb::testing::idea("fast math", "compile_flags")};
+      },
+      [&](const search::BranchRequest&) {
+        return std::vector<search::Branch>{
+            {Variant{read_text_file(p.root / "k0.cu"), {}, {"--use_fast_math"}, "fast math"}, ""}};
+      });
+  SimulatedEvaluator reverifier;
+  auto targets = shard_targets(all_targets(p.config), Shard{0, 1}, {});
+  auto rows = search_into_bundle(
+      p.config, targets, Shard{0, 1}, p.root / "shard", {},
+      [&](const config::KernelSpec&) {
+        search::SearchRequest request;
+        request.config = &p.config;
+        request.spec = &spec;
+        request.evaluator = &gpu;
+        request.proposer = &proposer;
+        return search::run_search(request);
+      },
+      reverifier, "kernelbot run --shard 0/1 --no-publish");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_FALSE(rows[0].failed) << rows[0].note;
+  EXPECT_EQ(reverifier.evaluations(), 0);
+  auto bundle = read_bundle(p.root / "shard");
+  ASSERT_NE(bundle.results.at("k0").best(), nullptr);
+  EXPECT_FALSE(bundle.results.at("k0").reverification.ran);
+
+  kb::bot::DryRunForge forge(p.root, std::nullopt);
+  auto published = publish_sweep(p.config, {bundle}, {}, forge);
+  ASSERT_EQ(published.size(), 1u);
+  EXPECT_FALSE(published[0].failed) << published[0].note;
+  EXPECT_EQ(published[0].verdict, "no PR");
+  EXPECT_NE(published[0].note.find("the winner changes only build flags"), std::string::npos) << published[0].note;
 }
