@@ -107,7 +107,9 @@ void VariantProcess::gone(bool timed_out, bool sticky, const std::string& during
   throw VariantGone(who_, timed_out, sticky, whose + " " + how + " during " + during);
 }
 
-Reply VariantProcess::ask(const Request& r, double timeout_s) {
+Reply VariantProcess::ask(const Request& request, double timeout_s) {
+  Request r = request;
+  std::strncpy(r.phase, current_phase().c_str(), kPhaseBytes - 1);
   if (pid_ <= 0) gone(false, false, to_string(r.op));
   if (!send_request(fd_, r)) gone(false, false, to_string(r.op));
   Reply reply;

@@ -199,7 +199,7 @@ int serve_variant(int fd, const RunnerJob& job, const std::string& library, Who 
   for (;;) {
     Request r;
     if (!receive_request(fd, r)) return kExitOk;  // the judge is gone
-    set_phase(std::string(to_string(r.op)) + " request");
+    set_phase(r.phase[0] ? std::string(r.phase) : std::string(to_string(r.op)) + " request");
     Reply reply;
     bool sticky = false;
     try {

@@ -175,7 +175,7 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
         return fail(Verdict::infra_error, "the original kernel failed: " + fault_text(b) + " (" + trial_text + ")");
       const Reply c = call(*servers.candidate, static_cast<int>(s), cand, traced, servers.timeout_s);
       if (c.status == Status::fault)
-        return fail(Verdict::crashed, "the candidate's launch failed: " + fault_text(c) + " (" + trial_text + ")");
+        return fail(Verdict::crashed, "the candidate's launch failed: " + fault_text(c) + " during verification " + trial_text);
       if (c.status == Status::late_work)
         return fail(Verdict::rejected, "the candidate does work on a stream the caller does not wait for: " +
                                            fault_text(c) +
@@ -222,7 +222,7 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
         if (b2.status == Status::fault)
           return fail(Verdict::infra_error, "the original kernel failed: " + fault_text(b2) + " (" + trial_text + ")");
         if (c2.status == Status::fault)
-          return fail(Verdict::crashed, "the candidate's launch failed: " + fault_text(c2) + " (" + trial_text + ")");
+          return fail(Verdict::crashed, "the candidate's launch failed: " + fault_text(c2) + " during verification " + trial_text);
         for (size_t i = 0; i < job.args.size(); ++i) {
           const auto& a = job.args[i];
           if (!a.is_written() || base.bytes(i) == 0) continue;
