@@ -33,6 +33,13 @@ std::string timing_table(const search::CandidateRecord& best) {
                        t.baseline.samples, t.candidate.samples);
   }
   if (best.eval.timings.empty()) return "No timings were recorded for this candidate.";
+  bool above_floor = false;
+  for (const auto& t : best.eval.timings)
+    above_floor = above_floor || (t.floor_us > 0 && (t.baseline_pct_of_floor > 100 || t.candidate_pct_of_floor > 100));
+  if (above_floor)
+    out += "\nAbove 100% of the roofline floor: the floor divides the spec's *estimated* bytes (`[[kernel]].bytes`, by "
+           "default inputs read once and outputs written once) by the measured bandwidth, so a kernel that moves less "
+           "(a gather, a cache-resident input) runs above it. It is advice: it decides no verdict.\n";
   const auto& first = best.eval.timings.front();
   out += fmt::format(
       "\nMedians of cold samples (L2 {} before each), original and candidate interleaved in one process; "
