@@ -33,9 +33,16 @@ std::string timing_table(const EvalResult& eval) {
                        t.baseline.samples, t.candidate.samples);
   }
   if (eval.timings.empty()) return "No timings were recorded for this candidate.";
+  bool above_floor = false;
+  for (const auto& t : eval.timings)
+    above_floor = above_floor || (t.floor_us > 0 && (t.baseline_pct_of_floor > 100 || t.candidate_pct_of_floor > 100));
+  if (above_floor)
+    out += "\nAbove 100% of the roofline floor: the floor divides the spec's *estimated* bytes (`[[kernel]].bytes`, by "
+           "default inputs read once and outputs written once) by the measured bandwidth, so a kernel that moves less "
+           "(a gather, a cache-resident input) runs above it. It is advice: it decides no verdict.\n";
   const auto& first = eval.timings.front();
   out += fmt::format(
-      "\nMedians of cold samples (L2 {} before each), original and candidate interleaved in one process; "
+      "\nMedians of cold samples (L2 {} before each), original and candidate interleaved (each in its own process, judged by a third); "
       "quartiles of the first size: {} – {} before, {} – {} after.",
       first.baseline.l2_flushed ? "flushed" : "not flushed", us(first.baseline.q1_us), us(first.baseline.q3_us),
       us(first.candidate.q1_us), us(first.candidate.q3_us));

@@ -49,15 +49,23 @@ std::string harness_crash_line(const std::string& stderr_text);
 // The host's accept rule over the harness's timings: a verified candidate is accepted only when
 // the geometric-mean speedup reaches `min_speedup`, at least one size is significantly faster
 // and none is significantly slower; otherwise not_faster with the reason. Work escaping the
-// caller's stream (escaped_work) is rejected whatever the speedup. Verdicts other than
+// caller's stream (escaped_work) is rejected whatever the speedup. A timing above the roofline
+// floor changes nothing: it is noted (roofline_advice). Verdicts other than
 // pending/accepted/not_faster, and unverified results, are left alone.
 void apply_accept_rule(EvalResult& result, double min_speedup);
 
 // Non-empty (the reason) when a candidate's timings show GPU work that outlives the call as the
 // caller's stream sees it: the CUPTI span of one call is longer than its event-timed median, or
 // the harness noted that work escaped the timed region. Verification can miss this when the
-// side-stream work happens to finish before the harness looks; timing cannot.
+// side-stream work happens to finish before the harness looks; timing cannot. Only measurements
+// count here: the roofline floor (estimated bytes over measured bandwidth) is not one.
 std::string escaped_work(const EvalResult& result);
+
+// Advice, never a verdict: a sentence when `who` ("baseline" or "candidate") ran faster than the
+// roofline floor at this size (over 100% of it), saying the floor rests on the spec's estimated
+// bytes and FLOPs. Empty otherwise. apply_accept_rule appends it to the candidate's timing notes
+// and to the reason of an accepted or not_faster verdict.
+std::string roofline_advice(const SizeTiming& t, const char* who);
 
 // The job cut down to one size set (sanitizer runs are 10-100x slower than normal ones).
 HarnessJob single_size_job(const HarnessJob& job, size_t index);

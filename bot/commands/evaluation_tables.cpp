@@ -16,6 +16,12 @@ std::string general(double v, int digits) {
   return buf;
 }
 
+// Under a table with a timing above 100% of its roofline floor.
+constexpr const char* kFloorNote =
+    "\nabove 100% of the roofline floor: the floor is the spec's estimated bytes ([[kernel]].bytes; default: inputs "
+    "read once, outputs written once) over the measured bandwidth; a kernel that moves less runs above it (advice "
+    "only: it decides no verdict)\n";
+
 std::string us(double v) { return format_us(v); }
 std::string pct(double fraction) { return format_fraction_percent(fraction); }
 std::string pct_value(double v) { return v <= 0 ? "-" : format_fixed(v, 1) + "%"; }
@@ -76,6 +82,11 @@ std::string render_eval_result(const EvalResult& r, const std::string& kernel, c
                  pct(st.baseline.noise) + " / " + pct(st.candidate.noise),
                  pct_value(st.baseline_pct_of_floor) + " / " + pct_value(st.candidate_pct_of_floor)});
     s << "\n" << t.render();
+    for (const auto& st : r.timings)
+      if (st.floor_us > 0 && (st.baseline_pct_of_floor > 100 || st.candidate_pct_of_floor > 100)) {
+        s << kFloorNote;
+        break;
+      }
   }
   int64_t compared = 0;
   for (const auto& o : v.outputs) compared += o.elements;
@@ -118,6 +129,10 @@ std::string render_kernel_profiles(const std::vector<std::pair<std::string, Eval
       notes << name << ": metrics " << m.status << "\n";
   }
   std::string out = t.render();
+  bool above_floor = false;
+  for (const auto& [name, r] : profiles)
+    for (const auto& st : r.timings) above_floor = above_floor || (st.floor_us > 0 && st.baseline_pct_of_floor > 100);
+  if (above_floor) notes << kFloorNote + 1;  // without the leading blank line: notes follow the table
   if (!profiles.empty() && !profiles.front().second.device.name.empty()) {
     const DeviceInfo& d = profiles.front().second.device;
     std::ostringstream head;

@@ -63,7 +63,10 @@ std::string format_profile(const EvalResult& profile) {
     out += fmt::format("- {}: median {:.2f} us (noise {:.1f}%)", t.size_label, t.baseline.median_us,
                        t.baseline.noise * 100);
     if (t.floor_us > 0)
-      out += fmt::format(", roofline floor {:.2f} us, so at {:.0f}% of the floor", t.floor_us, t.baseline_pct_of_floor);
+      out += fmt::format(", roofline floor {:.2f} us, so at {:.0f}% of the floor{}", t.floor_us, t.baseline_pct_of_floor,
+                         t.baseline_pct_of_floor > 100 ? " (above it: the floor's byte count is an estimate, and this "
+                                                         "kernel moves fewer bytes than estimated)"
+                                                       : "");
     if (t.bytes_moved > 0) out += fmt::format(", {:.1f} MB moved", t.bytes_moved / 1e6);
     if (t.flops > 0) out += fmt::format(", {:.1f} MFLOP", t.flops / 1e6);
     out += "\n";

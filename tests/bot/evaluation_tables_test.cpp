@@ -79,6 +79,23 @@ TEST(EvaluationTables, ProfileRowsPerSizeWithMetricsOnTheirSize) {
   EXPECT_NE(text.find("broken: compile_error: the kernel's source did not compile"), std::string::npos);
 }
 
+// Issue #10, item 5: over 100% of the roofline floor is reported with what the floor rests on.
+TEST(EvaluationTables, ATimingAboveTheRooflineFloorIsNotedAsAdvice) {
+  EvalResult r = accepted();
+  EXPECT_EQ(render_eval_result(r, "gather", "fast.cu").find("above 100% of the roofline floor"), std::string::npos);
+  r.timings[0].floor_us = 400;
+  r.timings[0].baseline_pct_of_floor = 160;
+  r.timings[0].candidate_pct_of_floor = 287;
+  std::string text = render_eval_result(r, "gather", "fast.cu");
+  EXPECT_NE(text.find("160.0% / 287.0%"), std::string::npos) << text;
+  EXPECT_NE(text.find("above 100% of the roofline floor: the floor is the spec's estimated bytes"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("it decides no verdict"), std::string::npos) << text;
+  r.verdict = Verdict::pending;
+  text = render_kernel_profiles({{"gather", r}});
+  EXPECT_NE(text.find("above 100% of the roofline floor"), std::string::npos) << text;
+}
+
 TEST(EvaluationTables, WorkloadRanking) {
   profiler::WorkloadRanking w;
   profiler::RankedKernel k;

@@ -52,8 +52,9 @@ fs::path repo() {
     std::stringstream original;
     original << in.rdbuf();
     std::string toml = original.str();
-    // examples/kernelbot.toml already gives layernorm's inputs the "normal" distribution (with
-    // "large" inputs the original's own float32 rounding exceeds the tolerance, seen on the H100).
+    // examples/kernelbot.toml keeps layernorm's gamma and beta at the "normal" distribution (with
+    // "large" gamma and beta, y = z * gamma + beta cancels and the honest rounding of z exceeds the
+    // tolerance, seen on the H100); x, and every other input, get all of [verify].distributions.
     EXPECT_NE(toml.find("distribution = \"normal\""), std::string::npos);
     // Shorter timing than the defaults keeps the suite inside a few minutes of device time.
     const std::string bench = "\n[bench]\nmin_time_s = 0.1\nmin_samples = 20\nmax_samples = 400\ntimeout_s = 5\n";
@@ -154,7 +155,15 @@ TEST(EvalGpu, SideStreamWorkIsRejected) {
   EvalRun r = eval("saxpy", "saxpy_side_stream.cu");
   ASSERT_TRUE(r.parsed) << describe(r);
   EXPECT_TRUE(r.result.verdict == Verdict::rejected || r.result.verdict == Verdict::wrong_result) << describe(r);
-  EXPECT_NE(r.result.reason.find("stream"), std::string::npos) << describe(r);
+  // Rejected on measurements only (issue #10, item 5): the CUPTI trace of every launch (the
+  // verification's per-call check, or the span rule: both say "a stream the caller does not wait
+  // for") or the wall-clock cross-check ("the parent's clock"). Never the roofline floor, which
+  // rests on an estimated byte count and is advice.
+  const std::string& why = r.result.reason;
+  EXPECT_TRUE(why.find("a stream the caller does not wait for") != std::string::npos ||
+              why.find("the parent's clock") != std::string::npos)
+      << describe(r);
+  EXPECT_EQ(why.find("roofline floor"), std::string::npos) << describe(r);
   std::printf("[ %s ] %s\n", to_string(r.result.verdict), r.result.reason.c_str());
 }
 // Issue #10: candidates that game the verdict.

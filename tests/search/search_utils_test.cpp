@@ -44,6 +44,11 @@ TEST(PromptBuilder, EveryStepsPromptIsCompleteAndCarriesTheFacts) {
   t.floor_us = 10;
   t.baseline_pct_of_floor = 25;
   ctx.baseline_profile.timings.push_back(t);
+  SizeTiming gather = t;  // a size where the spec's byte estimate is far above what moves
+  gather.size_label = "n=4096";
+  gather.baseline.median_us = 4;
+  gather.baseline_pct_of_floor = 250;
+  ctx.baseline_profile.timings.push_back(gather);
   ctx.baseline_profile.baseline_metrics.status = "ok";
   ctx.baseline_profile.baseline_metrics.values["dram_throughput_pct"] = 21.5;
   ctx.history.push_back(Outcome{"r1-i0-b0", "baseline", 1, {"use float4", "memory_access", ""}, {}, Verdict::wrong_result,
@@ -65,7 +70,8 @@ TEST(PromptBuilder, EveryStepsPromptIsCompleteAndCarriesTheFacts) {
   for (const char* fact : {"round 2 of 5", "NVIDIA H100 80GB HBM3", "132 SMs", "3000 GB/s", "25% of the floor",
                            "dram_throughput_pct", "use float4", "wrong_result", "output y differs", "r1-i1-b0 (3.50x",
                            "-DK_BLOCK=256", "// good", "transpose", "tile in shared memory", "4.20x", "JSON array",
-                           "// the original", "rtol", "memory_access"})
+                           "// the original", "rtol", "memory_access",
+                           "at 250% of the floor (above it: the floor's byte count is an estimate"})
     EXPECT_NE(user.find(fact), std::string::npos) << fact;
   EXPECT_NE(ideas.messages[0].content.find("void launch_k(float* y, int n)"), std::string::npos);
 

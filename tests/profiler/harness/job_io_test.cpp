@@ -19,10 +19,10 @@ HarnessJob saxpy_job() {
   job.baseline_library = "/tmp/base.so";
   job.candidate_library = "/tmp/cand.so";
   job.size_labels = {"n=1024", "n=1000003"};
-  job.args = {{"x", "input", "float32", {1024, 1000003}, {}, "", 0, 0},
-              {"y", "inout", "float32", {1024, 1000003}, {}, "", 1e-4, 1e-5},
-              {"a", "scalar", "float32", {}, {"2.5", ""}, "mixed_sign", 0, 0},
-              {"n", "size", "int32", {}, {"1024", "1000003"}, "", 0, 0}};
+  job.args = {{"x", "input", "float32", {1024, 1000003}, {}, "", 0, 0, ""},
+              {"y", "inout", "float32", {1024, 1000003}, {}, "", 1e-4, 1e-5, ""},
+              {"a", "scalar", "float32", {}, {"2.5", ""}, "mixed_sign", 0, 0, ""},
+              {"n", "size", "int32", {}, {"1024", "1000003"}, "", 0, 0, ""}};
   job.bytes = {12288, 12000036};
   job.seed = 99;
   return job;
