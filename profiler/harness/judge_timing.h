@@ -5,7 +5,7 @@
 // same inputs. So no timed call can be skipped, cached or answered from an earlier call: every
 // sample is checked. Afterwards, at each size, a batch of back-to-back calls on fresh inputs is
 // timed with the judge's own clock and its outputs checked, bounding the event-timed claim from
-// outside (wall_clock_bound.h). Samples of the two variants alternate, so drifts in clock or
+// outside (wall_clock_bound.h). Samples of the two variants alternate (and which goes first), so drifts in clock or
 // temperature hit both alike.
 #pragma once
 

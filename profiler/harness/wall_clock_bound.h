@@ -3,7 +3,7 @@
 // stream the events do not bracket, work deferred to later calls, a forged event). The judge
 // therefore also measures, with its own clock, a batch of back-to-back calls on fresh inputs whose
 // outputs it then checks: that time includes all the work, wherever it ran. Honest variants show
-// the same per-call time as their samples, plus launch and fill overheads that the original shows
+// the same per-call time as their samples, plus launch overheads that the original shows
 // too; a claim far below what the clock saw is rejected with both numbers.
 #pragma once
 
