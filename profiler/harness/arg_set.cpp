@@ -9,15 +9,18 @@
 
 namespace kb::harness {
 
-ArgSet::ArgSet(const RunnerJob& job, size_t size_index)
+ArgSet::ArgSet(const RunnerJob& job, size_t size_index, bool mapped)
     : job_(job),
       size_index_(size_index),
       counts_(job.args.size(), 0),
       device_(job.args.size(), nullptr),
-      snapshot_(job.args.size(), nullptr),
       scalar_storage_(job.args.size(), 0),
       scalar_values_(job.args.size(), 0),
       pointers_(job.args.size(), nullptr) {
+  mapped_ = mapped;
+}
+
+ArgSet::ArgSet(const RunnerJob& job, size_t size_index) : ArgSet(job, size_index, false) {
   for (size_t i = 0; i < job.args.size(); ++i) {
     const auto& a = job.args[i];
     if (a.is_buffer()) {
@@ -40,15 +43,7 @@ ArgSet::ArgSet(const RunnerJob& job, size_t size_index)
 }
 
 ArgSet::ArgSet(const RunnerJob& job, size_t size_index, const unsigned char (*handles)[64], const uint8_t* has_handle)
-    : job_(job),
-      size_index_(size_index),
-      counts_(job.args.size(), 0),
-      device_(job.args.size(), nullptr),
-      snapshot_(job.args.size(), nullptr),
-      scalar_storage_(job.args.size(), 0),
-      scalar_values_(job.args.size(), 0),
-      pointers_(job.args.size(), nullptr) {
-  mapped_ = true;
+    : ArgSet(job, size_index, true) {
   static_assert(sizeof(cudaIpcMemHandle_t) == 64, "the wire carries 64-byte IPC handles");
   for (size_t i = 0; i < job.args.size(); ++i) {
     const auto& a = job.args[i];
@@ -103,10 +98,6 @@ void ArgSet::release() {
     }
     p = nullptr;
   }
-  for (auto*& p : snapshot_) {
-    if (p) cudaFree(p);
-    p = nullptr;
-  }
 }
 
 size_t ArgSet::total_bytes() const {
@@ -142,27 +133,6 @@ void ArgSet::poison(size_t i) {
   cuda_check(launch_fill_pattern(device_[i], counts_[i], static_cast<unsigned>(elem_size(t)), pattern, cudaStreamLegacy),
              "poisoning an output");
   cuda_check(cudaStreamSynchronize(cudaStreamLegacy), "poisoning an output");
-}
-
-bool ArgSet::has_inouts() const {
-  for (size_t i = 0; i < counts_.size(); ++i)
-    if (job_.args[i].role == ArgRole::inout && bytes(i) > 0) return true;
-  return false;
-}
-
-void ArgSet::snapshot_inouts() {
-  for (size_t i = 0; i < counts_.size(); ++i) {
-    if (job_.args[i].role != ArgRole::inout || bytes(i) == 0) continue;
-    if (!snapshot_[i]) cuda_check(cudaMalloc(&snapshot_[i], bytes(i)), "allocating an inout snapshot");
-    cuda_check(cudaMemcpy(snapshot_[i], device_[i], bytes(i), cudaMemcpyDeviceToDevice), "snapshotting an inout");
-  }
-}
-
-void ArgSet::restore_inouts() {
-  for (size_t i = 0; i < counts_.size(); ++i)
-    if (snapshot_[i])
-      cuda_check(cudaMemcpyAsync(device_[i], snapshot_[i], bytes(i), cudaMemcpyDeviceToDevice, cudaStreamLegacy),
-                 "restoring an inout");
 }
 
 }  // namespace kb::harness

@@ -49,13 +49,9 @@ class ArgSet {
   void poison(size_t i);  // the dtype's poison pattern in every element
   void poison_outputs();  // every output (not inout): asynchronously, on the legacy stream
 
-  // A device-side copy of every inout buffer, restored before each timing sample so repeated
-  // calls keep working on the same data. Asynchronous on the legacy stream.
-  void snapshot_inouts();
-  void restore_inouts();
-  bool has_inouts() const;
 
  private:
+  ArgSet(const RunnerJob& job, size_t size_index, bool mapped);  // empty slots, sized for the job
   void release();
   bool mapped_ = false;  // buffers belong to the judge: closed, not freed
 
@@ -63,7 +59,6 @@ class ArgSet {
   size_t size_index_;
   std::vector<size_t> counts_;
   std::vector<void*> device_;
-  std::vector<void*> snapshot_;
   std::vector<uint64_t> scalar_storage_;  // 8 bytes per argument, enough for every scalar type
   std::vector<double> scalar_values_;
   std::vector<void*> pointers_;
