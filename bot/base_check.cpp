@@ -1,3 +1,4 @@
+#include "common/file_io.h"
 #include "bot/base_check.h"
 
 #include <fmt/format.h>
@@ -24,12 +25,7 @@ std::optional<std::string> original_differs_from_base(const config::Config& conf
     current = repo->file_at(config.github.base_branch, path);
     where = fmt::format("{} on {}", path, repo->resolve_base(config.github.base_branch));
   } else {
-    std::ifstream in(file, std::ios::binary);
-    if (in) {
-      std::stringstream text;
-      text << in.rdbuf();
-      current = text.str();
-    }
+    if (std::optional<std::string> text = try_read_text_file(file)) current = std::move(*text);
     where = file.string() + " (no git repository: the working tree)";
   }
   if (!current) return fmt::format("not published: {} does not exist", where);

@@ -1,3 +1,4 @@
+#include "common/file_io.h"
 #include "bot/result_store.h"
 
 #include <fstream>
@@ -66,12 +67,10 @@ search::SearchResult load_result(const std::filesystem::path& root, const std::s
 }
 
 search::SearchResult load_result_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::optional<std::string> text = try_read_text_file(path);
+  if (!text) throw std::runtime_error("cannot read " + path.string());
   try {
-    return nlohmann::json::parse(text.str()).get<search::SearchResult>();
+    return nlohmann::json::parse(*text).get<search::SearchResult>();
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(path.string() + ": not a kernelbot result: " + e.what());
   }

@@ -1,3 +1,4 @@
+#include "common/file_io.h"
 #include "bot/sweep_bundle.h"
 
 #include <fmt/format.h>
@@ -59,17 +60,15 @@ void write_manifest(const std::filesystem::path& dir, const BundleManifest& mani
 SweepBundle read_bundle(const std::filesystem::path& dir) {
   if (!std::filesystem::is_directory(dir)) throw UsageError(dir.string() + " is not a directory");
   const auto path = dir / "manifest.json";
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  const std::optional<std::string> manifest = try_read_text_file(path);
+  if (!manifest)
     throw Error(fmt::format("{} is not a shard's output: no manifest.json (written by `kernelbot run --shard I/N "
                             "--no-publish --out DIR`)",
                             dir.string()));
-  std::stringstream text;
-  text << in.rdbuf();
   SweepBundle bundle;
   bundle.dir = dir;
   try {
-    auto j = nlohmann::json::parse(text.str());
+    auto j = nlohmann::json::parse(*manifest);
     if (j.value("format", "") != kSweepBundleFormat)
       throw Error(fmt::format("{}: not a kernelbot shard manifest (no \"format\": \"{}\")", path.string(),
                               kSweepBundleFormat));

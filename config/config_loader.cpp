@@ -1,3 +1,4 @@
+#include "common/file_io.h"
 #include "config/config_loader.h"
 
 #include <toml++/toml.h>
@@ -492,13 +493,10 @@ Config load_config_text(const std::string& text, const std::string& file_name,
 }
 
 Config load_config(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw ConfigError({{file.string(), 0, 0, "", "cannot read the config file (does it exist?)"}});
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::optional<std::string> text = try_read_text_file(file);
+  if (!text) throw ConfigError({{file.string(), 0, 0, "", "cannot read the config file (does it exist?)"}});
   auto root = std::filesystem::absolute(file).parent_path();
-  return load_config_text(text.str(), file.string(), root);
+  return load_config_text(*text, file.string(), root);
 }
 
 std::filesystem::path find_config_file(const std::string& explicit_path, const std::filesystem::path& dir) {

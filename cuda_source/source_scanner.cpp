@@ -1,3 +1,4 @@
+#include "common/file_io.h"
 #include "cuda_source/source_scanner.h"
 
 #include <algorithm>
@@ -479,12 +480,9 @@ ScanResult scan_tree(const std::filesystem::path& root, const std::vector<std::s
   }
   std::sort(files.begin(), files.end());
   for (const auto& p : files) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
     std::string rel = fs::relative(p, root).string();
     result.files.push_back(rel);
-    scan_source(text.str(), rel, result);
+    scan_source(try_read_text_file(p).value_or(""), rel, result);
   }
   return result;
 }

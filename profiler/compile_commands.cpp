@@ -1,3 +1,4 @@
+#include "common/file_io.h"
 #include "profiler/compile_commands.h"
 
 #include <spdlog/spdlog.h>
@@ -19,12 +20,8 @@ fs::path normalized(const fs::path& p) {
   return ec ? p.lexically_normal() : c;
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+// A missing or unreadable file reads as empty here: the callers check existence themselves.
+std::string read_file(const fs::path& p) { return try_read_text_file(p).value_or(""); }
 
 void collect(const std::vector<std::string>& args, const fs::path& directory, std::vector<std::string>& out,
              int depth) {

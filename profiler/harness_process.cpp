@@ -1,3 +1,4 @@
+#include "common/file_io.h"
 #include "profiler/harness_process.h"
 
 #include <spdlog/spdlog.h>
@@ -23,12 +24,8 @@ fs::path self_dir() {
 
 bool executable(const fs::path& p) { return access(p.c_str(), X_OK) == 0 && !fs::is_directory(p); }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+// A missing or unreadable file reads as empty here: the callers check existence themselves.
+std::string read_file(const fs::path& p) { return try_read_text_file(p).value_or(""); }
 
 void write_file(const fs::path& p, const std::string& text) {
   fs::path tmp = p.string() + ".tmp" + std::to_string(getpid());

@@ -1,3 +1,4 @@
+#include "common/file_io.h"
 #include "profiler/variant_compiler.h"
 
 #include <spdlog/spdlog.h>
@@ -22,12 +23,8 @@ namespace {
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+// A missing or unreadable file reads as empty here: the callers check existence themselves.
+std::string read_file(const fs::path& p) { return try_read_text_file(p).value_or(""); }
 
 // Writes through a temporary name and a rename, so a reader never sees half a file.
 void write_file_atomic(const fs::path& p, const std::string& text) {

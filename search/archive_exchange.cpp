@@ -1,3 +1,4 @@
+#include "common/file_io.h"
 #include "search/archive_exchange.h"
 
 #include <fmt/format.h>
@@ -42,12 +43,10 @@ void write_archive_export(const std::filesystem::path& path, const std::vector<A
 }
 
 std::vector<ArchiveRow> read_archive_export(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read the archive export " + path.string());
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::optional<std::string> text = try_read_text_file(path);
+  if (!text) throw std::runtime_error("cannot read the archive export " + path.string());
   try {
-    auto j = nlohmann::json::parse(text.str());
+    auto j = nlohmann::json::parse(*text);
     if (!j.is_object() || j.value("format", "") != kArchiveExportFormat)
       throw std::runtime_error(fmt::format("not a kernelbot archive export (no \"format\": \"{}\")", kArchiveExportFormat));
     int version = j.at("version").get<int>();

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/file_io.h"
 #include "bot/commands/commands.h"
 #include "bot/commands/evaluation_tables.h"
 #include "profiler/gpu_evaluator.h"
@@ -34,11 +35,9 @@ const config::KernelSpec& kernel_or_usage_error(const config::Config& config, co
 void run_eval(CliContext& ctx, const EvalArgs& args) {
   const config::Config& config = ctx.config();
   const config::KernelSpec& spec = kernel_or_usage_error(config, args.kernel);
-  std::ifstream file(args.candidate, std::ios::binary);
-  if (!file) throw UsageError("cannot read the candidate file " + args.candidate);
-  std::ostringstream text;
-  text << file.rdbuf();
-  Variant candidate{text.str(), {}, {}, std::filesystem::path(args.candidate).filename().string()};
+  const std::optional<std::string> text = try_read_text_file(args.candidate);
+  if (!text) throw UsageError("cannot read the candidate file " + args.candidate);
+  Variant candidate{*text, {}, {}, std::filesystem::path(args.candidate).filename().string()};
 
   auto evaluator = profiler::make_gpu_evaluator_for_profile(config, args.device);  // NoDeviceError: exit 1
   spdlog::info("compiling the original {} and the candidate {}", spec.source, args.candidate);

@@ -1,3 +1,4 @@
+#include "common/file_io.h"
 #include "search/llm/replay_log.h"
 
 #include <fmt/format.h>
@@ -46,11 +47,9 @@ void add_line(ReplayFile& file, const nlohmann::json& j, const std::string& wher
 }  // namespace
 
 ReplayFile read_replay_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read the replay file " + path.string());
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string text = buffer.str();
+  const std::optional<std::string> contents = try_read_text_file(path);
+  if (!contents) throw std::runtime_error("cannot read the replay file " + path.string());
+  std::string text = *contents;
   ReplayFile file;
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '[') {
