@@ -20,8 +20,6 @@ fs::path normalized(const fs::path& p) {
   return ec ? p.lexically_normal() : c;
 }
 
-// A missing or unreadable file reads as empty here: the callers check existence themselves.
-std::string read_file(const fs::path& p) { return try_read_text_file(p).value_or(""); }
 
 void collect(const std::vector<std::string>& args, const fs::path& directory, std::vector<std::string>& out,
              int depth) {
@@ -63,9 +61,9 @@ void collect(const std::vector<std::string>& args, const fs::path& directory, st
                a == "--expt-extended-lambda" || a == "-extended-lambda") {
       out.push_back(a);
     } else if ((a == "--options-file" || a == "-optf") && i + 1 < args.size() && depth < 4) {
-      collect(split_command_line(read_file(absolute(args[++i]))), directory, out, depth + 1);
+      collect(split_command_line(try_read_text_file(absolute(args[++i])).value_or("")), directory, out, depth + 1);
     } else if (starts_with(a, "@") && depth < 4) {
-      collect(split_command_line(read_file(absolute(a.substr(1)))), directory, out, depth + 1);
+      collect(split_command_line(try_read_text_file(absolute(a.substr(1))).value_or("")), directory, out, depth + 1);
     }
   }
 }
@@ -166,7 +164,7 @@ std::optional<CompileCommandFlags> lookup_compile_flags(const fs::path& root, co
   for (const auto& db : find_compile_databases(root, setting)) {
     nlohmann::json entries;
     try {
-      entries = nlohmann::json::parse(read_file(db));
+      entries = nlohmann::json::parse(try_read_text_file(db).value_or(""));
     } catch (const std::exception& e) {
       spdlog::warn("{}: not a readable compile_commands.json ({}); ignoring it", db.string(), e.what());
       continue;

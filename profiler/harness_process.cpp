@@ -24,9 +24,6 @@ fs::path self_dir() {
 
 bool executable(const fs::path& p) { return access(p.c_str(), X_OK) == 0 && !fs::is_directory(p); }
 
-// A missing or unreadable file reads as empty here: the callers check existence themselves.
-std::string read_file(const fs::path& p) { return try_read_text_file(p).value_or(""); }
-
 void write_file(const fs::path& p, const std::string& text) {
   fs::path tmp = p.string() + ".tmp" + std::to_string(getpid());
   {
@@ -147,7 +144,7 @@ HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, co
     run.result_error = "no result file";
   } else {
     try {
-      const nlohmann::json sealed = nlohmann::json::parse(read_file(result_file));
+      const nlohmann::json sealed = nlohmann::json::parse(read_text_file(result_file));
       const std::string text = sealed.at("result_text").get<std::string>();
       if (!equal_in_constant_time(hmac_sha256_hex(key, text), sealed.at("seal").get<std::string>())) {
         run.forged = true;
@@ -174,7 +171,7 @@ DeviceInfo calibrated_device(const DeviceInfo& queried, const fs::path& cache_di
   const fs::path file = cache_dir / ("device-" + (queried.uuid.empty() ? std::to_string(queried.index) : queried.uuid) + ".json");
   if (fs::exists(file)) {
     try {
-      nlohmann::json j = nlohmann::json::parse(read_file(file));
+      nlohmann::json j = nlohmann::json::parse(read_text_file(file));
       DeviceInfo cached = j.at("measured").get<DeviceInfo>();
       if (j.at("uuid") == queried.uuid && j.at("name") == queried.name && j.at("driver") == queried.driver_version &&
           cached.copy_bandwidth_gbps > 0 && cached.fp32_tflops > 0) {
@@ -213,7 +210,7 @@ DeviceInfo run_calibration(const std::string& harness, int device, const fs::pat
   SandboxResult r = run_sandboxed(cmd);
   if (!r.succeeded() || !fs::exists(out))
     throw std::runtime_error("device calibration (kernelbot-harness --calibrate) failed: " + r.describe() + "\n" + r.err);
-  nlohmann::json parsed = nlohmann::json::parse(read_file(out));
+  nlohmann::json parsed = nlohmann::json::parse(read_text_file(out));
   redact_strings(parsed);
   return parsed.get<DeviceInfo>();
 }

@@ -23,8 +23,6 @@ namespace {
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
-// A missing or unreadable file reads as empty here: the callers check existence themselves.
-std::string read_file(const fs::path& p) { return try_read_text_file(p).value_or(""); }
 
 // Writes through a temporary name and a rename, so a reader never sees half a file.
 void write_file_atomic(const fs::path& p, const std::string& text) {
@@ -74,7 +72,7 @@ std::string dependency_key(const std::string& key1, const std::vector<std::strin
   for (const auto& d : deps) {
     h.field(d);
     std::error_code ec;
-    h.field(fs::exists(d, ec) ? sha256_hex(read_file(d)) : "missing");
+    h.field(fs::exists(d, ec) ? sha256_hex(try_read_text_file(d).value_or("")) : "missing");
   }
   return h.hex();
 }
@@ -240,7 +238,8 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
   h.field("kernelbot-variant-v1").field(nvcc_version_).field(generate_entry_shim(spec, "variant.cu"));
   h.field(variant.source);
   for (const auto& x : f) h.field(x);
-  for (const auto& src : extra_sources(config_, spec)) h.field(src.string()).field(read_file(src));
+  for (const auto& src : extra_sources(config_, spec))
+    h.field(src.string()).field(try_read_text_file(src).value_or(""));
   for (const auto& l : link_arguments(config_, config_.project.link_libs)) h.field(l);
   for (const auto& l : link_arguments(config_, spec.link_libs)) h.field(l);
   const std::string key1 = h.hex();
@@ -266,12 +265,12 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
     bool hit = false;
     if (fs::exists(manifest)) {
       std::vector<std::string> deps;
-      std::istringstream lines(read_file(manifest));
+      std::istringstream lines(try_read_text_file(manifest).value_or(""));
       for (std::string line; std::getline(lines, line);)
         if (!line.empty()) deps.push_back(line);
       const fs::path entry = cache / dependency_key(key1, deps);
       if (fs::exists(entry / "result.json") && fs::exists(entry / "variant.so")) {
-        result = nlohmann::json::parse(read_file(entry / "result.json")).get<CompiledVariant>();
+        result = nlohmann::json::parse(read_text_file(entry / "result.json")).get<CompiledVariant>();
         result.library_path = (entry / "variant.so").string();
         result.from_cache = true;
         result.compile_s = 0;
@@ -341,7 +340,7 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
     return result;
   }
   std::vector<std::string> deps;
-  for (const auto& d : parse_make_deps(read_file(build / "deps.d")))
+  for (const auto& d : parse_make_deps(try_read_text_file(build / "deps.d").value_or("")))
     if (dependency_tracked(d, build)) deps.push_back(fs::path(d).lexically_normal().string());
   std::string manifest;
   for (const auto& d : deps) manifest += d + "\n";

@@ -158,10 +158,18 @@ class SizeTimer {
     return "";
   }
 
+  // One request whose failure ends the timing: the server's own error is the judge's problem
+  // (HarnessError), the variant's fault is the variant's (`failed`, with the server's note).
+  Reply ask(Timed& v, const Request& request, const char* doing, const char* failed) {
+    const Reply r = v.server->ask(request, servers_.timeout_s);
+    expect_no_harness_error(r, doing);
+    if (r.status == Status::fault)
+      throw VariantGone(v.server->who(), false, false, std::string(failed) + ": " + untrusted_note(r));
+    return r;
+  }
+
   double sample(Timed& v, int launches) {
-    const Reply r = v.server->ask(slot_request(Op::sample, v.ids, launches), servers_.timeout_s);
-    expect_no_harness_error(r, "take a timing sample");
-    if (r.status == Status::fault) throw VariantGone(v.server->who(), false, false, "a timed launch failed: " + untrusted_note(r));
+    const Reply r = ask(v, slot_request(Op::sample, v.ids, launches), "take a timing sample", "a timed launch failed");
     if (r.status == Status::blocked) {
       v.notes.push_back("the launcher synchronizes inside (it waited on the blocking kernel): timed without it, so "
                         "host launch overhead is included");
@@ -186,15 +194,11 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
   for (auto& v : variants_) {
     fill(v.slots, seed0);
     cuda_check(cudaDeviceSynchronize(), "filling inputs");
-    const Reply p = v.server->ask(slot_request(Op::profile, v.ids, 3), servers_.timeout_s);
-    expect_no_harness_error(p, "trace a call");
-    if (p.status == Status::fault) throw VariantGone(v.server->who(), false, false, "a traced call failed: " + untrusted_note(p));
+    const Reply p = ask(v, slot_request(Op::profile, v.ids, 3), "trace a call", "a traced call failed");
     v.span_us = std::isfinite(p.value) ? p.value : 0;
     v.capturable = p.value2 != 0;
-    const Reply w = v.server->ask(slot_request(Op::warm_up, v.ids, static_cast<int>(std::max<int64_t>(1, bench.warmup_runs))),
-                                  servers_.timeout_s);
-    expect_no_harness_error(w, "warm up");
-    if (w.status == Status::fault) throw VariantGone(v.server->who(), false, false, "a warm-up call failed: " + untrusted_note(w));
+    ask(v, slot_request(Op::warm_up, v.ids, static_cast<int>(std::max<int64_t>(1, bench.warmup_runs))), "warm up",
+        "a warm-up call failed");
   }
 
   // A few single-launch samples decide how many launches a sample needs.
@@ -363,10 +367,8 @@ std::string SizeTimer::wall_clock_check(const std::vector<TimingStats>& stats, S
       fill(v.batch, seed);
       cuda_check(cudaDeviceSynchronize(), "filling inputs");
       const double t0 = wall_seconds();
-      const Reply r = v.server->ask(slot_request(Op::batch, v.batch_ids), servers_.timeout_s);
+      ask(v, slot_request(Op::batch, v.batch_ids), "run a batch", "a batch call failed");
       const double t1 = wall_seconds();
-      expect_no_harness_error(r, "run a batch");
-      if (r.status == Status::fault) throw VariantGone(v.server->who(), false, false, "a batch call failed: " + untrusted_note(r));
       best[i] = std::min(best[i], (t1 - t0) * 1e6 / static_cast<double>(calls));
       fill_us[i] = std::min(fill_us[i], (t0 - f0) * 1e6);
     }
