@@ -4,7 +4,7 @@ namespace kb::config {
 namespace {
 constexpr std::pair<ArgRole, const char*> kRoles[] = {{ArgRole::input, "input"},   {ArgRole::output, "output"},
                                                       {ArgRole::inout, "inout"},   {ArgRole::scalar, "scalar"},
-                                                      {ArgRole::size, "size"}};
+                                                      {ArgRole::size, "size"},     {ArgRole::stream, "stream"}};
 struct DTypeInfo {
   DType dtype;
   const char* name;

@@ -122,7 +122,9 @@ struct ProjectConfig {
   std::vector<std::string> discover_exclude = {"build", ".git", ".kernelbot", "third_party"};
 };
 
-enum class ArgRole { input, output, inout, scalar, size };
+// stream: a `cudaStream_t` parameter; the harness passes its own stream (timing, verification and
+// the escape checks follow it). It has no dtype, count or value.
+enum class ArgRole { input, output, inout, scalar, size, stream };
 enum class DType { float64, float32, float16, bfloat16, int64, int32, uint32, int8, uint8 };
 
 // One parameter of a kernel's launcher, in order.
@@ -137,6 +139,9 @@ struct ArgSpec {
   // How an output's allowed error scales: "" (= "plain": atol + rtol*|r|) or "abs_inputs"
   // (atol + rtol*max(|r|, |s|), s the original's output on the absolute values of its float inputs).
   std::string error_scale;
+  // Integer inputs only: the values are drawn from lo <= v < hi (as Python's range), both
+  // expressions over the size names, e.g. {"0", "vocab"} for token ids. Empty: the distributions.
+  std::vector<std::string> range;
 };
 
 // A named set of sizes, e.g. { n = 1048576 }: every count/value expression is evaluated on it.

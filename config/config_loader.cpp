@@ -296,19 +296,40 @@ void read_section(TableReader& r, const std::string& section, Config& c) {
   check_section_rules(r, section, c);
 }
 
+// range = [lo, hi]: two expressions (integers or strings over the size names).
+void read_range(TableReader& r, ArgSpec& a) {
+  const toml::node* n = r.node("range");
+  if (!n) return;
+  const auto* arr = n->as_array();
+  if (!arr || arr->size() != 2)
+    return r.diag().error(n->source(), r.field("range"),
+                          "expected [lo, hi] (two integers or expressions over the size names; values are "
+                          "drawn from lo <= v < hi)");
+  for (size_t i = 0; i < 2; ++i) {
+    const toml::node& item = *arr->get(i);
+    if (auto v = item.value_exact<std::string>()) a.range.push_back(*v);
+    else if (auto k = item.value_exact<int64_t>()) a.range.push_back(std::to_string(*k));
+    else r.diag().error(item.source(), r.field("range") + "[" + std::to_string(i) + "]",
+                        std::string("expected an integer or an expression string, got ") + type_name(item));
+  }
+  if (a.range.size() != 2) a.range.clear();
+}
+
 void read_arg(TableReader& r, ArgSpec& a) {
   r.get("name", a.name, true);
   std::string role, dtype;
   r.get("role", role, true);
-  r.get("dtype", dtype, true);
+  // A stream argument has no element type; every other role needs one.
+  r.get("dtype", dtype, role != "stream");
   r.get_expression("count", a.count);
   r.get_expression("value", a.value);
   r.get("distribution", a.distribution);
   r.get("error_scale", a.error_scale);
+  read_range(r, a);
   r.finish();
   if (!role.empty()) {
     if (auto parsed = parse_arg_role(role)) a.role = *parsed;
-    else check_one_of(r, "role", role, {"input", "output", "inout", "scalar", "size"});
+    else check_one_of(r, "role", role, {"input", "output", "inout", "scalar", "size", "stream"});
   }
   if (!dtype.empty()) {
     if (auto parsed = parse_dtype(dtype)) a.dtype = *parsed;
@@ -330,6 +351,25 @@ void read_arg(TableReader& r, ArgSpec& a) {
                        std::string(a.role == ArgRole::input ? "n " : " ") + to_string(a.role) + " argument");
   if (roles_ok && a.role == ArgRole::size && !dtype.empty() && dtype_is_float(a.dtype))
     r.diag().error(r.table().get("dtype")->source(), r.field("dtype"), "a size argument needs an integer dtype");
+  if (roles_ok && a.role == ArgRole::stream) {
+    // The harness supplies the stream: anything that describes data is a mistake.
+    for (const char* key : {"dtype", "count", "value", "distribution", "range"})
+      if (const toml::node* n = r.table().get(key))
+        r.diag().error(n->source(), r.field(key),
+                       std::string("a stream argument takes no '") + key +
+                           "' (the harness passes its own cudaStream_t and times the work queued on it)");
+  }
+  if (roles_ok && !a.range.empty()) {
+    const toml::node* n = r.table().get("range");
+    if (a.role != ArgRole::input && a.role != ArgRole::inout)
+      r.diag().error(n->source(), r.field("range"),
+                     std::string("range applies to input buffers, not to a ") + to_string(a.role) + " argument");
+    else if (!dtype.empty() && dtype_is_float(a.dtype))
+      r.diag().error(n->source(), r.field("range"),
+                     "range applies to integer inputs (indices); a float input uses 'distribution'");
+    if (!a.distribution.empty())
+      r.diag().error(n->source(), r.field("range"), "give either 'range' or 'distribution', not both");
+  }
 }
 
 void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
@@ -424,6 +464,8 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
     if (a.role == ArgRole::output || a.role == ArgRole::inout) has_output = true;
     check_expr(a.count, a.pos, field + ".count");
     check_expr(a.value, a.pos, field + ".value");
+    for (size_t j = 0; j < a.range.size(); ++j)
+      check_expr(a.range[j], a.pos, field + ".range[" + std::to_string(j) + "]");
   }
   SourcePos kpos = pos_of(r.table(), r.diag());
   check_expr(k.flops, kpos, r.field("flops"));

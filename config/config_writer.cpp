@@ -50,11 +50,13 @@ toml::table kernel_table(const KernelSpec& k) {
   }
   toml::array args;
   for (const auto& a : k.args) {
-    toml::table at{{"name", a.name}, {"role", to_string(a.role)}, {"dtype", to_string(a.dtype)}};
+    toml::table at{{"name", a.name}, {"role", to_string(a.role)}};
+    if (a.role != ArgRole::stream) at.insert("dtype", to_string(a.dtype));  // a stream has no dtype
     if (!a.count.empty()) at.insert("count", a.count);
     if (!a.value.empty()) at.insert("value", a.value);
     if (!a.distribution.empty()) at.insert("distribution", a.distribution);
     if (!a.error_scale.empty()) at.insert("error_scale", a.error_scale);
+    if (a.range.size() == 2) at.insert("range", strings(a.range));
     args.push_back(std::move(at));
   }
   t.insert("arg", std::move(args));

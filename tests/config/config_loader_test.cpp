@@ -391,3 +391,59 @@ TEST(ConfigLoader, FindsTheNearestConfigUpwards) {
   EXPECT_EQ(kb::config::find_config_file("x.toml", dir), "x.toml");
   std::filesystem::remove_all(dir);
 }
+
+// A gather as production code writes it: token ids in [0, vocab) and a cudaStream_t parameter.
+const char* kGather = R"([[kernel]]
+name = "gather"
+source = "g.cu"
+launcher = "launch_gather"
+sizes = [{ tokens = 4096, vocab = 50257, dim = 768 }]
+  [[kernel.arg]]
+  name = "ids"
+  role = "input"
+  dtype = "int32"
+  count = "tokens"
+  range = [0, "vocab"]
+  [[kernel.arg]]
+  name = "table"
+  role = "input"
+  dtype = "float32"
+  count = "vocab*dim"
+  [[kernel.arg]]
+  name = "out"
+  role = "output"
+  dtype = "float32"
+  count = "tokens*dim"
+  [[kernel.arg]]
+  name = "stream"
+  role = "stream"
+)";
+
+TEST(ConfigLoader, StreamArgumentsNeedNoDtypeAndRangesAreExpressions) {
+  Config c = load_config_text(kGather, "kernelbot.toml", "");
+  const auto& args = c.kernels[0].args;
+  EXPECT_EQ(args[3].role, kb::config::ArgRole::stream);
+  EXPECT_EQ(args[0].range, (std::vector<std::string>{"0", "vocab"}));
+  EXPECT_TRUE(args[1].range.empty());
+}
+
+TEST(ConfigLoader, StreamAndRangeMisuseIsNamedByField) {
+  std::string text = kGather;
+  // A stream that describes data.
+  auto errs = errors_of(text + "  dtype = \"float32\"\n");
+  EXPECT_TRUE(has_error(errs, "kernel[0].arg[3].dtype", "a stream argument takes no 'dtype'")) << errs.size();
+  // A range on a float input, a range of the wrong length, a range naming an unknown size.
+  std::string on_float = text;
+  on_float.replace(on_float.find("count = \"vocab*dim\""), 18, "count = \"vocab*dim\"\n  range = [0, 4]");
+  EXPECT_TRUE(has_error(errors_of(on_float), "kernel[0].arg[1].range", "integer inputs"));
+  std::string three = text;
+  three.replace(three.find("range = [0, \"vocab\"]"), 20, "range = [0, 1, 2]");
+  EXPECT_TRUE(has_error(errors_of(three), "kernel[0].arg[0].range", "expected [lo, hi]"));
+  std::string unknown = text;
+  unknown.replace(unknown.find("range = [0, \"vocab\"]"), 20, "range = [0, \"vocab_size\"]");
+  EXPECT_TRUE(has_error(errors_of(unknown), "kernel[0].sizes[0]", "'vocab_size'"));
+  // Without a dtype, a non-stream argument is still an error.
+  std::string no_dtype = text;
+  no_dtype.replace(no_dtype.find("  dtype = \"int32\"\n"), 18, "");
+  EXPECT_TRUE(has_error(errors_of(no_dtype), "kernel[0].arg[0].dtype", "missing required field 'dtype'"));
+}
