@@ -2,7 +2,9 @@
 # The end-to-end check on a GPU machine that has no packages of its own: run from the repository
 # root with a build carried in .devbuild/ and its libraries in .devlibs/ (see bench/README.md).
 #   bench/device_check.sh gpu     the gpu-labelled tests (ctest -L gpu)
-#   bench/device_check.sh demo    the README's main job on examples/
+#   bench/device_check.sh demo    the README's main job on examples/ (the tunable-macros example)
+#   bench/device_check.sh production   the main job on examples/production/ (production-style code;
+#                                      the other half of `make demo`)
 #   bench/device_check.sh bench   profile, the archive's second run, the search throughput benchmark
 #   bench/device_check.sh throughput   the search throughput benchmark only
 #   bench/device_check.sh sandbox      the candidate sandbox (issue #11): the CPU escape tests, the
@@ -41,6 +43,16 @@ if [ "$stage" = demo ]; then
   cp -r examples/.kernelbot/results "$OUT/logs/results" 2>/dev/null
   cat "$OUT/logs/demo.out"
   for f in examples/.kernelbot/prs/*/PR.md; do echo "=== $f"; head -c 1500 "$f"; done
+fi
+
+if [ "$stage" = production ]; then
+  (cd examples/production && /usr/bin/time -v "$kb" run) >"$OUT/logs/production.out" 2>"$OUT/logs/production.err"
+  echo "production exit code $?" | tee -a "$OUT/logs/production.out"
+  cp -r examples/production/.kernelbot/prs "$OUT/logs/production-prs" 2>/dev/null
+  cp -r examples/production/.kernelbot/results "$OUT/logs/production-results" 2>/dev/null
+  cat "$OUT/logs/production.out"
+  grep -E "advisory|Elapsed" "$OUT/logs/production.err" | tail -8
+  for f in examples/production/.kernelbot/prs/*/PR.md; do echo "=== $f"; head -c 1200 "$f"; done
 fi
 
 if [ "$stage" = gpu ]; then
