@@ -74,19 +74,40 @@ class ExtentGuesser {
     read_bounds();
   }
 
-  SizeSet extent_of_buffer(const std::string& name) {
-    SizeSet total = std::set<std::string>{};
+  // The union of the extents of every subscript of `name`, and of the pointers defined from it
+  // (`const float* row = x + r * cols;` then `row[c]`: offset and index together), each
+  // shifted by the offsets `name += ...` moves it by. Nothing when some index is unbounded.
+  SizeSet extent_of_buffer(const std::string& name, int depth = 0) {
+    if (depth > 4) return std::nullopt;
+    std::set<std::string> total;
     bool any = false;
+    SizeSet shift = std::set<std::string>{};
+    for (size_t i = 0; i + 1 < t_.size(); ++i)
+      if (t_[i] == name && t_[i + 1] == "+=" && !member_access(i)) {
+        SizeSet e = expand(i + 2, statement_end(i + 2), 0);
+        if (!e) return std::nullopt;
+        shift->insert(e->begin(), e->end());
+      }
     for (size_t i = 0; i + 1 < t_.size(); ++i) {
-      if (t_[i] != name || t_[i + 1] != "[" || (i > 0 && (t_[i - 1] == "." || t_[i - 1] == "->"))) continue;
+      if (t_[i] != name || t_[i + 1] != "[" || member_access(i)) continue;
       size_t close = closing(i + 1);
       if (close >= t_.size()) return std::nullopt;
       SizeSet e = expand(i + 2, close, 0);
       if (!e || e->empty()) return std::nullopt;  // an index nothing bounds
-      total->insert(e->begin(), e->end());
+      total.insert(e->begin(), e->end());
       any = true;
     }
-    return any ? total : std::nullopt;
+    for (const auto& [view, offset] : views_of(name)) {
+      SizeSet o = expand(offset.first, offset.second, 0);
+      SizeSet v = extent_of_buffer(view, depth + 1);
+      if (!o || !v) return std::nullopt;
+      total.insert(o->begin(), o->end());
+      total.insert(v->begin(), v->end());
+      any = true;
+    }
+    if (!any) return std::nullopt;
+    total.insert(shift->begin(), shift->end());
+    return total;
   }
 
  private:
@@ -99,6 +120,28 @@ class ExtentGuesser {
       else if (t_[i] == c && --depth == 0) return i;
     }
     return t_.size();
+  }
+
+  size_t statement_end(size_t from) const {
+    int depth = 0;
+    for (size_t i = from; i < t_.size(); ++i) {
+      if (t_[i] == "(" || t_[i] == "[") ++depth;
+      else if ((t_[i] == ")" || t_[i] == "]") && --depth < 0) return i;
+      else if ((t_[i] == ";" || t_[i] == ",") && depth == 0) return i;
+    }
+    return t_.size();
+  }
+
+  // Locals defined as `name + offset` or `&name[offset]`, with the offset's token range.
+  std::vector<std::pair<std::string, std::pair<size_t, size_t>>> views_of(const std::string& name) const {
+    std::vector<std::pair<std::string, std::pair<size_t, size_t>>> out;
+    for (const auto& [local, ranges] : definitions_)
+      for (const auto& [b, e] : ranges) {
+        if (b + 2 < e && t_[b] == name && t_[b + 1] == "+") out.push_back({local, {b + 2, e}});
+        else if (b + 3 < e && t_[b] == "&" && t_[b + 1] == name && t_[b + 2] == "[" && t_[e - 1] == "]")
+          out.push_back({local, {b + 3, e - 1}});
+      }
+    return out;
   }
 
   bool member_access(size_t i) const { return i > 0 && (t_[i - 1] == "." || t_[i - 1] == "->"); }

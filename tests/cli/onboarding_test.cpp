@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 
@@ -153,7 +154,10 @@ TEST_F(Onboarding, InitOnTheExamplesPassesConfigCheck) {
   auto r = kb::testing::run_kernelbot("init --force", examples);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string text = read_file(examples / "kernelbot.toml");
-  EXPECT_NE(text.find("count = \"rows*cols\""), std::string::npos) << text;  // transpose
+  EXPECT_NE(text.find("count = \"rows*cols\""), std::string::npos) << text;  // transpose, layernorm's row pointers
+  EXPECT_EQ(text.find("count = \"TODO\""), std::string::npos) << text;  // every count of the examples is in their indexing
+  EXPECT_NE(text.find("name = \"out\"\n  role = \"output\"\n  dtype = \"float32\"\n  count = \"rows\""),
+            std::string::npos);  // row_sum: out[idx / cols]
   auto check = kb::testing::run_kernelbot("config check", examples);
   EXPECT_EQ(check.exit_code, 0) << check.err << "\n" << text;
   EXPECT_NE(check.out.find("ok (4 kernels)"), std::string::npos) << check.out;
@@ -242,4 +246,24 @@ sizes = [{ n = 1024 }]
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("kernel[0].arg[1].dtype: dtype \"bfloat16\" does not match the parameter's element type "
                        "'float' (float32); floatX is float at common.cuh:9"), std::string::npos) << r.err;
+}
+
+TEST_F(Onboarding, DiscoverListsLaunchersWithDefaultArgumentsAndOverloads) {
+  auto r = kernelbot("--json discover .");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  size_t scales = 0;
+  for (const auto& l : j["launchers"]) {
+    if (l["name"] == "ops::scale") ++scales;
+    if (l["name"] == "ops::scale" && l["params"].size() == 6) {
+      EXPECT_EQ(l["params"][4]["type"], "cudaStream_t");
+      EXPECT_EQ(l["params"][4]["default"], "0");
+      EXPECT_EQ(l["params"][5]["default"], "256");
+    }
+  }
+  EXPECT_EQ(scales, 2u) << r.out;
+  for (const auto& s : j["skipped"])
+    EXPECT_EQ(s["message"].get<std::string>().find("outside any function"), std::string::npos) << s;
+  auto text = kernelbot("discover .");
+  EXPECT_NE(text.out.find("cudaStream_t stream = 0, int threads = 256"), std::string::npos) << text.out;
 }

@@ -65,3 +65,23 @@ TEST(BufferExtents, AnIndexNothingBoundsLeavesItUnknown) {
   EXPECT_EQ(extent("float* y, int n", "{ y[threadIdx.x] = 0; }", "y"), V{"?"});
   EXPECT_EQ(extent("float* y, int n", "{ float* p = y + 4; *p = 0; }", "y"), V{"?"});
 }
+
+TEST(BufferExtents, RowPointersAndPointerBumpsAddTheirOffsets) {
+  const char* params = "const float* x, const float* gamma, float* y, int rows, int cols";
+  const char* body = R"({
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  const float* xr = x + (size_t)row * cols;
+  float* yr = &y[row * cols];
+  for (int c = 0; c < cols; ++c) yr[c] = xr[c] * gamma[c];
+})";
+  EXPECT_EQ(extent(params, body, "x"), (V{"rows", "cols"}));
+  EXPECT_EQ(extent(params, body, "y"), (V{"rows", "cols"}));
+  EXPECT_EQ(extent(params, body, "gamma"), V{"cols"});
+  const char* bumped = R"({
+  int row = blockIdx.x;
+  if (row < rows) { x += row * cols; for (int c = threadIdx.x; c < cols; c += blockDim.x) y[c] = x[c]; }
+})";
+  EXPECT_EQ(extent(params, bumped, "x"), (V{"rows", "cols"}));
+  EXPECT_EQ(extent(params, bumped, "y"), V{"cols"});
+}
