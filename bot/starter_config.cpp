@@ -1,9 +1,18 @@
 #include "bot/starter_config.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
+#include <cmath>
+#include <map>
+#include <regex>
 #include <set>
 
+#include "bot/param_types.h"
+#include "common/file_io.h"
 #include "config/config_writer.h"
+#include "cuda_source/buffer_extents.h"
+#include "cuda_source/preprocessor_directives.h"
 
 namespace kb::embedded {
 extern const char* const starter_header;
@@ -12,97 +21,292 @@ extern const char* const starter_header;
 namespace kb::bot {
 namespace {
 
-struct Guess {
-  std::string role, dtype, count, value, note;
-};
+using cuda_source::ScannedLauncher;
+using cuda_source::ScannedParam;
 
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+bool is_identifier(const std::string& s) { return std::regex_match(s, std::regex(R"([A-Za-z_]\w*)")); }
 
-std::string element_dtype(const std::string& type) {
-  if (contains(type, "double")) return "float64";
-  if (contains(type, "__half") || contains(type, "half")) return "float16";
-  if (contains(type, "bfloat16")) return "bfloat16";
-  if (contains(type, "int64") || contains(type, "long")) return "int64";
-  if (contains(type, "uint8") || contains(type, "unsigned char")) return "uint8";
-  if (contains(type, "int8") || contains(type, "char")) return "int8";
-  if (contains(type, "unsigned") || contains(type, "uint32")) return "uint32";
-  if (contains(type, "int") || contains(type, "size_t")) return "int32";
-  return "float32";
+std::set<std::string> identifiers_in(const std::string& text) {
+  static const std::regex word(R"([A-Za-z_]\w*)");
+  std::set<std::string> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), word); it != std::sregex_iterator(); ++it)
+    out.insert(it->str());
+  return out;
 }
 
-Guess guess(const cuda_source::ScannedParam& p, const std::string& count) {
-  Guess g;
-  bool pointer = contains(p.type, "*");
-  g.dtype = element_dtype(p.type);
-  if (pointer) {
-    g.role = contains(p.type, "const") ? "input" : "output";
-    g.count = count;
-    g.note = g.role == "output" ? "check: output, or inout if the kernel also reads it; count guessed"
-                                : "check: count guessed";
-  } else if (g.dtype == "float32" || g.dtype == "float64" || g.dtype == "float16" || g.dtype == "bfloat16") {
-    g.role = "scalar";
-    g.value = "1.5";
-    g.note = "check: a realistic value (omit `value` for a random one per trial)";
-  } else {
-    g.role = "size";
-    g.value = p.name;
-    if (g.dtype == "uint32" || g.dtype == "int8" || g.dtype == "uint8") g.dtype = "int32";
+std::string unqualified(const std::string& name) {
+  auto colon = name.rfind(':');
+  return colon == std::string::npos ? name : name.substr(colon + 1);
+}
+
+bool matches_pattern(const std::string& name, const std::string& pattern) {
+  if (pattern.find_first_of("*?[") != std::string::npos)
+    return fnmatch(pattern.c_str(), name.c_str(), 0) == 0 || fnmatch(pattern.c_str(), unqualified(name).c_str(), 0) == 0;
+  return name.find(pattern) != std::string::npos;
+}
+
+bool chosen(const ScannedLauncher& l, const StarterOptions& o) {
+  bool by_name = o.kernel_patterns.empty() ||
+                 std::any_of(o.kernel_patterns.begin(), o.kernel_patterns.end(),
+                             [&](const std::string& p) { return matches_pattern(l.name, p); });
+  bool by_file = o.files.empty() || std::any_of(o.files.begin(), o.files.end(), [&](const std::string& f) {
+                   auto want = std::filesystem::path(f).lexically_normal().string();
+                   return l.file == want || (l.file.size() > want.size() && l.file.ends_with("/" + want));
+                 });
+  return by_name && by_file;
+}
+
+// Index-like names: an integer buffer with one of these is probably read as indices, which
+// random values would send out of bounds.
+bool index_like(const std::string& name) {
+  static const std::regex re(R"((^|_)(ids?|idx|index|indices|tokens?|offsets?|labels?|targets?|positions?|perm)(_|$|s$))",
+                             std::regex::icase);
+  return std::regex_search(name, re);
+}
+
+// Reads files once; kernels' bodies are taken from them by byte range.
+class SourceTexts {
+ public:
+  explicit SourceTexts(std::filesystem::path root) : root_(std::move(root)) {}
+  const std::string& text(const std::string& file) {
+    auto it = texts_.find(file);
+    if (it == texts_.end()) it = texts_.emplace(file, try_read_text_file(root_ / file).value_or("")).first;
+    return it->second;
   }
-  return g;
+  const cuda_source::TypeAliases& aliases(const std::string& file) {
+    auto it = aliases_.find(file);
+    if (it == aliases_.end()) it = aliases_.emplace(file, cuda_source::collect_type_aliases(root_, file)).first;
+    return it->second;
+  }
+
+ private:
+  std::filesystem::path root_;
+  std::map<std::string, std::string> texts_;
+  std::map<std::string, cuda_source::TypeAliases> aliases_;
+};
+
+// The parameters of a launcher that set up the launch rather than the data: those in the block
+// or shared-memory position of a <<<...>>>, and those in the grid position that the kernel is not
+// also given (n in `(n + 255) / 256` is a size; `blocks` alone is a launch setting).
+std::set<std::string> launch_setting_params(const ScannedLauncher& l) {
+  std::set<std::string> params, out;
+  for (const auto& p : l.params) params.insert(p.name);
+  for (const auto& launch : l.launches) {
+    std::set<std::string> passed;
+    for (const auto& a : launch.arguments)
+      for (const auto& id : identifiers_in(a)) passed.insert(id);
+    for (size_t i = 0; i < launch.config_parts.size() && i < 3; ++i)
+      for (const auto& id : identifiers_in(launch.config_parts[i]))
+        if (params.count(id) && (i > 0 || !passed.count(id))) out.insert(id);
+  }
+  return out;
+}
+
+// A buffer's count over the launcher's size parameters, from the kernels it is passed to: empty
+// when no launch tells.
+std::string guess_count(const std::string& buffer, const ScannedLauncher& l, const cuda_source::ScanResult& scan,
+                        SourceTexts& texts, const std::set<std::string>& sizes) {
+  std::set<std::string> needed;
+  bool known = false;
+  for (const auto& launch : l.launches) {
+    for (const auto& k : scan.kernels) {
+      if (k.name != launch.kernel || !k.is_definition || k.params.size() != launch.arguments.size()) continue;
+      auto extents = cuda_source::buffer_extents(texts.text(k.file).substr(k.begin, k.end - k.begin), k.params);
+      for (size_t j = 0; j < launch.arguments.size(); ++j) {
+        if (launch.arguments[j] != buffer) continue;
+        const auto& e = extents[k.params[j].name];
+        if (!e.known) return "";
+        for (const auto& s : e.sizes) {
+          // The kernel's size parameter, back to what the launcher passed for it.
+          auto at = std::find_if(k.params.begin(), k.params.end(), [&](const ScannedParam& p) { return p.name == s; });
+          const std::string& passed = launch.arguments[static_cast<size_t>(at - k.params.begin())];
+          if (!sizes.count(passed)) return "";
+          needed.insert(passed);
+        }
+        known = true;
+      }
+      break;
+    }
+  }
+  if (!known) return "";
+  std::string count;
+  for (const auto& p : l.params)
+    if (needed.count(p.name)) count += (count.empty() ? "" : "*") + p.name;
+  return count;
+}
+
+std::string toml_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  return out + "\"";
+}
+
+struct Table {
+  std::string text;
+  std::string not_drivable;  // why the table is written commented out; empty: it is live
+};
+
+Table render_table(const ScannedLauncher& l, const std::string& name, const cuda_source::ScanResult& scan,
+                   SourceTexts& texts) {
+  const auto& aliases = texts.aliases(l.file);
+  std::set<std::string> settings = launch_setting_params(l);
+  std::vector<ParamType> types;
+  std::set<std::string> sizes;
+  Table table;
+  for (size_t i = 0; i < l.params.size(); ++i) {
+    const auto& p = l.params[i];
+    types.push_back(classify_param(p.type, aliases));
+    const ParamType& t = types.back();
+    if (t.kind == ParamKind::opaque && table.not_drivable.empty())
+      table.not_drivable = "parameter '" + (p.name.empty() ? "#" + std::to_string(i + 1) : p.name) + "' (" + p.type +
+                           ") cannot be driven: " + t.why_not_drivable + "; no [[kernel.arg]] role supplies one";
+    if (t.kind == ParamKind::scalar && !config::dtype_is_float(*t.dtype) && !settings.count(p.name) && !p.name.empty())
+      sizes.insert(p.name);
+  }
+  // Buffer counts over the integer candidates; a candidate no count uses is a size only if its
+  // name says so (n, rows, dim, num_heads...), else a plain integer scalar (a multiplier, a flag).
+  std::map<std::string, std::string> counts;
+  std::set<std::string> in_counts;
+  for (size_t i = 0; i < l.params.size(); ++i)
+    if (types[i].kind == ParamKind::pointer) {
+      counts[l.params[i].name] = guess_count(l.params[i].name, l, scan, texts, sizes);
+      for (const auto& id : identifiers_in(counts[l.params[i].name])) in_counts.insert(id);
+    }
+  static const std::regex size_like(
+      R"(^(n|m|k|[a-z]?size|len(gth)?|count|rows?|cols?|columns|dim|d|c|h|w|b|t|batch|channels|width|height|depth|seq(_len)?|vocab|heads?|stride|ld[a-z]?|(num|n)_?\w*|\w*_(size|len|dim|count|rows|cols)|[A-Z]|[NMKBTCHWDV]\w*)$)");
+  for (auto it = sizes.begin(); it != sizes.end();)
+    it = (in_counts.count(*it) || std::regex_match(*it, size_like)) ? std::next(it) : sizes.erase(it);
+
+  bool has_output = std::any_of(types.begin(), types.end(),
+                                [](const ParamType& t) { return t.kind == ParamKind::pointer && !t.const_pointee; });
+  if (table.not_drivable.empty() && !has_output)
+    table.not_drivable = "no parameter is a non-const pointer, so there is no output to verify";
+
+  std::string kernels;
+  for (const auto& launch : l.launches)
+    if (kernels.find(launch.kernel) == std::string::npos) kernels += (kernels.empty() ? "" : ", ") + launch.kernel;
+  std::string& out = table.text;
+  out += "[[kernel]]\nname = " + toml_string(name) + "\nsource = " + toml_string(l.file) +
+         "\nlauncher = " + toml_string(l.name) + "\n";
+  // About 2^20-2^24 elements per buffer, whatever the number of dimensions.
+  std::vector<std::string> size_names;
+  for (const auto& p : l.params)
+    if (sizes.count(p.name)) size_names.push_back(p.name);
+  if (!size_names.empty()) {
+    int64_t each = size_names.size() == 1 ? 1048576 : size_names.size() == 2 ? 1024 : size_names.size() == 3 ? 256 : 64;
+    out += "sizes = [{ ";
+    for (size_t i = 0; i < size_names.size(); ++i) out += (i ? ", " : "") + size_names[i] + " = " + std::to_string(each);
+    out += " }]   # check: realistic sizes; add more size sets\n";
+  }
+  std::set<std::string> count_todo;
+  for (size_t i = 0; i < l.params.size(); ++i) {
+    const auto& p = l.params[i];
+    const ParamType& t = types[i];
+    std::string pname = p.name.empty() ? "arg" + std::to_string(i) : p.name;
+    std::vector<std::string> notes;
+    out += "  [[kernel.arg]]   # " + p.type + (p.name.empty() ? "" : " " + p.name) +
+           (p.default_value.empty() ? "" : " = " + p.default_value) + "\n";
+    out += "  name = " + toml_string(pname) + "\n";
+    if (p.name.empty()) notes.push_back("check: an unnamed parameter was given a placeholder name");
+    std::string dtype = t.dtype ? config::to_string(*t.dtype) : "float32";
+    if (!t.aliases.empty()) notes.push_back("check: " + describe_aliases(t.aliases));
+    if (t.kind == ParamKind::pointer) {
+      if (!t.dtype)
+        notes.push_back("check: element type '" + t.element + "' has no dtype kernelbot knows; float32 guessed");
+      std::string role = t.const_pointee ? "input" : "output";
+      std::string count = counts[p.name];
+      out += "  role = \"" + role + "\"\n  dtype = \"" + dtype + "\"\n";
+      out += "  count = " + toml_string(count.empty() ? config::todo_marker : count) + "\n";
+      if (count.empty()) count_todo.insert(pname);
+      else notes.push_back("check: count guessed from the kernel's indexing");
+      if (role == "output") notes.push_back("check: output, or inout if the kernel also reads it");
+      if (t.dtype && !config::dtype_is_float(*t.dtype) && index_like(p.name))
+        notes.push_back("check: integer indices? add range = [0, \"<size they index>\"] so values stay in bounds");
+    } else if (t.kind == ParamKind::stream) {
+      out += "  role = \"stream\"\n";
+    } else if (t.kind == ParamKind::scalar && settings.count(p.name)) {
+      auto literal = cuda_source::integer_value(p.default_value);
+      out += "  role = \"scalar\"\n  dtype = \"int32\"\n  value = " + (literal ? std::to_string(*literal) : "256") + "\n";
+      notes.push_back(literal ? "launch setting (used in <<<...>>>): its default argument"
+                              : "check: launch setting (used in <<<...>>>): a value the code supports");
+    } else if (t.kind == ParamKind::scalar && sizes.count(p.name)) {
+      std::string size_dtype = (*t.dtype == config::DType::int64 || *t.dtype == config::DType::int32) ? dtype : "int32";
+      out += "  role = \"size\"\n  dtype = \"" + size_dtype + "\"\n  value = " + toml_string(p.name) + "\n";
+      if (size_dtype != dtype) notes.push_back("check: a " + p.type + " size passed as int32");
+    } else if (t.kind == ParamKind::scalar && !config::dtype_is_float(*t.dtype)) {
+      auto literal = cuda_source::integer_value(p.default_value);
+      out += "  role = \"scalar\"\n  dtype = \"" + dtype + "\"\n  value = " + (literal ? std::to_string(*literal) : "3") + "\n";
+      notes.push_back(literal ? "an integer that sizes nothing: its default argument"
+                              : "check: an integer that sizes no buffer; a realistic value");
+    } else if (t.kind == ParamKind::scalar) {
+      bool numeric_default = !p.default_value.empty() &&
+                             std::regex_match(p.default_value, std::regex(R"(-?[0-9.]+(e-?[0-9]+)?[fF]?)"));
+      std::string value = numeric_default ? p.default_value : "1.5";
+      if (!value.empty() && (value.back() == 'f' || value.back() == 'F')) value.pop_back();
+      if (value.find_first_of(".eE") == std::string::npos) value += ".0";
+      out += "  role = \"scalar\"\n  dtype = \"" + dtype + "\"\n  value = " + value + "\n";
+      notes.push_back(numeric_default ? "its default argument" : "check: a realistic value (omit `value` for a random one per trial)");
+    } else {
+      out += "  role = \"input\"   # cannot be driven: " + t.why_not_drivable + "\n";
+    }
+    for (const auto& n : notes) out += "  # " + n + "\n";
+  }
+  if (!count_todo.empty()) {
+    std::string names;
+    for (const auto& n : count_todo) names += (names.empty() ? "" : ", ") + n;
+    out = "# TODO: the element count of " + names + " (the kernel's indexing did not tell)\n" + out;
+  }
+  out = "# " + l.file + ":" + std::to_string(l.line) + ": launches " + kernels + "\n" + out;
+  return table;
+}
+
+std::string commented(const std::string& text) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    out += (line.rfind("#", 0) == 0 ? line : "# " + line) + "\n";
+    start = end + 1;
+  }
+  return out;
 }
 
 }  // namespace
 
-std::string render_starter_config(const cuda_source::ScanResult& scan) {
+StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const std::filesystem::path& root,
+                                    const StarterOptions& options) {
+  StarterConfig result;
   // The header's prose, then every global key at its default, from the config's key table.
-  std::string out = kb::embedded::starter_header + config::commented_defaults();
+  std::string& out = result.text;
+  out = kb::embedded::starter_header + config::commented_defaults();
+  SourceTexts texts(root);
   std::set<std::string> used_names;
   for (const auto& launcher : scan.launchers) {
-    if (launcher.is_kernel) continue;  // device-side launches are not host entry points
-    std::string name = launcher.name.substr(launcher.name.rfind(':') == std::string::npos ? 0 : launcher.name.rfind(':') + 1);
+    // Device-side launches are not host entry points; main() is the program, not a launcher.
+    if (launcher.is_kernel || unqualified(launcher.name) == "main" || launcher.launches.empty()) continue;
+    ++result.candidates;
+    if (!chosen(launcher, options)) continue;
+    std::string name = unqualified(launcher.name);
     if (name.rfind("launch_", 0) == 0) name = name.substr(7);
     std::string unique = name;
     for (int k = 2; !used_names.insert(unique).second; ++k) unique = name + "_" + std::to_string(k);
-
-    // Size arguments: the integer scalars. Buffers are guessed to hold the product of them all.
-    std::vector<std::string> sizes;
-    for (const auto& p : launcher.params)
-      if (!contains(p.type, "*") && !p.name.empty() && element_dtype(p.type) != "float32" &&
-          element_dtype(p.type) != "float64")
-        sizes.push_back(p.name);
-    std::string count;
-    for (const auto& s : sizes) count += (count.empty() ? "" : "*") + s;
-    if (count.empty()) count = "n";
-
-    std::string kernels;
-    for (const auto& l : launcher.launches)
-      if (!contains(kernels, l.kernel)) kernels += (kernels.empty() ? "" : ", ") + l.kernel;
-    out += "# " + launcher.file + ":" + std::to_string(launcher.line) + ": launches " + kernels + "\n";
-    out += "[[kernel]]\nname = \"" + unique + "\"\nsource = \"" + launcher.file + "\"\nlauncher = \"" +
-           launcher.name + "\"\n";
-    out += "sizes = [{ ";
-    if (sizes.empty()) out += "n = 1048576";
-    for (size_t i = 0; i < sizes.size(); ++i) out += (i ? ", " : "") + sizes[i] + " = " + (sizes.size() == 1 ? "1048576" : "1024");
-    out += " }]   # check: realistic sizes; add more size sets\n";
-    bool unnamed = false;
-    for (size_t i = 0; i < launcher.params.size(); ++i) {
-      const auto& p = launcher.params[i];
-      Guess g = guess(p, count);
-      std::string pname = p.name.empty() ? "arg" + std::to_string(i) : p.name;
-      unnamed |= p.name.empty();
-      out += "  [[kernel.arg]]   # " + p.type + (p.name.empty() ? "" : " " + p.name) + "\n";
-      out += "  name = \"" + pname + "\"\n  role = \"" + g.role + "\"\n  dtype = \"" + g.dtype + "\"\n";
-      if (!g.count.empty()) out += "  count = \"" + g.count + "\"\n";
-      if (!g.value.empty())
-        out += "  value = " + (g.role == "scalar" ? g.value : "\"" + g.value + "\"") + "\n";
-      if (!g.note.empty()) out += "  # " + g.note + "\n";
+    Table table = render_table(launcher, unique, scan, texts);
+    ++result.tables;
+    if (table.not_drivable.empty()) {
+      out += table.text + "\n";
+    } else {
+      ++result.commented_out;
+      used_names.erase(unique);
+      out += "# Not written: " + table.not_drivable + ".\n" + commented(table.text) + "\n";
     }
-    if (unnamed) out += "# check: unnamed parameters were given placeholder names\n";
-    out += "\n";
   }
-  if (scan.launchers.empty())
+  if (result.candidates == 0)
     out += "# No launcher (a host function with a <<<...>>> launch) was found; add [[kernel]] tables by hand.\n";
-  return out;
+  else if (result.tables == 0)
+    out += "# No launcher matched --kernel/--file; " + std::to_string(result.candidates) + " were found.\n";
+  return result;
 }
 
 }  // namespace kb::bot

@@ -1,14 +1,31 @@
 // Writes the starter kernelbot.toml of `kernelbot init`: the commented global sections and one
-// [[kernel]] table per launcher that `discover` found, with roles and counts guessed from the
-// parameter types and marked for the user to check.
+// [[kernel]] table per chosen launcher that `discover` found. Roles come from the parameter types
+// (through the aliases the source can see), counts from the indices the launched kernel uses,
+// launch-configuration parameters from the <<<...>>> they stand in; every guess carries a
+// `# check:` note, and what cannot be guessed is written "TODO" (which `config check` lists).
 #pragma once
 
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "cuda_source/source_scanner.h"
 
 namespace kb::bot {
 
-std::string render_starter_config(const cuda_source::ScanResult& scan);
+struct StarterOptions {
+  std::vector<std::string> kernel_patterns;  // glob ("*gemm*") or substring of the launcher's name
+  std::vector<std::string> files;            // source files (relative to the root) to take launchers from
+};
+
+struct StarterConfig {
+  std::string text;
+  int tables = 0;          // [[kernel]] tables written
+  int commented_out = 0;   // of those, written commented out (a parameter no role can drive)
+  int candidates = 0;      // launchers that could have had a table (main and device-side ones excluded)
+};
+
+StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const std::filesystem::path& root,
+                                    const StarterOptions& options = {});
 
 }  // namespace kb::bot

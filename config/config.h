@@ -150,6 +150,14 @@ struct SizeSet {
   std::string label() const;
 };
 
+// A field written as "TODO" (what `kernelbot init` writes where it could not guess): the config
+// loads, `config check` lists it, and every command that would run the kernel refuses it.
+inline constexpr const char* todo_marker = "TODO";
+struct UnfinishedField {
+  std::string field;  // "kernel[0].arg[2].count"
+  SourcePos pos;
+};
+
 // [[kernel]]: one target: a launcher function and the kernels it launches.
 struct KernelSpec {
   std::string name;
@@ -167,6 +175,7 @@ struct KernelSpec {
   std::string bytes;  // optional bytes-moved override (default: inputs read once, outputs written once)
   std::map<std::string, std::vector<std::string>> tunables;  // macro -> values to try
   SourcePos pos;
+  std::vector<UnfinishedField> unfinished;  // fields still "TODO", in file order
 };
 
 struct Config {

@@ -1,3 +1,4 @@
+#include "common/edit_distance.h"
 #include "common/file_io.h"
 #include "config/config_loader.h"
 
@@ -48,22 +49,6 @@ const char* type_name(const toml::node& node) {
     case toml::node_type::date_time: return "a date-time";
     default: return "nothing";
   }
-}
-
-// Edit distance, for "did you mean" hints on misspelled keys.
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t prev = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t cur = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      prev = cur;
-    }
-  }
-  return row[b.size()];
 }
 
 // Reads the keys of one table, remembering which ones it knows; finish() reports the rest as
@@ -372,6 +357,23 @@ void read_arg(TableReader& r, ArgSpec& a) {
   }
 }
 
+// Records the argument's fields written as "TODO" on the kernel (with their positions) so they
+// load as unfinished instead of failing the expression parser.
+void note_unfinished(TableReader& r, const ArgSpec& a, KernelSpec& k) {
+  auto note = [&](const char* key, const std::string& value, const std::string& field) {
+    if (value != todo_marker) return;
+    const toml::node* n = r.table().get(key);
+    k.unfinished.push_back({field, n ? pos_of(*n, r.diag()) : a.pos});
+  };
+  note("count", a.count, r.field("count"));
+  note("value", a.value, r.field("value"));
+  for (size_t j = 0; j < a.range.size(); ++j) {
+    if (a.range[j] != todo_marker) continue;
+    const toml::node* n = r.table().get("range");
+    k.unfinished.push_back({r.field("range") + "[" + std::to_string(j) + "]", n ? pos_of(*n, r.diag()) : a.pos});
+  }
+}
+
 void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
   r.get("name", k.name, true);
   r.get("source", k.source, true);
@@ -396,6 +398,7 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
         a.pos = pos_of(t, r.diag());
         TableReader ar(t, r.field("arg[" + std::to_string(i) + "]"), r.diag());
         read_arg(ar, a);
+        note_unfinished(ar, a, k);
         k.args.push_back(std::move(a));
       }
     }
@@ -448,7 +451,7 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
   std::set<std::string> names_seen;
   std::set<std::string> used_names;
   auto check_expr = [&](const std::string& text, const SourcePos& where, const std::string& field) {
-    if (text.empty()) return;
+    if (text.empty() || text == todo_marker) return;  // unfinished: listed by `config check`
     try {
       auto names = expression_names(text);
       used_names.insert(names.begin(), names.end());

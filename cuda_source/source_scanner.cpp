@@ -185,12 +185,13 @@ std::vector<ScannedParam> params_from_tokens(const std::vector<Token>& t, size_t
     else if ((x == ")" || x == "]" || x == ">" || x == "}") && i != close) --depth;
     if ((x == "," && depth == 0) || i == close) {
       size_t stop = i;
-      // Drop a default argument.
+      // A default argument is kept apart from the type ("cudaStream_t stream = 0").
       for (size_t k = start; k < i; ++k)
         if (t[k].text == "=") {
           stop = k;
           break;
         }
+      std::string default_value = stop < i ? join(t, stop + 1, i) : "";
       if (stop > start) {
         ScannedParam p;
         size_t last = stop - 1;
@@ -207,12 +208,34 @@ std::vector<ScannedParam> params_from_tokens(const std::vector<Token>& t, size_t
           has_name = false;
         p.type = join(t, start, has_name ? last : stop);
         p.name = has_name ? t[last].text : "";
+        p.default_value = default_value;
+        p.line = t[has_name ? last : start].line;
         if (!(p.type == "void" && p.name.empty() && params.empty() && i == close)) params.push_back(p);
       }
       start = i + 1;
     }
   }
   return params;
+}
+
+// The pieces of [begin, end) between commas outside any (), [], {} or template <...>.
+std::vector<std::string> split_top_level(const std::vector<Token>& t, size_t begin, size_t end) {
+  std::vector<std::string> parts;
+  size_t start = begin;
+  for (size_t i = begin; i <= end && i <= t.size(); ++i) {
+    if (i == end || i == t.size() || t[i].text == ",") {
+      if (i > start) parts.push_back(join(t, start, i));
+      start = i + 1;
+      if (i >= end || i == t.size()) break;
+      continue;
+    }
+    const std::string& x = t[i].text;
+    if (x == "(" || x == "[" || x == "{" || (x == "<" && i > begin && t[i - 1].kind == Token::ident)) {
+      size_t m = match(t, i);
+      if (m < end) i = m;
+    }
+  }
+  return parts;
 }
 
 struct Scope {
@@ -340,8 +363,14 @@ void scan_source(const std::string& text, const std::string& file, ScanResult& r
       if (!in_function && i > header_start) {
         // What is this brace? namespace / class / function body / something else.
         const std::string& first = t[header_start].text;
+        // An initializer ("int a[] = {", "auto f = [] {"), but not a default argument or a
+        // template's default: '=' inside (...) or template<...> does not count.
         bool has_eq = false;
-        for (size_t k = header_start; k < i; ++k) has_eq |= t[k].text == "=";
+        for (size_t k = header_start; k < i; ++k) {
+          if (t[k].text == "(") k = std::min(match(t, k), i);
+          else if (t[k].text == "template" && k + 1 < i && t[k + 1].text == "<") k = std::min(match(t, k + 1), i);
+          else has_eq |= t[k].text == "=";
+        }
         if (first == "namespace") {
           s.kind = Scope::ns;
           for (size_t k = header_start + 1; k < i; ++k)
@@ -399,6 +428,7 @@ void scan_source(const std::string& text, const std::string& file, ScanResult& r
           size_t body_close = match(t, i);
           s.pending.begin = t[header_start].offset;
           s.pending.end = body_close < t.size() ? t[body_close].offset + 1 : text.size();
+          result.functions.push_back(s.pending);
         }
       }
       scopes.push_back(std::move(s));
@@ -438,7 +468,11 @@ void scan_source(const std::string& text, const std::string& file, ScanResult& r
         result.skipped.push_back({file, tok.line, "launch site whose kernel name could not be read"});
         continue;
       }
-      ScannedLaunch launch{callee, join(t, i + 1, close), file, tok.line};
+      ScannedLaunch launch{callee, join(t, i + 1, close), split_top_level(t, i + 1, close), {}, file, tok.line};
+      if (close + 1 < t.size() && t[close + 1].text == "(") {
+        size_t args_close = match(t, close + 1);
+        if (args_close < t.size()) launch.arguments = split_top_level(t, close + 2, args_close);
+      }
       Scope* fn = enclosing_function();
       if (!fn) {
         result.skipped.push_back({file, tok.line, "launch of " + callee + " outside any function"});

@@ -13,6 +13,8 @@ namespace kb::cuda_source {
 struct ScannedParam {
   std::string type;  // as written, whitespace collapsed: "const float *"
   std::string name;  // may be empty for unnamed parameters
+  std::string default_value;  // the default argument as written ("0", "256"); empty when none
+  int line = 0;               // where the parameter is written (0 from split_params)
 };
 
 struct ScannedKernel {
@@ -30,6 +32,10 @@ struct ScannedKernel {
 struct ScannedLaunch {
   std::string kernel;         // the launched kernel, template arguments stripped
   std::string launch_config;  // what stands between <<< and >>>
+  // The same, split at its top-level commas: grid, block, and shared memory / stream if given.
+  std::vector<std::string> config_parts;
+  // The kernel's arguments as written in the call after >>>, split at top-level commas.
+  std::vector<std::string> arguments;
   std::string file;
   int line = 0;
 };
@@ -56,6 +62,9 @@ struct ScanNote {
 struct ScanResult {
   std::vector<ScannedKernel> kernels;
   std::vector<ScannedLauncher> launchers;
+  // Every function defined at namespace or class scope, launching or not (launches left empty):
+  // what `config check` looks a configured launcher up in, wrappers that call a launcher included.
+  std::vector<ScannedLauncher> functions;
   std::vector<ScanNote> skipped;
   std::vector<std::string> files;  // every file read
 };

@@ -12,13 +12,19 @@ namespace {
 
 std::string param_list(const std::vector<cuda_source::ScannedParam>& params) {
   std::string out;
-  for (const auto& p : params) out += (out.empty() ? "" : ", ") + p.type + (p.name.empty() ? "" : " " + p.name);
+  for (const auto& p : params)
+    out += (out.empty() ? "" : ", ") + p.type + (p.name.empty() ? "" : " " + p.name) +
+           (p.default_value.empty() ? "" : " = " + p.default_value);
   return out;
 }
 
 nlohmann::json params_json(const std::vector<cuda_source::ScannedParam>& params) {
   auto out = nlohmann::json::array();
-  for (const auto& p : params) out.push_back({{"type", p.type}, {"name", p.name}});
+  for (const auto& p : params) {
+    nlohmann::json j{{"type", p.type}, {"name", p.name}};
+    if (!p.default_value.empty()) j["default"] = p.default_value;
+    out.push_back(j);
+  }
   return out;
 }
 

@@ -9,6 +9,7 @@
 
 #include "common/file_io.h"
 #include "bot/commands/commands.h"
+#include "bot/unfinished_kernel.h"
 #include "bot/commands/evaluation_tables.h"
 #include "profiler/gpu_evaluator.h"
 #include "profiler/original_variant.h"
@@ -35,6 +36,7 @@ const config::KernelSpec& kernel_or_usage_error(const config::Config& config, co
 void run_eval(CliContext& ctx, const EvalArgs& args) {
   const config::Config& config = ctx.config();
   const config::KernelSpec& spec = kernel_or_usage_error(config, args.kernel);
+  require_finished({&spec});
   const std::optional<std::string> text = try_read_text_file(args.candidate);
   if (!text) throw UsageError("cannot read the candidate file " + args.candidate);
   Variant candidate{*text, {}, {}, std::filesystem::path(args.candidate).filename().string()};

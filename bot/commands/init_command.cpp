@@ -12,33 +12,52 @@ namespace kb::bot {
 
 void register_init_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("init", "Write a commented starter kernelbot.toml with a [[kernel]] table per "
-                                         "launcher found in the repository");
+                                         "launcher found in the repository (or those --kernel/--file choose)");
   struct Options {
     std::string path;
     bool force = false;
     bool print = false;
+    StarterOptions starter;
   };
   auto opt = std::make_shared<Options>();
   cmd->add_option("path", opt->path, "Repository root (default: the current directory)")->check(CLI::ExistingDirectory);
   cmd->add_flag("--force", opt->force, "Overwrite an existing kernelbot.toml");
   cmd->add_flag("--stdout", opt->print, "Print the starter config instead of writing it");
+  cmd->add_option("--kernel", opt->starter.kernel_patterns,
+                  "Only launchers whose name matches PATTERN: a glob (\"*gemm*\") or a substring (repeatable)")
+      ->type_name("PATTERN");
+  cmd->add_option("--file", opt->starter.files, "Only launchers defined in PATH, relative to the root (repeatable)")
+      ->type_name("PATH");
   cmd->callback([&ctx, opt] {
     std::filesystem::path root = opt->path.empty() ? std::filesystem::current_path() : std::filesystem::path(opt->path);
     auto target = ctx.options.config_path.empty() ? root / "kernelbot.toml" : std::filesystem::path(ctx.options.config_path);
+    for (const auto& f : opt->starter.files)
+      if (!std::filesystem::is_regular_file(root / f))
+        throw UsageError("--file " + f + ": no such file under " + root.string());
     auto scan = cuda_source::scan_tree(root, config::ProjectConfig{}.discover_exclude);
-    std::string text = render_starter_config(scan);
+    StarterConfig starter = render_starter_config(scan, root, opt->starter);
     if (opt->print) {
-      std::cout << text;
-      return;
+      std::cout << starter.text;
+    } else {
+      if (std::filesystem::exists(target) && !opt->force)
+        throw UsageError(target.string() + " exists already; pass --force to overwrite it");
+      std::ofstream out(target);
+      out << starter.text;
+      if (!out) throw Error("cannot write " + target.string());
     }
-    if (std::filesystem::exists(target) && !opt->force)
-      throw UsageError(target.string() + " exists already; pass --force to overwrite it");
-    std::ofstream out(target);
-    out << text;
-    if (!out) throw Error("cannot write " + target.string());
-    spdlog::info("wrote {} with {} kernel table(s); check the lines marked 'check:', then run `kernelbot config check`",
-                 target.string(), scan.launchers.size());
     for (const auto& s : scan.skipped) spdlog::warn("skipped {}:{}: {}", s.file, s.line, s.message);
+    bool narrowed = !opt->starter.kernel_patterns.empty() || !opt->starter.files.empty();
+    spdlog::info("{} {} kernel table(s) for {} of the {} launcher(s) found{}", opt->print ? "printed" : "wrote " + target.string() + " with",
+                 starter.tables - starter.commented_out, starter.tables, starter.candidates,
+                 starter.commented_out ? fmt::format(" ({} written commented out: see the 'Not written' lines)",
+                                                     starter.commented_out)
+                                       : "");
+    if (!narrowed && starter.tables > 1)
+      spdlog::info("to keep only some, run again with --force and --kernel PATTERN (glob or substring of the "
+                   "launcher's name) or --file PATH, both repeatable");
+    if (!opt->print)
+      spdlog::info("next: fill in the fields written \"TODO\", check the lines marked 'check:', then run "
+                   "`kernelbot config check`");
   });
 }
 

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "bot/commands/commands.h"
+#include "bot/unfinished_kernel.h"
 #include "bot/commands/evaluation_tables.h"
 #include "config/config_loader.h"
 #include "profiler/device_query.h"
@@ -32,6 +33,7 @@ void profile_kernels(CliContext& ctx, const ProfileArgs& args) {
   if (specs.empty())
     throw UsageError(args.kernel.empty() ? "no [[kernel]] in " + config.file.string() + " (add one, or see `kernelbot discover`)"
                                          : "no [[kernel]] named '" + args.kernel + "' in " + config.file.string());
+  require_finished(specs);
   auto evaluator = profiler::make_gpu_evaluator_for_profile(config, args.device);
   std::vector<std::pair<std::string, EvalResult>> profiles;
   bool failed = false;

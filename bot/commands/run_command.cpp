@@ -1,4 +1,5 @@
 #include "bot/commands/commands.h"
+#include "bot/unfinished_kernel.h"
 #include "bot/commands/outcome_table.h"
 #include "bot/main_job.h"
 
@@ -47,6 +48,7 @@ void register_run_command(CLI::App& app, CliContext& ctx) {
     if (!shard->empty()) opts->shard = parse_shard(*shard);
     if (!out->empty()) opts->out = std::filesystem::absolute(*out);
     config::Config config = ctx.config();
+    require_finished(kernels_named(config, opts->kernel));
     if (*rounds > 0) config.search.rounds = *rounds;
     if (*max_candidates > 0) config.search.max_candidates = *max_candidates;
     auto rows = run_main_job(config, *opts);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bot/commands/commands.h"
+#include "bot/unfinished_kernel.h"
 #include "bot/kernel_search.h"
 #include "common/number_format.h"
 #include "common/text_table.h"
@@ -108,6 +109,7 @@ void run(CliContext& ctx, const SearchOptions& opts) {
     throw UsageError("no [[kernel]] named '" + opts.kernel + "' in " + config.file.string() +
                      (names.empty() ? " (it has none)" : "; it has: " + names));
   }
+  require_finished({spec});
   if (opts.rounds > 0) config.search.rounds = opts.rounds;
   if (opts.max_candidates > 0) config.search.max_candidates = opts.max_candidates;
   if (opts.max_wall_time_s > 0) config.search.max_wall_time_s = opts.max_wall_time_s;

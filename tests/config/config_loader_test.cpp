@@ -448,3 +448,40 @@ TEST(ConfigLoader, StreamAndRangeMisuseIsNamedByField) {
   no_dtype.replace(no_dtype.find("  dtype = \"int32\"\n"), 18, "");
   EXPECT_TRUE(has_error(errors_of(no_dtype), "kernel[0].arg[0].dtype", "missing required field 'dtype'"));
 }
+
+// What `kernelbot init` writes where it cannot guess: "TODO" loads as an unfinished field.
+TEST(ConfigLoader, TodoFieldsLoadAsUnfinishedWithTheirPositions) {
+  const char* text = R"([[kernel]]
+name = "gather"
+source = "g.cu"
+launcher = "gather"
+sizes = [{ n = 1024 }]
+  [[kernel.arg]]
+  name = "table"
+  role = "input"
+  dtype = "float32"
+  count = "TODO"
+  [[kernel.arg]]
+  name = "out"
+  role = "output"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "n"
+  role = "size"
+  dtype = "int32"
+  value = "TODO"
+)";
+  Config c = load_config_text(text, "kernelbot.toml", "");
+  const auto& k = c.kernels.at(0);
+  ASSERT_EQ(k.unfinished.size(), 2u);
+  EXPECT_EQ(k.unfinished[0].field, "kernel[0].arg[0].count");
+  EXPECT_EQ(k.unfinished[0].pos.line, 10);
+  EXPECT_EQ(k.unfinished[0].pos.file, "kernelbot.toml");
+  EXPECT_EQ(k.unfinished[1].field, "kernel[0].arg[2].value");
+  EXPECT_EQ(k.unfinished[1].pos.line, 20);
+  // Another unknown name is still an error: only the marker itself is let through.
+  std::string wrong = text;
+  wrong.replace(wrong.find("\"TODO\""), 6, "\"TODOS\"");
+  EXPECT_TRUE(has_error(errors_of(wrong), "kernel[0].sizes[0]", "'TODOS'")) << wrong;
+}

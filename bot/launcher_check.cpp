@@ -1,0 +1,308 @@
+#include "bot/launcher_check.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "bot/param_types.h"
+#include "common/edit_distance.h"
+#include "common/file_io.h"
+#include "config/size_expression.h"
+#include "cuda_source/source_scanner.h"
+#include "profiler/device_query.h"
+
+namespace kb::bot {
+namespace {
+
+using config::ArgRole;
+using config::ArgSpec;
+using config::KernelSpec;
+using cuda_source::ScannedLauncher;
+using cuda_source::ScannedParam;
+
+std::string unqualified(const std::string& name) {
+  auto colon = name.rfind(':');
+  return colon == std::string::npos ? name : name.substr(colon + 1);
+}
+
+bool names_launcher(const std::string& wanted, const std::string& found) {
+  return found == wanted || (found.size() > wanted.size() && found.ends_with("::" + wanted));
+}
+
+size_t required_params(const ScannedLauncher& l) {
+  size_t n = l.params.size();
+  while (n > 0 && !l.params[n - 1].default_value.empty()) --n;
+  return n;
+}
+
+std::string param_text(const ScannedParam& p) {
+  return p.type + (p.name.empty() ? "" : " " + p.name) + (p.default_value.empty() ? "" : " = " + p.default_value);
+}
+
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+class KernelChecker {
+ public:
+  KernelChecker(const config::Config& config, const KernelSpec& k, size_t index, LauncherFindings& out)
+      : config_(config), k_(k), field_("kernel[" + std::to_string(index) + "]"), out_(out) {}
+
+  void run(const MemoryLimit& memory) {
+    check_memory(memory);
+    const ScannedLauncher* l = find_launcher();
+    if (!l) return;
+    auto aliases = cuda_source::collect_type_aliases(config_.root, k_.source, include_dirs());
+    check_args(*l, aliases);
+  }
+
+ private:
+  void error(const config::SourcePos& at, const std::string& field, const std::string& message) {
+    out_.errors.push_back({config_.file.string(), at.line, at.column, field, message});
+  }
+  void warning(const config::SourcePos& at, const std::string& field, const std::string& message) {
+    out_.warnings.push_back({config_.file.string(), at.line, at.column, field, message});
+  }
+  std::string where(const ScannedLauncher& l, const ScannedParam& p) const {
+    return l.file + ":" + std::to_string(p.line ? p.line : l.line) + ": `" + param_text(p) + "`";
+  }
+  std::vector<std::string> include_dirs() const {
+    std::vector<std::string> dirs = config_.project.include_dirs;
+    dirs.insert(dirs.end(), k_.include_dirs.begin(), k_.include_dirs.end());
+    return dirs;
+  }
+
+  // The launcher in `source` (or in the kernel's extra sources): the overload whose parameter
+  // count fits the arguments; an error listing the candidates or naming a near spelling if none.
+  const ScannedLauncher* find_launcher() {
+    std::vector<std::string> files = {k_.source};
+    files.insert(files.end(), k_.extra_sources.begin(), k_.extra_sources.end());
+    for (const auto& f : files) {
+      auto text = try_read_text_file(config_.resolve(f));
+      if (text) cuda_source::scan_source(*text, f, scan_);
+    }
+    std::vector<const ScannedLauncher*> named;
+    for (const auto& f : scan_.functions)
+      if (names_launcher(k_.launcher, f.name)) named.push_back(&f);
+    if (named.empty()) {
+      std::vector<std::string> names;
+      for (const auto& f : scan_.functions) names.push_back(f.name);
+      std::string near = closest_match(k_.launcher, names);
+      if (near.empty()) {
+        std::vector<std::string> short_names;
+        for (const auto& f : scan_.functions) short_names.push_back(unqualified(f.name));
+        near = closest_match(unqualified(k_.launcher), short_names);
+      }
+      std::string launchers;
+      for (const auto& l : scan_.launchers)
+        if (!l.is_kernel) launchers += (launchers.empty() ? "" : ", ") + l.name;
+      error(k_.pos, field_ + ".launcher",
+            "no function '" + k_.launcher + "' is defined in " + k_.source +
+                (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                (launchers.empty() ? "" : "; its launchers: " + launchers));
+      return nullptr;
+    }
+    std::vector<const ScannedLauncher*> fitting;
+    for (const auto* f : named)
+      if (required_params(*f) <= k_.args.size() && k_.args.size() <= f->params.size()) fitting.push_back(f);
+    if (fitting.size() == 1) return fitting.front();
+    if (fitting.size() > 1) {
+      // Same count: the overloads whose parameter names the args use, then whose types they fit.
+      std::vector<const ScannedLauncher*> by_name;
+      for (const auto* f : fitting) {
+        bool same = true;
+        for (size_t i = 0; i < k_.args.size(); ++i) same &= f->params[i].name == k_.args[i].name;
+        if (same) by_name.push_back(f);
+      }
+      if (by_name.empty()) by_name = fitting;
+      auto aliases = cuda_source::collect_type_aliases(config_.root, k_.source, include_dirs());
+      // The overload the args fit with the fewest errors; its errors are then reported.
+      std::vector<std::pair<size_t, const ScannedLauncher*>> ranked;
+      for (const auto* f : by_name) {
+        LauncherFindings trial;
+        KernelChecker quiet(config_, k_, 0, trial);
+        quiet.check_args(*f, aliases);
+        ranked.push_back({trial.errors.size(), f});
+      }
+      std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      if (ranked.size() == 1 || ranked[0].first < ranked[1].first) return ranked[0].second;
+      error(k_.pos, field_ + ".launcher",
+            "'" + k_.launcher + "' has " + std::to_string(fitting.size()) + " overloads taking " +
+                std::to_string(k_.args.size()) + " arguments (" + candidates(fitting) +
+                "); name the [[kernel.arg]]s as the wanted overload's parameters");
+      return nullptr;
+    }
+    if (named.size() == 1) {
+      report_count_mismatch(*named.front());
+      return nullptr;
+    }
+    error(k_.pos, field_ + ".arg",
+          "no overload of '" + k_.launcher + "' takes " + std::to_string(k_.args.size()) +
+              " arguments; candidates: " + candidates(named));
+    return nullptr;
+  }
+
+  std::string candidates(const std::vector<const ScannedLauncher*>& list) const {
+    std::string out;
+    for (const auto* f : list) {
+      std::string params;
+      for (const auto& p : f->params) params += (params.empty() ? "" : ", ") + param_text(p);
+      out += (out.empty() ? "" : "; ") + f->file + ":" + std::to_string(f->line) + " " + f->name + "(" + params + ")";
+    }
+    return out;
+  }
+
+  // When every argument is named as a parameter, in order, but some parameters are passed over:
+  // those (bar defaulted ones at the end) are missing. Empty when the names do not line up so.
+  std::vector<size_t> skipped_params(const ScannedLauncher& l) const {
+    std::vector<size_t> skipped;
+    size_t next = 0;
+    for (const auto& a : k_.args) {
+      size_t at = next;
+      while (at < l.params.size() && l.params[at].name != a.name) ++at;
+      if (at == l.params.size()) return {};
+      for (size_t i = next; i < at; ++i) skipped.push_back(i);
+      next = at + 1;
+    }
+    for (size_t i = next; i < required_params(l); ++i) skipped.push_back(i);
+    return skipped;
+  }
+
+  void report_missing(const ScannedLauncher& l, const std::vector<size_t>& missing) {
+    for (size_t i : missing)
+      error(k_.pos, field_ + ".arg",
+            "missing [[kernel.arg]] for parameter #" + std::to_string(i + 1) + " '" + l.params[i].name + "' of " +
+                l.name + " (" + where(l, l.params[i]) + ")");
+  }
+
+  void report_count_mismatch(const ScannedLauncher& l) {
+    if (auto skipped = skipped_params(l); !skipped.empty()) return report_missing(l, skipped);
+    if (k_.args.size() < required_params(l)) {
+      for (size_t i = k_.args.size(); i < required_params(l); ++i)
+        error(k_.pos, field_ + ".arg",
+              "missing [[kernel.arg]] for parameter #" + std::to_string(i + 1) + " '" + l.params[i].name + "' of " +
+                  l.name + " (" + where(l, l.params[i]) + ")");
+    } else {
+      for (size_t i = l.params.size(); i < k_.args.size(); ++i)
+        error(k_.args[i].pos, field_ + ".arg[" + std::to_string(i) + "]",
+              "argument '" + k_.args[i].name + "' has no parameter: " + l.name + " (" + l.file + ":" +
+                  std::to_string(l.line) + ") takes " + std::to_string(l.params.size()));
+    }
+  }
+
+public:
+  void check_args(const ScannedLauncher& l, const cuda_source::TypeAliases& aliases) {
+    if (auto skipped = skipped_params(l); !skipped.empty()) {
+      // Named in order with gaps: report the gaps, and judge each argument by its own parameter.
+      report_missing(l, skipped);
+      for (size_t i = 0; i < k_.args.size(); ++i) {
+        auto p = std::find_if(l.params.begin(), l.params.end(), [&](const ScannedParam& q) { return q.name == k_.args[i].name; });
+        check_type(k_.args[i], *p, l, classify_param(p->type, aliases), field_ + ".arg[" + std::to_string(i) + "]");
+      }
+      return;
+    }
+    for (size_t i = 0; i < k_.args.size() && i < l.params.size(); ++i) {
+      const ArgSpec& a = k_.args[i];
+      const ScannedParam& p = l.params[i];
+      std::string field = field_ + ".arg[" + std::to_string(i) + "]";
+      // Order: an argument named as another parameter is in the wrong place.
+      if (!p.name.empty() && a.name != p.name) {
+        auto other = std::find_if(l.params.begin(), l.params.end(), [&](const ScannedParam& q) { return q.name == a.name; });
+        if (other != l.params.end())
+          error(a.pos, field + ".name",
+                "'" + a.name + "' is parameter #" + std::to_string(other - l.params.begin() + 1) + " of " + l.name +
+                    ", but it stands at #" + std::to_string(i + 1) + ", where " + where(l, p) +
+                    " is (arguments go in parameter order)");
+      }
+      check_type(a, p, l, classify_param(p.type, aliases), field);
+    }
+  }
+
+private:
+  void check_type(const ArgSpec& a, const ScannedParam& p, const ScannedLauncher& l, const ParamType& t,
+                  const std::string& field) {
+    std::string at = " (" + where(l, p) + ")";
+    std::string role = config::to_string(a.role);
+    if (t.kind == ParamKind::opaque)
+      return error(a.pos, field, "parameter '" + p.name + "' cannot be driven: " + t.why_not_drivable + at);
+    if ((a.role == ArgRole::stream) != (t.kind == ParamKind::stream))
+      return error(a.pos, field + ".role",
+                   a.role == ArgRole::stream ? "role \"stream\" needs a cudaStream_t parameter" + at
+                                             : "a cudaStream_t parameter needs role = \"stream\", not \"" + role + "\"" + at);
+    if (a.role == ArgRole::stream) return;
+    bool buffer = config::role_is_buffer(a.role);
+    if (buffer && t.kind != ParamKind::pointer)
+      return error(a.pos, field + ".role", "role \"" + role + "\" needs a pointer parameter" + at);
+    if (!buffer && t.kind == ParamKind::pointer)
+      return error(a.pos, field + ".role",
+                   "a pointer parameter needs role \"input\", \"output\" or \"inout\", not \"" + role + "\"" + at);
+    if (t.const_pointee && (a.role == ArgRole::output || a.role == ArgRole::inout))
+      return error(a.pos, field + ".role",
+                   "role \"" + role + "\" on a const pointer: the kernel cannot write through it" + at);
+    if (!t.dtype) {
+      std::string alias = t.aliases.empty() ? "" : " (" + describe_aliases(t.aliases) + ")";
+      return warning(a.pos, field + ".dtype",
+                     "cannot tell whether '" + t.element + "' is " + config::to_string(a.dtype) + alias + at);
+    }
+    if (*t.dtype == a.dtype) return;
+    // Sizes and integer scalars pass by value: a same-width integer of the other signedness is fine.
+    bool same_width_ints = !config::dtype_is_float(*t.dtype) && !config::dtype_is_float(a.dtype) &&
+                           config::dtype_size(*t.dtype) == config::dtype_size(a.dtype);
+    if (same_width_ints && !buffer) return;
+    std::string alias = t.aliases.empty() ? "" : "; " + describe_aliases(t.aliases);
+    std::string message = "dtype \"" + std::string(config::to_string(a.dtype)) + "\" does not match the parameter's " +
+                          (buffer ? "element type '" : "type '") + t.element + "' (" + config::to_string(*t.dtype) +
+                          ")" + alias + at;
+    if (same_width_ints) warning(a.pos, field + ".dtype", message);
+    else error(a.pos, field + ".dtype", message);
+  }
+
+  // Every buffer of one size set must fit on the GPU together (the harness holds them at once).
+  void check_memory(const MemoryLimit& memory) {
+    for (size_t s = 0; s < k_.sizes.size(); ++s) {
+      double total = 0;
+      for (const auto& a : k_.args) {
+        if (!config::role_is_buffer(a.role) || a.count == config::todo_marker) continue;
+        try {
+          total += static_cast<double>(config::evaluate_count(a.count, k_.sizes[s].values)) *
+                   static_cast<double>(config::dtype_size(a.dtype));
+        } catch (const std::exception&) {
+          // An unknown name or a bad expression is the loader's to report.
+        }
+      }
+      if (total > static_cast<double>(memory.bytes))
+        error(k_.pos, field_ + ".sizes[" + std::to_string(s) + "]",
+              "the buffers of size set " + k_.sizes[s].label() + " take " + gib(total) + ", more than " +
+                  memory.source + "; check the counts and sizes");
+    }
+  }
+
+  const config::Config& config_;
+  const KernelSpec& k_;
+  std::string field_;
+  LauncherFindings& out_;
+  cuda_source::ScanResult scan_;
+};
+
+}  // namespace
+
+LauncherFindings check_launchers(const config::Config& config, const MemoryLimit& memory) {
+  LauncherFindings out;
+  for (size_t i = 0; i < config.kernels.size(); ++i) KernelChecker(config, config.kernels[i], i, out).run(memory);
+  return out;
+}
+
+MemoryLimit device_memory_limit() {
+  try {
+    auto devices = profiler::query_devices();
+    if (!devices.empty() && devices.front().memory_bytes > 0)
+      return {devices.front().memory_bytes,
+              "the GPU's " + gib(static_cast<double>(devices.front().memory_bytes)) + " (" + devices.front().name + ")"};
+  } catch (const std::exception&) {
+    // No GPU here: fall through to the stated assumption.
+  }
+  return {int64_t{80} << 30, "an assumed 80 GiB (no GPU visible to tell the real size)"};
+}
+
+}  // namespace kb::bot

@@ -1,0 +1,269 @@
+// `kernelbot init` and `config check` as a new user meets them on a production-style codebase
+// (tests/fixtures/production_style) and on the shipped examples: the generated file passes its
+// own check with only TODOs to fill, and each mistake a hand-edited config can have against the
+// source is reported with the config's and the source's file:line.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "tests/support/kernelbot_runner.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+class Onboarding : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("kb_onboard_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    fs::copy(fs::path(KB_SOURCE_DIR) / "tests/fixtures/production_style", dir_, fs::copy_options::recursive);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  kb::testing::KernelbotRun kernelbot(const std::string& args) { return kb::testing::run_kernelbot(args, dir_); }
+  void write_config(const std::string& text) { std::ofstream(dir_ / "kernelbot.toml") << text; }
+  fs::path dir_;
+};
+
+// A config for the fixture's ops::scale (float overload) with one line replaced.
+std::string scale_config(const std::string& from = "", const std::string& to = "") {
+  std::string text = R"([[kernel]]
+name = "scale"
+source = "ops.cu"
+launcher = "ops::scale"
+sizes = [{ n = 1048576 }]
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "y"
+  role = "output"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "s"
+  role = "scalar"
+  dtype = "float32"
+  value = 2.0
+  [[kernel.arg]]
+  name = "n"
+  role = "size"
+  dtype = "int32"
+  value = "n"
+  [[kernel.arg]]
+  name = "stream"
+  role = "stream"
+)";
+  if (!from.empty()) {
+    auto at = text.find(from);
+    if (at == std::string::npos) ADD_FAILURE() << "no '" << from << "' in the config";
+    else text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+}  // namespace
+
+TEST_F(Onboarding, InitOnAProductionStyleCodebasePassesItsOwnCheckWithOnlyTodos) {
+  auto r = kernelbot("init");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string text = read_file(dir_ / "kernelbot.toml");
+  EXPECT_NE(r.err.find("5 kernel table(s) for 6 of the 6 launcher(s) found (1 written commented out"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--kernel PATTERN"), std::string::npos) << r.err;  // says how to narrow
+  EXPECT_NE(r.err.find("macro defines a kernel or a launch"), std::string::npos) << r.err;
+
+  // main() launches but is no launcher; launchers with default arguments and both overloads are.
+  EXPECT_EQ(text.find("launcher = \"main\""), std::string::npos) << text;
+  EXPECT_EQ(occurrences(text, "launcher = \"ops::scale\""), 2u) << text;
+  EXPECT_NE(text.find("launcher = \"gather\""), std::string::npos);
+  EXPECT_NE(text.find("launcher = \"transpose\""), std::string::npos);
+  EXPECT_NE(text.find("launcher = \"relu\""), std::string::npos);
+  // Counts from the indexing, never the product of every integer; TODO where it cannot tell.
+  EXPECT_NE(text.find("count = \"rows*cols\""), std::string::npos) << text;
+  EXPECT_NE(text.find("count = \"n*dim\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("n*dim*block_size"), std::string::npos);
+  EXPECT_EQ(occurrences(text, "count = \"TODO\""), 2u) << text;  // gather's table, relu's x (a lambda's count)
+  // Launch settings: the default argument, role scalar; streams get role stream.
+  EXPECT_TRUE(std::regex_search(text, std::regex("name = \"threads\"\n  role = \"scalar\"\n  dtype = \"int32\"\n  value = 256")))
+      << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex("name = \"block_size\"\n  role = \"scalar\"\n  dtype = \"int32\"\n  value = 128")));
+  EXPECT_EQ(occurrences(text, "role = \"stream\""), 3u);
+  // floatX resolved through the header's typedef, with the alternative named.
+  EXPECT_NE(text.find("floatX is float at common.cuh:9 (#else of #if defined(ENABLE_BF16)); also defined as: "
+                      "__nv_bfloat16"), std::string::npos) << text;
+  EXPECT_NE(text.find("integer indices?"), std::string::npos);  // ids: a hint, not a field
+  // The struct passed by value: the table is there, commented out, with the reason.
+  EXPECT_NE(text.find("# Not written: parameter 'ws' (Workspace) cannot be driven"), std::string::npos) << text;
+  EXPECT_NE(text.find("# launcher = \"copy_with_workspace\""), std::string::npos);
+
+  auto check = kernelbot("config check");
+  EXPECT_EQ(check.exit_code, 0) << check.err << "\n" << text;
+  EXPECT_NE(check.out.find("ok (5 kernels); 2 fields still TODO"), std::string::npos) << check.out;
+  EXPECT_TRUE(std::regex_search(check.out, std::regex(R"(kernelbot\.toml:\d+:\d+: TODO: kernel\[\d\]\.arg\[0\]\.count \(kernel 'gather'\))")))
+      << check.out;
+
+  // Commands that would run a kernel refuse the unfinished one, naming the field (before any GPU).
+  for (const char* cmd : {"profile --kernel gather", "run --kernel gather", "search --kernel relu",
+                          "eval --kernel relu --candidate ops.cu"}) {
+    auto refused = kernelbot(cmd);
+    EXPECT_EQ(refused.exit_code, 2) << cmd << "\n" << refused.err;
+    EXPECT_NE(refused.err.find("still \"TODO\""), std::string::npos) << cmd << "\n" << refused.err;
+    EXPECT_NE(refused.err.find(".count"), std::string::npos) << refused.err;
+  }
+}
+
+TEST_F(Onboarding, InitKernelAndFileChooseTheTables) {
+  auto r = kernelbot("init --stdout --kernel '*gath*'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(occurrences(r.out, "\n[[kernel]]\n"), 1u) << r.out;
+  EXPECT_NE(r.out.find("launcher = \"gather\""), std::string::npos);
+  r = kernelbot("init --stdout --kernel scale --kernel transpose");  // substrings, repeatable
+  EXPECT_EQ(occurrences(r.out, "\n[[kernel]]\n"), 3u) << r.out;
+  r = kernelbot("init --stdout --file app.cu");  // only main() there
+  EXPECT_EQ(occurrences(r.out, "\n[[kernel]]\n"), 0u);
+  EXPECT_NE(r.out.find("No launcher matched --kernel/--file"), std::string::npos) << r.out;
+  EXPECT_EQ(kernelbot("init --file no/such.cu").exit_code, 2);
+}
+
+TEST_F(Onboarding, InitOnTheExamplesPassesConfigCheck) {
+  fs::path examples = dir_ / "examples";
+  fs::copy(fs::path(KB_SOURCE_DIR) / "examples", examples, fs::copy_options::recursive);
+  auto r = kb::testing::run_kernelbot("init --force", examples);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string text = read_file(examples / "kernelbot.toml");
+  EXPECT_NE(text.find("count = \"rows*cols\""), std::string::npos) << text;  // transpose, layernorm's row pointers
+  EXPECT_EQ(text.find("count = \"TODO\""), std::string::npos) << text;  // every count of the examples is in their indexing
+  EXPECT_NE(text.find("name = \"out\"\n  role = \"output\"\n  dtype = \"float32\"\n  count = \"rows\""),
+            std::string::npos);  // row_sum: out[idx / cols]
+  auto check = kb::testing::run_kernelbot("config check", examples);
+  EXPECT_EQ(check.exit_code, 0) << check.err << "\n" << text;
+  EXPECT_NE(check.out.find("ok (4 kernels)"), std::string::npos) << check.out;
+}
+
+TEST_F(Onboarding, AHandWrittenConfigThatFitsTheSourcePasses) {
+  write_config(scale_config());
+  auto r = kernelbot("config check");
+  EXPECT_EQ(r.exit_code, 0) << r.err;  // threads (defaulted, at the end) may be left out
+  EXPECT_EQ(r.out.find("TODO"), std::string::npos);
+}
+
+TEST_F(Onboarding, ConfigCheckFindsEachMismatchWithTheSource) {
+  struct Case {
+    std::string from, to, expected;
+  };
+  std::vector<Case> cases = {
+      {"launcher = \"ops::scale\"", "launcher = \"ops::scael\"",
+       "kernelbot.toml:1:1: error: kernel[0].launcher: no function 'ops::scael' is defined in ops.cu (did you mean "
+       "'ops::scale'?)"},
+      {"  [[kernel.arg]]\n  name = \"n\"\n  role = \"size\"\n  dtype = \"int32\"\n  value = \"n\"\n", "",
+       "missing [[kernel.arg]] for parameter #4 'n' of ops::scale (ops.cu:11: `int n`)"},
+      {"name = \"x\"\n  role = \"input\"\n  dtype = \"float32\"", "name = \"x\"\n  role = \"output\"\n  dtype = \"float32\"",
+       "kernelbot.toml:6:3: error: kernel[0].arg[0].role: role \"output\" on a const pointer: the kernel cannot write "
+       "through it (ops.cu:11: `const floatX* x`)"},
+      {"name = \"stream\"\n  role = \"stream\"", "name = \"stream\"\n  role = \"scalar\"\n  dtype = \"int32\"",
+       "kernel[0].arg[4].role: a cudaStream_t parameter needs role = \"stream\", not \"scalar\" (ops.cu:11"},
+      {"name = \"s\"\n  role = \"scalar\"\n  dtype = \"float32\"\n  value = 2.0", "name = \"s\"\n  role = \"stream\"",
+       "kernel[0].arg[2].role: role \"stream\" needs a cudaStream_t parameter (ops.cu:11: `float s`)"},
+      {"sizes = [{ n = 1048576 }]", "sizes = [{ n = 1048576 }, { n = 40000000000 }]",
+       "kernel[0].sizes[1]: the buffers of size set n=40000000000 take 298.0 GiB, more than"},
+      {"name = \"x\"\n  role = \"input\"\n  dtype = \"float32\"\n  count = \"n\"\n  [[kernel.arg]]\n  name = \"y\"",
+       "name = \"y\"\n  role = \"input\"\n  dtype = \"float32\"\n  count = \"n\"\n  [[kernel.arg]]\n  name = \"x\"",
+       "kernelbot.toml:6:3: error: kernel[0].arg[0].name: 'y' is parameter #2 of ops::scale, but it stands at #1"},
+  };
+  for (const auto& c : cases) {
+    write_config(scale_config(c.from, c.to));
+    auto r = kernelbot("config check");
+    EXPECT_EQ(r.exit_code, 2) << c.expected << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.expected), std::string::npos) << "expected: " << c.expected << "\ngot:\n" << r.err;
+  }
+}
+
+TEST_F(Onboarding, ConfigCheckMatchesDtypesThroughTypedefsAndPicksTheOverload) {
+  // The int overload of ops::scale: float32 for its int* is an error naming the element type.
+  std::string ints = R"([[kernel]]
+name = "scale_int"
+source = "ops.cu"
+launcher = "ops::scale"
+sizes = [{ n = 1024 }]
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "int32"
+  count = "n"
+  [[kernel.arg]]
+  name = "y"
+  role = "output"
+  dtype = "DTYPE"
+  count = "n"
+  [[kernel.arg]]
+  name = "s"
+  role = "scalar"
+  dtype = "int32"
+  value = 3
+  [[kernel.arg]]
+  name = "n"
+  role = "size"
+  dtype = "int32"
+  value = "n"
+)";
+  std::string good = std::regex_replace(ints, std::regex("DTYPE"), "int32");
+  write_config(good);
+  auto r = kernelbot("config check");
+  EXPECT_EQ(r.exit_code, 0) << r.err;  // four arguments fit both overloads; the types pick the int one
+  write_config(std::regex_replace(ints, std::regex("DTYPE"), "float32"));
+  r = kernelbot("config check");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("kernelbot.toml:11:3: error: kernel[0].arg[1].dtype: dtype \"float32\" does not match the "
+                       "parameter's element type 'int' (int32) (ops.cu:20: `int* y`)"), std::string::npos) << r.err;
+
+  // Through the typedef: floatX is float in a plain build, so bfloat16 does not match it.
+  write_config(scale_config("name = \"y\"\n  role = \"output\"\n  dtype = \"float32\"",
+                            "name = \"y\"\n  role = \"output\"\n  dtype = \"bfloat16\""));
+  r = kernelbot("config check");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("kernel[0].arg[1].dtype: dtype \"bfloat16\" does not match the parameter's element type "
+                       "'float' (float32); floatX is float at common.cuh:9"), std::string::npos) << r.err;
+}
+
+TEST_F(Onboarding, DiscoverListsLaunchersWithDefaultArgumentsAndOverloads) {
+  auto r = kernelbot("--json discover .");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  size_t scales = 0;
+  for (const auto& l : j["launchers"]) {
+    if (l["name"] == "ops::scale") ++scales;
+    if (l["name"] == "ops::scale" && l["params"].size() == 6) {
+      EXPECT_EQ(l["params"][4]["type"], "cudaStream_t");
+      EXPECT_EQ(l["params"][4]["default"], "0");
+      EXPECT_EQ(l["params"][5]["default"], "256");
+    }
+  }
+  EXPECT_EQ(scales, 2u) << r.out;
+  for (const auto& s : j["skipped"])
+    EXPECT_EQ(s["message"].get<std::string>().find("outside any function"), std::string::npos) << s;
+  auto text = kernelbot("discover .");
+  EXPECT_NE(text.out.find("cudaStream_t stream = 0, int threads = 256"), std::string::npos) << text.out;
+}
