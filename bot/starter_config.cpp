@@ -12,6 +12,7 @@
 #include "common/file_io.h"
 #include "config/config_writer.h"
 #include "cuda_source/buffer_extents.h"
+#include "cuda_source/include_dirs_guess.h"
 #include "cuda_source/preprocessor_directives.h"
 
 namespace kb::embedded {
@@ -67,7 +68,8 @@ bool index_like(const std::string& name) {
 // Reads files once; kernels' bodies are taken from them by byte range.
 class SourceTexts {
  public:
-  explicit SourceTexts(std::filesystem::path root) : root_(std::move(root)) {}
+  SourceTexts(std::filesystem::path root, std::vector<std::string> include_dirs)
+      : root_(std::move(root)), include_dirs_(std::move(include_dirs)) {}
   const std::string& text(const std::string& file) {
     auto it = texts_.find(file);
     if (it == texts_.end()) it = texts_.emplace(file, try_read_text_file(root_ / file).value_or("")).first;
@@ -75,12 +77,13 @@ class SourceTexts {
   }
   const cuda_source::TypeAliases& aliases(const std::string& file) {
     auto it = aliases_.find(file);
-    if (it == aliases_.end()) it = aliases_.emplace(file, cuda_source::collect_type_aliases(root_, file)).first;
+    if (it == aliases_.end()) it = aliases_.emplace(file, cuda_source::collect_type_aliases(root_, file, include_dirs_)).first;
     return it->second;
   }
 
  private:
   std::filesystem::path root_;
+  std::vector<std::string> include_dirs_;
   std::map<std::string, std::string> texts_;
   std::map<std::string, cuda_source::TypeAliases> aliases_;
 };
@@ -281,7 +284,16 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
   // The header's prose, then every global key at its default, from the config's key table.
   std::string& out = result.text;
   out = kb::embedded::starter_header + config::commented_defaults();
-  SourceTexts texts(root);
+  // The include directories a build would pass, guessed from where the #included headers are:
+  // the harness compiles with them, and the aliases in those headers resolve through them.
+  const std::vector<std::string> include_dirs =
+      cuda_source::guess_include_dirs(root, scan.files, config::ProjectConfig{}.discover_exclude);
+  if (!include_dirs.empty()) {
+    out += "[project]\ninclude_dirs = [";
+    for (size_t i = 0; i < include_dirs.size(); ++i) out += (i ? ", \"" : "\"") + include_dirs[i] + "\"";
+    out += "]   # check: guessed from where the sources' #include \"...\" headers are\n\n";
+  }
+  SourceTexts texts(root, include_dirs);
   std::set<std::string> used_names;
   for (const auto& launcher : scan.launchers) {
     // Device-side launches are not host entry points; main() is the program, not a launcher.

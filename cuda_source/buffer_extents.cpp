@@ -189,6 +189,8 @@ class ExtentGuesser {
   // The size names the tokens [begin, end) range over; a size right after '/' divides out.
   SizeSet expand(size_t begin, size_t end, int depth) {
     if (depth > 8) return std::nullopt;
+    // `i % C` (the whole index, `bias[i % C]`): whatever i is, the index stays below C.
+    if (end >= begin + 2 && t_[end - 2] == "%" && sizes_.count(t_[end - 1])) return std::set<std::string>{t_[end - 1]};
     std::set<std::string> out, divisors;
     for (size_t i = begin; i < end; ++i) {
       const std::string& x = t_[i];

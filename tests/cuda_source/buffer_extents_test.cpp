@@ -85,3 +85,11 @@ TEST(BufferExtents, RowPointersAndPointerBumpsAddTheirOffsets) {
   EXPECT_EQ(extent(params, bumped, "x"), (V{"rows", "cols"}));
   EXPECT_EQ(extent(params, bumped, "y"), V{"cols"});
 }
+
+TEST(BufferExtents, AModuloIndexIsBoundedByItsDivisor) {
+  // A bias broadcast over rows: bias[i % C] never reaches C, whatever bounds i.
+  const char* params = "float* out, const float* inp, const float* bias, int N, int C";
+  const char* body = "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < N * C) out[i] = inp[i] + bias[i % C]; }";
+  EXPECT_EQ(extent(params, body, "bias"), V{"C"});
+  EXPECT_EQ(extent(params, body, "out"), (V{"N", "C"}));
+}
