@@ -267,6 +267,7 @@ class KnobFinder {
       if (!value) continue;
       const std::string prev = i > span.begin ? t_[i - 1].text : "";
       const std::string next = i + 1 < span.end ? t_[i + 1].text : "";
+      if (*value == 1 && prev == "-") continue;  // the `- 1` of a rounded-up division, whatever v is
       if (*value == v) {
         bool divisor = prev == "/";
         bool rounded_up = (prev == "+" || prev == "(") && next == "-" && i + 2 < span.end && t_[i + 2].text == "1";
@@ -401,8 +402,11 @@ class KnobFinder {
         if (!grid_occurrences(extents[c], *v, knob.occurrences))
           return refuse(where, fmt::format("the grid's {} extent `{}` uses {} in a way that cannot follow a new block "
                                            "dimension", axes[c], text_of(text_, t_, extents[c]), *v));
-        // A block dimension of 1 leaves the grid extent undivided: a new value divides it.
-        if (knob.occurrences.size() == before && *v == 1)
+        // A block dimension of 1 leaves the grid extent undivided: a new value divides it, unless
+        // the extent already reads the block's own size (`(cols + block.x - 1) / block.x`).
+        bool reads_block = false;
+        for (size_t i = extents[c].begin; i < extents[c].end; ++i) reads_block |= t_[i].text == shape_name;
+        if (knob.occurrences.size() == before && *v == 1 && !reads_block)
           knob.occurrences.push_back({t_[extents[c].begin].begin, t_[extents[c].end - 1].end, 0,
                                       text_of(text_, t_, extents[c])});
       } else if (*v == 1) {

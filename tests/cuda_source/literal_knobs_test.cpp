@@ -189,6 +189,24 @@ void launch_rows(const float* in, float* out, int rows, int cols, cudaStream_t s
   EXPECT_EQ(apply_text_edits(text, edits), expected);
 }
 
+TEST(LiteralKnobs, AGridThatReadsTheBlockItselfIsLeftAlone) {
+  const std::string text = R"(__global__ void k(float* y, int rows, int cols) { y[0] = rows + cols; }
+void launch_k(float* y, int rows, int cols) {
+  dim3 block(1, 256);
+  dim3 grid((cols + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
+  k<<<grid, block>>>(y, rows, cols);
+}
+)";
+  auto knobs = find_launcher_knobs(text, "launch_k", "k.cu");
+  ASSERT_EQ(knobs.literals.size(), 2u);
+  for (const auto& knob : knobs.literals) EXPECT_EQ(knob.occurrences.size(), 1u) << knob.name;
+  auto edits = knobs.literals[0].edits(32);
+  for (const auto& e : knobs.literals[1].edits(8)) edits.push_back(e);
+  std::string expected = text;
+  expected.replace(expected.find("dim3 block(1, 256);"), 19, "dim3 block(32, 8);");
+  EXPECT_EQ(apply_text_edits(text, edits), expected);
+}
+
 TEST(LiteralKnobs, LaunchBoundsFollowTheBlockAndTheirMinimumBlocksAreAKnob) {
   const std::string text = R"(__global__ void __launch_bounds__(256, 2) k(float* y, int n) { y[0] = n; }
 void launch_k(float* y, int n) { k<<<(n + 255) / 256, 256>>>(y, n); }
