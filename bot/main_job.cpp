@@ -7,6 +7,7 @@
 #include "bot/forge_factory.h"
 #include "bot/publish.h"
 #include "bot/sweep_shard.h"
+#include "search/advisory_findings.h"
 #include "profiler/device_query.h"
 #include "profiler/gpu_evaluator.h"
 
@@ -14,7 +15,8 @@ namespace kb::bot {
 
 KernelOutcome published_outcome(const std::string& kernel, const search::SearchResult& result,
                                 const PublishOutcome& published, bool dry_run) {
-  KernelOutcome row{kernel, 0, 0, 0, "", published.pr, published.note, published.failed};
+  KernelOutcome row{kernel, 0, 0, 0, "", published.pr, published.note, published.failed, {}};
+  for (const auto& a : result.advisories) row.advisories.push_back(search::advisory_text(a));
   if (const auto* base = result.find("baseline")) row.baseline_us = base->median_us;
   if (const auto* best = result.best()) {
     row.best_us = best->median_us;
@@ -68,7 +70,7 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
   for (size_t i = 0; i < targets.size(); ++i) {
     const auto& spec = *targets[i];
     spdlog::info("[{}/{}] {}", i + 1, targets.size(), spec.name);
-    KernelOutcome row{spec.name, 0, 0, 0, "", "", "", false};
+    KernelOutcome row{spec.name, 0, 0, 0, "", "", "", false, {}};
     try {
       auto result = search_kernel(config, spec, options.search);
       row = published_outcome(spec.name, result,

@@ -35,6 +35,8 @@ struct KernelOutcome {
   std::string pr;       // URL or PR.md path
   std::string note;
   bool failed = false;
+  // Verified speedups no PR can deliver (search/advisory_findings.h), in words.
+  std::vector<std::string> advisories;
 };
 
 // The row of a kernel whose search result went through publish_result. When the PR's text was

@@ -7,6 +7,8 @@
 #include <stdexcept>
 
 #include "common/unified_diff.h"
+#include "cuda_source/literal_diff.h"
+#include "cuda_source/literal_knobs.h"
 #include "cuda_source/preprocessor_directives.h"
 #include "cuda_source/source_scanner.h"
 
@@ -293,10 +295,17 @@ std::string apply_macro_defaults(const std::string& text, const std::vector<std:
 SourceChange make_source_change(const std::string& path, const std::string& original_text, const std::string& launcher,
                                 const Variant& winner) {
   SourceChange change{path, original_text, original_text, "", {}, {}};
+  // A probe of a caller-chosen argument measures what no edit of this file can deliver.
+  if (auto probe = cuda_source::find_advisory_probe(winner.source))
+    throw std::runtime_error("the variant is an advisory probe of " + probe->subject + ": it is reported, never published");
   bool same_source = winner.source.empty() || winner.source == original_text;
   std::vector<std::string> defines;
-  if (!same_source)
+  if (!same_source) {
     change.updated = splice_replacement(path, original_text, launcher, winner.source, defines, change.edits);
+    // A tuned literal replaces whole definitions that differ in nothing else: name the literals.
+    if (auto literals = cuda_source::describe_literal_changes(original_text, change.updated, launcher, path))
+      change.edits = *literals;
+  }
   // -D values of the variant win over the candidate's own #define lines, as on nvcc's command line.
   for (const auto& d : winner.defines) defines.push_back(d);
   std::vector<std::string> missing;

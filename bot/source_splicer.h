@@ -27,8 +27,10 @@ struct SourceChange {
 };
 
 // `launcher` is the spec's launcher (possibly qualified: ns::launch_x); the kernels it launches
-// are found by the source scanner. Throws std::runtime_error when a definition to replace cannot
-// be located.
+// are found by the source scanner. When the result differs from the original only in integer
+// literals, `edits` names them ("block size literal in launch_gelu: 32 -> 256"). Throws
+// std::runtime_error when a definition to replace cannot be located, or when the winner is an
+// advisory probe (search/advisory_findings.h), which is never published.
 SourceChange make_source_change(const std::string& path, const std::string& original_text, const std::string& launcher,
                                 const Variant& winner);
 

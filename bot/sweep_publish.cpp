@@ -69,7 +69,7 @@ std::vector<KernelOutcome> publish_sweep(const config::Config& config, const std
   std::vector<KernelOutcome> outcomes;
   const auto& plan = bundles.front().manifest.plan;
   for (const auto& spec : config.kernels) {
-    KernelOutcome row{spec.name, 0, 0, 0, "", "", "", false};
+    KernelOutcome row{spec.name, 0, 0, 0, "", "", "", false, {}};
     auto it = best.find(spec.name);
     if (it == best.end()) {
       int owner = -1;
@@ -111,7 +111,7 @@ std::vector<KernelOutcome> publish_sweep(const config::Config& config, const std
   }
   for (const auto& [kernel, result] : best)
     if (!config.find_kernel(kernel))
-      outcomes.push_back({kernel, 0, 0, 0, "failed", "", "no [[kernel]] of that name in " + config.file.string(), true});
+      outcomes.push_back({kernel, 0, 0, 0, "failed", "", "no [[kernel]] of that name in " + config.file.string(), true, {}});
   return outcomes;
 }
 

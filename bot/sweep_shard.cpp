@@ -1,5 +1,7 @@
 #include "bot/sweep_shard.h"
 
+#include "search/advisory_findings.h"
+
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
@@ -14,6 +16,7 @@
 #include "bot/version.h"
 #include "common/clock.h"
 #include "profiler/device_query.h"
+#include "search/advisory_findings.h"
 #include "search/archive.h"
 #include "search/archive_exchange.h"
 
@@ -79,10 +82,11 @@ std::vector<KernelOutcome> search_into_bundle(const config::Config& config, cons
   std::vector<KernelOutcome> outcomes;
   std::vector<search::ArchiveRow> rows;
   for (const auto* spec : targets.mine) {
-    KernelOutcome row{spec->name, 0, 0, 0, "", "", "", false};
+    KernelOutcome row{spec->name, 0, 0, 0, "", "", "", false, {}};
     try {
       auto result = search(*spec);
       if (manifest.device.empty()) manifest.device = result.device.name;
+      for (const auto& a : result.advisories) row.advisories.push_back(search::advisory_text(a));
       if (const auto* base = result.find("baseline")) row.baseline_us = base->median_us;
       if (const auto* best = result.best()) {
         row.best_us = best->median_us;

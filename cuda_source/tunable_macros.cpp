@@ -20,6 +20,8 @@ std::string upper(std::string s) {
 }
 
 
+}  // namespace
+
 MacroRole role_from_name(const std::string& name) {
   std::string n = upper(name);
   for (const char* w : {"PER_THREAD", "ITEMS", "ELEMS", "ELEMENTS", "VEC", "UNROLL", "ILP", "WORK"})
@@ -28,8 +30,6 @@ MacroRole role_from_name(const std::string& name) {
     if (n.find(w) != std::string::npos) return MacroRole::block_size;
   return MacroRole::other;
 }
-
-}  // namespace
 
 const char* to_string(MacroRole role) {
   switch (role) {

@@ -39,6 +39,10 @@ std::vector<TunableMacro> detect_tunable_macros(const std::string& source);
 // 1..16, others default/4..default*4), the default itself always included, ascending.
 std::vector<std::string> sweep_values(const TunableMacro& macro);
 
+// The role a knob's name suggests: *PER_THREAD*, *VEC*, *UNROLL*... work per thread; *BLOCK*,
+// *THREADS*... block size; anything else other.
+MacroRole role_from_name(const std::string& name);
+
 const char* to_string(MacroRole role);
 
 }  // namespace kb::cuda_source

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "profiler/original_variant.h"
+#include "search/advisory_findings.h"
 #include "search/archive.h"
 #include "search/candidate_runner.h"
 #include "search/content_hash.h"
@@ -332,6 +333,8 @@ class Engine {
 
   void finish() {
     if (const CandidateRecord* best = best_accepted(result_.tree)) result_.best_id = best->id;
+    result_.advisories = collect_advisory_findings(result_.tree);
+    for (const auto& a : result_.advisories) spdlog::info("{}: {}", spec_.name, advisory_text(a));
     TokenUsage usage = req_.proposer->usage();
     result_.budget.candidates = budget_.candidates_used();
     result_.budget.wall_time_s = budget_.elapsed_s();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cuda_source/source_scanner.h"
+#include "search/advisory_findings.h"
 
 namespace kb::search {
 
@@ -64,7 +65,7 @@ std::string launcher_signature(const config::KernelSpec& spec, const std::string
 const CandidateRecord* best_accepted(const std::vector<CandidateRecord>& tree) {
   const CandidateRecord* best = nullptr;
   for (const auto& c : tree)
-    if (c.verdict == Verdict::accepted && (!best || c.speedup > best->speedup)) best = &c;
+    if (c.verdict == Verdict::accepted && !is_advisory(c.variant) && (!best || c.speedup > best->speedup)) best = &c;
   return best;
 }
 

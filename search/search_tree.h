@@ -27,7 +27,8 @@ Seed seed_of(const CandidateRecord& record);
 // scanner cannot find it, built from the [[kernel]].arg list.
 std::string launcher_signature(const config::KernelSpec& spec, const std::string& source);
 
-// The best accepted candidate (highest speedup; the earlier one on a tie), or nullptr.
+// The best accepted candidate (highest speedup; the earlier one on a tie), or nullptr. Advisory
+// probes (search/advisory_findings.h) are never the best: no PR can make their change.
 const CandidateRecord* best_accepted(const std::vector<CandidateRecord>& tree);
 
 // The highest speedup among correct candidates, the original's 1.0 included.

@@ -70,6 +70,16 @@ struct Reverification {
   std::string failure;           // why it did not pass (empty when it did)
 };
 
+// A verified speedup no PR can deliver: a probe of a block size the launcher's callers choose
+// (search/advisory_findings.h). Reported in the run summary, never published.
+struct AdvisoryFinding {
+  std::string candidate_id;  // the probe's record in the tree
+  std::string subject;       // "launch_gather's caller-chosen `threads` (64 in this config)"
+  std::string value;         // the probed value: "256"
+  std::string setting;       // the whole variant as the tuner labels it
+  double speedup = 0;
+};
+
 struct SearchResult {
   std::string kernel;
   std::string proposer;
@@ -83,6 +93,7 @@ struct SearchResult {
   std::string archive_path;           // empty: no archive
   int64_t archive_reused = 0;         // candidates whose result came from the archive
   Reverification reverification;      // the PR's text measured after the search (bot/, not the engine)
+  std::vector<AdvisoryFinding> advisories;  // verified probes of caller-chosen arguments (never PRs)
 
   const CandidateRecord* find(const std::string& id) const;
   const CandidateRecord* best() const { return best_id.empty() ? nullptr : find(best_id); }
@@ -101,8 +112,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BudgetUse, candidates, wall_time
                                                 completion_tokens, cost_usd, llm_requests)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Reverification, ran, candidate_id, path, original_sha256, text_sha256, by,
                                                 at, sanitize, strict_speedup, min_speedup, eval, passed, failure)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AdvisoryFinding, candidate_id, subject, value, setting, speedup)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchResult, kernel, proposer, tree, best_id, stop_reason, budget,
                                                 device, baseline_profile, rounds_run, archive_path, archive_reused,
-                                                reverification)
+                                                reverification, advisories)
 
 }  // namespace kb::search

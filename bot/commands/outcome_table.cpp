@@ -15,7 +15,7 @@ void print_outcomes(const std::vector<KernelOutcome>& rows, bool json) {
     for (const auto& r : rows)
       j.push_back({{"kernel", r.kernel}, {"baseline_us", r.baseline_us}, {"best_us", r.best_us},
                    {"speedup", r.speedup}, {"result", r.verdict}, {"pr", r.pr}, {"note", r.note},
-                   {"failed", r.failed}});
+                   {"failed", r.failed}, {"advisories", r.advisories}});
     std::cout << j.dump(2) << "\n";
     return;
   }
@@ -26,6 +26,9 @@ void print_outcomes(const std::vector<KernelOutcome>& rows, bool json) {
                    r.speedup > 0 ? fmt::format("{:.2f}x", r.speedup) : "-", r.verdict,
                    r.pr.empty() ? r.note : r.pr});
   std::cout << "\n" << table.render();
+  // What no PR can change but a person can: verified probes of caller-chosen block sizes.
+  for (const auto& r : rows)
+    for (const auto& a : r.advisories) std::cout << r.kernel << ": " << a << "\n";
 }
 
 bool any_failed(const std::vector<KernelOutcome>& rows) {

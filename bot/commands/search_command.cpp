@@ -14,6 +14,7 @@
 #include "bot/kernel_search.h"
 #include "common/number_format.h"
 #include "common/text_table.h"
+#include "search/advisory_findings.h"
 
 namespace kb::bot {
 namespace {
@@ -56,6 +57,7 @@ void print_winner(const search::SearchResult& result, const std::filesystem::pat
     std::cout << fmt::format(", {} model requests, {} tokens, ${:.2f}", result.budget.llm_requests,
                              result.budget.prompt_tokens + result.budget.completion_tokens, result.budget.cost_usd);
   std::cout << ")\n";
+  for (const auto& a : result.advisories) std::cout << search::advisory_text(a) << "\n";
   const auto* best = result.best();
   if (!best) {
     std::cout << "no candidate beat the original of '" << result.kernel << "' beyond noise\n";

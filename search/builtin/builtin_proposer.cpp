@@ -14,7 +14,7 @@ std::vector<std::string> unique_values(const TuningSpace& space, const std::vect
                                        const std::vector<TuningPoint>& points) {
   std::vector<std::string> values;
   for (const auto& p : points) {
-    std::string v = dims.size() == 1 && space.dimensions()[dims[0]].kind == TuningDimension::Kind::macro
+    std::string v = dims.size() == 1 && space.dimensions()[dims[0]].is_numeric_knob()
                         ? space.dimensions()[dims[0]].values[p[dims[0]]]
                         : space.describe(p);
     if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
@@ -36,10 +36,11 @@ BuiltinProposer::BuiltinProposer(const config::Config& config, const config::Ker
 
 void BuiltinProposer::ensure_space(const ProposalContext& ctx) {
   if (space_) return;
+  facts_ = read_profile_facts(ctx.baseline_profile);
   TuningSpaceOptions options;
   options.fast_math = fast_math_allowed(config_, spec_);
+  options.registers = facts_.registers;
   space_ = TuningSpace::build(Variant{ctx.original_source, {}, {}, "original"}, spec_, options);
-  facts_ = read_profile_facts(ctx.baseline_profile);
   std::string dims;
   for (const auto& d : space_->dimensions())
     dims += fmt::format("{}{} ({} values)", dims.empty() ? "" : ", ", d.name, d.values.size());
@@ -115,8 +116,9 @@ std::vector<ProposedIdea> BuiltinProposer::propose_ideas(const ProposalContext& 
   std::lock_guard<std::mutex> lock(mutex_);
   ensure_space(ctx);
   if (space_->empty()) {
-    exhausted_ = fmt::format("nothing to tune: {} has no tunable macro, no launch with a constant block size and "
-                             "no compiler flag its tolerance allows",
+    exhausted_ = fmt::format("nothing to tune: {} has no tunable macro, no literal launch knob (block size, "
+                             "const local, dim3 shape, unroll factor), no launch with a constant block size and no "
+                             "compiler flag its tolerance or profile calls for",
                              spec_.source);
     return {};
   }

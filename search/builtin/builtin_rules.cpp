@@ -58,12 +58,16 @@ bool fast_math_allowed(const config::Config& config, const config::KernelSpec& s
 }
 
 double dimension_weight(const TuningDimension& dim, const ProfileFacts& facts) {
+  bool low_occupancy = facts.occupancy_pct >= 0 && facts.occupancy_pct < 50;
   switch (dim.kind) {
     case TuningDimension::Kind::launch_bounds: return 1.0;
-    case TuningDimension::Kind::flags: return facts.far_from_roofline() ? 0.5 : 1.5;
-    case TuningDimension::Kind::macro: break;
+    case TuningDimension::Kind::flags:
+      if (dim.name == kRegisterCapDimension) return low_occupancy ? 2.0 : 1.0;
+      return facts.far_from_roofline() ? 0.5 : 1.5;
+    case TuningDimension::Kind::macro:
+    case TuningDimension::Kind::literal:
+    case TuningDimension::Kind::argument: break;
   }
-  bool low_occupancy = facts.occupancy_pct >= 0 && facts.occupancy_pct < 50;
   switch (dim.role) {
     case cuda_source::MacroRole::block_size:
     case cuda_source::MacroRole::block_dimension: return tiny_blocks(dim) || low_occupancy ? 3.0 : 2.0;
@@ -74,7 +78,7 @@ double dimension_weight(const TuningDimension& dim, const ProfileFacts& facts) {
 }
 
 double value_preference(const TuningDimension& dim, size_t index) {
-  if (dim.kind != TuningDimension::Kind::macro) return 1.0;
+  if (!dim.is_numeric_knob()) return 1.0;
   double v = as_number(dim.values[index]);
   switch (dim.role) {
     case cuda_source::MacroRole::block_size: return log2_distance_preference(v, 256);
@@ -129,35 +133,58 @@ Idea explain_idea(const TuningSpace& space, const std::vector<size_t>& dim_indic
       return idea;
     case TuningDimension::Kind::flags:
       idea.family = "compile_flags";
+      if (d.name == kRegisterCapDimension) {
+        idea.text = fmt::format("Cap registers per thread: {}", join_values(values));
+        idea.rationale = fmt::format("The original uses {} registers per thread{}; fewer registers let more warps "
+                                     "be resident, if the spills they cause cost less.",
+                                     facts.registers,
+                                     facts.occupancy_pct >= 0
+                                         ? fmt::format(" at {:.0f}% achieved occupancy", facts.occupancy_pct)
+                                         : "");
+        return idea;
+      }
       idea.text = values.size() == 1 && values[0].empty() ? "Compile without --use_fast_math"
                                                            : "Compile with --use_fast_math";
       idea.rationale = fmt::format("Every floating-point output's tolerance is at least rtol {:g}, so fast "
                                    "intrinsics and flush-to-zero may be used.",
                                    kFastMathMinRtol);
       return idea;
-    case TuningDimension::Kind::macro: break;
+    case TuningDimension::Kind::argument:
+      idea.text = fmt::format("Probe {} at {} threads per block (advisory: its callers choose it, so no PR can "
+                              "change it; the best measured value is reported)",
+                              d.words(), join_values(values));
+      idea.rationale = (tiny_blocks(d) ? fmt::format("{}-thread blocks: the per-SM limit on resident blocks caps "
+                                                     "occupancy.", now)
+                                       : std::string("The block size sets occupancy and bytes in flight per SM.")) +
+                       where;
+      return idea;
+    case TuningDimension::Kind::macro:
+    case TuningDimension::Kind::literal: break;
   }
+  const std::string& name = d.words();
   switch (d.role) {
     case cuda_source::MacroRole::block_size:
-      idea.text = fmt::format("Set {} to {} threads per block (original: {})", d.name, join_values(values), now);
+      idea.text = fmt::format("Set {} to {} threads per block (original: {})", name, join_values(values), now);
       idea.rationale = tiny_blocks(d)
                            ? fmt::format("{}-thread blocks: the per-SM limit on resident blocks caps occupancy, "
                                          "and the scheduler handles many tiny blocks.", now)
                            : "The block size sets occupancy and bytes in flight per SM." + where;
       break;
     case cuda_source::MacroRole::block_dimension:
-      idea.text = fmt::format("Reshape the block: {} = {} (original: {})", d.name, join_values(values), now);
+      idea.text = fmt::format("Reshape the block: {} = {} (original: {})", name, join_values(values), now);
       idea.rationale = "The block shape decides which threads of a warp touch neighbouring addresses "
                        "(coalescing) and how many threads a block has." + where;
       break;
     case cuda_source::MacroRole::work_per_thread:
-      idea.text = fmt::format("Give each thread more work: {} = {} (original: {})", d.name, join_values(values), now);
+      idea.text = fmt::format("Give each thread more work: {} = {} (original: {})", name, join_values(values), now);
       idea.rationale = "More independent items per thread puts more loads in flight and amortizes index "
                        "arithmetic." + where;
       break;
     case cuda_source::MacroRole::other:
-      idea.text = fmt::format("Tune {}: {} (original: {})", d.name, join_values(values), now);
-      idea.rationale = "A compile-time parameter the kernel exposes for tuning.";
+      idea.text = fmt::format("Tune {}: {} (original: {})", name, join_values(values), now);
+      idea.rationale = d.kind == TuningDimension::Kind::literal
+                           ? "A compile-time constant of the source; its value is a guess worth measuring." + where
+                           : "A compile-time parameter the kernel exposes for tuning.";
       break;
   }
   return idea;

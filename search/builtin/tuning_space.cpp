@@ -1,10 +1,14 @@
 #include "search/builtin/tuning_space.h"
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <limits>
 #include <map>
 
 #include "cuda_source/launch_bounds.h"
+#include "cuda_source/preprocessor_directives.h"
 
 namespace kb::search {
 namespace {
@@ -30,6 +34,23 @@ int64_t as_int(const std::string& s, int64_t fallback) {
   } catch (...) {
     return fallback;
   }
+}
+
+// The value the [[kernel.arg]] named `name` passes, when it is a scalar or size with an integer value.
+std::optional<int64_t> configured_value(const config::KernelSpec& spec, const std::string& name) {
+  for (const auto& a : spec.args)
+    if (a.name == name && (a.role == config::ArgRole::scalar || a.role == config::ArgRole::size))
+      if (auto v = cuda_source::integer_value(a.value)) return v;
+  return std::nullopt;
+}
+
+// Register caps worth trying for a kernel that uses `registers` per thread: the powers of two
+// from 32 below it (at most the two closest), so ptxas trades registers for occupancy.
+std::vector<std::string> register_caps(int64_t registers) {
+  std::vector<std::string> caps;
+  for (int64_t cap : {128, 64, 32})
+    if (cap < registers && caps.size() < 2) caps.push_back(fmt::format("-maxrregcount={}", cap));
+  return caps;
 }
 
 }  // namespace
@@ -72,17 +93,66 @@ TuningSpace TuningSpace::build(const Variant& base, const config::KernelSpec& sp
     if (m.default_value) def = std::to_string(*m.default_value);
     add_macro(m.name, cuda_source::sweep_values(m), m.role, def);
   }
+  space.launcher_ = spec.launcher;
+  if (options.literal_knobs) {
+    auto knobs = cuda_source::find_launcher_knobs(base.source, spec.launcher, spec.source);
+    for (const auto& why : knobs.not_offered) spdlog::debug("builtin tuner: not a knob: {}", why);
+    for (auto& knob : knobs.literals) {
+      cuda_source::TunableMacro as_macro{knob.name, knob.value, knob.line, knob.role, {}};
+      TuningDimension dim;
+      dim.kind = TuningDimension::Kind::literal;
+      dim.name = knob.name;
+      dim.role = knob.role;
+      dim.values = cuda_source::sweep_values(as_macro);
+      dim.default_index = index_of(dim.values, std::to_string(knob.value));
+      dim.knob = space.literal_knobs_.size();
+      dim.display = knob.description();
+      dim.group = knob.group;
+      space.literal_knobs_.push_back(std::move(knob));
+      if (dim.values.size() > 1) space.dims_.push_back(std::move(dim));
+    }
+    for (auto& arg : knobs.arguments) {
+      auto value = configured_value(spec, arg.param);
+      if (!value) {
+        spdlog::debug("builtin tuner: {} is not probed: no [[kernel.arg]] `{}` of role scalar or size with an "
+                      "integer value",
+                      arg.subject(), arg.param);
+        continue;
+      }
+      cuda_source::TunableMacro as_macro{arg.param, *value, arg.line, cuda_source::MacroRole::block_size, {}};
+      TuningDimension dim;
+      dim.kind = TuningDimension::Kind::argument;
+      dim.name = arg.param;
+      dim.role = cuda_source::MacroRole::block_size;
+      dim.values = cuda_source::sweep_values(as_macro);
+      dim.default_index = index_of(dim.values, std::to_string(*value));
+      dim.knob = space.argument_knobs_.size();
+      dim.display = fmt::format("{} ({} in this config)", arg.subject(), *value);
+      space.argument_knobs_.push_back(std::move(arg));
+      space.argument_values_.push_back(*value);
+      if (dim.values.size() > 1) space.dims_.push_back(std::move(dim));
+    }
+  }
   if (options.launch_bounds)
     if (auto bounded = cuda_source::add_launch_bounds(base.source, spec.launcher)) {
       space.bounded_source_ = *bounded;
       space.dims_.push_back({TuningDimension::Kind::launch_bounds, "__launch_bounds__", cuda_source::MacroRole::other,
-                             {"off", "on"}, 0, std::nullopt});
+                             {"off", "on"}, 0, std::nullopt, 0, "", ""});
     }
   if (options.fast_math) {
     bool has = std::find(base.nvcc_flags.begin(), base.nvcc_flags.end(), "--use_fast_math") != base.nvcc_flags.end();
     if (!has)
       space.dims_.push_back({TuningDimension::Kind::flags, "nvcc flags", cuda_source::MacroRole::other,
-                             {"", "--use_fast_math"}, 0, std::nullopt});
+                             {"", "--use_fast_math"}, 0, std::nullopt, 0, "", ""});
+  }
+  if (options.registers >= 64) {
+    auto caps = register_caps(options.registers);
+    caps.insert(caps.begin(), "");
+    bool has = std::any_of(base.nvcc_flags.begin(), base.nvcc_flags.end(),
+                           [](const std::string& f) { return f.rfind("-maxrregcount", 0) == 0; });
+    if (!has && caps.size() > 1)
+      space.dims_.push_back({TuningDimension::Kind::flags, kRegisterCapDimension, cuda_source::MacroRole::other, caps, 0,
+                             std::nullopt, 0, "", ""});
   }
   return space;
 }
@@ -100,20 +170,22 @@ uint64_t TuningSpace::size() const {
 bool TuningSpace::valid(const TuningPoint& point) const {
   if (point.size() != dims_.size()) return false;
   if (point == default_point()) return true;
-  int64_t shape = 1;
-  bool has_shape = false;
+  // One block shape per group: the macros' dimensions form one, each dim3 of the source another.
+  std::map<std::string, int64_t> shapes;
   for (size_t i = 0; i < dims_.size(); ++i) {
     if (point[i] >= dims_[i].values.size()) return false;
-    if (dims_[i].kind != TuningDimension::Kind::macro) continue;
+    if (!dims_[i].is_numeric_knob()) continue;
     int64_t v = as_int(dims_[i].values[point[i]], -1);
     if (dims_[i].role == cuda_source::MacroRole::block_size && (v < 1 || v > 1024)) return false;
     if (dims_[i].role == cuda_source::MacroRole::block_dimension) {
       if (v < 1) return false;
-      shape *= v;
-      has_shape = true;
+      auto [it, fresh] = shapes.emplace(dims_[i].group, 1);
+      it->second *= v;
     }
   }
-  return !has_shape || (shape >= 32 && shape <= 1024);
+  for (const auto& [group, shape] : shapes)
+    if (shape < 32 || shape > 1024) return false;
+  return true;
 }
 
 TuningPoint TuningSpace::default_point() const {
@@ -139,16 +211,44 @@ Variant TuningSpace::variant(const TuningPoint& point) const {
       case TuningDimension::Kind::macro:
         if (!d.source_default || value != *d.source_default) v.defines.push_back(d.name + "=" + value);
         break;
-      case TuningDimension::Kind::launch_bounds:
-        if (value == "on") v.source = bounded_source_;
-        break;
       case TuningDimension::Kind::flags:
         if (!value.empty()) v.nvcc_flags.push_back(value);
         break;
+      case TuningDimension::Kind::launch_bounds:
+      case TuningDimension::Kind::literal:
+      case TuningDimension::Kind::argument: break;  // in the source, below
     }
   }
+  v.source = source_of(point);
+  if (v.source != base_.source) source_points_[v.source] = point;
   v.label = describe(point);
   return v;
+}
+
+std::string TuningSpace::source_of(const TuningPoint& point) const {
+  std::vector<cuda_source::TextEdit> edits;
+  bool bounds = false;
+  for (size_t i = 0; i < dims_.size(); ++i) {
+    const auto& d = dims_[i];
+    const std::string& value = d.values[point[i]];
+    if (d.kind == TuningDimension::Kind::launch_bounds) bounds = value == "on";
+    if (d.kind == TuningDimension::Kind::literal)
+      for (auto& e : literal_knobs_[d.knob].edits(as_int(value, literal_knobs_[d.knob].value))) edits.push_back(e);
+    if (d.kind == TuningDimension::Kind::argument && point[i] != d.default_index)
+      edits.push_back(argument_knobs_[d.knob].probe(as_int(value, 0), argument_values_[d.knob]));
+  }
+  if (edits.empty()) return bounds ? bounded_source_ : base_.source;
+  // Launch bounds after the edits: the bound must be the block size the edited launch uses.
+  std::string source = cuda_source::apply_text_edits(base_.source, edits);
+  if (bounds)
+    if (auto bounded = cuda_source::add_launch_bounds(source, launcher_)) source = *bounded;
+  return source;
+}
+
+bool TuningSpace::advisory(const TuningPoint& point) const {
+  for (size_t i = 0; i < dims_.size(); ++i)
+    if (dims_[i].kind == TuningDimension::Kind::argument && point[i] != dims_[i].default_index) return true;
+  return false;
 }
 
 std::optional<TuningPoint> TuningSpace::point_of(const Variant& variant) const {
@@ -157,7 +257,19 @@ std::optional<TuningPoint> TuningSpace::point_of(const Variant& variant) const {
   for (const auto& d : variant.defines)
     if (auto kv = split_define(d)) defines[kv->first] = kv->second;
   std::vector<std::string> flags = variant.nvcc_flags;
-  bool source_known = variant.source == base_.source;
+  // The source-changing dimensions, read from the text: the base, the base with launch bounds,
+  // or a source this space made.
+  std::optional<TuningPoint> from_source;
+  if (variant.source == base_.source) {
+    from_source = default_point();
+  } else if (auto it = source_points_.find(variant.source); it != source_points_.end()) {
+    from_source = it->second;
+  } else if (!bounded_source_.empty() && variant.source == bounded_source_) {
+    from_source = default_point();
+    for (size_t i = 0; i < dims_.size(); ++i)
+      if (dims_[i].kind == TuningDimension::Kind::launch_bounds) (*from_source)[i] = 1;
+  }
+  if (!from_source) return std::nullopt;
   for (size_t i = 0; i < dims_.size(); ++i) {
     const auto& d = dims_[i];
     if (d.kind == TuningDimension::Kind::macro) {
@@ -168,13 +280,8 @@ std::optional<TuningPoint> TuningSpace::point_of(const Variant& variant) const {
       auto at = std::find(d.values.begin(), d.values.end(), *value);
       if (at == d.values.end()) return std::nullopt;
       p[i] = static_cast<size_t>(at - d.values.begin());
-    } else if (d.kind == TuningDimension::Kind::launch_bounds) {
-      if (variant.source == bounded_source_) {
-        p[i] = 1;
-        source_known = true;
-      } else {
-        p[i] = 0;
-      }
+    } else if (d.kind != TuningDimension::Kind::flags) {
+      p[i] = (*from_source)[i];
     } else {
       p[i] = 0;
       for (size_t k = 1; k < d.values.size(); ++k) {
@@ -186,7 +293,6 @@ std::optional<TuningPoint> TuningSpace::point_of(const Variant& variant) const {
       }
     }
   }
-  if (!source_known) return std::nullopt;
   // Whatever is left must be what the base variant carries on its own.
   std::map<std::string, std::string> base_rest;
   for (const auto& d : base_.defines)
@@ -202,7 +308,9 @@ std::string TuningSpace::describe(const TuningPoint& point) const {
     const auto& d = dims_[i];
     const std::string& value = d.values[point[i]];
     std::string part;
-    if (d.kind == TuningDimension::Kind::macro) part = d.name + "=" + value;
+    if (d.kind == TuningDimension::Kind::macro || d.kind == TuningDimension::Kind::literal) part = d.name + "=" + value;
+    else if (d.kind == TuningDimension::Kind::argument && point[i] != d.default_index)
+      part = d.name + "=" + value + " (advisory probe)";
     else if (d.kind == TuningDimension::Kind::launch_bounds && value == "on") part = "__launch_bounds__";
     else if (d.kind == TuningDimension::Kind::flags && !value.empty()) part = value;
     if (!part.empty()) out += (out.empty() ? "" : ", ") + part;

@@ -1,10 +1,14 @@
 // The builtin tuner's search space for one base variant: its compile-time knobs (detected
-// macros and the [[kernel]]'s declared tunables), optional __launch_bounds__, and nvcc flags
-// where the tolerance allows them. A point picks one value per dimension; a point becomes a
-// Variant with -D defines and flags, the source changed only by the launch-bounds transform.
+// macros and the [[kernel]]'s declared tunables), the literal knobs its launcher already has
+// (cuda_source/literal_knobs.h: block-size literals, const locals, dim3 shapes, unroll factors),
+// probes of a block size its callers pass (advisory only), optional __launch_bounds__, and nvcc
+// flags where the tolerance or the profile calls for them. A point picks one value per
+// dimension; a point becomes a Variant: -D defines and flags, the source with the literal edits
+// applied (back to front) and, when on, the launch-bounds transform of that edited source.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -12,28 +16,46 @@
 
 #include "config/config.h"
 #include "core/variant.h"
+#include "cuda_source/literal_knobs.h"
 #include "cuda_source/tunable_macros.h"
 
 namespace kb::search {
 
-// One axis of the space: a macro, __launch_bounds__ on/off, or the nvcc flags.
+// One axis of the space: a macro, a literal knob of the source, a probe of a caller-chosen
+// launcher argument, __launch_bounds__ on/off, or nvcc flags.
 struct TuningDimension {
-  enum class Kind { macro, flags, launch_bounds };
+  enum class Kind { macro, flags, launch_bounds, literal, argument };
   Kind kind = Kind::macro;
-  std::string name;  // the macro; "nvcc flags"; "__launch_bounds__"
+  std::string name;  // the macro; "nvcc flags"; "__launch_bounds__"; the knob's short name
   cuda_source::MacroRole role = cuda_source::MacroRole::other;
   std::vector<std::string> values;  // macro values; flags ("" = none); "off"/"on"
   size_t default_index = 0;         // the base variant's value
   std::optional<std::string> source_default;  // the value without any -D (macros only)
+  // Literal and argument knobs: the index into the space's literal_knobs() / argument_knobs(),
+  // what ideas call it ("block size of launch_gelu's launch (the literal 32 at src/gelu.cu:41)")
+  // and the block shape it is one dimension of.
+  size_t knob = 0;
+  std::string display;
+  std::string group;
+  // Whether the values count as threads of one block (block size or one block dimension).
+  bool is_numeric_knob() const { return kind == Kind::macro || kind == Kind::literal || kind == Kind::argument; }
+  const std::string& words() const { return display.empty() ? name : display; }
 };
 
 using TuningPoint = std::vector<size_t>;
+
+// The name of the flags dimension of -maxrregcount values (added for register-heavy kernels).
+inline constexpr const char* kRegisterCapDimension = "register cap";
 
 // Which kinds of dimension the space may have.
 struct TuningSpaceOptions {
   bool launch_bounds = true;
   bool fast_math = false;  // only where the tolerance allows it (see builtin_rules.h)
   bool spec_tunables = true;  // include the [[kernel]].tunables (the original's declared knobs)
+  bool literal_knobs = true;  // the launcher's literal knobs and argument probes
+  // Registers per thread of the original (from its profile; 0: unknown): from 64 on, register
+  // caps (-maxrregcount) below it are a flags dimension.
+  int64_t registers = 0;
 };
 
 // The space of one base variant; points are indices into each dimension's values.
@@ -60,11 +82,26 @@ class TuningSpace {
   std::vector<TuningPoint> enumerate(size_t limit) const;
   // The dimensions where `point` differs from the default.
   std::vector<size_t> changed_dimensions(const TuningPoint& point) const;
+  // Whether the point's variant is an advisory probe (a caller-chosen argument changed): it is
+  // measured and reported, never published.
+  bool advisory(const TuningPoint& point) const;
+
+  const std::vector<cuda_source::LiteralKnob>& literal_knobs() const { return literal_knobs_; }
+  const std::vector<cuda_source::ArgumentKnob>& argument_knobs() const { return argument_knobs_; }
 
  private:
+  std::string source_of(const TuningPoint& point) const;
+
   Variant base_;
+  std::string launcher_;
   std::string bounded_source_;  // the base source with __launch_bounds__, when the transform applies
   std::vector<TuningDimension> dims_;
+  std::vector<cuda_source::LiteralKnob> literal_knobs_;
+  std::vector<cuda_source::ArgumentKnob> argument_knobs_;
+  std::vector<int64_t> argument_values_;  // what the config passes for each argument knob
+  // The source-changing dimensions' values of every source variant() made, so point_of can read
+  // a variant's point back from its text. Filled by variant(), which is const: a cache.
+  mutable std::map<std::string, TuningPoint> source_points_;
 };
 
 }  // namespace kb::search

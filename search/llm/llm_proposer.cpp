@@ -29,6 +29,7 @@ std::optional<ProposedIdea> LlmProposer::tuning_idea(const ProposalContext& ctx)
     TuningSpaceOptions options;
     options.launch_bounds = false;
     options.spec_tunables = false;
+    options.literal_knobs = false;  // the knobs the candidate declares, not every literal it wrote
     TuningSpace space = TuningSpace::build(seed.variant, spec_, options);
     if (space.empty()) continue;
     ProfileFacts facts = read_profile_facts(ctx.baseline_profile);

@@ -249,7 +249,8 @@ TEST(BuiltinProposer, LocalSearchAndRestartsFindTheOptimumOfALargeSpace) {
 }
 
 TEST(BuiltinProposer, SaysSoWhenThereIsNothingToTune) {
-  TestProject p("__global__ void k(float* y) {}\nvoid launch_k(float* y, int n) { k<<<n / 256, 256>>>(y); }\n");
+  // (A grid of 256 literal blocks: the block literal cannot be tuned apart from it.)
+  TestProject p("__global__ void k(float* y) {}\nvoid launch_k(float* y, int n) { k<<<256, 256>>>(y); }\n");
   SimulatedEvaluator e;
   BuiltinProposer proposer(p.config, p.spec());
   SearchRequest req{&p.config, &p.spec(), &e, {}, &proposer, nullptr, {}};
