@@ -101,10 +101,14 @@ class KnobFinder {
   KnobFinder(const std::string& text, const ScanResult& scan, const std::string& file)
       : text_(text), scan_(scan), file_(file) {}
 
-  LauncherKnobs find(const std::string& launcher_name) {
+  LauncherKnobs find(const std::string& launcher_name, const OverloadScore& score) {
     const ScannedLauncher* launcher = nullptr;
-    for (const auto& l : scan_.launchers)
-      if (l.name == launcher_name || unqualified(l.name) == unqualified(launcher_name)) launcher = &l;
+    int best = 0;
+    for (const auto& l : scan_.launchers) {
+      if (l.name != launcher_name && unqualified(l.name) != unqualified(launcher_name)) continue;
+      const int s = score ? score(l) : 0;
+      if (!launcher || s > best) launcher = &l, best = s;
+    }
     if (!launcher || launcher->end <= launcher->begin) return std::move(out_);
     launcher_ = launcher;
     name_ = unqualified(launcher->name);
@@ -633,14 +637,15 @@ std::optional<AdvisoryProbe> find_advisory_probe(const std::string& source) {
 }
 
 LauncherKnobs find_launcher_knobs(const std::string& text, const ScanResult& scan, const std::string& launcher,
-                                  const std::string& file) {
-  return KnobFinder(text, scan, file).find(launcher);
+                                  const std::string& file, const OverloadScore& score) {
+  return KnobFinder(text, scan, file).find(launcher, score);
 }
 
-LauncherKnobs find_launcher_knobs(const std::string& text, const std::string& launcher, const std::string& file) {
+LauncherKnobs find_launcher_knobs(const std::string& text, const std::string& launcher, const std::string& file,
+                                  const OverloadScore& score) {
   ScanResult scan;
   scan_source(text, file, scan);
-  return find_launcher_knobs(text, scan, launcher, file);
+  return find_launcher_knobs(text, scan, launcher, file, score);
 }
 
 }  // namespace kb::cuda_source

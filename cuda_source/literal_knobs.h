@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -92,11 +93,16 @@ struct LauncherKnobs {
   std::vector<std::string> not_offered;
 };
 
+// Which of several launchers of one name (overloads) is meant: the highest score wins, ties go
+// to the first in the file. Without a scorer the first is taken.
+using OverloadScore = std::function<int(const ScannedLauncher&)>;
+
 // The knobs of `launcher` (possibly qualified) in `text`, scanned into `scan`; `file` names the
 // file in descriptions.
 LauncherKnobs find_launcher_knobs(const std::string& text, const ScanResult& scan, const std::string& launcher,
-                                  const std::string& file);
-LauncherKnobs find_launcher_knobs(const std::string& text, const std::string& launcher, const std::string& file);
+                                  const std::string& file, const OverloadScore& score = {});
+LauncherKnobs find_launcher_knobs(const std::string& text, const std::string& launcher, const std::string& file,
+                                  const OverloadScore& score = {});
 
 // The marker a probe's assignment carries: a source with it must never be published.
 inline constexpr const char* kAdvisoryProbeMarker = "// kernelbot: advisory probe of ";

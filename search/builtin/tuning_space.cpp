@@ -9,6 +9,7 @@
 
 #include "cuda_source/launch_bounds.h"
 #include "cuda_source/preprocessor_directives.h"
+#include "search/builtin/spec_overload.h"
 
 namespace kb::search {
 namespace {
@@ -95,7 +96,7 @@ TuningSpace TuningSpace::build(const Variant& base, const config::KernelSpec& sp
   }
   space.launcher_ = spec.launcher;
   if (options.literal_knobs) {
-    auto knobs = cuda_source::find_launcher_knobs(base.source, spec.launcher, spec.source);
+    auto knobs = cuda_source::find_launcher_knobs(base.source, spec.launcher, spec.source, spec_overload_score(spec));
     for (const auto& why : knobs.not_offered) spdlog::debug("builtin tuner: not a knob: {}", why);
     for (auto& knob : knobs.literals) {
       cuda_source::TunableMacro as_macro{knob.name, knob.value, knob.line, knob.role, {}};

@@ -1,0 +1,38 @@
+#include "search/builtin/spec_overload.h"
+
+#include <cctype>
+#include <set>
+
+namespace kb::search {
+namespace {
+
+// The identifiers of a type as written: "const float *" -> {const, float}.
+std::set<std::string> type_words(const std::string& type) {
+  std::set<std::string> out;
+  std::string word;
+  for (char c : type + " ") {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') word += c;
+    else if (!word.empty()) out.insert(word), word.clear();
+  }
+  return out;
+}
+
+}  // namespace
+
+cuda_source::OverloadScore spec_overload_score(const config::KernelSpec& spec) {
+  return [&spec](const cuda_source::ScannedLauncher& l) {
+    if (spec.args.size() > l.params.size()) return 0;
+    for (size_t i = spec.args.size(); i < l.params.size(); ++i)
+      if (l.params[i].default_value.empty()) return 0;
+    int score = 1000;
+    for (size_t i = 0; i < spec.args.size(); ++i) {
+      const auto words = type_words(l.params[i].type);
+      const bool stream = spec.args[i].role == config::ArgRole::stream;
+      const std::string wanted = stream ? "cudaStream_t" : config::dtype_cpp_type(spec.args[i].dtype);
+      if (words.count(wanted)) ++score;
+    }
+    return score;
+  };
+}
+
+}  // namespace kb::search
