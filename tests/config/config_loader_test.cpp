@@ -434,7 +434,7 @@ TEST(ConfigLoader, StreamAndRangeMisuseIsNamedByField) {
   EXPECT_TRUE(has_error(errs, "kernel[0].arg[3].dtype", "a stream argument takes no 'dtype'")) << errs.size();
   // A range on a float input, a range of the wrong length, a range naming an unknown size.
   std::string on_float = text;
-  on_float.replace(on_float.find("count = \"vocab*dim\""), 18, "count = \"vocab*dim\"\n  range = [0, 4]");
+  on_float.replace(on_float.find("count = \"vocab*dim\""), 19, "count = \"vocab*dim\"\n  range = [0, 4]");
   EXPECT_TRUE(has_error(errors_of(on_float), "kernel[0].arg[1].range", "integer inputs"));
   std::string three = text;
   three.replace(three.find("range = [0, \"vocab\"]"), 20, "range = [0, 1, 2]");
