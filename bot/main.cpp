@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   kb::bot::register_pr_command(app, ctx);
   kb::bot::register_publish_command(app, ctx);
   kb::bot::register_config_command(app, ctx);
+  kb::bot::register_check_command(app, ctx);
   kb::bot::register_version_command(app, ctx);
 
   try {

@@ -114,6 +114,7 @@ std::string correctness(const search::SearchResult& result, const search::Candid
   for (const auto& o : v.outputs)
     out += fmt::format("| {} | {} | {:.3g} | {:.3g} | {:.0e} / {:.0e} | {} |\n", o.name, o.dtype, o.max_abs_error,
                        o.max_rel_error, o.rtol, o.atol, o.elements);
+  for (const auto& w : v.warnings) out += "\nWarning: " + cell(w) + "\n";
   while (!out.empty() && out.back() == '\n') out.pop_back();
   return out;
 }

@@ -102,6 +102,7 @@ search::Reverification reverify_pr_text(const config::Config& config, const conf
   }
   record.failure = judge(eval, config.bench.min_speedup);
   record.passed = record.failure.empty();
+  for (const auto& w : eval.verification.warnings) spdlog::warn("{}: {}", spec.name, w);
   if (record.passed)
     spdlog::info("{}: the PR's text re-verified: {}, {:.2f}x", spec.name, to_string(eval.verdict), eval.speedup);
   else

@@ -13,8 +13,8 @@ namespace kb {
 // One launcher parameter with its expressions already evaluated for every size set.
 struct HarnessArg {
   std::string name;
-  std::string role;   // input | output | inout | scalar | size
-  std::string dtype;  // float32, int32, ... (the config's dtype names)
+  std::string role;   // input | output | inout | scalar | size | stream
+  std::string dtype;  // float32, int32, ... (the config's dtype names); "" for a stream
   std::vector<int64_t> counts;      // per size set: elements, for buffers
   std::vector<std::string> values;  // per size set: literal value for size/scalar; "" = random scalar
   std::string distribution;         // "" = the job's distributions
@@ -22,6 +22,9 @@ struct HarnessArg {
   // For outputs: how the allowed error scales. "" or "plain": atol + rtol*|r|. "abs_inputs":
   // atol + rtol*max(|r|, |s|), s the original's output on the absolute values of its float inputs.
   std::string error_scale;
+  // Integer inputs with `range = [lo, hi]`: per size set the evaluated {lo, hi}; every fill draws
+  // lo <= v < hi instead of a distribution (indices a gather must not read out of bounds with).
+  std::vector<std::vector<int64_t>> ranges;
 };
 
 struct HarnessBench {
@@ -66,11 +69,12 @@ struct HarnessJob {
 
 // Every shared library the bot builds for a variant exports this symbol: it unpacks `args`
 // (one pointer per launcher parameter: a device pointer for buffers, a pointer to the host
-// value for scalars and sizes) and calls the launcher. Returns 0.
+// value for scalars and sizes, a pointer to the cudaStream_t for streams) and calls the
+// launcher. Returns 0.
 inline constexpr const char* kEntrySymbol = "kb_launch";
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessArg, name, role, dtype, counts, values, distribution, rtol,
-                                                atol, error_scale)
+                                                atol, error_scale, ranges)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessBench, warmup_runs, min_time_s, min_samples, max_samples,
                                                 max_noise, timeout_s, flush_l2, graph_below_us, max_clock_sag)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessJob, mode, kernel, baseline_library, candidate_library,

@@ -68,6 +68,7 @@ struct OutputError {
   double rtol = 0, atol = 0;
   int64_t mismatches = 0;
   int64_t elements = 0;
+  double max_reference = 0;  // the largest finite |original's value| over every trial
 };
 
 // Evidence that a candidate computes what the original computes.
@@ -86,6 +87,9 @@ struct VerificationReport {
   std::string sanitizer_report;  // empty when clean
   bool deterministic_checked = false;      // each size's first trial ran twice on the same inputs
   bool original_nondeterministic = false;  // the original's own outputs varied between those calls
+  // Checks that passed but prove little, e.g. an output whose reference never exceeds its atol
+  // (any value near zero passes): for the reviewer and for whoever tunes the tolerances.
+  std::vector<std::string> warnings;
 };
 
 // Hardware counters and compiler facts for one variant. Every value came from CUPTI, the driver
@@ -158,11 +162,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SizeTiming, size_label, baseline
                                                 bytes_moved, flops, checked_samples, wall_clock_calls,
                                                 baseline_wall_us, candidate_wall_us)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OutputError, name, dtype, max_abs_error, max_rel_error, rtol, atol,
-                                                mismatches, elements)
+                                                mismatches, elements, max_reference)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(VerificationReport, passed, failure, trials, sizes, distributions,
                                                 seeds, outputs, worst_abs_error, worst_rel_error, strict_pass,
                                                 sanitized, sanitizer_report, deterministic_checked,
-                                                original_nondeterministic)
+                                                original_nondeterministic, warnings)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelMetrics, status, values, registers_per_thread,
                                                 static_shared_bytes, local_bytes_per_thread, spill_stores_bytes,
                                                 spill_loads_bytes, stack_frame_bytes, kernel_name,

@@ -260,6 +260,7 @@ HarnessJob single_size_job(const HarnessJob& job, size_t index) {
   for (auto& a : out.args) {
     pick(a.counts);
     pick(a.values);
+    pick(a.ranges);
   }
   out.metrics_size = -1;
   return out;

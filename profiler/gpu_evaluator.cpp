@@ -13,9 +13,33 @@
 
 namespace kb::profiler {
 namespace fs = std::filesystem;
+
 namespace {
 
 constexpr int kSanitizerErrorExit = 86;
+
+// Where the libraries link_libs names live: its -L directories and the directories of the
+// libraries it names by path (a variant loads them from there at run time).
+std::vector<fs::path> link_lib_dirs(const config::Config& config, const config::KernelSpec& spec) {
+  std::vector<fs::path> dirs;
+  for (const auto* libs : {&config.project.link_libs, &spec.link_libs})
+    for (const auto& lib : *libs) {
+      if (lib.rfind("-L", 0) == 0 && lib.size() > 2) dirs.push_back(config.resolve(lib.substr(2)));
+      else if (lib.find('/') != std::string::npos) dirs.push_back(config.resolve(lib).parent_path());
+    }
+  return dirs;
+}
+
+// Where to look for the provider of an undefined symbol: link_libs' directories, the toolkit's lib64.
+std::vector<fs::path> library_search_dirs(const config::Config& config, const config::KernelSpec& spec) {
+  std::vector<fs::path> dirs = link_lib_dirs(config, spec);
+  if (const std::string nvcc = find_nvcc(); !nvcc.empty()) {
+    std::error_code ec;
+    const fs::path toolkit = fs::canonical(nvcc, ec).parent_path().parent_path();
+    if (!ec) dirs.push_back(toolkit / "lib64");
+  }
+  return dirs;
+}
 
 // Compiler facts fill what the run did not measure (ptxas knows registers and spills exactly).
 void merge_compiler_report(KernelMetrics& m, const KernelMetrics& ptxas) {
@@ -67,6 +91,7 @@ GpuEvaluator::GpuEvaluator(const config::Config& config, const DeviceInfo& queri
   options.hidden = hidden_;
   options.work_dir = work_dir_;
   options.arch = resolve_cuda_arch(config.project.cuda_arch, queried.cc_major, queried.cc_minor);
+  arch_ = options.arch;
   options.max_memory_mb = config.verify.max_host_memory_mb;
   compiler_ = std::make_unique<VariantCompiler>(config, options);
 }
@@ -75,7 +100,7 @@ DeviceInfo GpuEvaluator::device() {
   std::lock_guard lock(device_mutex_);
   if (!device_) {
     device_ = calibrated_device(queried_, work_dir_.parent_path(), [&] {
-      return run_calibration(harness_, queried_.index, work_dir_ / "calibration", {600, 0, sandbox_, hidden_});
+      return run_calibration(harness_, queried_.index, work_dir_ / "calibration", {600, 0, sandbox_, hidden_, {}});
     });
   }
   return *device_;
@@ -100,7 +125,9 @@ HarnessRun GpuEvaluator::run_raw(const HarnessJob& job, const std::string& tag,
   static std::atomic<int> counter{0};
   const fs::path dir = work_dir_ / "jobs" / (job.kernel + "-" + tag + "-" + std::to_string(getpid()) + "-" +
                                              std::to_string(counter++));
-  HarnessLimits limits{config_.verify.timeout_s * timeout_scale, config_.verify.max_host_memory_mb, sandbox_, hidden_};
+  const auto* spec = config_.find_kernel(job.kernel);
+  HarnessLimits limits{config_.verify.timeout_s * timeout_scale, config_.verify.max_host_memory_mb, sandbox_, hidden_,
+                       spec ? link_lib_dirs(config_, *spec) : std::vector<fs::path>{}};
   HarnessRun r = run_harness_job(harness_, job, dir, limits, wrapper);
   EvalResult verdict = classify_harness_run(r, limits.max_memory_mb);
   if (verdict.verdict == Verdict::infra_error && wrapper.empty()) {
@@ -283,9 +310,30 @@ EvalResult GpuEvaluator::profile_baseline(const config::KernelSpec& spec, const 
   return result;
 }
 
+LoadCheck GpuEvaluator::check_load(const config::KernelSpec& spec, const CompiledVariant& compiled) {
+  static std::atomic<int> counter{0};
+  const fs::path dir = work_dir_ / "jobs" / (spec.name + "-load-" + std::to_string(getpid()) + "-" +
+                                             std::to_string(counter++));
+  HarnessLimits limits{60, config_.verify.max_host_memory_mb, sandbox_, hidden_, link_lib_dirs(config_, spec)};
+  LoadCheck check = check_library_loads(harness_, compiled.library_path, dir, limits, library_search_dirs(config_, spec));
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  return check;
+}
+
 std::unique_ptr<GpuEvaluator> make_gpu_evaluator_for_profile(const config::Config& config, int device) {
   std::vector<DeviceInfo> devices = query_devices();  // throws NoDeviceError on a machine without a GPU
   return std::make_unique<GpuEvaluator>(config, pick_device(devices, device));
+}
+
+std::unique_ptr<GpuEvaluator> make_gpu_evaluator_for_check(const config::Config& config) {
+  DeviceInfo queried;  // compute capability 0.0: resolve_cuda_arch falls back to the config, then sm_90
+  try {
+    queried = query_devices().front();
+  } catch (const NoDeviceError&) {
+    // No GPU is the normal case here.
+  }
+  return std::make_unique<GpuEvaluator>(config, queried);
 }
 
 std::unique_ptr<Evaluator> make_gpu_evaluator(const config::Config& config, int device) {

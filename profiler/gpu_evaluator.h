@@ -11,6 +11,7 @@
 #include "profiler/evaluation_outcome.h"
 #include "profiler/evaluator.h"
 #include "profiler/harness_process.h"
+#include "profiler/library_load_check.h"
 #include "profiler/variant_compiler.h"
 
 namespace kb::profiler {
@@ -38,6 +39,11 @@ class GpuEvaluator : public Evaluator {
 
   const std::filesystem::path& work_dir() const { return work_dir_; }
 
+  // Whether `compiled` loads as the harness will load it (library_load_check.h); needs no GPU.
+  LoadCheck check_load(const config::KernelSpec& spec, const CompiledVariant& compiled);
+  // The -arch the variants are compiled for.
+  std::string arch() const { return arch_; }
+
  private:
   HarnessJob job_for(const config::KernelSpec& spec, const std::string& mode);
   // Runs one job in its own directory under <work_dir>/jobs (kept only when the run failed).
@@ -58,6 +64,7 @@ class GpuEvaluator : public Evaluator {
   SandboxKind sandbox_;
   std::vector<std::filesystem::path> hidden_;  // what no candidate process may see
   std::unique_ptr<VariantCompiler> compiler_;
+  std::string arch_;
   std::mutex device_mutex_;
   std::optional<DeviceInfo> device_;
 };
@@ -66,5 +73,8 @@ class GpuEvaluator : public Evaluator {
 // NoDeviceError when there is no such GPU.
 std::unique_ptr<Evaluator> make_gpu_evaluator(const config::Config& config, int device);
 std::unique_ptr<GpuEvaluator> make_gpu_evaluator_for_profile(const config::Config& config, int device);
+// For compiling and loading without a GPU (`kernelbot check --compile`): the first GPU's
+// architecture when there is one, else [project].cuda_arch, else sm_90.
+std::unique_ptr<GpuEvaluator> make_gpu_evaluator_for_check(const config::Config& config);
 
 }  // namespace kb::profiler

@@ -11,8 +11,9 @@ namespace kb::profiler {
 
 // The shim's source text. `variant_include` is what the shim #includes (an absolute path to the
 // variant's source written to disk). Buffers are passed as non-const `T*` (a `const T*` parameter
-// accepts them too); scalars and sizes as `*static_cast<T*>(a[i])`. Qualified launcher names
-// (`ops::launch_saxpy`) work as written in the spec.
+// accepts them too); scalars and sizes as `*static_cast<T*>(a[i])`; a stream argument as
+// `*static_cast<cudaStream_t*>(a[i])`, the stream the variant server created for the launcher.
+// Qualified launcher names (`ops::launch_saxpy`) work as written in the spec.
 std::string generate_entry_shim(const config::KernelSpec& spec, const std::string& variant_include);
 
 }  // namespace kb::profiler

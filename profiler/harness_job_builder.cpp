@@ -3,7 +3,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "config/size_expression.h"
 
@@ -21,6 +24,20 @@ std::string format_value(double v, config::DType dtype, const config::ArgSpec& a
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
+}
+
+// range = [lo, hi] at one size set, checked: an empty range leaves nothing to draw.
+std::vector<int64_t> evaluate_range(const config::ArgSpec& arg, const std::map<std::string, int64_t>& sizes) {
+  const double lo = config::evaluate_expression(arg.range[0], sizes);
+  const double hi = config::evaluate_expression(arg.range[1], sizes);
+  if (lo != std::floor(lo) || hi != std::floor(hi))
+    throw config::ExpressionError("argument '" + arg.name + "': range [" + arg.range[0] + ", " + arg.range[1] +
+                                  "] evaluates to non-integers");
+  if (!(lo < hi))
+    throw config::ExpressionError("argument '" + arg.name + "': range [" + arg.range[0] + ", " + arg.range[1] +
+                                  "] evaluates to the empty [" + std::to_string(static_cast<long long>(lo)) + ", " +
+                                  std::to_string(static_cast<long long>(hi)) + ") (values are drawn from lo <= v < hi)");
+  return {static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
 }
 
 uint64_t fresh_seed() {
@@ -43,11 +60,17 @@ HarnessJob make_harness_job(const config::Config& config, const config::KernelSp
     HarnessArg h;
     h.name = a.name;
     h.role = config::to_string(a.role);
+    if (a.role == config::ArgRole::stream) {
+      // The harness supplies the stream: no dtype, counts or values, and no bytes moved.
+      job.args.push_back(std::move(h));
+      continue;
+    }
     h.dtype = config::to_string(a.dtype);
     h.distribution = a.distribution;
     const bool buffer = config::role_is_buffer(a.role);
     for (size_t i = 0; i < sizes.size(); ++i) {
       const auto& values = sizes[i].values;
+      if (a.range.size() == 2) h.ranges.push_back(evaluate_range(a, values));
       if (buffer) {
         int64_t count = config::evaluate_count(a.count, values);
         h.counts.push_back(count);

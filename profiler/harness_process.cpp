@@ -135,6 +135,7 @@ HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, co
   cmd.limits.max_output_bytes = 512 * 1024;
   cmd.kind = limits.sandbox;
   cmd.view = harness_view(harness, dir, {job.baseline_library, job.candidate_library}, wrapper, limits.hidden);
+  for (const auto& d : limits.library_dirs) cmd.view.read_only.push_back(d);
   spdlog::debug("running {} job for '{}' in {} ({} sandbox)", job.mode, job.kernel, dir.string(),
                 to_string(limits.sandbox));
 

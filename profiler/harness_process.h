@@ -39,6 +39,9 @@ struct HarnessLimits {
   // Where the harness (and so the candidate's code it loads) runs, and what it must not see.
   SandboxKind sandbox = SandboxKind::namespaces;
   std::vector<std::filesystem::path> hidden;  // repository_secrets()
+  // Also readable in the namespace sandbox: where the project's link_libs live (a variant's
+  // library loads them from there, as in the application).
+  std::vector<std::filesystem::path> library_dirs;
 };
 
 // What the harness may see in the namespace sandbox: the system, the toolkit and library path,

@@ -55,7 +55,7 @@ std::string launcher_signature(const config::KernelSpec& spec, const std::string
   }
   std::string params;
   for (const auto& a : spec.args) {
-    std::string type = config::dtype_cpp_type(a.dtype);
+    std::string type = a.role == config::ArgRole::stream ? "cudaStream_t" : config::dtype_cpp_type(a.dtype);
     if (config::role_is_buffer(a.role)) type = (a.role == config::ArgRole::input ? "const " : "") + type + "*";
     params += (params.empty() ? "" : ", ") + type + " " + a.name;
   }

@@ -16,6 +16,7 @@ void register_run_command(CLI::App& app, CliContext& ctx);
 void register_pr_command(CLI::App& app, CliContext& ctx);
 void register_publish_command(CLI::App& app, CliContext& ctx);
 void register_config_command(CLI::App& app, CliContext& ctx);
+void register_check_command(CLI::App& app, CliContext& ctx);
 void register_version_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace kb::bot

@@ -73,6 +73,7 @@ std::string render_eval_result(const EvalResult& r, const std::string& kernel, c
     if (v.sanitized) s << "; compute-sanitizer " << (v.sanitizer_report.empty() ? "clean" : "report below");
     s << "\n";
     if (!v.failure.empty()) s << "failure: " << v.failure << "\n";
+    for (const auto& w : v.warnings) s << "warning: " << w << "\n";
   }
   if (!r.timings.empty()) {
     TextTable t({"size", "baseline us", "candidate us", "speedup", "significant", "noise b/c", "% of floor b/c"});

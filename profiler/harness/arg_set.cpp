@@ -37,7 +37,7 @@ ArgSet::ArgSet(const RunnerJob& job, size_t size_index) : ArgSet(job, size_index
       pointers_[i] = device_[i];
     } else {
       pointers_[i] = &scalar_storage_[i];
-      if (!a.values[size_index].empty()) set_scalar(i, parse_value(a, size_index));
+      if (a.is_value() && !a.values[size_index].empty()) set_scalar(i, parse_value(a, size_index));
     }
   }
 }
@@ -66,7 +66,7 @@ ArgSet::ArgSet(const RunnerJob& job, size_t size_index, const unsigned char (*ha
       pointers_[i] = device_[i];
     } else {
       pointers_[i] = &scalar_storage_[i];
-      if (!a.values[size_index].empty()) set_scalar(i, parse_value(a, size_index));
+      if (a.is_value() && !a.values[size_index].empty()) set_scalar(i, parse_value(a, size_index));
     }
   }
 }
@@ -111,6 +111,12 @@ void ArgSet::set_scalar(size_t i, double value) {
   scalar_values_[i] = value;
   scalar_storage_[i] = 0;
   store_double(job_.args[i].type, &scalar_storage_[i], 0, value);
+}
+
+void ArgSet::set_stream(size_t i, cudaStream_t stream) {
+  static_assert(sizeof(cudaStream_t) <= sizeof(uint64_t), "a stream handle fits an argument's storage");
+  scalar_storage_[i] = 0;
+  std::memcpy(&scalar_storage_[i], &stream, sizeof stream);
 }
 
 void ArgSet::upload(size_t i, const HostBuffer& data) {

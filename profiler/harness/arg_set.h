@@ -1,9 +1,11 @@
 // The arguments of one launcher call at one size set: a device buffer per buffer parameter,
-// host storage per scalar and size, and the `void*` array kb_launch takes. The judge owns the
+// host storage per scalar, size and stream, and the `void*` array kb_launch takes. The judge owns the
 // buffers (allocates, fills, poisons, reads them back) and exports them through CUDA IPC; a
 // variant server maps them (the mapped constructor) and only calls the launcher on them, so what
 // the judge reads back is what the variant's kernels wrote, not what its process says they wrote.
 #pragma once
+
+#include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <vector>
@@ -41,6 +43,8 @@ class ArgSet {
 
   // Host value of scalar/size `i` (stored in the argument's own type).
   void set_scalar(size_t i, double value);
+  // The cudaStream_t that stream argument `i` passes (a server's LauncherStream; null until set).
+  void set_stream(size_t i, cudaStream_t stream);
   double scalar(size_t i) const { return scalar_values_[i]; }
 
   // Synchronous copies on the legacy default stream (verification needs them complete).
@@ -59,7 +63,7 @@ class ArgSet {
   size_t size_index_;
   std::vector<size_t> counts_;
   std::vector<void*> device_;
-  std::vector<uint64_t> scalar_storage_;  // 8 bytes per argument, enough for every scalar type
+  std::vector<uint64_t> scalar_storage_;  // 8 bytes per argument: every scalar type, or a cudaStream_t
   std::vector<double> scalar_values_;
   std::vector<void*> pointers_;
 };

@@ -77,6 +77,12 @@ __global__ void fill_random_kernel(void* dst, int t, int d, uint64_t seed, uint6
   }
 }
 
+__global__ void fill_range_kernel(void* dst, int t, int64_t lo, int64_t hi, uint64_t seed, uint64_t stream,
+                                  size_t count) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count; i += size_t{gridDim.x} * blockDim.x)
+    store_elem(t, dst, i, range_value(lo, hi, seed, stream, i));
+}
+
 __global__ void mismatch_kernel(const void* ref, const void* got, int t, size_t count, double rtol, double atol,
                                 uint64_t poison, unsigned long long* counters) {
   unsigned long long bad = 0;
@@ -123,6 +129,13 @@ cudaError_t launch_fill_random(void* dst, int elem_type, int distribution, uint6
                                size_t count, cudaStream_t s) {
   if (count == 0) return cudaSuccess;
   fill_random_kernel<<<blocks_for(count), kThreads, 0, s>>>(dst, elem_type, distribution, seed, stream, count);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_fill_range(void* dst, int elem_type, int64_t lo, int64_t hi, uint64_t seed, uint64_t stream,
+                              size_t count, cudaStream_t s) {
+  if (count == 0) return cudaSuccess;
+  fill_range_kernel<<<blocks_for(count), kThreads, 0, s>>>(dst, elem_type, lo, hi, seed, stream, count);
   return cudaGetLastError();
 }
 

@@ -16,6 +16,11 @@ namespace kb::harness {
 cudaError_t launch_fill_random(void* dst, int elem_type, int distribution, uint64_t seed, uint64_t stream,
                                size_t count, cudaStream_t s);
 
+// Fills `count` elements of the integer type `elem_type` at `dst` as fill_range does: an input
+// with range = [lo, hi], element i drawn from lo <= v < hi for (seed, stream).
+cudaError_t launch_fill_range(void* dst, int elem_type, int64_t lo, int64_t hi, uint64_t seed, uint64_t stream,
+                              size_t count, cudaStream_t s);
+
 // Adds to counters[0] the elements of `got` that fail the tolerance rule of compare_output
 // against `ref` (elements where `ref` holds the poison pattern are ignored, `got` holding it is a
 // failure), for `count` elements of `elem_type`. `poison_bits` is the dtype's poison pattern.

@@ -4,6 +4,9 @@
 //   kernelbot-harness --job job.json --out result.json [--seal-key-stdin] [--verbose]   the judge
 //   kernelbot-harness --serve lib.so --job job.json --who candidate --fd 3               a server (started by the judge)
 //   kernelbot-harness --calibrate --out device.json [--device N] [--verbose]
+//   kernelbot-harness --load-check lib.so     dlopen it as a server would (no GPU needed): exit 0
+//                                            when it loads and exports kb_launch, else 1 with the
+//                                            loader's message (`kernelbot check --compile`)
 //
 // Exit codes: 0 a result was written (whatever the verdict); 1 the harness itself failed (no
 // device, out of memory, CUPTI missing; result.json holds verdict infra_error when it could be
@@ -32,6 +35,7 @@
 #include "profiler/harness/job_runner.h"
 #include "profiler/harness/variant_call.h"
 #include "profiler/harness/variant_process.h"
+#include "profiler/harness/variant_library.h"
 #include "profiler/harness/variant_server.h"
 
 namespace {
@@ -95,6 +99,19 @@ int run_server(const std::string& library, const std::string& job_path, const st
   end_now(serve_variant(fd, job, library, w));
 }
 
+// The load a variant server makes (load_variant_library: dlopen RTLD_NOW), without a GPU or a
+// job: every undefined symbol and missing dependency shows here as it would at the first run.
+int run_load_check(const std::string& library) {
+  try {
+    load_variant_library(library);
+  } catch (const LibraryError& e) {
+    std::fprintf(stderr, "kb-harness: %s\n", e.what());
+    return kExitHarnessError;
+  }
+  std::printf("loaded %s\n", library.c_str());
+  return kExitOk;
+}
+
 int run_judge(const std::string& job_path, const std::string& out, const std::string& key, bool verbose) {
   const auto start = std::chrono::steady_clock::now();
   RunnerJob job;
@@ -138,7 +155,7 @@ int main(int argc, char** argv) {
   prctl(PR_SET_DUMPABLE, 0);
   CLI::App app{"kernelbot-harness: verifies, times and profiles compiled kernel variants on the GPU "
                "(run by kernelbot in a child process)"};
-  std::string job_path, out, serve, who = "candidate";
+  std::string job_path, out, serve, load_check, who = "candidate";
   bool calibrate = false, verbose = false, seal = false;
   int device = 0, fd = -1;
   app.add_option("--job", job_path, "HarnessJob JSON written by kernelbot")->check(CLI::ExistingFile);
@@ -149,10 +166,15 @@ int main(int argc, char** argv) {
   app.add_option("--serve", serve, "serve the variant in this library to the judge (internal: the judge starts it)");
   app.add_option("--who", who, "with --serve: candidate or baseline")->check(CLI::IsMember({"candidate", "baseline"}));
   app.add_option("--fd", fd, "with --serve: the socket to the judge");
+  app.add_option("--load-check", load_check,
+                 "only load this variant library as a server would (dlopen RTLD_NOW, kb_launch) and exit: 0 when "
+                 "it loads, 1 with the loader's message when not; needs no GPU");
   app.add_flag("-v,--verbose", verbose, "log every trial");
   try {
     app.parse(argc, argv);
-    if (!serve.empty()) {
+    if (!load_check.empty()) {
+      // Nothing else applies.
+    } else if (!serve.empty()) {
       if (job_path.empty() || fd < 0) throw CLI::ValidationError("--serve needs --job and --fd");
     } else {
       if (calibrate == !job_path.empty()) throw CLI::ValidationError("give exactly one of --job and --calibrate");
@@ -162,6 +184,7 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
   }
+  if (!load_check.empty()) return run_load_check(load_check);
   auto logger = spdlog::stderr_color_mt("kb-harness");
   logger->set_pattern(serve.empty() ? "kb-harness [%l] %v" : "kb-harness " + who + " [%l] %v");
   logger->set_level(verbose ? spdlog::level::debug : spdlog::level::info);

@@ -270,6 +270,14 @@ KB_HOST_DEVICE inline double element_value(ElemType t, Distribution d, uint64_t 
   return is_float_type(t) ? float_value(t, d, seed, stream, i) : int_value(t, d, seed, stream, i);
 }
 
+// Element `i` of stream `stream` of an integer input with range = [lo, hi]: uniform over
+// lo <= v < hi (hi > lo), in integer arithmetic so host and device agree exactly. The modulo's
+// bias is below (hi - lo) / 2^64: nothing a test can see.
+KB_HOST_DEVICE inline double range_value(int64_t lo, int64_t hi, uint64_t seed, uint64_t stream, uint64_t i) {
+  const uint64_t width = static_cast<uint64_t>(hi - lo);
+  return static_cast<double>(lo + static_cast<int64_t>(element_bits(seed, stream, i) % width));
+}
+
 // One random scalar argument (a launcher parameter the spec leaves to the harness): floats of
 // magnitude in [0.5, 2] (negative half the time for normal and mixed_sign), integers in [1, 16].
 KB_HOST_DEVICE inline double random_scalar(ElemType t, Distribution d, uint64_t seed, uint64_t stream) {

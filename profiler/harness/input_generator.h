@@ -23,4 +23,8 @@ const char* to_string(Distribution d);
 // to the type. `stream` separates the buffers of one call.
 void fill_random(ElemType t, Distribution d, uint64_t seed, uint64_t stream, void* data, size_t count);
 
+// Fills `count` elements of the integer type `t` with range_value(lo, hi, seed, stream, i): the
+// values of an input declared with range = [lo, hi] (indices), lo <= v < hi.
+void fill_range(ElemType t, int64_t lo, int64_t hi, uint64_t seed, uint64_t stream, void* data, size_t count);
+
 }  // namespace kb::harness

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 namespace kb::harness {
 namespace {
@@ -19,8 +20,48 @@ ArgRole parse_role(const std::string& role, const std::string& where) {
   if (role == "inout") return ArgRole::inout;
   if (role == "scalar") return ArgRole::scalar;
   if (role == "size") return ArgRole::size;
+  if (role == "stream") return ArgRole::stream;
   throw JobError("job field " + where + ".role: unknown role '" + role +
-                 "' (expected input, output, inout, scalar or size)");
+                 "' (expected input, output, inout, scalar, size or stream)");
+}
+
+// The smallest and largest values an integer type holds (int64's ends as doubles round, so they
+// are kept inside +-2^62: no index range comes near them).
+std::pair<double, double> integer_limits(ElemType t) {
+  switch (t) {
+    case ElemType::int8: return {-128, 127};
+    case ElemType::uint8: return {0, 255};
+    case ElemType::int32: return {-2147483648.0, 2147483647.0};
+    case ElemType::uint32: return {0, 4294967295.0};
+    default: return {-4611686018427387904.0, 4611686018427387904.0};
+  }
+}
+
+// ranges: one [lo, hi] per size set, lo < hi, every value of [lo, hi) representable in the type.
+std::vector<InputRange> decode_ranges(const HarnessArg& a, const RunnerArg& arg, size_t sizes, const std::string& where) {
+  std::vector<InputRange> out;
+  if (a.ranges.empty()) return out;
+  if (arg.role != ArgRole::input && arg.role != ArgRole::inout)
+    throw JobError("job field " + where + ".ranges: only inputs take a range, not a " + to_string(arg.role));
+  if (elem_is_float(arg.type))
+    throw JobError("job field " + where + ".ranges: only integer inputs take a range, not " + to_string(arg.type));
+  if (a.ranges.size() != sizes)
+    throw JobError("job field " + where + ".ranges has " + std::to_string(a.ranges.size()) + " entries, expected " +
+                   std::to_string(sizes) + " (one per size set)");
+  const auto [min, max] = integer_limits(arg.type);
+  for (size_t s = 0; s < sizes; ++s) {
+    const auto& r = a.ranges[s];
+    const std::string at = "job field " + where + ".ranges[" + std::to_string(s) + "]";
+    if (r.size() != 2) throw JobError(at + ": expected [lo, hi]");
+    if (r[0] >= r[1])
+      throw JobError(at + ": [" + std::to_string(r[0]) + ", " + std::to_string(r[1]) +
+                     ") is empty (values are drawn from lo <= v < hi)");
+    if (static_cast<double>(r[0]) < min || static_cast<double>(r[1] - 1) > max)
+      throw JobError(at + ": [" + std::to_string(r[0]) + ", " + std::to_string(r[1]) + ") does not fit " +
+                     to_string(arg.type));
+    out.push_back({r[0], r[1]});
+  }
+  return out;
 }
 
 }  // namespace
@@ -32,6 +73,7 @@ const char* to_string(ArgRole r) {
     case ArgRole::inout: return "inout";
     case ArgRole::scalar: return "scalar";
     case ArgRole::size: return "size";
+    case ArgRole::stream: return "stream";
   }
   return "unknown";
 }
@@ -69,6 +111,13 @@ RunnerJob decode_job(const HarnessJob& job) {
     RunnerArg arg;
     arg.name = a.name;
     arg.role = parse_role(a.role, where);
+    if (arg.is_stream()) {
+      // The server supplies the stream; the job describes no data for it.
+      if (!a.counts.empty() || !a.values.empty() || !a.ranges.empty())
+        throw JobError("job field " + where + ": a stream argument takes no counts, values or ranges");
+      r.args.push_back(std::move(arg));
+      continue;
+    }
     auto type = parse_elem_type(a.dtype);
     if (!type) throw JobError("job field " + where + ".dtype: unknown dtype '" + a.dtype + "'");
     arg.type = *type;
@@ -84,6 +133,7 @@ RunnerJob decode_job(const HarnessJob& job) {
       throw JobError("job field " + where + ".error_scale: unknown error scale '" + a.error_scale +
                      "' (plain or abs_inputs)");
     arg.error_scale = *scale;
+    arg.ranges = decode_ranges(a, arg, sizes, where);
     if (arg.tolerance.rtol < 0 || arg.tolerance.atol < 0)
       throw JobError("job field " + where + ": rtol and atol must not be negative");
     if (arg.is_buffer()) {
@@ -108,7 +158,7 @@ RunnerJob decode_job(const HarnessJob& job) {
   if (!writes && job.mode != "time_baseline" && job.mode != "metrics")
     throw JobError("job field args: no argument has role output or inout, so there is nothing to verify");
   for (size_t i = 0; i < r.args.size(); ++i)
-    if (!r.args[i].is_buffer())
+    if (r.args[i].is_value())
       for (size_t s = 0; s < sizes; ++s)
         if (!r.args[i].values[s].empty()) parse_value(r.args[i], s);  // throws on a bad literal
   const auto& b = job.bench;
@@ -121,6 +171,12 @@ RunnerJob decode_job(const HarnessJob& job) {
     throw JobError("job field metrics_size " + std::to_string(job.metrics_size) + " is out of range (" +
                    std::to_string(sizes) + " size sets)");
   return r;
+}
+
+const RunnerArg* stream_arg(const RunnerJob& job) {
+  for (const auto& a : job.args)
+    if (a.is_stream()) return &a;
+  return nullptr;
 }
 
 double parse_value(const RunnerArg& arg, size_t size_index) {

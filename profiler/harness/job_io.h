@@ -21,7 +21,13 @@ struct JobError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class ArgRole { input, output, inout, scalar, size };
+// stream: a cudaStream_t the variant server creates (launcher_stream.h); no type, counts or values.
+enum class ArgRole { input, output, inout, scalar, size, stream };
+
+// An integer input's range = [lo, hi] at one size set: values drawn from lo <= v < hi.
+struct InputRange {
+  int64_t lo = 0, hi = 0;
+};
 
 // One launcher parameter, decoded.
 struct RunnerArg {
@@ -34,8 +40,13 @@ struct RunnerArg {
   Distribution distribution = Distribution::uniform;
   Tolerance tolerance;
   ErrorScale error_scale = ErrorScale::plain;  // outputs: how the allowed error scales
+  std::vector<InputRange> ranges;              // per size set, for inputs with a range; else empty
   bool is_buffer() const { return role == ArgRole::input || role == ArgRole::output || role == ArgRole::inout; }
   bool is_written() const { return role == ArgRole::output || role == ArgRole::inout; }
+  bool is_read() const { return role == ArgRole::input || role == ArgRole::inout; }
+  bool is_value() const { return role == ArgRole::scalar || role == ArgRole::size; }  // host value passed by pointer
+  bool is_stream() const { return role == ArgRole::stream; }
+  bool has_range() const { return !ranges.empty(); }
 };
 
 // The job with its arguments decoded and checked.
@@ -47,6 +58,9 @@ struct RunnerJob {
 };
 
 const char* to_string(ArgRole r);
+
+// The job's first stream argument, or null when the launcher takes no stream.
+const RunnerArg* stream_arg(const RunnerJob& job);
 
 // Parses and checks a job. Throws JobError naming the field at fault.
 RunnerJob decode_job(const HarnessJob& job);

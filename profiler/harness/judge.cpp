@@ -6,7 +6,7 @@ namespace kb::harness {
 
 void put_scalars(Request& r, const ArgSet& set) {
   for (size_t i = 0; i < set.arg_count() && i < kMaxArgs; ++i) {
-    if (set.arg(i).is_buffer()) continue;
+    if (!set.arg(i).is_value()) continue;  // buffers travel as IPC handles; streams are the server's
     r.has_scalar[i] = 1;
     r.scalars[i] = set.scalar(i);
   }

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "profiler/harness/arg_inputs.h"
 #include "profiler/harness/clock_monitor.h"
 #include "profiler/harness/cuda_check.h"
 #include "profiler/harness/device_checks.h"
@@ -102,7 +103,7 @@ class SizeTimer {
     auto set = std::make_unique<ArgSet>(job_, size_);
     for (size_t i = 0; i < job_.args.size(); ++i) {
       const auto& a = job_.args[i];
-      if (!a.is_buffer() && a.values[size_].empty())
+      if (a.is_value() && a.values[size_].empty())
         set->set_scalar(i, random_scalar(a.type, job_.distributions.front(), job_.raw.seed ^ kTimingSeedSalt, i));
     }
     ids.push_back(slot_id(base, slots.size()));
@@ -116,8 +117,16 @@ class SizeTimer {
       ArgSet& set = *sets[k];
       for (size_t i = 0; i < job_.args.size(); ++i) {
         const auto& a = job_.args[i];
-        if (a.role != ArgRole::input && a.role != ArgRole::inout) continue;
-        const Distribution d = a.has_distribution ? a.distribution : job_.distributions.front();
+        if (!a.is_read()) continue;
+        // The same choice as fill_input (arg_inputs.h): the range, else the distribution.
+        if (a.has_range()) {
+          const InputRange& r = a.ranges[size_];
+          cuda_check(launch_fill_range(set.device(i), static_cast<int>(a.type), r.lo, r.hi, seed + k, i, set.count(i),
+                                       cudaStreamLegacy),
+                     "filling fresh inputs");
+          continue;
+        }
+        const Distribution d = input_distribution(a, job_.distributions.front());
         cuda_check(launch_fill_random(set.device(i), static_cast<int>(a.type), static_cast<int>(d), seed + k, i,
                                       set.count(i), cudaStreamLegacy),
                    "filling fresh inputs");
@@ -243,8 +252,10 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
     if (v.captured) v.server->ask(slot_request(Op::drop_graph, v.ids), servers_.timeout_s);
     v.notes.push_back("timed as " + std::to_string(launches_) + " back-to-back launches per sample (" +
                       (all_capturable ? std::string("graph capture failed")
-                                      : std::string("graph capture impossible: a launcher uses the legacy default "
-                                                    "stream")) +
+                       : stream_arg(job_) ? "graph capture impossible: a launcher's work is not all on its stream "
+                                            "argument '" + stream_arg(job_)->name + "'"
+                                          : std::string("graph capture impossible: a launcher uses the legacy default "
+                                                        "stream")) +
                       ")");
   }
 

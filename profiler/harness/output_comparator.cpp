@@ -78,6 +78,7 @@ OutputComparison compare_output(ElemType t, const void* reference, const void* c
       if (v != r) note_mismatch(c, worst_mismatch_err, i, r, v, HUGE_VAL);
       continue;
     }
+    c.max_reference = std::max(c.max_reference, std::fabs(r));
     if (!std::isfinite(v)) {
       ++c.non_finite;
       note_mismatch(c, worst_mismatch_err, i, r, v, HUGE_VAL);

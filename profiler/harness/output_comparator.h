@@ -42,6 +42,8 @@ struct OutputComparison {
   int64_t ignored = 0;       // the original left the poison there too: not part of the contract
   double max_abs_error = 0;  // over finite pairs
   double max_rel_error = 0;  // |c - r| / |r|, over finite pairs with r != 0
+  double max_reference = 0;  // the largest finite |r| (0 for integers compared exactly): at or
+                             // below atol, the check passes any value within atol of zero
   ElementSample worst;       // the largest |c - r| among mismatches (or overall when none)
   ElementSample first;       // the first mismatch
   bool scaled = false;           // compared with a per-element scale (ErrorScale::abs_inputs)

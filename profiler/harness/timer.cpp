@@ -56,10 +56,10 @@ void SampleTimer::flush_l2() {
 CallProfile SampleTimer::profile_calls(const TimedCalls& v, int calls) {
   ActivityMonitor& activity = ActivityMonitor::instance();
   CallProfile profile;
-  uint32_t per_thread = 0;
+  uint32_t expected_stream = 0;
   try {
     activity.enable();
-    per_thread = activity.stream_id_of(cudaStreamPerThread);
+    expected_stream = activity.stream_id_of(v.capture_stream());
   } catch (const HarnessError& e) {
     profile.note = std::string("no CUPTI trace of the call (") + e.what() + ")";
     spdlog::warn("{}", profile.note);
@@ -88,9 +88,9 @@ CallProfile SampleTimer::profile_calls(const TimedCalls& v, int calls) {
   }
   activity.disable();
   profile.span_us = summarize(spans).median;
-  profile.on_per_thread_stream = !profile.records.empty();
+  profile.on_capture_stream = !profile.records.empty();
   for (const auto& r : profile.records)
-    if (r.stream != per_thread) profile.on_per_thread_stream = false;
+    if (r.stream != expected_stream) profile.on_capture_stream = false;
   return profile;
 }
 
@@ -109,13 +109,14 @@ void SampleTimer::drop_graph() {
 bool SampleTimer::capture(const TimedCalls& v, int launches) {
   drop_graph();
   cudaGraph_t graph = nullptr;
-  bool ok = cudaStreamBeginCapture(cudaStreamPerThread, cudaStreamCaptureModeRelaxed) == cudaSuccess;
+  const cudaStream_t stream = v.capture_stream();
+  bool ok = cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed) == cudaSuccess;
   if (ok) {
     CallScope scope(v.who, "");
     for (int k = 0; k < launches; ++k)
       if (v.fn(slot_args(v, k)) != 0) ok = false;
   }
-  const cudaError_t end = cudaStreamEndCapture(cudaStreamPerThread, &graph);
+  const cudaError_t end = cudaStreamEndCapture(stream, &graph);
   ok = ok && end == cudaSuccess && graph != nullptr;
   size_t nodes = 0;
   if (ok) ok = cudaGraphGetNodes(graph, nullptr, &nodes) == cudaSuccess && nodes >= static_cast<size_t>(launches);
@@ -139,7 +140,8 @@ SampleTime SampleTimer::sample(const TimedCalls& v, int launches) {
   cuda_check(cudaEventRecord(start_, cudaStreamLegacy), "recording the start event");
   if (graph_ && graph_launches_ == launches) {
     CallScope scope(v.who, "");
-    check_variant_sync(cudaGraphLaunch(graph_, cudaStreamPerThread), v.who, "launching the captured graph");
+    // Replayed where it was captured: a blocking stream, so the events on the legacy stream bracket it.
+    check_variant_sync(cudaGraphLaunch(graph_, v.capture_stream()), v.who, "launching the captured graph");
   } else {
     for (int k = 0; k < launches; ++k) call_variant(v.fn, slot_args(v, k), v.who);
   }

@@ -1,7 +1,8 @@
 // Timing of launcher calls inside a variant server, in the manner of nvbench's cold measurement:
 // each sample starts with a cold L2 (the cache evicted), a blocking kernel holds the default
 // stream while the sample's launches are queued, and CUDA events on the legacy default stream
-// bracket the work. Kernels shorter than graph_below_us are timed K launches per sample (a CUDA
+// bracket the work (a launcher's stream argument gets a blocking stream, launcher_stream.h, which
+// those events order too). Kernels shorter than graph_below_us are timed K launches per sample (a CUDA
 // graph when the launcher's stream can be captured, back-to-back launches otherwise); launch k of
 // a sample works on argument slot k % slots, each filled with fresh inputs by the judge.
 //
@@ -21,18 +22,22 @@
 
 namespace kb::harness {
 
-// A variant's calls: launch k works on slots[k % slots.size()].
+// A variant's calls: launch k works on slots[k % slots.size()]. `stream` is the stream the
+// launcher is given (its stream argument), or null when it takes none.
 struct TimedCalls {
   Who who = Who::baseline;
   EntryFn fn = nullptr;
   std::vector<ArgSet*> slots;
+  cudaStream_t stream = nullptr;
+  // Where capture begins and the graph replays: the given stream, else the per-thread default one.
+  cudaStream_t capture_stream() const { return stream ? stream : cudaStreamPerThread; }
 };
 
 // What a short traced run of a variant showed (CUPTI activity, cold L2 before each call).
 struct CallProfile {
   double span_us = 0;  // median over the calls: first activity start to last activity end
   std::vector<ActivityRecord> records;  // of the last call
-  bool on_per_thread_stream = false;    // every activity ran on this thread's per-thread default stream
+  bool on_capture_stream = false;  // every activity ran on TimedCalls::capture_stream(): capturable
   std::string note;                     // why there is no trace (CUPTI activity unavailable), else empty
 };
 
@@ -54,8 +59,8 @@ class SampleTimer {
   // activity (another profiler attached, say) it returns an empty profile with a note.
   CallProfile profile_calls(const TimedCalls& v, int calls);
   void warm_up(const TimedCalls& v, int runs);  // throws VariantFault
-  // Captures `launches` launches as a graph on the per-thread default stream; false when the
-  // launcher cannot be captured. Replaces an earlier graph.
+  // Captures `launches` launches as a graph on the calls' capture stream; false when the launcher
+  // cannot be captured. Replaces an earlier graph.
   bool capture(const TimedCalls& v, int launches);
   void drop_graph();
   // One sample of `launches` launches (the captured graph when there is one of that many).

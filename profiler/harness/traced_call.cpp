@@ -9,7 +9,8 @@
 
 namespace kb::harness {
 
-std::string run_and_check_streams(EntryFn fn, void** args, Who who, ActivityMonitor* tracing) {
+std::string run_and_check_streams(EntryFn fn, void** args, Who who, ActivityMonitor* tracing,
+                                  const LauncherStream& stream) {
   cuda_check(cudaDeviceSynchronize(), "synchronizing before a verification call");
   if (!tracing) {
     call_variant(fn, args, who);
@@ -18,6 +19,7 @@ std::string run_and_check_streams(EntryFn fn, void** args, Who who, ActivityMoni
     return "";
   }
   ActivityMonitor& monitor = *tracing;
+  const uint32_t expected = stream.given() ? stream.cupti_id() : 0;  // probed before the call's trace
   monitor.take();  // discard the server's own work
   cudaEvent_t done;
   cuda_check(cudaEventCreateWithFlags(&done, cudaEventDisableTiming), "creating an event");
@@ -41,7 +43,14 @@ std::string run_and_check_streams(EntryFn fn, void** args, Who who, ActivityMoni
   if (!latest) return "";
   const double late_us = static_cast<double>(latest->end - complete) / 1e3;
   const std::string what = latest->kind == ActivityRecord::Kind::kernel ? "kernel " + latest->name : latest->name;
-  return what + " ended " + format_number(late_us) + " us after the launcher's work was complete on the default stream";
+  if (!stream.given())
+    return what + " ended " + format_number(late_us) + " us after the launcher's work was complete on the default stream";
+  const std::string where = latest->stream == expected
+                                ? " (on " + stream.describe() + ")"
+                                : " on CUPTI stream " + std::to_string(latest->stream) + ", not " + stream.describe() +
+                                      " (CUPTI stream " + std::to_string(expected) + "),";
+  return what + where + " ended " + format_number(late_us) + " us after the work queued on " + stream.describe() +
+         " was complete";
 }
 
 }  // namespace kb::harness

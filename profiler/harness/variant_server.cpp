@@ -6,8 +6,10 @@
 #include <map>
 #include <memory>
 
+#include "profiler/harness/arg_inputs.h"
 #include "profiler/harness/arg_set.h"
 #include "profiler/harness/cuda_check.h"
+#include "profiler/harness/launcher_stream.h"
 #include "profiler/harness/metrics_collector.h"
 #include "profiler/harness/runner_protocol.h"
 #include "profiler/harness/timer.h"
@@ -19,7 +21,8 @@ namespace {
 
 class Server {
  public:
-  Server(const RunnerJob& job, EntryFn fn, Who who) : job_(job), fn_(fn), who_(who) {}
+  Server(const RunnerJob& job, EntryFn fn, Who who, const LauncherStream& stream)
+      : job_(job), fn_(fn), who_(who), stream_(stream) {}
 
   Reply handle(const Request& r) {
     switch (r.op) {
@@ -29,7 +32,7 @@ class Server {
         apply_scalars(r, a);
         ActivityMonitor* monitor = r.value != 0 ? &ActivityMonitor::instance() : nullptr;
         if (monitor) monitor->enable();
-        const std::string late = run_and_check_streams(fn_, a.args(), who_, monitor);
+        const std::string late = run_and_check_streams(fn_, a.args(), who_, monitor, stream_);
         if (monitor) monitor->disable();
         return late.empty() ? make_reply(Status::ok) : make_reply(Status::late_work, late);
       }
@@ -41,7 +44,7 @@ class Server {
         std::string kernels;
         for (const auto& rec : p.records)
           if (rec.kind == ActivityRecord::Kind::kernel) kernels += (kernels.empty() ? "" : ", ") + rec.name;
-        return make_reply(Status::ok, p.note.empty() ? kernels : p.note, p.span_us, p.on_per_thread_stream ? 1 : 0);
+        return make_reply(Status::ok, p.note.empty() ? kernels : p.note, p.span_us, p.on_capture_stream ? 1 : 0);
       }
       case Op::capture: return make_reply(Status::ok, "", timer().capture(calls(r), r.value) ? 1 : 0);
       case Op::drop_graph:
@@ -73,6 +76,7 @@ class Server {
     if (r.size_index < 0 || static_cast<size_t>(r.size_index) >= job_.size_count())
       return make_reply(Status::harness_error, "bind: no such size set");
     auto set = std::make_unique<ArgSet>(job_, static_cast<size_t>(r.size_index), r.handles, r.has_handle);
+    stream_.bind(*set);
     apply_scalars(r, *set);
     slots_[r.slots[0]] = std::move(set);
     return make_reply(Status::ok);
@@ -80,7 +84,7 @@ class Server {
 
   void apply_scalars(const Request& r, ArgSet& a) {
     for (size_t i = 0; i < job_.args.size() && i < kMaxArgs; ++i)
-      if (r.has_scalar[i] && !job_.args[i].is_buffer()) a.set_scalar(i, r.scalars[i]);
+      if (r.has_scalar[i] && job_.args[i].is_value()) a.set_scalar(i, r.scalars[i]);
   }
 
   ArgSet& slot(int id) {
@@ -93,6 +97,7 @@ class Server {
     TimedCalls c;
     c.who = who_;
     c.fn = fn_;
+    c.stream = stream_.handle();
     for (uint32_t k = 0; k < r.slot_count; ++k) c.slots.push_back(&slot(r.slots[k]));
     if (c.slots.empty()) throw HarnessError("a request without argument slots");
     return c;
@@ -109,18 +114,18 @@ class Server {
     const auto s = static_cast<size_t>(r.size_index);
     if (r.size_index < 0 || s >= job_.size_count()) throw HarnessError("no such size set");
     auto a = std::make_unique<ArgSet>(job_, s);
+    stream_.bind(*a);
     const auto d = static_cast<Distribution>(r.distribution);
     for (size_t i = 0; i < job_.args.size(); ++i) {
       const auto& arg = job_.args[i];
-      const Distribution di = arg.has_distribution ? arg.distribution : d;
-      if (arg.role == ArgRole::input || arg.role == ArgRole::inout) {
+      if (arg.is_read()) {
         HostBuffer data(a->bytes(i));
-        fill_random(arg.type, di, r.seed, i, data.data(), a->count(i));
+        fill_input(arg, s, d, r.seed, i, data.data(), a->count(i));
         a->upload(i, data);
       } else if (arg.role == ArgRole::output) {
         a->poison(i);
-      } else if (arg.values[s].empty()) {
-        a->set_scalar(i, random_scalar(arg.type, di, r.seed, i));
+      } else if (arg.is_value() && arg.values[s].empty()) {
+        a->set_scalar(i, random_scalar(arg.type, input_distribution(arg, d), r.seed, i));
       }
     }
     return a;
@@ -128,7 +133,7 @@ class Server {
 
   Reply local_call(const Request& r) {
     auto a = own_buffers(r);
-    run_and_check_streams(fn_, a->args(), who_, nullptr);
+    run_and_check_streams(fn_, a->args(), who_, nullptr, stream_);
     return make_reply(Status::ok);
   }
 
@@ -139,7 +144,7 @@ class Server {
       CallScope scope(who_, "");
       check_variant_sync(cudaDeviceSynchronize(), who_, "");
     }
-    TimedCalls c{who_, fn_, {a.get()}};
+    TimedCalls c{who_, fn_, {a.get()}, stream_.handle()};
     const CallProfile profile = timer().profile_calls(c, 1);
     KernelMetrics m = collect_metrics(fn_, *a, who_, job_.raw.device);
     const ActivityRecord* longest = nullptr;
@@ -173,15 +178,18 @@ class Server {
   Who who_;
   std::map<int, std::unique_ptr<ArgSet>> slots_;
   std::unique_ptr<SampleTimer> timer_;
+  const LauncherStream& stream_;
 };
 
 }  // namespace
 
 int serve_variant(int fd, const RunnerJob& job, const std::string& library, Who who) {
   const int crashed = who == Who::candidate ? kExitCandidateCrashed : kExitBaselineCrashed;
+  std::unique_ptr<LauncherStream> stream;  // created before any variant code is loaded
   try {
     cuda_check(cudaSetDevice(job.raw.device), "selecting the CUDA device");
     cuda_check(cudaFree(nullptr), "creating the CUDA context");
+    stream = std::make_unique<LauncherStream>(job);
   } catch (const HarnessError& e) {
     send_reply(fd, make_reply(Status::harness_error, e.what()));
     return kExitHarnessError;
@@ -195,7 +203,7 @@ int serve_variant(int fd, const RunnerJob& job, const std::string& library, Who 
     return kExitOk;
   }
   if (!send_reply(fd, make_reply(Status::ok))) return kExitOk;
-  Server server(job, lib.entry, who);
+  Server server(job, lib.entry, who, *stream);
   for (;;) {
     Request r;
     if (!receive_request(fd, r)) return kExitOk;  // the judge is gone

@@ -7,7 +7,9 @@
 #include <cmath>
 #include <memory>
 
+#include "profiler/harness/arg_inputs.h"
 #include "profiler/harness/cuda_check.h"
+#include "profiler/harness/tolerance_warning.h"
 
 namespace kb::harness {
 namespace {
@@ -43,15 +45,14 @@ void prepare(const RunnerJob& job, const TrialPlan& p, const std::vector<HostBuf
              ArgSet& cand) {
   for (size_t i = 0; i < job.args.size(); ++i) {
     const auto& a = job.args[i];
-    const Distribution d = a.has_distribution ? a.distribution : p.distribution;
-    if (a.role == ArgRole::input || a.role == ArgRole::inout) {
+    if (a.is_read()) {
       base.upload(i, inputs[i]);
       cand.upload(i, inputs[i]);
     } else if (a.role == ArgRole::output) {
       base.poison(i);
       cand.poison(i);
-    } else if (a.values[p.size].empty()) {
-      const double v = random_scalar(a.type, d, p.seed, i);
+    } else if (a.is_value() && a.values[p.size].empty()) {
+      const double v = random_scalar(a.type, input_distribution(a, p.distribution), p.seed, i);
       base.set_scalar(i, v);
       cand.set_scalar(i, v);
     }
@@ -70,6 +71,14 @@ Reply call(VariantProcess& server, int id, const ArgSet& set, bool traced, doubl
 }
 
 std::string fault_text(const Reply& r) { return untrusted_note(r, 300); }
+
+// What a candidate that left work behind should do instead, for the launcher it implements.
+std::string late_work_advice(const RunnerJob& job) {
+  if (const RunnerArg* stream = stream_arg(job))
+    return "queue the work on the stream argument '" + stream->name +
+           "', or make that stream wait for your streams before returning";
+  return "use the default stream, or make it wait for your streams before returning";
+}
 
 bool needs_error_scale(const RunnerJob& job) {
   for (const auto& a : job.args)
@@ -138,10 +147,9 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
       std::vector<HostBuffer> inputs(job.args.size());
       for (size_t i = 0; i < job.args.size(); ++i) {
         const auto& a = job.args[i];
-        if (a.role != ArgRole::input && a.role != ArgRole::inout) continue;
+        if (!a.is_read()) continue;
         inputs[i].resize(base.bytes(i));
-        fill_random(a.type, a.has_distribution ? a.distribution : p.distribution, p.seed, i, inputs[i].data(),
-                    base.count(i));
+        fill_input(a, s, p.distribution, p.seed, i, inputs[i].data(), base.count(i));
       }
       // error_scale = "abs_inputs": the original's outputs on |inputs| scale the allowed error (for a
       // sum, the sum of absolute values: what any order of additions may round away).
@@ -156,7 +164,7 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
             HostBuffer magnitude = inputs[i];
             abs_in_place(a.type, magnitude.data(), base.count(i));
             base.upload(i, magnitude);
-          } else if (!a.is_buffer() && elem_is_float(a.type)) {
+          } else if (a.is_value() && elem_is_float(a.type)) {
             base.set_scalar(i, std::fabs(base.scalar(i)));
           }
         }
@@ -165,7 +173,7 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
           return fail(Verdict::infra_error, "the original kernel failed on |inputs|: " + fault_text(sc) + " (" + trial_text + ")");
         for (size_t i = 0; i < job.args.size(); ++i) {
           if (job.args[i].is_written() && job.args[i].error_scale == ErrorScale::abs_inputs) scales[i] = base.download(i);
-          if (!job.args[i].is_buffer()) base.set_scalar(i, scalars[i]);
+          if (job.args[i].is_value()) base.set_scalar(i, scalars[i]);
         }
       }
       prepare(job, p, inputs, base, cand);
@@ -178,9 +186,7 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
         return fail(Verdict::crashed, "the candidate's launch failed: " + fault_text(c) + " during verification " + trial_text);
       if (c.status == Status::late_work)
         return fail(Verdict::rejected, "the candidate does work on a stream the caller does not wait for: " +
-                                           fault_text(c) +
-                                           " (use the default stream, or make it wait for your streams before "
-                                           "returning) (" + trial_text + ")");
+                                           fault_text(c) + " (" + late_work_advice(job) + ") (" + trial_text + ")");
 
       for (size_t i = 0; i < job.args.size(); ++i) {
         const auto& a = job.args[i];
@@ -206,6 +212,7 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
         o.mismatches += cmp.mismatches;
         if (std::isfinite(cmp.max_abs_error)) o.max_abs_error = std::max(o.max_abs_error, cmp.max_abs_error);
         if (std::isfinite(cmp.max_rel_error)) o.max_rel_error = std::max(o.max_rel_error, cmp.max_rel_error);
+        o.max_reference = std::max(o.max_reference, cmp.max_reference);
         report.worst_abs_error = std::max(report.worst_abs_error, o.max_abs_error);
         report.worst_rel_error = std::max(report.worst_rel_error, o.max_rel_error);
         if (!cmp.passed())
@@ -241,6 +248,12 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
         }
       }
     }
+  }
+  for (const auto& o : report.outputs) {
+    const std::string warning = tolerance_warning(o);
+    if (warning.empty()) continue;
+    spdlog::warn("{}", warning);
+    report.warnings.push_back(warning);
   }
   report.passed = true;
   report.strict_pass = strict;

@@ -92,6 +92,15 @@ std::string format_tolerance(const config::Config& config, const config::KernelS
   return out.empty() ? "(no outputs)\n" : out;
 }
 
+// Where the launcher's work goes: the stream argument when the launcher takes one (the harness
+// times and checks the work queued there), else the default stream.
+std::string format_launch_stream(const config::KernelSpec& spec) {
+  for (const auto& a : spec.args)
+    if (a.role == config::ArgRole::stream)
+      return "the stream it is given in `" + a.name + "` (every kernel, copy and memset goes there)";
+  return "the default stream";
+}
+
 std::string format_history(const std::vector<Outcome>& history, size_t limit) {
   if (history.empty()) return "(nothing yet)\n";
   std::string out;
@@ -124,6 +133,7 @@ std::map<std::string, std::string> PromptBuilder::common() const {
           {"GPU", format_gpu(ctx_.device)},
           {"PROFILE", format_profile(ctx_.baseline_profile)},
           {"TOLERANCE", format_tolerance(*ctx_.config, *ctx_.spec)},
+          {"LAUNCH_STREAM", format_launch_stream(*ctx_.spec)},
           {"FAMILIES", describe_idea_families()},
           {"HISTORY", format_history(ctx_.history)}};
 }

@@ -35,6 +35,8 @@ class PromptBuilder {
 std::string format_gpu(const DeviceInfo& device);
 std::string format_profile(const EvalResult& profile);
 std::string format_tolerance(const config::Config& config, const config::KernelSpec& spec);
+// "the default stream", or the stream argument the launcher must queue its work on.
+std::string format_launch_stream(const config::KernelSpec& spec);
 std::string format_history(const std::vector<Outcome>& history, size_t limit = 40);
 std::string format_build(const Variant& variant);
 

@@ -46,7 +46,7 @@ class CliTest : public ::testing::Test {
 
 TEST_F(CliTest, HelpOnEveryCommandExitsZero) {
   for (const char* cmd : {"", "init", "discover", "profile", "eval", "search", "run", "pr", "config", "config check",
-                          "config show", "version"}) {
+                          "config show", "version", "check"}) {
     auto r = kernelbot(std::string(cmd) + " --help", dir_);
     EXPECT_EQ(r.exit_code, 0) << cmd << "\n" << r.err;
     EXPECT_NE(r.out.find("Usage:"), std::string::npos) << cmd;

@@ -68,16 +68,149 @@ fs::path repo() {
   return dir;
 }
 
+// Issue #12's launcher shapes, apart from the examples: tests/profiler/originals/ (a stream
+// argument on every launcher; a gather whose ids must lie in [0, vocab)) with a config of its own.
+const char* kStreamConfig = R"toml([project]
+include_dirs = ["include"]
+
+[verify]
+trials = 3
+timeout_s = 120
+
+[bench]
+min_time_s = 0.1
+min_samples = 20
+max_samples = 400
+timeout_s = 5
+
+[[kernel]]
+name = "saxpy_stream"
+source = "src/saxpy_stream.cu"
+launcher = "launch_saxpy_stream"
+sizes = [{ n = 1048576 }, { n = 16777216 }, { n = 1000003 }]
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "y"
+  role = "inout"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "a"
+  role = "scalar"
+  dtype = "float32"
+  value = 2.5
+  [[kernel.arg]]
+  name = "n"
+  role = "size"
+  dtype = "int32"
+  value = "n"
+  [[kernel.arg]]
+  name = "stream"
+  role = "stream"
+
+# The same launcher on inputs small enough that one call takes a few microseconds: timed as a
+# CUDA graph, captured on the stream the launcher is given.
+[[kernel]]
+name = "saxpy_stream_small"
+source = "src/saxpy_stream.cu"
+launcher = "launch_saxpy_stream"
+sizes = [{ n = 4096 }, { n = 8191 }]
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "y"
+  role = "inout"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "a"
+  role = "scalar"
+  dtype = "float32"
+  value = 2.5
+  [[kernel.arg]]
+  name = "n"
+  role = "size"
+  dtype = "int32"
+  value = "n"
+  [[kernel.arg]]
+  name = "stream"
+  role = "stream"
+
+[[kernel]]
+name = "gather"
+source = "src/gather.cu"
+launcher = "launch_gather"
+sizes = [{ n_ids = 4096, dim = 512, vocab = 32000 }, { n_ids = 1000, dim = 1001, vocab = 50257 }]
+bytes = "n_ids*dim*8 + n_ids*4"
+  [[kernel.arg]]
+  name = "table"
+  role = "input"
+  dtype = "float32"
+  count = "vocab*dim"
+  [[kernel.arg]]
+  name = "ids"
+  role = "input"
+  dtype = "int32"
+  count = "n_ids"
+  range = [0, "vocab"]
+  [[kernel.arg]]
+  name = "out"
+  role = "output"
+  dtype = "float32"
+  count = "n_ids*dim"
+  [[kernel.arg]]
+  name = "n_ids"
+  role = "size"
+  dtype = "int32"
+  value = "n_ids"
+  [[kernel.arg]]
+  name = "dim"
+  role = "size"
+  dtype = "int32"
+  value = "dim"
+  [[kernel.arg]]
+  name = "vocab"
+  role = "size"
+  dtype = "int32"
+  value = "vocab"
+  [[kernel.arg]]
+  name = "stream"
+  role = "stream"
+)toml";
+
+fs::path stream_repo() {
+  static const fs::path dir = [] {
+    const fs::path d = repo().parent_path() / (repo().filename().string() + "-streams");
+    fs::remove_all(d / "src");
+    fs::remove_all(d / "include");
+    fs::create_directories(d / "src");
+    fs::create_directories(d / "include");
+    const fs::path originals = source_dir() / "tests" / "profiler" / "originals";
+    for (const char* f : {"saxpy_stream.cu", "gather.cu"}) fs::copy_file(originals / f, d / "src" / f);
+    fs::copy_file(originals / "stream_kernels.h", d / "include" / "stream_kernels.h");
+    std::ofstream(d / "kernelbot.toml") << kStreamConfig;
+    return d;
+  }();
+  return dir;
+}
+
 struct EvalRun {
   profiler::SandboxResult process;
   EvalResult result;
   bool parsed = false;
 };
 
-EvalRun eval(const std::string& kernel, const std::string& candidate, const std::string& config = "kernelbot.toml",
-             std::map<std::string, std::string> env = {}) {
+EvalRun eval_in(const fs::path& repository, const std::string& kernel, const std::string& candidate,
+                const std::string& config = "kernelbot.toml", std::map<std::string, std::string> env = {}) {
   profiler::SandboxCommand c;
-  c.argv = {kernelbot(), "--config", (repo() / config).string(), "--json", "eval", "--kernel", kernel, "--candidate",
+  c.argv = {kernelbot(), "--config", (repository / config).string(), "--json", "eval", "--kernel", kernel, "--candidate",
             (source_dir() / "tests/profiler/candidates" / candidate).string()};
   c.scrub_env = false;  // kernelbot itself is trusted; it must scrub its own children
   // kernelbot is the trusted parent and starts bubblewrap itself: as root, bwrap needs the
@@ -99,6 +232,11 @@ EvalRun eval(const std::string& kernel, const std::string& candidate, const std:
   } catch (const std::exception&) {
   }
   return r;
+}
+
+EvalRun eval(const std::string& kernel, const std::string& candidate, const std::string& config = "kernelbot.toml",
+             std::map<std::string, std::string> env = {}) {
+  return eval_in(repo(), kernel, candidate, config, std::move(env));
 }
 
 std::string describe(const EvalRun& r) {
@@ -273,6 +411,64 @@ TEST(EvalGpu, ProcessSandboxIsChosenExplicitlyAndWarned) {
   EvalRun r = eval("saxpy", "saxpy_fast.cu", "kernelbot-process.toml");
   expect_accepted(r);
   EXPECT_NE(r.process.err.find("sandbox = \"process\""), std::string::npos) << r.process.err;
+}
+
+// Issue #12, a stream argument: the launcher's work on the stream the harness gives it is timed
+// and verified as before, and an honest faster candidate on that stream wins.
+TEST(EvalGpu, StreamArgumentHonestCandidateIsAccepted) {
+  const EvalRun r = eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_fast.cu");
+  expect_accepted(r);
+  // The events on the legacy stream saw all of it: no event-timed median below the CUPTI span.
+  for (const auto& t : r.result.timings) {
+    EXPECT_EQ(t.baseline.notes.find("work escaped"), std::string::npos) << t.size_label << ": " << t.baseline.notes;
+    EXPECT_EQ(t.candidate.notes.find("work escaped"), std::string::npos) << t.size_label << ": " << t.candidate.notes;
+  }
+}
+
+// A candidate that ignores the stream argument and hides its work on a non-blocking stream of its
+// own (which neither the timing events nor the caller wait for) must not win by it: the CUPTI
+// trace of the verification calls names the stream it ran on and the stream it was given.
+TEST(EvalGpu, IgnoringTheStreamArgumentIsRejectedNamingTheStream) {
+  const EvalRun r = eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_ignores_stream.cu");
+  ASSERT_TRUE(r.parsed) << describe(r);
+  EXPECT_EQ(r.result.verdict, Verdict::rejected) << describe(r);
+  const std::string& why = r.result.reason;
+  EXPECT_NE(why.find("a stream the caller does not wait for"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("not the stream argument 'stream'"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("queue the work on the stream argument 'stream'"), std::string::npos) << describe(r);
+  std::printf("[ %s ] %s\n", to_string(r.result.verdict), why.c_str());
+}
+
+// Short calls are timed several launches per sample as a CUDA graph: captured on the launcher's
+// stream (capture on any other stream would record none of its work and fall back to back-to-back
+// launches, which the notes would say).
+TEST(EvalGpu, ShortKernelWithAStreamArgumentIsTimedAsAGraphOnThatStream) {
+  const EvalRun r = eval_in(stream_repo(), "saxpy_stream_small", "saxpy_stream_fast.cu");
+  ASSERT_TRUE(r.parsed) << describe(r);
+  EXPECT_EQ(r.process.exit_code, 0) << describe(r);
+  EXPECT_TRUE(r.result.verdict == Verdict::accepted || r.result.verdict == Verdict::not_faster) << describe(r);
+  EXPECT_TRUE(r.result.verification.passed) << describe(r);
+  ASSERT_FALSE(r.result.timings.empty()) << describe(r);
+  for (const auto& t : r.result.timings) {
+    EXPECT_GT(t.baseline.launches_per_sample, 1) << t.size_label << ": " << t.baseline.notes;
+    EXPECT_NE(t.baseline.notes.find("timed as a CUDA graph of"), std::string::npos) << t.baseline.notes;
+    EXPECT_NE(t.candidate.notes.find("timed as a CUDA graph of"), std::string::npos) << t.candidate.notes;
+  }
+  std::printf("[ %s ] %s\n", to_string(r.result.verdict), r.result.reason.c_str());
+}
+
+// A gather whose ids come from range = [0, vocab): the original traps on any id outside it, so a
+// fill that ignored the range anywhere (verification trials, the judge's fresh inputs of every
+// timed sample, the wall-clock batches) would end the run as the original's failure.
+TEST(EvalGpu, GatherIdsStayInTheirRangeThroughVerificationAndTiming) {
+  const EvalRun r = eval_in(stream_repo(), "gather", "gather_vec4.cu");
+  ASSERT_TRUE(r.parsed) << describe(r);
+  EXPECT_EQ(r.process.exit_code, 0) << describe(r);
+  EXPECT_TRUE(r.result.verdict == Verdict::accepted || r.result.verdict == Verdict::not_faster) << describe(r);
+  EXPECT_TRUE(r.result.verification.passed) << describe(r);
+  EXPECT_EQ(r.result.timings.size(), 2u) << describe(r);
+  for (const auto& t : r.result.timings) EXPECT_GT(t.checked_samples, 0) << t.size_label;
+  std::printf("[ %s ] %.2fx: %s\n", to_string(r.result.verdict), r.result.speedup, r.result.reason.c_str());
 }
 
 }  // namespace

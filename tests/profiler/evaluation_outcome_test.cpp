@@ -312,6 +312,7 @@ TEST(SanitizerJob, OneSizeSetTheSmallest) {
   job.flops = {1, 2, 3};
   HarnessArg x;
   x.counts = {100, 10, 1000};
+  x.ranges = {{0, 100}, {0, 10}, {0, 1000}};  // ids into a table of n rows
   HarnessArg n;
   n.values = {"100", "10", "1000"};
   job.args = {x, n};
@@ -322,6 +323,7 @@ TEST(SanitizerJob, OneSizeSetTheSmallest) {
   EXPECT_EQ(one.flops, (std::vector<double>{2}));
   EXPECT_EQ(one.args[0].counts, (std::vector<int64_t>{10}));
   EXPECT_EQ(one.args[1].values, (std::vector<std::string>{"10"}));
+  EXPECT_EQ(one.args[0].ranges, (std::vector<std::vector<int64_t>>{{0, 10}})) << "the range of that size set";
 }
 
 TEST(SanitizerOutput, CountsErrorsAndKeepsTheReport) {

@@ -65,8 +65,26 @@ TEST(EntryShim, HalfTypesIncludeTheirHeadersAndPathsAreEscaped) {
   EXPECT_NE(shim.find("*static_cast<int64_t*>(a[2])"), std::string::npos);
 }
 
+// A production launcher's trailing cudaStream_t: passed by value from the harness's stream.
+TEST(EntryShim, StreamArgumentsPassTheHarnessStream) {
+  config::KernelSpec k = saxpy_spec("launch_saxpy");
+  config::ArgSpec stream;
+  stream.name = "stream";
+  stream.role = ArgRole::stream;
+  stream.dtype = DType::float16;  // a stream's dtype is a placeholder and must not matter
+  k.args.push_back(stream);
+  const std::string shim = generate_entry_shim(k, "/tmp/v/variant.cu");
+  EXPECT_NE(shim.find("#include <cuda_runtime_api.h>"), std::string::npos) << shim;
+  EXPECT_NE(shim.find("*static_cast<cudaStream_t*>(a[4])  /* stream: stream */"), std::string::npos) << shim;
+  EXPECT_EQ(shim.find("cuda_fp16.h"), std::string::npos) << "no header for a stream's placeholder dtype";
+  EXPECT_EQ(generate_entry_shim(saxpy_spec("launch_saxpy"), "/tmp/v/variant.cu").find("cuda_runtime_api.h"),
+            std::string::npos)
+      << "a launcher without a stream gets no extra include";
+}
+
 // nvcc works without a GPU: compiling the shim with real launchers proves the casts type-check
-// against const and non-const pointer parameters, references to scalars, and namespaces.
+// against const and non-const pointer parameters, references to scalars, a cudaStream_t, and
+// namespaces.
 TEST(EntryShim, CompilesWithNvcc) {
   std::string nvcc = find_nvcc();
   ASSERT_FALSE(nvcc.empty()) << "nvcc is needed to build kernelbot";
@@ -80,14 +98,17 @@ __global__ void k(const __half* x, __half* y, int64_t n, float s) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (i < n) y[i] = __float2half(__half2float(x[i]) * s);
 }
-void launch_h(const __half* x, __half* y, int64_t n, const float& s) { k<<<(n + 255) / 256, 256>>>(x, y, n, s); }
+void launch_h(const __half* x, __half* y, int64_t n, const float& s, cudaStream_t stream) {
+  k<<<(n + 255) / 256, 256, 0, stream>>>(x, y, n, s);
+}
 } }
 )";
   config::KernelSpec k;
   k.name = "h";
   k.launcher = "ops::detail::launch_h";
   k.args = {arg("x", ArgRole::input, DType::float16), arg("y", ArgRole::output, DType::float16),
-            arg("n", ArgRole::size, DType::int64), arg("s", ArgRole::scalar, DType::float32)};
+            arg("n", ArgRole::size, DType::int64), arg("s", ArgRole::scalar, DType::float32),
+            arg("stream", ArgRole::stream, DType::float32)};
   std::ofstream(dir / "entry.cu") << generate_entry_shim(k, (dir / "variant.cu").string());
   SandboxCommand c;
   c.argv = {nvcc, "-c", "-arch=sm_90", "-Xcompiler", "-fPIC", "-o", (dir / "entry.o").string(), (dir / "entry.cu").string()};

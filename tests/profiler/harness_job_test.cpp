@@ -160,5 +160,47 @@ TEST(HarnessJob, RoundTripsThroughJson) {
   EXPECT_EQ(HarnessJob{}.distributions, config::Config{}.verify.distributions);
 }
 
+// A gather's launcher: token ids in [0, vocab) per size set, and a trailing stream.
+TEST(HarnessJob, StreamArgumentsAndRangesAreEvaluatedPerSizeSet) {
+  auto config = load();
+  auto& spec = config.kernels[0];
+  config::ArgSpec ids;
+  ids.name = "ids";
+  ids.role = config::ArgRole::input;
+  ids.dtype = config::DType::int32;
+  ids.count = "rows";
+  ids.range = {"1", "cols - 1"};
+  config::ArgSpec stream;
+  stream.name = "stream";
+  stream.role = config::ArgRole::stream;
+  spec.args.push_back(ids);
+  spec.args.push_back(stream);
+  const HarnessJob job = make_harness_job(config, spec);
+  ASSERT_EQ(job.args.size(), 9u);
+  EXPECT_EQ(job.args[7].ranges, (std::vector<std::vector<int64_t>>{{1, 7}, {1, 3000}}));
+  EXPECT_TRUE(job.args[0].ranges.empty());
+  const HarnessArg& s = job.args[8];
+  EXPECT_EQ(s.role, "stream");
+  EXPECT_EQ(s.dtype, "") << "a stream has no element type";
+  EXPECT_TRUE(s.counts.empty());
+  EXPECT_TRUE(s.values.empty());
+  // ids adds rows * 4 bytes read; the stream adds nothing.
+  EXPECT_EQ(job.bytes[0], 32 * 4 + 2 * 4 * 8 + 16 * 2 + 4 * 4);
+
+  const HarnessJob back = nlohmann::json(job).get<HarnessJob>();
+  EXPECT_EQ(back.args[7].ranges, job.args[7].ranges);
+  EXPECT_EQ(back.args[8].role, "stream");
+
+  spec.args[7].range = {"cols", "cols"};
+  try {
+    make_harness_job(config, spec);
+    ADD_FAILURE() << "an empty range must be refused";
+  } catch (const config::ExpressionError& e) {
+    EXPECT_NE(std::string(e.what()).find("argument 'ids': range [cols, cols] evaluates to the empty [8, 8)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace kb

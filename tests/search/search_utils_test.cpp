@@ -6,6 +6,7 @@
 #include "search/llm/exchange_keys.h"
 #include "search/llm/llm_prompts.h"
 #include "search/search_budget.h"
+#include "search/search_tree.h"
 #include "search/variant_change.h"
 #include "tests/search/test_project.h"
 
@@ -99,6 +100,33 @@ TEST(PromptBuilder, EveryStepsPromptIsCompleteAndCarriesTheFacts) {
   EXPECT_EQ(fix.summary["candidate"], "r2-i1-b1");
   EXPECT_NE(fix.messages[1].content.find("expected a \";\""), std::string::npos);
   EXPECT_LE(fix.temperature, 0.2);
+}
+
+// A launcher with a trailing cudaStream_t (issue #12): the signature the model is shown says so,
+// the prompt tells it where the work goes, and an index range is part of what the archive keys on.
+TEST(PromptBuilder, AStreamArgumentIsInTheSignatureAndThePromptRangesInTheSpecHash) {
+  kb::testing::TestProject p;
+  config::KernelSpec spec = p.spec();
+  EXPECT_EQ(format_launch_stream(spec), "the default stream");
+  const std::string before = spec_hash(p.config, spec);
+  config::ArgSpec stream;
+  stream.name = "stream";
+  stream.role = config::ArgRole::stream;
+  spec.args.push_back(stream);
+  EXPECT_NE(launcher_signature(spec, "").find(", cudaStream_t stream)"), std::string::npos)
+      << launcher_signature(spec, "");
+  EXPECT_EQ(format_launch_stream(spec), "the stream it is given in `stream` (every kernel, copy and memset goes there)");
+  const std::string with_stream = spec_hash(p.config, spec);
+  EXPECT_NE(with_stream, before);
+  config::ArgSpec ids;
+  ids.name = "ids";
+  ids.role = config::ArgRole::input;
+  ids.dtype = config::DType::int32;
+  ids.count = "n";
+  spec.args.push_back(ids);
+  const std::string without_range = spec_hash(p.config, spec);
+  spec.args.back().range = {"0", "n"};
+  EXPECT_NE(spec_hash(p.config, spec), without_range) << "a range changes the inputs every verdict rests on";
 }
 
 TEST(ExchangeKeys, NameWhatTheModelWasAskedNotWhereTheEngineNumberedIt) {

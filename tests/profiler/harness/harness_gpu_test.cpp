@@ -95,10 +95,10 @@ HarnessJob saxpy_job(const std::string& base, const std::string& cand, std::vect
   job.kernel = "saxpy";
   job.baseline_library = variant(base);
   job.candidate_library = cand.empty() ? "" : variant(cand);
-  HarnessArg x{"x", "input", "float32", {}, {}, "", 0, 0, ""};
-  HarnessArg y{"y", "inout", "float32", {}, {}, "", 1e-4, 1e-5, ""};
-  HarnessArg a{"a", "scalar", "float32", {}, {}, "", 0, 0, ""};
-  HarnessArg n{"n", "size", "int32", {}, {}, "", 0, 0, ""};
+  HarnessArg x{"x", "input", "float32", {}, {}, "", 0, 0, "", {}};
+  HarnessArg y{"y", "inout", "float32", {}, {}, "", 1e-4, 1e-5, "", {}};
+  HarnessArg a{"a", "scalar", "float32", {}, {}, "", 0, 0, "", {}};
+  HarnessArg n{"n", "size", "int32", {}, {}, "", 0, 0, "", {}};
   for (int64_t s : sizes) {
     job.size_labels.push_back("n=" + std::to_string(s));
     x.counts.push_back(s);
@@ -122,9 +122,9 @@ HarnessJob scale_job(const std::string& base, const std::string& cand, int64_t s
   job.baseline_library = variant(base);
   job.candidate_library = variant(cand);
   job.size_labels = {"n=" + std::to_string(size)};
-  job.args = {{"in", "input", "float32", {size}, {}, "", 0, 0, ""},
-              {"out", "output", "float32", {size}, {}, "", 1e-4, 1e-5, ""},
-              {"n", "size", "int32", {}, {std::to_string(size)}, "", 0, 0, ""}};
+  job.args = {{"in", "input", "float32", {size}, {}, "", 0, 0, "", {}},
+              {"out", "output", "float32", {size}, {}, "", 1e-4, 1e-5, "", {}},
+              {"n", "size", "int32", {}, {std::to_string(size)}, "", 0, 0, "", {}}};
   job.trials = 2;
   job.bench = quick_bench();
   return job;

@@ -220,5 +220,38 @@ TEST(InputGenerator, ExtremeMagnitudesSitNearTheLimitsACorrectKernelSurvives) {
   for (double v : draw(ElemType::uint8, Distribution::extreme, 2, 0, 4096)) ASSERT_TRUE(v >= 200 && v <= 255);
 }
 
+// range = [lo, hi] (token ids into a vocabulary): every value in lo <= v < hi, both ends reached,
+// the same numbers on every run, and the parallel fill (over 1M elements) agrees with the formula.
+TEST(InputGenerator, RangeFillsStayInsideLoInclusiveHiExclusive) {
+  for (ElemType t : {ElemType::int32, ElemType::int64, ElemType::uint32, ElemType::int8, ElemType::uint8}) {
+    const int64_t lo = t == ElemType::int8 ? -5 : 0, hi = t == ElemType::int8 ? 7 : 50;
+    std::vector<unsigned char> buf(20000 * elem_size(t));
+    fill_range(t, lo, hi, 11, 3, buf.data(), 20000);
+    std::set<double> seen;
+    for (size_t i = 0; i < 20000; ++i) {
+      const double v = load_double(t, buf.data(), i);
+      ASSERT_GE(v, lo) << to_string(t);
+      ASSERT_LT(v, hi) << to_string(t);
+      seen.insert(v);
+    }
+    EXPECT_EQ(seen.size(), static_cast<size_t>(hi - lo)) << "every value of the range is drawn, " << to_string(t);
+  }
+  // A one-value range and a range far from zero.
+  std::vector<int32_t> one(100), far(100);
+  fill_range(ElemType::int32, 7, 8, 1, 0, one.data(), one.size());
+  EXPECT_TRUE(std::all_of(one.begin(), one.end(), [](int32_t v) { return v == 7; }));
+  fill_range(ElemType::int32, 1000000, 1000010, 1, 0, far.data(), far.size());
+  EXPECT_TRUE(std::all_of(far.begin(), far.end(), [](int32_t v) { return v >= 1000000 && v < 1000010; }));
+
+  const size_t n = (size_t{1} << 20) + 17;
+  std::vector<int64_t> big(n);
+  fill_range(ElemType::int64, 0, 32000, 5, 2, big.data(), n);
+  for (size_t i : {size_t{0}, size_t{12345}, n / 2, n - 1})
+    EXPECT_EQ(static_cast<double>(big[i]), range_value(0, 32000, 5, 2, i)) << i;
+  std::vector<int64_t> again(n);
+  fill_range(ElemType::int64, 0, 32000, 5, 2, again.data(), n);
+  EXPECT_EQ(big, again);
+}
+
 }  // namespace
 }  // namespace kb::harness

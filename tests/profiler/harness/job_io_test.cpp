@@ -19,10 +19,10 @@ HarnessJob saxpy_job() {
   job.baseline_library = "/tmp/base.so";
   job.candidate_library = "/tmp/cand.so";
   job.size_labels = {"n=1024", "n=1000003"};
-  job.args = {{"x", "input", "float32", {1024, 1000003}, {}, "", 0, 0, ""},
-              {"y", "inout", "float32", {1024, 1000003}, {}, "", 1e-4, 1e-5, ""},
-              {"a", "scalar", "float32", {}, {"2.5", ""}, "mixed_sign", 0, 0, ""},
-              {"n", "size", "int32", {}, {"1024", "1000003"}, "", 0, 0, ""}};
+  job.args = {{"x", "input", "float32", {1024, 1000003}, {}, "", 0, 0, "", {}},
+              {"y", "inout", "float32", {1024, 1000003}, {}, "", 1e-4, 1e-5, "", {}},
+              {"a", "scalar", "float32", {}, {"2.5", ""}, "mixed_sign", 0, 0, "", {}},
+              {"n", "size", "int32", {}, {"1024", "1000003"}, "", 0, 0, "", {}}};
   job.bytes = {12288, 12000036};
   job.seed = 99;
   return job;
@@ -144,6 +144,64 @@ TEST(JobIo, ProblemsNameTheField) {
   j.args[1].error_scale = "relative";
   expect_error(j, "args[1] ('y').error_scale: unknown error scale 'relative'");
   EXPECT_THROW(load_job("/nonexistent/job.json"), JobError);
+}
+
+// A production launcher's shape: token ids in [0, vocab) and a trailing cudaStream_t.
+TEST(JobIo, StreamArgumentsAndIndexRangesDecodeFromJson) {
+  HarnessJob raw = saxpy_job();
+  raw.args.push_back({"ids", "input", "int32", {1024, 1000003}, {}, "", 0, 0, "", {{0, 32000}, {5, 7}}});
+  raw.args.push_back({"stream", "stream", "", {}, {}, "", 0, 0, "", {}});
+  const RunnerJob job = decode_job(nlohmann::json(raw).get<HarnessJob>());
+  ASSERT_EQ(job.args.size(), 6u);
+  const RunnerArg& ids = job.args[4];
+  ASSERT_TRUE(ids.has_range());
+  EXPECT_EQ(ids.ranges[0].lo, 0);
+  EXPECT_EQ(ids.ranges[0].hi, 32000);
+  EXPECT_EQ(ids.ranges[1].lo, 5);
+  EXPECT_EQ(ids.ranges[1].hi, 7);
+  EXPECT_FALSE(job.args[0].has_range());
+  const RunnerArg& stream = job.args[5];
+  EXPECT_EQ(stream.role, ArgRole::stream);
+  EXPECT_TRUE(stream.is_stream());
+  EXPECT_FALSE(stream.is_buffer());
+  EXPECT_FALSE(stream.is_value()) << "no host value travels for a stream";
+  ASSERT_NE(stream_arg(job), nullptr);
+  EXPECT_EQ(stream_arg(job)->name, "stream");
+  EXPECT_EQ(stream_arg(decode_job(saxpy_job())), nullptr);
+  EXPECT_EQ(metrics_size_index(job), 1u) << "a stream moves no bytes";
+}
+
+TEST(JobIo, BadRangesAndStreamsNameTheField) {
+  auto expect_error = [](HarnessJob j, const std::string& needle) {
+    try {
+      decode_job(j);
+      ADD_FAILURE() << "expected a JobError mentioning " << needle;
+    } catch (const JobError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(needle));
+    }
+  };
+  HarnessJob j = saxpy_job();
+  j.args.push_back({"ids", "input", "int32", {4, 4}, {}, "", 0, 0, "", {{0, 10}}});
+  expect_error(j, "args[4] ('ids').ranges has 1 entries, expected 2");
+  j.args.back().ranges = {{0, 10}, {10, 10}};
+  expect_error(j, "args[4] ('ids').ranges[1]: [10, 10) is empty");
+  j.args.back().ranges = {{0, 10}, {0, 1, 2}};
+  expect_error(j, "ranges[1]: expected [lo, hi]");
+  j.args.back().dtype = "int8";
+  j.args.back().ranges = {{0, 10}, {0, 200}};
+  expect_error(j, "ranges[1]: [0, 200) does not fit int8");
+  j.args.back().dtype = "float32";
+  j.args.back().ranges = {{0, 10}, {0, 10}};
+  expect_error(j, "only integer inputs take a range");
+  j = saxpy_job();
+  j.args[2].ranges = {{0, 10}, {0, 10}};
+  j.args[2].dtype = "int32";
+  expect_error(j, "args[2] ('a').ranges: only inputs take a range, not a scalar");
+  j = saxpy_job();
+  j.args.push_back({"stream", "stream", "", {4, 4}, {}, "", 0, 0, "", {}});
+  expect_error(j, "args[4] ('stream'): a stream argument takes no counts, values or ranges");
+  j.args.back() = {"stream", "river", "", {}, {}, "", 0, 0, "", {}};
+  expect_error(j, "unknown role 'river' (expected input, output, inout, scalar, size or stream)");
 }
 
 TEST(JobIo, InvalidJsonIsAJobError) {

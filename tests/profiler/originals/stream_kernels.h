@@ -1,0 +1,12 @@
+// Launchers shaped like production ones (issue #12): they take the caller's cudaStream_t, and the
+// gather takes token ids that must lie in [0, vocab). Declared once for the originals in this
+// directory and the candidates that replace them (tests/profiler/candidates/*_stream_*.cu).
+#pragma once
+
+#include <cuda_runtime.h>
+
+// y = a * x + y on `stream`.
+void launch_saxpy_stream(const float* x, float* y, float a, int n, cudaStream_t stream);
+
+// out[i][j] = table[ids[i]][j] for i < n_ids, j < dim, on `stream`; table is vocab x dim.
+void launch_gather(const float* table, const int* ids, float* out, int n_ids, int dim, int vocab, cudaStream_t stream);
