@@ -13,6 +13,7 @@
 #include "bot/kernel_search.h"
 #include "common/number_format.h"
 #include "common/text_table.h"
+#include "search/screening.h"
 
 namespace kb::bot {
 namespace {
@@ -54,7 +55,7 @@ void print_winner(const search::SearchResult& result, const std::filesystem::pat
   if (result.budget.llm_requests > 0)
     std::cout << fmt::format(", {} model requests, {} tokens, ${:.2f}", result.budget.llm_requests,
                              result.budget.prompt_tokens + result.budget.completion_tokens, result.budget.cost_usd);
-  std::cout << ")\n";
+  std::cout << ")\n" << search::phases_summary(result.phases) << "\n";
   const auto* best = result.best();
   if (!best) {
     std::cout << "no candidate beat the original of '" << result.kernel << "' beyond noise\n";
