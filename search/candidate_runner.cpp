@@ -217,7 +217,7 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
 
   auto eval_worker = [&](size_t e) {
     for (;;) {
-      enum class Work { screen, confirm, full } work;
+      enum class Work { screening, confirmation, full } work;
       EvalItem item;
       Contender contender;
       {
@@ -228,7 +228,7 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
         if (!queue.empty()) {
           item = std::move(queue.front());
           queue.pop_front();
-          work = bar ? Work::screen : Work::full;
+          work = bar ? Work::screening : Work::full;
           if (bar) ++screening_now;
         } else if (!contenders.empty()) {
           auto best = std::max_element(contenders.begin(), contenders.end(), [](const Contender& a, const Contender& b) {
@@ -236,17 +236,17 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
           });
           contender = std::move(*best);
           contenders.erase(best);
-          work = Work::confirm;
+          work = Work::confirmation;
         } else {
           return;
         }
       }
-      if (work == Work::screen) {
+      if (work == Work::screening) {
         screen(e, std::move(item));
         std::lock_guard<std::mutex> lock(mutex);
         --screening_now;
         ready.notify_all();
-      } else if (work == Work::confirm) {
+      } else if (work == Work::confirmation) {
         confirm(e, std::move(contender));
       } else {
         CandidateRecord record = record_of(item);

@@ -31,11 +31,11 @@ ScriptedProposer one_round(std::vector<Variant> variants) {
                           });
 }
 
-struct Run {
+struct ScreenedSearch {
   TestProject project;
   SimulatedEvaluator evaluator;
 
-  explicit Run(bool screening) {
+  explicit ScreenedSearch(bool screening) {
     project.config.search.rounds = 1;
     project.config.search.branches_per_idea = 8;
     project.config.search.screening = screening;
@@ -68,7 +68,7 @@ const CandidateRecord& record(const SearchResult& r, const std::string& tag) {
 }  // namespace
 
 TEST(Screening, ClearlySlowerCorrectCandidatesAreScreenedOutAndNeverFullyEvaluated) {
-  Run run(true);
+  ScreenedSearch run(true);
   // The best first (so it is confirmed whatever the order of the GPU worker's work), then one
   // clearly behind it and one slower than the original.
   auto result = run.search({timed_variant(50, "fast"), timed_variant(80, "behind"), timed_variant(120, "slower")});
@@ -105,7 +105,7 @@ TEST(Screening, ClearlySlowerCorrectCandidatesAreScreenedOutAndNeverFullyEvaluat
 }
 
 TEST(Screening, AWrongCandidateIsRejectedAtTheScreeningWithTheFullPathsVerdict) {
-  Run run(true);
+  ScreenedSearch run(true);
   auto result = run.search({timed_variant(50, "wrong", "SIM_WRONG"), timed_variant(60, "right")});
   const auto& wrong = record(result, "wrong");
   EXPECT_EQ(wrong.verdict, Verdict::wrong_result);
@@ -119,7 +119,7 @@ TEST(Screening, AWrongCandidateIsRejectedAtTheScreeningWithTheFullPathsVerdict) 
 }
 
 TEST(Screening, TheWinnersNumbersComeFromTheFullEvaluation) {
-  Run run(true);
+  ScreenedSearch run(true);
   run.evaluator.screen_time_scale = 1.1;  // the short timing reads 10% slow
   auto result = run.search({timed_variant(50, "fast"), timed_variant(51, "close")});
   const auto* best = result.best();
@@ -135,7 +135,7 @@ TEST(Screening, TheWinnersNumbersComeFromTheFullEvaluation) {
 }
 
 TEST(Screening, OffEveryCandidateIsFullyEvaluatedAsBefore) {
-  Run run(false);
+  ScreenedSearch run(false);
   auto result = run.search({timed_variant(50, "fast"), timed_variant(80, "behind"), timed_variant(120, "slower")});
   EXPECT_EQ(run.evaluator.screenings(), 0);
   EXPECT_EQ(run.evaluator.full_evaluations(), 1 + 3);
@@ -152,14 +152,14 @@ TEST(Screening, OffEveryCandidateIsFullyEvaluatedAsBefore) {
 TEST(Screening, TheMarginKeepsACandidateWithinTheNoiseOfTheBest) {
   // 2.00x against 1.85x: 8% apart. Noisy short timings (3% each) give a margin of
   // 1 + 2 * sqrt(4 * 0.03^2) = 1.12: both are contenders and both are fully evaluated.
-  Run noisy(true);
+  ScreenedSearch noisy(true);
   noisy.evaluator.screen_noise = 0.03;
   auto kept = noisy.search({timed_variant(50, "best"), timed_variant(54, "near")});
   EXPECT_EQ(record(kept, "near").verdict, Verdict::accepted) << record(kept, "near").reason;
   EXPECT_TRUE(noisy.fully_evaluated("near"));
 
   // Quiet ones (0.5% each) leave the floor, 1.03: 8% apart is clearly slower.
-  Run quiet(true);
+  ScreenedSearch quiet(true);
   quiet.evaluator.screen_noise = 0.005;
   auto dropped = quiet.search({timed_variant(50, "best"), timed_variant(54, "near")});
   EXPECT_EQ(record(dropped, "near").verdict, Verdict::screened_out);
