@@ -62,7 +62,7 @@ struct SearchConfig {
   bool screening = true;
   int64_t screen_max_samples = 30;  // timing samples of each variant at the main size
   double screen_min_time_s = 0.05;  // GPU time the screening's timing aims for
-  double screen_margin = 1.03;      // least factor "clearly slower" needs, whatever the noise
+  double screen_margin = 1.04;      // least factor "clearly slower" needs, whatever the noise
   std::string archive = ".kernelbot/archive.sqlite";
   std::string work_dir = ".kernelbot/work";
 };

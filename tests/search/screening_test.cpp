@@ -158,7 +158,7 @@ TEST(Screening, TheMarginKeepsACandidateWithinTheNoiseOfTheBest) {
   EXPECT_EQ(record(kept, "near").verdict, Verdict::accepted) << record(kept, "near").reason;
   EXPECT_TRUE(noisy.fully_evaluated("near"));
 
-  // Quiet ones (0.5% each) leave the floor, 1.03: 8% apart is clearly slower.
+  // Quiet ones (0.5% each) leave the floor, 1.04: 8% apart is clearly slower.
   ScreenedSearch quiet(true);
   quiet.evaluator.screen_noise = 0.005;
   auto dropped = quiet.search({timed_variant(50, "best"), timed_variant(54, "near")});
