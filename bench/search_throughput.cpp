@@ -2,7 +2,9 @@
 // examples/ kernel it runs the builtin proposer (no archive, a fixed candidate budget) and
 // reports candidates compiled, verified and timed per minute; then it shows what repeating
 // work costs: a repeated compile (the evaluator's compile cache) and a repeated search (the
-// archive: nothing is compiled or run again).
+// archive: nothing is compiled or run again). With [search] screening on (the default; turn it
+// off with --no-screening to compare) it also reports the time per phase (compile, screening,
+// full verification and timing, summed over candidates) and the share screened out.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -19,6 +21,7 @@
 #include "profiler/gpu_evaluator.h"
 #include "search/archive.h"
 #include "search/builtin/builtin_proposer.h"
+#include "search/screening.h"
 #include "search/search_engine.h"
 
 namespace {
@@ -31,6 +34,7 @@ struct Row {
   std::string kernel;
   int64_t candidates = 0, compiled = 0, cached = 0, verified = 0, timed = 0;
   double wall_s = 0, compile_s = 0, run_s = 0, best = 1;
+  kb::search::SearchPhases phases;
 };
 
 Row measure(kb::search::SearchResult& result, double wall_s) {
@@ -45,9 +49,11 @@ Row measure(kb::search::SearchResult& result, double wall_s) {
     if (c.eval.verification.passed) ++row.verified;
     if (!c.eval.timings.empty()) ++row.timed;
     row.compile_s += c.compile_s;
-    row.run_s += c.eval.run_s;
+    // A screened-out candidate's eval is its screening; a contender's, the full evaluation.
+    row.run_s += c.eval.run_s + (kb::search::fully_evaluated(c) ? c.screening.run_s : 0);
   }
   if (const auto* best = result.best()) row.best = best->speedup;
+  row.phases = result.phases;
   return row;
 }
 
@@ -67,10 +73,12 @@ int main(int argc, char** argv) {
   std::string kernels;
   int64_t max_candidates = 24;
   bool all_gpus = false;
+  bool no_screening = false;
   app.add_option("--config", config_path, "kernelbot.toml whose kernels to search")->check(CLI::ExistingFile);
   app.add_option("--kernels", kernels, "Comma-separated [[kernel]] names (default: all)");
   app.add_option("--max-candidates", max_candidates, "Candidate budget per kernel")->check(CLI::PositiveNumber);
   app.add_flag("--all-gpus", all_gpus, "Evaluate on every visible GPU (default: the first only)");
+  app.add_flag("--no-screening", no_screening, "Fully evaluate every candidate ([search] screening = false)");
   CLI11_PARSE(app, argc, argv);
   spdlog::set_level(spdlog::level::warn);
 
@@ -80,6 +88,7 @@ int main(int argc, char** argv) {
     config.search.rounds = 100;          // the candidate budget ends each search, not the rounds
     config.search.min_round_gain = 0;
     config.search.max_wall_time_s = 3600;
+    if (no_screening) config.search.screening = false;
     auto devices = kb::profiler::query_devices();
     std::vector<std::unique_ptr<kb::Evaluator>> evaluators;
     for (size_t i = 0; i < (all_gpus ? devices.size() : 1); ++i)
@@ -87,8 +96,10 @@ int main(int argc, char** argv) {
     std::vector<kb::Evaluator*> more;
     for (size_t i = 1; i < evaluators.size(); ++i) more.push_back(evaluators[i].get());
     unsigned cores = std::thread::hardware_concurrency();
-    std::cout << fmt::format("{} x {}, {} cores, compile_jobs = {}\n\n", evaluators.size(), devices.front().name, cores,
-                             config.search.compile_jobs > 0 ? std::to_string(config.search.compile_jobs) : "all");
+    std::cout << fmt::format("{} x {}, {} cores, compile_jobs = {}, screening {}\n\n", evaluators.size(),
+                             devices.front().name, cores,
+                             config.search.compile_jobs > 0 ? std::to_string(config.search.compile_jobs) : "all",
+                             config.search.screening ? "on" : "off");
 
     std::vector<std::string> names = split(kernels);
     if (names.empty())
@@ -126,6 +137,21 @@ int main(int argc, char** argv) {
     if (rows.size() > 1) std::cout << line(total);
     std::cout << "(wall s includes measuring each original; compile s and eval s are summed over candidates, "
                  "which overlap)\n\n";
+
+    // Where the evaluation time went, and what the screening saved.
+    const double gpus = static_cast<double>(evaluators.size());
+    std::cout << fmt::format("{:<12} {:>9} {:>9} {:>7} {:>9} {:>10} {:>10} {:>9} {:>16}\n", "kernel", "screened",
+                             "screened", "failed", "fully", "compile s", "screen s", "full s", "per GPU-minute");
+    std::cout << fmt::format("{:<12} {:>9} {:>9} {:>7} {:>9}\n", "", "", "out", "screen", "evaluated");
+    for (const auto& r : rows) {
+      const auto& p = r.phases;
+      std::cout << fmt::format("{:<12} {:>9} {:>8.0f}% {:>7} {:>9} {:>10.1f} {:>10.1f} {:>9.1f} {:>16.1f}\n", r.kernel,
+                               p.screened, p.screened ? 100.0 * p.screened_out / p.screened : 0.0, p.failed_screening,
+                               p.fully_evaluated, p.compile_s, p.screen_s, p.full_s,
+                               r.candidates / r.wall_s * 60 / gpus);
+    }
+    std::cout << "(screened out: correct on the screening, clearly slower than a confirmed candidate or the original; "
+                 "per GPU-minute: candidates per minute of wall time divided by the GPUs)\n\n";
 
     // A repeated candidate: the same variant compiled again comes from the compile cache.
     const auto* spec = config.find_kernel(names.front());

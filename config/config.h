@@ -56,6 +56,13 @@ struct SearchConfig {
   double max_cost_usd = 0;  // 0 = no money budget
   double min_round_gain = 0.01;  // a round that improves the best by less than this ends the search
   int64_t compile_jobs = 0;      // 0 = all cores
+  // Screening, then confirmation (search/screening.h): a short measurement of every candidate,
+  // the full one only for those not clearly slower than the best confirmed. The full
+  // measurement ([verify], [bench]) is unchanged; a candidate is never accepted on a screening.
+  bool screening = true;
+  int64_t screen_max_samples = 30;  // timing samples of each variant at the main size
+  double screen_min_time_s = 0.05;  // GPU time the screening's timing aims for
+  double screen_margin = 1.04;      // least factor "clearly slower" needs, whatever the noise
   std::string archive = ".kernelbot/archive.sqlite";
   std::string work_dir = ".kernelbot/work";
 };

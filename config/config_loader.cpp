@@ -260,6 +260,7 @@ void check_section_rules(TableReader& r, const std::string& section, const Confi
     error("model", "missing required field 'model' (needed when provider = \"openai-compatible\")");
   if (section == "search" && c.search.proposer == "replay" && c.search.replay_file.empty())
     error("replay_file", "missing required field 'replay_file' (needed when proposer = \"replay\")");
+  if (section == "search" && c.search.screen_margin < 1.0) error("screen_margin", "must be 1.0 or more");
   if (section == "verify" && c.verify.distributions.empty())
     error("distributions", "needs at least one distribution");
   if (section == "bench" && c.bench.max_samples < c.bench.min_samples)

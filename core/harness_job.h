@@ -65,6 +65,12 @@ struct HarnessJob {
   // (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED): verify without CUPTI activity tracing.
   // The side-stream checks were made by the normal run before the bot asks for this one.
   bool under_sanitizer = false;
+  // A screening (search/screening.h) asks for less than the full measurement: only the first
+  // `timed_sizes` size sets are timed (0 = all), and verification trial t at size s draws from
+  // distributions[(t + s + distribution_start) % n], so one trial per size can start the cycle
+  // at the harshest distributions.
+  int64_t timed_sizes = 0;
+  int64_t distribution_start = 0;
 };
 
 // Every shared library the bot builds for a variant exports this symbol: it unpacks `args`
@@ -80,6 +86,6 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessBench, warmup_runs, min_t
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessJob, mode, kernel, baseline_library, candidate_library,
                                                 size_labels, args, flops, bytes, trials, distributions, seed, strict,
                                                 bench, device, copy_bandwidth_gbps, fp32_tflops, min_speedup,
-                                                metrics_size, under_sanitizer)
+                                                metrics_size, under_sanitizer, timed_sizes, distribution_start)
 
 }  // namespace kb

@@ -16,6 +16,12 @@ struct EvalOptions {
   bool time = true;          // false: verify only
   bool collect_metrics = false;  // CUPTI metrics in a separate, untimed run
   bool sanitize = false;     // compute-sanitizer on one trial
+  // A screening (search/screening.h): one verification trial per size set, harshest inputs
+  // first, and a short timing at the main size only. A candidate that passes comes back
+  // `pending` with its screened speedup and timings, never accepted: only a full evaluation
+  // accepts. Wrong results, crashes and hangs come back with the full path's verdicts.
+  // sanitize and collect_metrics are ignored (they belong to the full evaluation).
+  bool screening = false;
 };
 
 class Evaluator {
@@ -29,7 +35,7 @@ class Evaluator {
   virtual CompiledVariant compile(const config::KernelSpec& spec, const Variant& variant) = 0;
 
   // Verifies `candidate` against `baseline` on fresh random inputs and, if correct, times both
-  // interleaved. Never throws for a candidate's fault: crashes, hangs and wrong results are verdicts.
+  // interleaved (or screens it: see EvalOptions::screening). Never throws for a candidate's fault: crashes, hangs and wrong results are verdicts.
   virtual EvalResult evaluate(const config::KernelSpec& spec, const CompiledVariant& baseline,
                               const CompiledVariant& candidate, const EvalOptions& options) = 0;
 };

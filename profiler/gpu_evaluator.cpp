@@ -65,6 +65,17 @@ const DeviceInfo& pick_device(const std::vector<DeviceInfo>& devices, int index)
                       std::to_string(devices.size()) + ")");
 }
 
+// A screening never accepts: a candidate that was correct on it comes back pending, its speedup
+// at the main size kept for the search to rank it; failures keep the full path's verdicts.
+void mark_screened(EvalResult& r) {
+  if (r.verdict != Verdict::accepted && r.verdict != Verdict::not_faster) return;
+  char text[160];
+  std::snprintf(text, sizeof text, "passed the screening (1 trial per size set), %.3fx at %s", r.speedup,
+                r.timings.empty() ? "the main size" : r.timings.front().size_label.c_str());
+  r.verdict = Verdict::pending;
+  r.reason = text;
+}
+
 }  // namespace
 
 SandboxKind candidate_sandbox(const config::Config& config) {
@@ -162,7 +173,9 @@ EvalResult GpuEvaluator::evaluate(const config::KernelSpec& spec, const Compiled
   }
   HarnessJob job;
   try {
-    job = job_for(spec, options.time ? "verify_and_time" : "verify");
+    job = job_for(spec, options.time || options.screening ? "verify_and_time" : "verify");
+    if (options.screening)
+      make_screening_job(job, ScreeningBench{config_.search.screen_max_samples, config_.search.screen_min_time_s});
   } catch (const config::ExpressionError& e) {
     result.verdict = Verdict::infra_error;
     result.reason = std::string("kernel '") + spec.name + "': " + e.what();
@@ -171,11 +184,20 @@ EvalResult GpuEvaluator::evaluate(const config::KernelSpec& spec, const Compiled
   job.baseline_library = baseline.library_path;
   job.candidate_library = candidate.library_path;
 
-  EvalResult ran = run(job, "eval");
+  EvalResult ran = run(job, options.screening ? "screen" : "eval");
   ran.device = result.device;
   ran.compile_log = result.compile_log;
   ran.compile_s = result.compile_s;
   result = std::move(ran);
+  if (options.screening) {
+    // The same rules as the full path (evidence of verification, work escaping the timing)...
+    apply_accept_rule(result, config_.bench.min_speedup);
+    // ...but never an acceptance.
+    mark_screened(result);
+    merge_compiler_report(result.candidate_metrics, candidate.compiler_report);
+    result.run_s = elapsed_since(start);
+    return result;
+  }
   if (options.time) apply_accept_rule(result, config_.bench.min_speedup);
   else apply_accept_rule(result, 0);  // verified only: not_faster "verified only, not timed" when correct
 

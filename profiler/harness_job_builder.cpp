@@ -1,6 +1,7 @@
 // make_harness_job: the [[kernel]] spec with every expression evaluated on every size set.
 #include "profiler/harness_job_builder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -39,6 +40,10 @@ std::vector<int64_t> evaluate_range(const config::ArgSpec& arg, const std::map<s
                                   std::to_string(static_cast<long long>(hi)) + ") (values are drawn from lo <= v < hi)");
   return {static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
 }
+
+// The distributions that break the most wrong kernels: a large mean against a small spread
+// (cancellation, a lost low-order term) and magnitudes near the type's limits (overflow).
+bool is_harsh(const std::string& distribution) { return distribution == "offset" || distribution == "extreme"; }
 
 uint64_t fresh_seed() {
   std::random_device rd;
@@ -102,6 +107,36 @@ HarnessJob make_harness_job(const config::Config& config, const config::KernelSp
   job.bench = HarnessBench{b.warmup_runs, b.min_time_s, b.min_samples, b.max_samples, b.max_noise,
                            b.timeout_s,   b.flush_l2,   b.graph_below_us, b.max_clock_sag};
   return job;
+}
+
+int64_t harshest_distribution_start(const std::vector<std::string>& distributions, size_t size_sets) {
+  const size_t n = distributions.size();
+  if (n == 0) return 0;
+  const size_t seen = std::max<size_t>(1, std::min(n, size_sets));
+  int64_t best = 0;
+  size_t best_count = 0;
+  bool best_leads = false;
+  for (size_t start = 0; start < n; ++start) {
+    size_t count = 0;
+    for (size_t s = 0; s < seen; ++s) count += is_harsh(distributions[(start + s) % n]) ? 1 : 0;
+    const bool leads = is_harsh(distributions[start]);
+    if (count > best_count || (count == best_count && leads && !best_leads)) {
+      best = static_cast<int64_t>(start);
+      best_count = count;
+      best_leads = leads;
+    }
+  }
+  return best;
+}
+
+void make_screening_job(HarnessJob& job, const ScreeningBench& bench) {
+  job.trials = 1;
+  job.strict = false;
+  job.distribution_start = harshest_distribution_start(job.distributions, job.size_labels.size());
+  job.timed_sizes = 1;
+  job.bench.max_samples = std::max<int64_t>(1, std::min(job.bench.max_samples, bench.max_samples));
+  job.bench.min_samples = std::min(job.bench.min_samples, job.bench.max_samples);
+  job.bench.min_time_s = std::min(job.bench.min_time_s, bench.min_time_s);
 }
 
 }  // namespace kb

@@ -130,33 +130,130 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
     ready.notify_all();
   };
 
+  // Screening: the screened candidates that await their full evaluation.
+  struct Contender {
+    EvalItem item;
+    ScreenReading reading;
+    EvalResult screening;
+  };
+  std::vector<Contender> contenders;
+  size_t screening_now = 0;  // screenings in flight (each may add a contender)
+  ScreeningBar* bar = settings.screening_bar;
+  EvalOptions screen_options;
+  screen_options.screening = true;
+
+  auto evaluate = [&](size_t e, const CompiledVariant& compiled, const EvalOptions& options) {
+    EvalResult result;
+    try {
+      result = evaluators[e]->evaluate(spec, baseline, compiled, options);
+    } catch (const std::exception& ex) {
+      result.verdict = Verdict::infra_error;
+      result.reason = std::string("the evaluator failed: ") + ex.what();
+    }
+    return result;
+  };
+  auto record_of = [&](const EvalItem& item) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return slots[item.job][item.slot];
+  };
+  auto store = [&](const EvalItem& item, const CandidateRecord& record) {
+    std::lock_guard<std::mutex> lock(mutex);
+    slots[item.job][item.slot] = record;
+    finished(record);
+  };
+  auto screened_out = [&](CandidateRecord& record, const CompiledVariant& compiled, EvalResult screening,
+                          const std::string& why) {
+    apply_evaluation(record, compiled, std::move(screening));
+    record.verdict = Verdict::screened_out;
+    record.eval.verdict = Verdict::screened_out;
+    record.reason = why;
+    record.eval.reason = why;
+  };
+
+  // Screens one candidate: a failure or a clear loss ends it here, a contender waits its turn.
+  auto screen = [&](size_t e, EvalItem item) {
+    CandidateRecord record = record_of(item);
+    record.device_index = device_indices[e];
+    EvalResult result = evaluate(e, item.compiled, screen_options);
+    record.screening.ran = true;
+    record.screening.run_s = result.run_s;
+    // Pending is a passed screening; an evaluator that judged it fully (accepted, not_faster)
+    // passed it too, and is still only screened: its verdict waits for the full evaluation.
+    record.screening.passed = result.verdict == Verdict::pending || verdict_is_correct(result.verdict);
+    if (!record.screening.passed) {
+      apply_evaluation(record, item.compiled, std::move(result));
+      store(item, record);
+      return;
+    }
+    const ScreenReading reading = screen_reading(result);
+    record.screening.speedup = reading.speedup;
+    record.screening.noise = reading.noise;
+    if (std::string why = bar->clearly_slower(reading); !why.empty()) {
+      screened_out(record, item.compiled, std::move(result), why);
+      store(item, record);
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    slots[item.job][item.slot] = record;
+    contenders.push_back(Contender{std::move(item), reading, std::move(result)});
+  };
+
+  // The full evaluation, after the bar is checked again: a better candidate confirmed since this
+  // one's screening may have left it clearly behind.
+  auto confirm = [&](size_t e, Contender c) {
+    CandidateRecord record = record_of(c.item);
+    record.device_index = device_indices[e];
+    if (std::string why = bar->clearly_slower(c.reading); !why.empty()) {
+      screened_out(record, c.item.compiled, std::move(c.screening), why);
+      store(c.item, record);
+      return;
+    }
+    const ScreeningRecord screening = record.screening;
+    apply_evaluation(record, c.item.compiled, evaluate(e, c.item.compiled, settings.eval_options));
+    record.screening = screening;
+    if (record.verdict == Verdict::accepted) bar->confirm(record.id, c.reading);
+    store(c.item, record);
+  };
+
   auto eval_worker = [&](size_t e) {
     for (;;) {
+      enum class Work { screening, confirmation, full } work;
       EvalItem item;
+      Contender contender;
       {
         std::unique_lock<std::mutex> lock(mutex);
-        ready.wait(lock, [&] { return !queue.empty() || compiling == 0; });
-        if (queue.empty()) return;
-        item = std::move(queue.front());
-        queue.pop_front();
+        ready.wait(lock, [&] {
+          return !queue.empty() || !contenders.empty() || (compiling == 0 && screening_now == 0);
+        });
+        if (!queue.empty()) {
+          item = std::move(queue.front());
+          queue.pop_front();
+          work = bar ? Work::screening : Work::full;
+          if (bar) ++screening_now;
+        } else if (!contenders.empty()) {
+          auto best = std::max_element(contenders.begin(), contenders.end(), [](const Contender& a, const Contender& b) {
+            return a.reading.speedup < b.reading.speedup;
+          });
+          contender = std::move(*best);
+          contenders.erase(best);
+          work = Work::confirmation;
+        } else {
+          return;
+        }
       }
-      CandidateRecord record;
-      {
+      if (work == Work::screening) {
+        screen(e, std::move(item));
         std::lock_guard<std::mutex> lock(mutex);
-        record = slots[item.job][item.slot];
+        --screening_now;
+        ready.notify_all();
+      } else if (work == Work::confirmation) {
+        confirm(e, std::move(contender));
+      } else {
+        CandidateRecord record = record_of(item);
+        apply_evaluation(record, item.compiled, evaluate(e, item.compiled, settings.eval_options));
+        record.device_index = device_indices[e];
+        store(item, record);
       }
-      EvalResult result;
-      try {
-        result = evaluators[e]->evaluate(spec, baseline, item.compiled, settings.eval_options);
-      } catch (const std::exception& ex) {
-        result.verdict = Verdict::infra_error;
-        result.reason = std::string("the evaluator failed: ") + ex.what();
-      }
-      apply_evaluation(record, item.compiled, std::move(result));
-      record.device_index = device_indices[e];
-      std::lock_guard<std::mutex> lock(mutex);
-      slots[item.job][item.slot] = record;
-      finished(record);
     }
   };
 

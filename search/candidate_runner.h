@@ -2,6 +2,9 @@
 // cores by default) and, as each compiles, verifies and times it on the first free GPU (one
 // worker thread per Evaluator). A candidate that does not compile may be repaired once (or
 // [llm].repair_attempts times); the repair is a child candidate of the failed one.
+// With screening (search/screening.h) each GPU worker screens every compiled candidate first
+// and fully evaluates the contenders when nothing is left to screen, best screened speedup
+// first, holding each against the bar again just before its full evaluation.
 #pragma once
 
 #include <functional>
@@ -10,6 +13,7 @@
 
 #include "config/config.h"
 #include "profiler/evaluator.h"
+#include "search/screening.h"
 #include "search/search_types.h"
 
 namespace kb::search {
@@ -18,7 +22,10 @@ namespace kb::search {
 struct RunnerSettings {
   int64_t compile_jobs = 1;
   int64_t repair_attempts = 0;
-  EvalOptions eval_options;
+  EvalOptions eval_options;   // the full evaluation
+  // Screening first when set (the engine's bar, kept across rounds); null: every candidate
+  // gets the full evaluation at once, as without screening.
+  ScreeningBar* screening_bar = nullptr;
 };
 
 // What the runner asks of the engine while it works.

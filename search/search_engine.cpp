@@ -14,6 +14,7 @@
 #include "search/candidate_runner.h"
 #include "search/content_hash.h"
 #include "search/proposer.h"
+#include "search/screening.h"
 #include "search/search_budget.h"
 #include "search/search_tree.h"
 #include "search/seed_selection.h"
@@ -34,7 +35,12 @@ std::string log_tail(const std::string& log, size_t max = 4000) {
 class Engine {
  public:
   explicit Engine(const SearchRequest& req)
-      : req_(req), config_(*req.config), spec_(*req.spec), cfg_(req.config->search), budget_(req.config->search) {
+      : req_(req),
+        config_(*req.config),
+        spec_(*req.spec),
+        cfg_(req.config->search),
+        budget_(req.config->search),
+        bar_(req.config->search.screen_margin) {
     evaluators_.push_back(req.evaluator);
     for (Evaluator* e : req.more_evaluators)
       if (e) evaluators_.push_back(e);
@@ -241,6 +247,7 @@ class Engine {
     settings.repair_attempts = config_.llm.repair_attempts;
     settings.eval_options.time = true;
     settings.eval_options.sanitize = config_.verify.sanitize;
+    settings.screening_bar = cfg_.screening ? &bar_ : nullptr;
     RunnerHooks hooks;
     hooks.reserve = [&] {
       bool ok = budget_.reserve_candidate();
@@ -342,6 +349,8 @@ class Engine {
     result_.budget.completion_tokens = usage.completion_tokens;
     result_.budget.cost_usd = usage.cost_usd;
     result_.budget.llm_requests = usage.requests;
+    result_.phases = phase_use(result_.tree, cfg_.screening);
+    spdlog::info("{}: {}", spec_.name, phases_summary(result_.phases));
     if (req_.collect_winner_metrics) collect_winner_metrics(spec_, *evaluators_.front(), baseline_compiled_, result_);
     const CandidateRecord* best = result_.best();
     spdlog::info("{}: search ended ({}) after {} candidates in {:.0f} s; {}", spec_.name, result_.stop_reason,
@@ -356,6 +365,7 @@ class Engine {
   const config::KernelSpec& spec_;
   const config::SearchConfig& cfg_;
   SearchBudget budget_;
+  ScreeningBar bar_;  // kept across rounds: a winner of round 1 screens round 2's candidates
   std::vector<Evaluator*> evaluators_;
   std::vector<int64_t> device_indices_;
   SearchResult result_;

@@ -20,6 +20,15 @@ struct Idea {
   std::string rationale;
 };
 
+// A candidate's screening (search/screening.h), when it had one.
+struct ScreeningRecord {
+  bool ran = false;
+  bool passed = false;  // correct on the screening (then screened out or fully evaluated)
+  double speedup = 0;   // at the main size, from the short timing
+  double noise = 0;     // relative noise of that ratio
+  double run_s = 0;
+};
+
 // One node of the search tree.
 struct CandidateRecord {
   std::string id;         // "r2-i1-b0" (round, idea, branch); "baseline" for the original
@@ -37,6 +46,20 @@ struct CandidateRecord {
   int64_t device_index = -1;  // the GPU that evaluated it (-1: not evaluated in this run)
   double compile_s = 0;
   bool compile_cached = false;  // the evaluator's compile cache already held this variant
+  ScreeningRecord screening;    // eval holds the full evaluation, or the screening when it ended there
+};
+
+// Where a search's evaluation time went ([search] screening): counts of the candidates this run
+// measured and seconds summed over them (over every GPU: more than the wall time with several).
+struct SearchPhases {
+  bool screening = false;
+  int64_t screened = 0;
+  int64_t screened_out = 0;      // correct on the screening, clearly slower: never fully measured
+  int64_t failed_screening = 0;  // wrong, crashed, hung on the screening
+  int64_t fully_evaluated = 0;
+  double compile_s = 0;
+  double screen_s = 0;
+  double full_s = 0;             // full verification and timing
 };
 
 // How much of each budget was spent.
@@ -94,6 +117,7 @@ struct SearchResult {
   int64_t archive_reused = 0;         // candidates whose result came from the archive
   Reverification reverification;      // the PR's text measured after the search (bot/, not the engine)
   std::vector<AdvisoryFinding> advisories;  // verified probes of caller-chosen arguments (never PRs)
+  SearchPhases phases;                // screening and full evaluation: counts and time
 
   const CandidateRecord* find(const std::string& id) const;
   const CandidateRecord* best() const { return best_id.empty() ? nullptr : find(best_id); }
@@ -105,9 +129,12 @@ struct SearchResult {
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Idea, text, family, rationale)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ScreeningRecord, ran, passed, speedup, noise, run_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchPhases, screening, screened, screened_out, failed_screening,
+                                                fully_evaluated, compile_s, screen_s, full_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CandidateRecord, id, parent_id, round, idea, variant, verdict,
                                                 reason, speedup, median_us, eval, from_archive, variant_hash,
-                                                device_index, compile_s, compile_cached)
+                                                device_index, compile_s, compile_cached, screening)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BudgetUse, candidates, wall_time_s, prompt_tokens,
                                                 completion_tokens, cost_usd, llm_requests)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Reverification, ran, candidate_id, path, original_sha256, text_sha256, by,
@@ -115,6 +142,6 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Reverification, ran, candidate_i
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AdvisoryFinding, candidate_id, subject, value, setting, speedup)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchResult, kernel, proposer, tree, best_id, stop_reason, budget,
                                                 device, baseline_profile, rounds_run, archive_path, archive_reused,
-                                                reverification, advisories)
+                                                reverification, advisories, phases)
 
 }  // namespace kb::search

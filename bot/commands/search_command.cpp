@@ -15,6 +15,7 @@
 #include "common/number_format.h"
 #include "common/text_table.h"
 #include "search/advisory_findings.h"
+#include "search/screening.h"
 
 namespace kb::bot {
 namespace {
@@ -56,7 +57,7 @@ void print_winner(const search::SearchResult& result, const std::filesystem::pat
   if (result.budget.llm_requests > 0)
     std::cout << fmt::format(", {} model requests, {} tokens, ${:.2f}", result.budget.llm_requests,
                              result.budget.prompt_tokens + result.budget.completion_tokens, result.budget.cost_usd);
-  std::cout << ")\n";
+  std::cout << ")\n" << search::phases_summary(result.phases) << "\n";
   for (const auto& a : result.advisories) std::cout << search::advisory_text(a) << "\n";
   const auto* best = result.best();
   if (!best) {

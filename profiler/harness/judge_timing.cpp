@@ -421,7 +421,10 @@ void run_timing(const RunnerJob& job, const Servers& servers, EvalResult& result
   if (!clocks.available()) spdlog::warn("{}: timing samples are not checked for clock sag", clocks.unavailable_reason());
   const bool candidate = servers.candidate != nullptr;
   std::vector<SizeOutcome> outcomes;
-  for (size_t s = 0; s < job.size_count(); ++s) {
+  // A screening times only the first size sets (the main size); the full measurement times all.
+  const size_t timed = job.raw.timed_sizes > 0 ? std::min(job.size_count(), static_cast<size_t>(job.raw.timed_sizes))
+                                               : job.size_count();
+  for (size_t s = 0; s < timed; ++s) {
     const std::string& label = job.raw.size_labels[s];
     set_phase("timing at size " + label);
     SizeTimer timer(job, servers, s, clocks);
@@ -469,7 +472,7 @@ void run_timing(const RunnerJob& job, const Servers& servers, EvalResult& result
   }
   if (!candidate) {
     result.verdict = Verdict::pending;
-    result.reason = "timed the original at " + std::to_string(job.size_count()) + " size sets";
+    result.reason = "timed the original at " + std::to_string(timed) + " size sets";
     return;
   }
   std::vector<double> ratios;

@@ -133,7 +133,8 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
       p.trial = t;
       p.size = s;
       p.seed = job.raw.seed + static_cast<uint64_t>(t) * sizes + s;
-      p.distribution = job.distributions[static_cast<size_t>(t + static_cast<int64_t>(s)) % job.distributions.size()];
+      p.distribution = job.distributions[static_cast<size_t>(t + static_cast<int64_t>(s) + job.raw.distribution_start) %
+                                         job.distributions.size()];
       const std::string trial_text = describe_trial(job, p, trials);
       set_phase("verification " + trial_text);
       spdlog::debug("verifying {}", trial_text);

@@ -199,6 +199,8 @@ provider = "anthropic"
 [search]
 proposer = "magic"
 rounds = 0
+screen_margin = 0.9
+screen_max_samples = 0
 [bench]
 min_speedup = 0.9
 min_samples = 10
@@ -210,8 +212,9 @@ repository = "no-slash"
 )");
   std::vector<std::string> fields;
   for (const auto& e : errs) fields.push_back(e.field);
-  for (const char* f : {"llm.provider", "search.proposer", "search.rounds", "bench.min_speedup", "bench.max_samples",
-                        "verify.distributions", "github.repository"})
+  for (const char* f : {"llm.provider", "search.proposer", "search.rounds", "search.screen_margin",
+                        "search.screen_max_samples", "bench.min_speedup", "bench.max_samples", "verify.distributions",
+                        "github.repository"})
     EXPECT_NE(std::find(fields.begin(), fields.end(), f), fields.end()) << "no error for " << f;
 }
 

@@ -186,6 +186,33 @@ TEST_F(GpuEvaluatorTest, AcceptedCandidateWithMetricsAndCachedCalibration) {
   EXPECT_TRUE(fs::is_empty(root_ / ".kernelbot" / "work" / "jobs"));
 }
 
+// A screening is one harness job asking for less, and never accepts: the harness's "accepted"
+// comes back pending, with no strict pass, metrics run or sanitizer after it.
+TEST_F(GpuEvaluatorTest, AScreeningIsOneShortJobAndNeverAccepts) {
+  fake_harness(kAcceptingHarness);
+  config_.verify.strict_speedup = 1.1;  // the harness's 1.5x would trigger a strict pass in a full evaluation
+  config_.search.screen_max_samples = 7;
+  GpuEvaluator evaluator(config_, device_);
+  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
+  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  ASSERT_TRUE(base.ok && cand.ok);
+  EvalOptions options;
+  options.screening = true;
+  options.collect_metrics = true;
+  options.sanitize = true;
+  EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, options);
+  EXPECT_EQ(r.verdict, Verdict::pending) << r.reason;
+  EXPECT_NE(r.reason.find("passed the screening"), std::string::npos) << r.reason;
+  EXPECT_NEAR(r.speedup, 1.5, 1e-9);
+  ASSERT_EQ(jobs(), 1) << "one harness call: no strict, metrics or sanitizer job";
+  nlohmann::json j = job(0);
+  EXPECT_EQ(j["mode"], "verify_and_time");
+  EXPECT_EQ(j["trials"], 1);
+  EXPECT_EQ(j["timed_sizes"], 1);
+  EXPECT_EQ(j["bench"]["max_samples"], 7);
+  EXPECT_EQ(j["distributions"][j["distribution_start"].get<size_t>() % j["distributions"].size()], "offset");
+}
+
 TEST_F(GpuEvaluatorTest, ProfileTimesTheBaselineAlone) {
   fake_harness(kAcceptingHarness);
   GpuEvaluator evaluator(config_, device_);

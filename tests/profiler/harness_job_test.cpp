@@ -200,6 +200,65 @@ TEST(HarnessJob, StreamArgumentsAndRangesAreEvaluatedPerSizeSet) {
               std::string::npos)
         << e.what();
   }
+
+// A screening is the same job asking for less: one trial per size set, harshest inputs first,
+// a short timing at the main size only.
+TEST(HarnessJob, ScreeningJobHasOneTrialPerSizeAndTimesOnlyTheMainSize) {
+  auto config = load();
+  config.verify.distributions = {"uniform", "normal", "large", "mixed_sign", "offset", "extreme"};
+  config.bench.max_samples = 2000;
+  config.bench.min_samples = 20;
+  HarnessJob full = make_harness_job(config, config.kernels[0]);
+  HarnessJob job = full;
+  make_screening_job(job, ScreeningBench{12, 0.05});
+
+  EXPECT_EQ(job.trials, 1);
+  EXPECT_FALSE(job.strict);
+  EXPECT_EQ(job.timed_sizes, 1);
+  // Trial 0 at size s draws distributions[(s + start) % n]: size 0 offset, size 1 extreme.
+  ASSERT_EQ(job.size_labels.size(), 2u);
+  EXPECT_EQ(job.distributions[static_cast<size_t>(job.distribution_start) % 6], "offset");
+  EXPECT_EQ(job.distributions[static_cast<size_t>(job.distribution_start + 1) % 6], "extreme");
+  EXPECT_EQ(job.bench.max_samples, 12);
+  EXPECT_EQ(job.bench.min_samples, 12);
+  EXPECT_DOUBLE_EQ(job.bench.min_time_s, 0.05);
+  // Everything else is the full job's: the same sizes, inputs, tolerances and seed.
+  EXPECT_EQ(job.size_labels, full.size_labels);
+  EXPECT_EQ(job.args[0].counts, full.args[0].counts);
+  EXPECT_EQ(job.seed, full.seed);
+  EXPECT_EQ(job.distributions, full.distributions);
+  // The full job times every size and starts the cycle at the first distribution.
+  EXPECT_EQ(full.timed_sizes, 0);
+  EXPECT_EQ(full.distribution_start, 0);
+
+  nlohmann::json j = job;
+  HarnessJob back = j.get<HarnessJob>();
+  EXPECT_EQ(back.timed_sizes, 1);
+  EXPECT_EQ(back.distribution_start, job.distribution_start);
+  EXPECT_EQ(back.trials, 1);
+}
+
+TEST(HarnessJob, ScreeningNeverLengthensTheTiming) {
+  auto config = load();  // [bench] min_time_s = 0.25
+  config.bench.max_samples = 10;
+  config.bench.min_samples = 5;
+  HarnessJob job = make_harness_job(config, config.kernels[0]);
+  make_screening_job(job, ScreeningBench{30, 1.0});
+  EXPECT_EQ(job.bench.max_samples, 10);
+  EXPECT_EQ(job.bench.min_samples, 5);
+  EXPECT_DOUBLE_EQ(job.bench.min_time_s, 0.25);
+}
+
+TEST(HarnessJob, ScreeningStartsAtTheHarshestDistributionsTheConfigAllows) {
+  const std::vector<std::string> all = {"uniform", "normal", "large", "mixed_sign", "offset", "extreme"};
+  EXPECT_EQ(harshest_distribution_start(all, 1), 4);  // offset
+  EXPECT_EQ(harshest_distribution_start(all, 2), 4);  // offset, extreme
+  EXPECT_EQ(harshest_distribution_start(all, 3), 4);  // offset, extreme, uniform
+  EXPECT_EQ(harshest_distribution_start({"extreme", "uniform"}, 1), 0);
+  EXPECT_EQ(harshest_distribution_start({"uniform", "normal", "extreme"}, 2), 2);
+  // None allowed: the config's own order.
+  EXPECT_EQ(harshest_distribution_start({"uniform", "normal"}, 2), 0);
+  EXPECT_EQ(harshest_distribution_start({}, 2), 0);
 }
 
 }  // namespace

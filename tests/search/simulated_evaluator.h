@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "profiler/evaluator.h"
 
@@ -46,16 +47,31 @@ class SimulatedEvaluator : public Evaluator {
   double compile_delay_s = 0;
   double evaluate_delay_s = 0;
   double min_speedup = 1.05;
+  // A screening (EvalOptions::screening) reports this relative noise for each of its two
+  // timings and times off by `screen_time_scale` (a short timing is not the full one), so tests
+  // can tell which numbers came from which.
+  double screen_noise = 0.01;
+  double screen_time_scale = 1.0;
+
+  int screenings() const { return screenings_; }
+  int full_evaluations() const { return evaluations_ - screenings_; }
+  // The sources of the variants that got a full evaluation (not a screening), in order.
+  std::vector<std::string> fully_evaluated_sources() const;
 
   int compiles() const { return compiles_; }
   int evaluations() const { return evaluations_; }
   int max_concurrent_compiles() const { return max_concurrent_; }
 
  private:
+  EvalResult screen(const SimBehaviour& base, const SimBehaviour& candidate);
+
   SimCost cost_;
   int device_index_;
   std::atomic<int> compiles_{0};
   std::atomic<int> evaluations_{0};
+  std::atomic<int> screenings_{0};
+  mutable std::mutex full_mutex_;
+  std::vector<std::string> full_sources_;
   std::atomic<int> in_flight_{0};
   std::atomic<int> max_concurrent_{0};
 };

@@ -24,6 +24,9 @@ class TestProject {
     config.search.branches_per_idea = 2;
     config.search.compile_jobs = 2;
     config.search.min_round_gain = 0;
+    // The engine's tests count evaluations and verdicts of every candidate; screening_test.cpp
+    // tests the screening (on by default in a real config).
+    config.search.screening = false;
     config.llm.repair_attempts = 1;
     config::KernelSpec spec;
     spec.name = "k";

@@ -1,0 +1,99 @@
+#include "search/screening.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "search/search_tree.h"
+
+namespace kb::search {
+namespace {
+
+// Standard deviations of the combined noise a screened speedup may lie below another's and
+// still be kept as a contender.
+constexpr double kNoiseSigmas = 2.0;
+
+}  // namespace
+
+ScreenReading screen_reading(const EvalResult& screening) {
+  ScreenReading r;
+  if (screening.timings.empty()) return r;
+  const SizeTiming& t = screening.timings.front();
+  r.speedup = t.speedup;
+  r.noise = std::sqrt(t.baseline.noise * t.baseline.noise + t.candidate.noise * t.candidate.noise);
+  return r;
+}
+
+double screening_margin(const ScreenReading& a, const ScreenReading& b, double floor) {
+  const double combined = std::sqrt(a.noise * a.noise + b.noise * b.noise);
+  return std::max(floor, 1.0 + kNoiseSigmas * combined);
+}
+
+void ScreeningBar::confirm(const std::string& id, const ScreenReading& reading) {
+  if (reading.speedup <= 0) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  confirmed_.push_back({id, reading});
+}
+
+std::string ScreeningBar::clearly_slower(const ScreenReading& reading) const {
+  if (reading.speedup <= 0) return "";  // no timing to judge by: never dropped on missing evidence
+  std::lock_guard<std::mutex> lock(mutex_);
+  // The original against itself is exactly 1x: the candidate's own reading carries the noise.
+  Bar worst_gap{"the original", {1.0, 0.0}};
+  double worst_ratio = 0;
+  auto check = [&](const Bar& bar) {
+    const double margin = screening_margin(reading, bar.reading, floor_);
+    const double ratio = bar.reading.speedup / reading.speedup / margin;
+    if (ratio > 1 && ratio > worst_ratio) {
+      worst_ratio = ratio;
+      worst_gap = bar;
+    }
+  };
+  check(Bar{"the original", {1.0, 0.0}});
+  for (const auto& bar : confirmed_) check(bar);
+  if (worst_ratio <= 1) return "";
+  const double margin = screening_margin(reading, worst_gap.reading, floor_);
+  return fmt::format("screened {:.3f}x (noise {:.1f}%), clearly below {}'s screened {:.3f}x (noise {:.1f}%) "
+                     "divided by the margin {:.3f} (= {:.3f}x)",
+                     reading.speedup, reading.noise * 100, worst_gap.id, worst_gap.reading.speedup,
+                     worst_gap.reading.noise * 100, margin, worst_gap.reading.speedup / margin);
+}
+
+bool fully_evaluated(const CandidateRecord& r) {
+  if (r.from_archive || r.device_index < 0) return false;
+  if (!r.screening.ran) return true;
+  return r.screening.passed && r.verdict != Verdict::screened_out;
+}
+
+SearchPhases phase_use(const std::vector<CandidateRecord>& tree, bool screening) {
+  SearchPhases p;
+  p.screening = screening;
+  for (const auto& r : tree) {
+    if (r.id == kBaselineId || r.from_archive) continue;
+    p.compile_s += r.compile_s;
+    if (r.screening.ran) {
+      ++p.screened;
+      p.screen_s += r.screening.run_s;
+      if (r.verdict == Verdict::screened_out) ++p.screened_out;
+      else if (!r.screening.passed) ++p.failed_screening;
+    }
+    if (fully_evaluated(r)) {
+      ++p.fully_evaluated;
+      p.full_s += r.eval.run_s;
+    }
+  }
+  return p;
+}
+
+std::string phases_summary(const SearchPhases& p) {
+  const std::string time = fmt::format("compile {:.0f} s, screening {:.0f} s, full verification and timing {:.0f} s "
+                                       "(summed over candidates)",
+                                       p.compile_s, p.screen_s, p.full_s);
+  if (!p.screening) return fmt::format("evaluation: {} fully evaluated, no screening; {}", p.fully_evaluated, time);
+  return fmt::format("screening: {} screened, {} screened out ({:.0f}%), {} failed it, {} fully evaluated; {}",
+                     p.screened, p.screened_out, p.screened ? 100.0 * p.screened_out / p.screened : 0.0,
+                     p.failed_screening, p.fully_evaluated, time);
+}
+
+}  // namespace kb::search

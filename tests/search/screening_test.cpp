@@ -1,0 +1,200 @@
+// Screening, then confirmation (search/screening.h), against the simulated evaluator: who is
+// screened out, who is fully evaluated, and where the reported numbers come from.
+#include "search/screening.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "search/search_engine.h"
+#include "tests/search/scripted_proposer.h"
+#include "tests/search/simulated_evaluator.h"
+#include "tests/search/test_project.h"
+
+using namespace kb;
+using namespace kb::search;
+using kb::testing::idea;
+using kb::testing::ScriptedProposer;
+using kb::testing::SimulatedEvaluator;
+using kb::testing::TestProject;
+using kb::testing::timed_variant;
+
+namespace {
+
+// One round of one idea whose branches are `variants` (the original runs in 100 us), in that order.
+ScriptedProposer one_round(std::vector<Variant> variants) {
+  return ScriptedProposer([](const ProposalContext&) { return std::vector<ProposedIdea>{idea("tune", "parallelism")}; },
+                          [variants](const BranchRequest&) {
+                            std::vector<Branch> out;
+                            for (const auto& v : variants) out.push_back(Branch{v, ""});
+                            return out;
+                          });
+}
+
+struct ScreenedSearch {
+  TestProject project;
+  SimulatedEvaluator evaluator;
+
+  explicit ScreenedSearch(bool screening) {
+    project.config.search.rounds = 1;
+    project.config.search.branches_per_idea = 8;
+    project.config.search.screening = screening;
+    project.config.search.compile_jobs = 1;  // candidates reach the GPU worker in the order given
+  }
+
+  SearchResult search(std::vector<Variant> variants) {
+    auto proposer = one_round(std::move(variants));
+    SearchRequest r;
+    r.config = &project.config;
+    r.spec = &project.spec();
+    r.evaluator = &evaluator;
+    r.proposer = &proposer;
+    return run_search(r);
+  }
+
+  bool fully_evaluated(const std::string& tag) const {
+    for (const auto& s : evaluator.fully_evaluated_sources())
+      if (s.find("// " + tag + " ") == 0) return true;
+    return false;
+  }
+};
+
+const CandidateRecord& record(const SearchResult& r, const std::string& tag) {
+  for (const auto& c : r.tree)
+    if (c.variant.label == tag) return c;
+  throw std::runtime_error("no candidate " + tag);
+}
+
+}  // namespace
+
+TEST(Screening, ClearlySlowerCorrectCandidatesAreScreenedOutAndNeverFullyEvaluated) {
+  ScreenedSearch run(true);
+  // The best first (so it is confirmed whatever the order of the GPU worker's work), then one
+  // clearly behind it and one slower than the original.
+  auto result = run.search({timed_variant(50, "fast"), timed_variant(80, "behind"), timed_variant(120, "slower")});
+
+  const auto& fast = record(result, "fast");
+  EXPECT_EQ(fast.verdict, Verdict::accepted);
+  EXPECT_TRUE(run.fully_evaluated("fast"));
+  EXPECT_EQ(result.best_id, fast.id);
+
+  for (const std::string tag : {"behind", "slower"}) {
+    const auto& c = record(result, tag);
+    EXPECT_EQ(c.verdict, Verdict::screened_out) << tag << ": " << c.reason;
+    EXPECT_FALSE(run.fully_evaluated(tag)) << tag;
+    EXPECT_TRUE(c.screening.ran && c.screening.passed) << tag;
+    EXPECT_EQ(c.speedup, 0) << tag << ": a screening's speedup is no measurement";
+  }
+  // The reason gives both screened speedups and the margin (1 + 2 * sqrt(4 * 0.01^2) = 1.04).
+  const auto& behind = record(result, "behind");
+  EXPECT_NE(behind.reason.find("1.250x"), std::string::npos) << behind.reason;
+  EXPECT_NE(behind.reason.find("2.000x"), std::string::npos) << behind.reason;
+  EXPECT_NE(behind.reason.find("margin 1.040"), std::string::npos) << behind.reason;
+  const auto& slower = record(result, "slower");
+  EXPECT_NE(slower.reason.find("the original"), std::string::npos) << slower.reason;
+
+  EXPECT_EQ(run.evaluator.screenings(), 3);
+  EXPECT_EQ(run.evaluator.full_evaluations(), 1 + 1);  // the original's profile and the winner
+  EXPECT_TRUE(result.phases.screening);
+  EXPECT_EQ(result.phases.screened, 3);
+  EXPECT_EQ(result.phases.screened_out, 2);
+  EXPECT_EQ(result.phases.failed_screening, 0);
+  EXPECT_EQ(result.phases.fully_evaluated, 1);
+  EXPECT_DOUBLE_EQ(result.phases.screen_s, 3 * 0.1);
+  EXPECT_DOUBLE_EQ(result.phases.full_s, 1.0);
+}
+
+TEST(Screening, AWrongCandidateIsRejectedAtTheScreeningWithTheFullPathsVerdict) {
+  ScreenedSearch run(true);
+  auto result = run.search({timed_variant(50, "wrong", "SIM_WRONG"), timed_variant(60, "right")});
+  const auto& wrong = record(result, "wrong");
+  EXPECT_EQ(wrong.verdict, Verdict::wrong_result);
+  EXPECT_NE(wrong.reason.find("differs from the original"), std::string::npos) << wrong.reason;
+  EXPECT_TRUE(wrong.screening.ran);
+  EXPECT_FALSE(wrong.screening.passed);
+  EXPECT_EQ(wrong.eval.verification.trials, 1);  // found by the screening's single trial
+  EXPECT_FALSE(run.fully_evaluated("wrong"));
+  EXPECT_EQ(record(result, "right").verdict, Verdict::accepted);
+  EXPECT_EQ(result.phases.failed_screening, 1);
+}
+
+TEST(Screening, TheWinnersNumbersComeFromTheFullEvaluation) {
+  ScreenedSearch run(true);
+  run.evaluator.screen_time_scale = 1.1;  // the short timing reads 10% slow
+  auto result = run.search({timed_variant(50, "fast"), timed_variant(51, "close")});
+  const auto* best = result.best();
+  ASSERT_NE(best, nullptr);
+  EXPECT_TRUE(run.fully_evaluated(best->variant.label));
+  EXPECT_EQ(best->verdict, Verdict::accepted);
+  EXPECT_DOUBLE_EQ(best->speedup, 100.0 / 50);  // the full timing, not 100 / 55
+  ASSERT_EQ(best->eval.timings.size(), 1u);
+  EXPECT_EQ(best->eval.timings.front().candidate.samples, 200);
+  EXPECT_EQ(best->eval.verification.trials, 5);
+  EXPECT_TRUE(best->screening.ran);
+  EXPECT_NEAR(best->screening.speedup, 100.0 / 55, 1e-9);
+}
+
+TEST(Screening, OffEveryCandidateIsFullyEvaluatedAsBefore) {
+  ScreenedSearch run(false);
+  auto result = run.search({timed_variant(50, "fast"), timed_variant(80, "behind"), timed_variant(120, "slower")});
+  EXPECT_EQ(run.evaluator.screenings(), 0);
+  EXPECT_EQ(run.evaluator.full_evaluations(), 1 + 3);
+  EXPECT_EQ(record(result, "fast").verdict, Verdict::accepted);
+  EXPECT_EQ(record(result, "behind").verdict, Verdict::accepted);
+  EXPECT_EQ(record(result, "slower").verdict, Verdict::not_faster);
+  for (const auto& c : result.tree) EXPECT_FALSE(c.screening.ran) << c.id;
+  EXPECT_FALSE(result.phases.screening);
+  EXPECT_EQ(result.phases.screened, 0);
+  EXPECT_EQ(result.phases.fully_evaluated, 3);
+  EXPECT_DOUBLE_EQ(result.phases.full_s, 3.0);
+}
+
+TEST(Screening, TheMarginKeepsACandidateWithinTheNoiseOfTheBest) {
+  // 2.00x against 1.85x: 8% apart. Noisy short timings (3% each) give a margin of
+  // 1 + 2 * sqrt(4 * 0.03^2) = 1.12: both are contenders and both are fully evaluated.
+  ScreenedSearch noisy(true);
+  noisy.evaluator.screen_noise = 0.03;
+  auto kept = noisy.search({timed_variant(50, "best"), timed_variant(54, "near")});
+  EXPECT_EQ(record(kept, "near").verdict, Verdict::accepted) << record(kept, "near").reason;
+  EXPECT_TRUE(noisy.fully_evaluated("near"));
+
+  // Quiet ones (0.5% each) leave the floor, 1.04: 8% apart is clearly slower.
+  ScreenedSearch quiet(true);
+  quiet.evaluator.screen_noise = 0.005;
+  auto dropped = quiet.search({timed_variant(50, "best"), timed_variant(54, "near")});
+  EXPECT_EQ(record(dropped, "near").verdict, Verdict::screened_out);
+  EXPECT_FALSE(quiet.fully_evaluated("near"));
+}
+
+TEST(ScreeningBar, MarginIsTheFloorOrTwoSigmasOfBothReadings) {
+  EXPECT_DOUBLE_EQ(screening_margin({2.0, 0.0}, {1.0, 0.0}, 1.03), 1.03);
+  EXPECT_NEAR(screening_margin({2.0, 0.03}, {1.0, 0.04}, 1.03), 1.0 + 2 * 0.05, 1e-12);
+}
+
+TEST(ScreeningBar, ACandidateIsHeldToTheOriginalAndToEveryAcceptedOne) {
+  ScreeningBar bar(1.03);
+  EXPECT_EQ(bar.clearly_slower({1.5, 0.01}), "");
+  EXPECT_EQ(bar.clearly_slower({0.99, 0.01}), "") << "within the margin of the original";
+  EXPECT_NE(bar.clearly_slower({0.8, 0.01}).find("the original"), std::string::npos);
+  // A contender until a much better candidate is confirmed; then clearly behind it.
+  bar.confirm("r1-i0-b0", {3.0, 0.01});
+  const std::string why = bar.clearly_slower({1.5, 0.01});
+  EXPECT_NE(why.find("r1-i0-b0"), std::string::npos) << why;
+  EXPECT_NE(why.find("1.500x"), std::string::npos) << why;
+  EXPECT_NE(why.find("3.000x"), std::string::npos) << why;
+  EXPECT_EQ(bar.clearly_slower({2.95, 0.01}), "");
+  EXPECT_EQ(bar.clearly_slower({0, 0}), "") << "a screening without a timing drops nothing";
+}
+
+TEST(ScreeningBar, ReadingIsTheMainSizesRatioWithTheNoiseOfBothTimings) {
+  EvalResult r;
+  SizeTiming t;
+  t.speedup = 1.25;
+  t.baseline.noise = 0.03;
+  t.candidate.noise = 0.04;
+  r.timings = {t, SizeTiming{}};
+  ScreenReading reading = screen_reading(r);
+  EXPECT_DOUBLE_EQ(reading.speedup, 1.25);
+  EXPECT_NEAR(reading.noise, 0.05, 1e-12);
+  EXPECT_EQ(screen_reading(EvalResult{}).speedup, 0);
+}
