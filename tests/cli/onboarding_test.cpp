@@ -151,6 +151,8 @@ TEST_F(Onboarding, InitKernelAndFileChooseTheTables) {
 TEST_F(Onboarding, InitOnTheExamplesPassesConfigCheck) {
   fs::path examples = dir_ / "examples";
   fs::copy(fs::path(KB_SOURCE_DIR) / "examples", examples, fs::copy_options::recursive);
+  fs::remove_all(examples / "production");  // the other example project: its own test below
+  fs::remove_all(examples / ".kernelbot");
   auto r = kb::testing::run_kernelbot("init --force", examples);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string text = read_file(examples / "kernelbot.toml");
@@ -161,6 +163,33 @@ TEST_F(Onboarding, InitOnTheExamplesPassesConfigCheck) {
   auto check = kb::testing::run_kernelbot("config check", examples);
   EXPECT_EQ(check.exit_code, 0) << check.err << "\n" << text;
   EXPECT_NE(check.out.find("ok (4 kernels)"), std::string::npos) << check.out;
+}
+
+// The bar: init on a production-style codebase (streams, a bf16 typedef under a macro in
+// a header found through an include directory, default arguments, overloads, a main() that
+// launches) writes a file config check passes with only TODO counts to fill.
+TEST_F(Onboarding, InitOnTheProductionExampleLeavesOnlyATodoCount) {
+  fs::path prod = dir_ / "production";
+  fs::copy(fs::path(KB_SOURCE_DIR) / "examples/production", prod, fs::copy_options::recursive);
+  fs::remove(prod / "kernelbot.toml");
+  fs::remove_all(prod / ".kernelbot");
+  auto r = kb::testing::run_kernelbot("init", prod);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string text = read_file(prod / "kernelbot.toml");
+  EXPECT_NE(text.find("include_dirs = [\"include\"]"), std::string::npos) << text;  // prod/ops.h lives in include/
+  EXPECT_EQ(text.find("launcher = \"main\""), std::string::npos) << "main() is the program, not a launcher";
+  EXPECT_EQ(occurrences(text, "launcher = \"softmax_forward\""), 2u) << "one table per overload";
+  EXPECT_NE(text.find("dtype = \"bfloat16\""), std::string::npos) << "floatX resolved through its typedef";
+  EXPECT_NE(text.find("check: floatX is __nv_bfloat16"), std::string::npos) << "the alias guess is noted";
+  EXPECT_NE(text.find("name = \"stream\"\n  role = \"stream\""), std::string::npos);
+  EXPECT_NE(text.find("name = \"threads\"\n  role = \"scalar\"\n  dtype = \"int32\"\n  value = 32"), std::string::npos)
+      << "a launch setting gets its default argument, not a size";
+  EXPECT_NE(text.find("name = \"bias\"\n  role = \"input\"\n  dtype = \"bfloat16\"\n  count = \"C\""), std::string::npos)
+      << "bias[i % C] holds C elements";
+  auto check = kb::testing::run_kernelbot("config check", prod);
+  EXPECT_EQ(check.exit_code, 0) << check.err << "\n" << text;
+  EXPECT_NE(check.out.find("1 field still TODO"), std::string::npos) << check.out;  // the table's rows (vocab)
+  EXPECT_NE(check.out.find("kernel[0].arg[2].count (kernel 'embedding_forward')"), std::string::npos) << check.out;
 }
 
 TEST_F(Onboarding, AHandWrittenConfigThatFitsTheSourcePasses) {

@@ -200,6 +200,7 @@ TEST(HarnessJob, StreamArgumentsAndRangesAreEvaluatedPerSizeSet) {
               std::string::npos)
         << e.what();
   }
+}
 
 // A screening is the same job asking for less: one trial per size set, harshest inputs first,
 // a short timing at the main size only.
