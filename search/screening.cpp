@@ -39,25 +39,29 @@ void ScreeningBar::confirm(const std::string& id, const ScreenReading& reading) 
 std::string ScreeningBar::clearly_slower(const ScreenReading& reading) const {
   if (reading.speedup <= 0) return "";  // no timing to judge by: never dropped on missing evidence
   std::lock_guard<std::mutex> lock(mutex_);
-  // The original against itself is exactly 1x: the candidate's own reading carries the noise.
-  Bar worst_gap{"the original", {1.0, 0.0}};
-  double worst_ratio = 0;
-  auto check = [&](const Bar& bar) {
-    const double margin = screening_margin(reading, bar.reading, floor_);
-    const double ratio = bar.reading.speedup / reading.speedup / margin;
-    if (ratio > 1 && ratio > worst_ratio) {
-      worst_ratio = ratio;
-      worst_gap = bar;
-    }
+  auto gap = [&](const Bar& bar) {
+    return bar.reading.speedup / reading.speedup / screening_margin(reading, bar.reading, floor_);
   };
-  check(Bar{"the original", {1.0, 0.0}});
-  for (const auto& bar : confirmed_) check(bar);
-  if (worst_ratio <= 1) return "";
-  const double margin = screening_margin(reading, worst_gap.reading, floor_);
-  return fmt::format("screened {:.3f}x (noise {:.1f}%), clearly below {}'s screened {:.3f}x (noise {:.1f}%) "
-                     "divided by the margin {:.3f} (= {:.3f}x)",
-                     reading.speedup, reading.noise * 100, worst_gap.id, worst_gap.reading.speedup,
-                     worst_gap.reading.noise * 100, margin, worst_gap.reading.speedup / margin);
+  auto why = [&](const Bar& bar, const std::string& how) {
+    const double margin = screening_margin(reading, bar.reading, floor_);
+    return fmt::format("screened {:.3f}x (noise {:.1f}%), clearly below {}'s screened {:.3f}x (noise {:.1f}%) "
+                       "divided by the margin {:.3f} (= {:.3f}x){}",
+                       reading.speedup, reading.noise * 100, bar.id, bar.reading.speedup, bar.reading.noise * 100,
+                       margin, bar.reading.speedup / margin, how);
+  };
+  // The original against itself is exactly 1x: the candidate's own reading carries the noise.
+  const Bar original{"the original", {1.0, 0.0}};
+  if (gap(original) > 1) return why(original, "");
+  // Clearly below `keep_` accepted candidates: named by the least of those (the `keep_`-th best).
+  std::vector<const Bar*> above;
+  for (const auto& bar : confirmed_)
+    if (gap(bar) > 1) above.push_back(&bar);
+  if (above.size() < keep_) return "";
+  std::sort(above.begin(), above.end(),
+            [](const Bar* a, const Bar* b) { return a->reading.speedup > b->reading.speedup; });
+  const std::string how =
+      keep_ == 1 ? "" : fmt::format(", and below {} accepted candidates: not among the seeds kept", above.size());
+  return why(*above[keep_ - 1], how);
 }
 
 bool fully_evaluated(const CandidateRecord& r) {

@@ -29,11 +29,14 @@ ScreenReading screen_reading(const EvalResult& screening);
 // samples and drifts between the two runs do not average away), never less than `floor`.
 double screening_margin(const ScreenReading& a, const ScreenReading& b, double floor);
 
-// The bars a screened candidate is held to: the original (1x, exact by definition) and every
-// candidate whose full evaluation accepted it. Thread-safe.
+// The bars a screened candidate is held to: the original (1x, exact by definition) and the
+// candidates whose full evaluation accepted them. Against accepted ones a candidate is dropped
+// only when it is clearly below `keep` of them ([search].seeds_kept): the next round's seeds are
+// the best accepted candidates, so one that could still be a seed is confirmed, and screening
+// never narrows what the search builds on (a crossover needs two seeds). Thread-safe.
 class ScreeningBar {
  public:
-  explicit ScreeningBar(double margin_floor) : floor_(margin_floor) {}
+  explicit ScreeningBar(double margin_floor, size_t keep = 1) : floor_(margin_floor), keep_(keep < 1 ? 1 : keep) {}
 
   // `id`'s full evaluation accepted it: its screening reading becomes a bar.
   void confirm(const std::string& id, const ScreenReading& reading);
@@ -47,6 +50,7 @@ class ScreeningBar {
     ScreenReading reading;
   };
   double floor_;
+  size_t keep_;
   mutable std::mutex mutex_;
   std::vector<Bar> confirmed_;
 };

@@ -40,7 +40,7 @@ class Engine {
         spec_(*req.spec),
         cfg_(req.config->search),
         budget_(req.config->search),
-        bar_(req.config->search.screen_margin) {
+        bar_(req.config->search.screen_margin, static_cast<size_t>(std::max<int64_t>(1, req.config->search.seeds_kept))) {
     evaluators_.push_back(req.evaluator);
     for (Evaluator* e : req.more_evaluators)
       if (e) evaluators_.push_back(e);

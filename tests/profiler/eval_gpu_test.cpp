@@ -420,8 +420,12 @@ TEST(EvalGpu, StreamArgumentHonestCandidateIsAccepted) {
   expect_accepted(r);
   // The events on the legacy stream saw all of it: no event-timed median below the CUPTI span.
   for (const auto& t : r.result.timings) {
-    EXPECT_EQ(t.baseline.notes.find("work escaped"), std::string::npos) << t.size_label << ": " << t.baseline.notes;
-    EXPECT_EQ(t.candidate.notes.find("work escaped"), std::string::npos) << t.size_label << ": " << t.candidate.notes;
+    // (The roofline advice may say "its work escaped the timing" as one explanation; the
+    // measured finding is "work escaped the timed region".)
+    EXPECT_EQ(t.baseline.notes.find("work escaped the timed region"), std::string::npos)
+        << t.size_label << ": " << t.baseline.notes;
+    EXPECT_EQ(t.candidate.notes.find("work escaped the timed region"), std::string::npos)
+        << t.size_label << ": " << t.candidate.notes;
   }
 }
 
@@ -433,9 +437,15 @@ TEST(EvalGpu, IgnoringTheStreamArgumentIsRejectedNamingTheStream) {
   ASSERT_TRUE(r.parsed) << describe(r);
   EXPECT_EQ(r.result.verdict, Verdict::rejected) << describe(r);
   const std::string& why = r.result.reason;
-  EXPECT_NE(why.find("a stream the caller does not wait for"), std::string::npos) << describe(r);
-  EXPECT_NE(why.find("not the stream argument 'stream'"), std::string::npos) << describe(r);
-  EXPECT_NE(why.find("queue the work on the stream argument 'stream'"), std::string::npos) << describe(r);
+  // Whichever measurement catches it first: the CUPTI trace of a verification call (which names
+  // the stream it ran on and the stream it was given) or the parent's clock over a batch of
+  // calls (seen on an H100, 2026-11-25: at n=16M "the judge's clock measured 126 us per call ...
+  // the candidate's timed samples claim 0.17 us").
+  const bool by_trace = why.find("not the stream argument 'stream'") != std::string::npos &&
+                        why.find("queue the work on the stream argument 'stream'") != std::string::npos;
+  const bool by_clock = why.find("the parent's clock") != std::string::npos &&
+                        why.find("work outside the timed region") != std::string::npos;
+  EXPECT_TRUE(by_trace || by_clock) << describe(r);
   std::printf("[ %s ] %s\n", to_string(r.result.verdict), why.c_str());
 }
 
