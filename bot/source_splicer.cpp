@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "common/unified_diff.h"
 #include "cuda_source/literal_diff.h"
@@ -99,9 +100,15 @@ struct Parsed {
     cuda_source::scan_source(t, path, scan);
   }
   const cuda_source::ScannedLauncher* launcher(const std::string& name) const {
+    auto all = launchers(name);
+    return all.empty() ? nullptr : all.front();
+  }
+  // Every definition of that name: overloads are separate launchers.
+  std::vector<const cuda_source::ScannedLauncher*> launchers(const std::string& name) const {
+    std::vector<const cuda_source::ScannedLauncher*> out;
     for (const auto& l : scan.launchers)
-      if (l.name == name || unqualified(l.name) == unqualified(name)) return &l;
-    return nullptr;
+      if (l.name == name || unqualified(l.name) == unqualified(name)) out.push_back(&l);
+    return out;
   }
   const cuda_source::ScannedKernel* kernel(const std::string& name) const {
     for (const auto& k : scan.kernels)
@@ -185,6 +192,22 @@ std::string splice_replacement(const std::string& path, const std::string& origi
   if (!new_launcher)
     throw std::runtime_error("the winning candidate has no definition of the launcher '" + launcher +
                              "' that launches a kernel the scanner can read");
+  // Overloads (softmax_forward(float*, ...) and softmax_forward(floatX*, ...)): the winner's edit
+  // is in the overload whose text changed. Pairs are made by signature (the parameters' types),
+  // so the edit lands on the same overload in the repository's file, never on its sibling.
+  auto signature = [](const cuda_source::ScannedLauncher& l) {
+    std::string sig;
+    for (const auto& p : l.params) sig += p.type + ",";
+    return sig;
+  };
+  auto changed = [&]() -> std::pair<const cuda_source::ScannedLauncher*, const cuda_source::ScannedLauncher*> {
+    for (const auto* c : candidate.launchers(launcher))
+      for (const auto* o : original.launchers(launcher))
+        if (signature(*c) == signature(*o) && candidate.slice({c->begin, c->end}) != original.slice({o->begin, o->end}))
+          return {o, c};
+    return {nullptr, nullptr};
+  }();
+  if (changed.first) std::tie(old_launcher, new_launcher) = changed;
 
   std::vector<std::string> old_kernels, new_kernels;
   for (const auto& l : old_launcher->launches)

@@ -198,3 +198,30 @@ TEST(SourceSplicer, ACandidateWithoutTheLauncherIsAnErrorNotAGuess) {
 }
 
 }  // namespace
+
+// Overloads of one launcher: the winner changed the second (the bf16 one); the PR must change
+// that overload's line, not splice it over the first.
+TEST(SourceSplicer, AWinnerInTheSecondOverloadEditsThatOverload) {
+  const std::string original = R"(template <typename T, int kThreads>
+__global__ void rows_kernel(T* out, const T* inp, int rows) {
+  if (blockIdx.x < rows) out[blockIdx.x * kThreads + threadIdx.x] = inp[blockIdx.x * kThreads + threadIdx.x];
+}
+
+void rows_forward(float* out, const float* inp, int rows, cudaStream_t stream) {
+  constexpr int threads = 32;
+  rows_kernel<float, threads><<<rows, threads, 0, stream>>>(out, inp, rows);
+}
+
+void rows_forward(__nv_bfloat16* out, const __nv_bfloat16* inp, int rows, cudaStream_t stream) {
+  constexpr int threads = 64;
+  rows_kernel<__nv_bfloat16, threads><<<rows, threads, 0, stream>>>(out, inp, rows);
+}
+)";
+  std::string winner = original;
+  winner.replace(winner.find("constexpr int threads = 64;"), 27, "constexpr int threads = 256;");
+  auto change = make_source_change("src/rows.cu", original, "rows_forward", Variant{winner, {}, {}, ""});
+  EXPECT_EQ(change.updated, winner) << change.patch;
+  EXPECT_NE(change.patch.find("-  constexpr int threads = 64;\n+  constexpr int threads = 256;"), std::string::npos)
+      << change.patch;
+  EXPECT_EQ(change.patch.find("threads = 32"), std::string::npos) << "the float overload is untouched:\n" << change.patch;
+}
