@@ -19,6 +19,36 @@ LibraryRegistry& registry() {
   return r;
 }
 
+// The verification part of a simulated result: the candidate's crash or wrong output as the
+// harness reports it (`detail` ends the wrong-output reason), else passed.
+EvalResult verification(const SimBehaviour& c, int64_t trials, double run_s, const std::string& detail) {
+  EvalResult r;
+  r.verification.trials = trials;
+  r.run_s = run_s;
+  if (c.crash) {
+    r.verdict = Verdict::crashed;
+    r.reason = "the candidate crashed: an illegal memory access was encountered";
+  } else if (c.wrong) {
+    r.verdict = Verdict::wrong_result;
+    r.reason = "output y differs from the original at 12 of 1048576 elements" + detail;
+  } else {
+    r.verification.passed = true;
+  }
+  return r;
+}
+
+// One timing at the main size.
+SizeTiming main_size_timing(double baseline_us, double candidate_us, int64_t samples, double noise) {
+  SizeTiming t;
+  t.size_label = "n=1048576";
+  t.baseline.median_us = baseline_us;
+  t.candidate.median_us = candidate_us;
+  t.speedup = baseline_us / candidate_us;
+  t.baseline.samples = t.candidate.samples = samples;
+  t.baseline.noise = t.candidate.noise = noise;
+  return t;
+}
+
 }  // namespace
 
 SimBehaviour markers_cost(const Variant& v) {
@@ -95,32 +125,14 @@ EvalResult SimulatedEvaluator::evaluate(const config::KernelSpec&, const Compile
     std::lock_guard<std::mutex> lock(full_mutex_);
     full_sources_.push_back(cand.source);
   }
-  EvalResult r;
+  EvalResult r = verification(c, 5, 1.0, "");
   r.device = device();
-  r.verification.trials = 5;
-  r.run_s = 1.0;
-  if (c.crash) {
-    r.verdict = Verdict::crashed;
-    r.reason = "the candidate crashed: an illegal memory access was encountered";
-    return r;
-  }
-  if (c.wrong) {
-    r.verdict = Verdict::wrong_result;
-    r.reason = "output y differs from the original at 12 of 1048576 elements";
-    return r;
-  }
-  r.verification.passed = true;
-  SizeTiming t;
-  t.size_label = "n=1048576";
-  t.baseline.median_us = b.time_us;
-  t.candidate.median_us = c.time_us;
-  t.speedup = b.time_us / c.time_us;
+  if (!r.verification.passed) return r;
+  SizeTiming t = main_size_timing(b.time_us, c.time_us, 200, 0.002);
   t.floor_us = 10;
   t.baseline_pct_of_floor = 10 / b.time_us * 100;
   t.candidate_pct_of_floor = 10 / c.time_us * 100;
   t.significant = t.speedup >= min_speedup;
-  t.baseline.samples = t.candidate.samples = 200;
-  t.baseline.noise = t.candidate.noise = 0.002;
   r.timings.push_back(t);
   r.speedup = t.speedup;
   r.verdict = t.speedup >= min_speedup ? Verdict::accepted : Verdict::not_faster;
@@ -142,28 +154,10 @@ std::vector<std::string> SimulatedEvaluator::fully_evaluated_sources() const {
 // What GpuEvaluator returns for a screening: the failure verdicts, or pending with one short
 // timing at the main size (one trial per size set).
 EvalResult SimulatedEvaluator::screen(const SimBehaviour& b, const SimBehaviour& c) {
-  EvalResult r;
+  EvalResult r = verification(c, 1, 0.1, " (trial 1 of 1, distribution offset)");
   r.device = device();
-  r.verification.trials = 1;
-  r.run_s = 0.1;
-  if (c.crash) {
-    r.verdict = Verdict::crashed;
-    r.reason = "the candidate crashed: an illegal memory access was encountered";
-    return r;
-  }
-  if (c.wrong) {
-    r.verdict = Verdict::wrong_result;
-    r.reason = "output y differs from the original at 12 of 1048576 elements (trial 1 of 1, distribution offset)";
-    return r;
-  }
-  r.verification.passed = true;
-  SizeTiming t;
-  t.size_label = "n=1048576";
-  t.baseline.median_us = b.time_us;
-  t.candidate.median_us = c.time_us * screen_time_scale;
-  t.baseline.samples = t.candidate.samples = 30;
-  t.baseline.noise = t.candidate.noise = screen_noise;
-  t.speedup = t.baseline.median_us / t.candidate.median_us;
+  if (!r.verification.passed) return r;
+  SizeTiming t = main_size_timing(b.time_us, c.time_us * screen_time_scale, 30, screen_noise);
   r.timings.push_back(t);
   r.speedup = t.speedup;
   r.verdict = Verdict::pending;
