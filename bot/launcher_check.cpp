@@ -19,19 +19,8 @@ using config::KernelSpec;
 using cuda_source::ScannedLauncher;
 using cuda_source::ScannedParam;
 
-std::string unqualified(const std::string& name) {
-  auto colon = name.rfind(':');
-  return colon == std::string::npos ? name : name.substr(colon + 1);
-}
-
 bool names_launcher(const std::string& wanted, const std::string& found) {
   return found == wanted || (found.size() > wanted.size() && found.ends_with("::" + wanted));
-}
-
-size_t required_params(const ScannedLauncher& l) {
-  size_t n = l.params.size();
-  while (n > 0 && !l.params[n - 1].default_value.empty()) --n;
-  return n;
 }
 
 std::string param_text(const ScannedParam& p) {
@@ -91,8 +80,8 @@ class KernelChecker {
       std::string near = closest_match(k_.launcher, names);
       if (near.empty()) {
         std::vector<std::string> short_names;
-        for (const auto& f : scan_.functions) short_names.push_back(unqualified(f.name));
-        near = closest_match(unqualified(k_.launcher), short_names);
+        for (const auto& f : scan_.functions) short_names.push_back(cuda_source::unqualified_name(f.name));
+        near = closest_match(cuda_source::unqualified_name(k_.launcher), short_names);
       }
       std::string launchers;
       for (const auto& l : scan_.launchers)

@@ -19,11 +19,6 @@ namespace {
 using cuda_source::Conditional;
 using cuda_source::SourceChunk;
 
-std::string unqualified(const std::string& name) {
-  auto pos = name.rfind("::");
-  return pos == std::string::npos ? name : name.substr(pos + 2);
-}
-
 struct Range {
   size_t begin = 0, end = 0;
   bool overlaps(const Range& o) const { return begin < o.end && o.begin < end; }
@@ -107,7 +102,7 @@ struct Parsed {
   std::vector<const cuda_source::ScannedLauncher*> launchers(const std::string& name) const {
     std::vector<const cuda_source::ScannedLauncher*> out;
     for (const auto& l : scan.launchers)
-      if (l.name == name || unqualified(l.name) == unqualified(name)) out.push_back(&l);
+      if (l.name == name || cuda_source::unqualified_name(l.name) == cuda_source::unqualified_name(name)) out.push_back(&l);
     return out;
   }
   const cuda_source::ScannedKernel* kernel(const std::string& name) const {
@@ -223,7 +218,7 @@ std::string splice_replacement(const std::string& path, const std::string& origi
     edits.push_back({with_leading_comment(original.text, from), candidate.slice(with_leading_comment(candidate.text, to))});
   };
   replace({old_launcher->begin, old_launcher->end}, {new_launcher->begin, new_launcher->end});
-  std::string replaced = unqualified(launcher);
+  std::string replaced = cuda_source::unqualified_name(launcher);
   for (const auto& name : new_kernels) {
     const auto* k = candidate.kernel(name);
     if (!k) throw std::runtime_error("the winning candidate launches '" + name + "' but does not define it");

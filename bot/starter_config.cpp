@@ -25,8 +25,6 @@ namespace {
 using cuda_source::ScannedLauncher;
 using cuda_source::ScannedParam;
 
-bool is_identifier(const std::string& s) { return std::regex_match(s, std::regex(R"([A-Za-z_]\w*)")); }
-
 std::set<std::string> identifiers_in(const std::string& text) {
   static const std::regex word(R"([A-Za-z_]\w*)");
   std::set<std::string> out;
@@ -35,14 +33,9 @@ std::set<std::string> identifiers_in(const std::string& text) {
   return out;
 }
 
-std::string unqualified(const std::string& name) {
-  auto colon = name.rfind(':');
-  return colon == std::string::npos ? name : name.substr(colon + 1);
-}
-
 bool matches_pattern(const std::string& name, const std::string& pattern) {
   if (pattern.find_first_of("*?[") != std::string::npos)
-    return fnmatch(pattern.c_str(), name.c_str(), 0) == 0 || fnmatch(pattern.c_str(), unqualified(name).c_str(), 0) == 0;
+    return fnmatch(pattern.c_str(), name.c_str(), 0) == 0 || fnmatch(pattern.c_str(), cuda_source::unqualified_name(name).c_str(), 0) == 0;
   return name.find(pattern) != std::string::npos;
 }
 
@@ -297,10 +290,10 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
   std::set<std::string> used_names;
   for (const auto& launcher : scan.launchers) {
     // Device-side launches are not host entry points; main() is the program, not a launcher.
-    if (launcher.is_kernel || unqualified(launcher.name) == "main" || launcher.launches.empty()) continue;
+    if (launcher.is_kernel || cuda_source::unqualified_name(launcher.name) == "main" || launcher.launches.empty()) continue;
     ++result.candidates;
     if (!chosen(launcher, options)) continue;
-    std::string name = unqualified(launcher.name);
+    std::string name = cuda_source::unqualified_name(launcher.name);
     if (name.rfind("launch_", 0) == 0) name = name.substr(7);
     std::string unique = name;
     for (int k = 2; !used_names.insert(unique).second; ++k) unique = name + "_" + std::to_string(k);

@@ -5,44 +5,28 @@
 #include <optional>
 #include <set>
 
+#include "cuda_source/code_tokens.h"
+
 namespace kb::cuda_source {
 namespace {
 
 using Tokens = std::vector<std::string>;
 using SizeSet = std::optional<std::set<std::string>>;  // nothing: cannot tell
 
+// The body's tokens as text (cuda_source/code_tokens), with the two-character operators the
+// guesser reads as one (`i <= n`, `x += off`) joined.
 Tokens tokenize_body(const std::string& s) {
+  static const std::set<std::string> two = {"<=", ">=", "==", "!=", "&&", "||", "<<", ">>",
+                                            "++", "--", "+=", "-=", "*=", "/="};
   Tokens out;
-  size_t i = 0;
-  while (i < s.size()) {
-    char c = s[i];
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      ++i;
-    } else if (s.compare(i, 2, "//") == 0) {
-      while (i < s.size() && s[i] != '\n') ++i;
-    } else if (s.compare(i, 2, "/*") == 0) {
-      size_t end = s.find("*/", i + 2);
-      i = end == std::string::npos ? s.size() : end + 2;
-    } else if (c == '#') {  // #pragma unroll and the like
-      while (i < s.size() && s[i] != '\n') ++i;
-    } else if (c == '"' || c == '\'') {
-      size_t j = i + 1;
-      while (j < s.size() && s[j] != c) j += s[j] == '\\' ? 2 : 1;
-      out.push_back("\"\"");
-      i = j + 1;
-    } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
-      size_t j = i;
-      while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_' || (s[j] == '.' && std::isdigit(static_cast<unsigned char>(c))))) ++j;
-      out.push_back(s.substr(i, j - i));
-      i = j;
-    } else {
-      static const char* two[] = {"<=", ">=", "==", "!=", "&&", "||", "<<", ">>", "++", "--", "+=", "-=", "*=", "/=", "->", "::"};
-      std::string op(1, c);
-      for (const char* t : two)
-        if (s.compare(i, 2, t) == 0) op = t;
-      out.push_back(op);
-      i += op.size();
-    }
+  size_t previous_end = std::string::npos;
+  bool previous_punct = false;
+  for (const auto& t : tokenize_code(s)) {
+    const bool punct = t.kind == CodeToken::punct;
+    if (punct && previous_punct && t.begin == previous_end && two.count(out.back() + t.text)) out.back() += t.text;
+    else out.push_back(t.text);
+    previous_end = t.end;
+    previous_punct = punct;
   }
   return out;
 }

@@ -1,10 +1,10 @@
 #include "cuda_source/include_dirs_guess.h"
 
 #include <algorithm>
-#include <regex>
 #include <set>
 
 #include "common/file_io.h"
+#include "cuda_source/preprocessor_directives.h"
 
 namespace kb::cuda_source {
 namespace {
@@ -35,9 +35,18 @@ std::vector<std::string> tree_headers(const fs::path& root, const std::vector<st
 
 }  // namespace
 
+std::optional<fs::path> resolve_quoted_include(const fs::path& root, const fs::path& including,
+                                               const std::string& included,
+                                               const std::vector<std::string>& include_dirs) {
+  std::vector<fs::path> candidates = {including.parent_path() / included, root / included};
+  for (const auto& dir : include_dirs) candidates.push_back(root / dir / included);
+  for (const auto& c : candidates)
+    if (fs::is_regular_file(c)) return c;
+  return std::nullopt;
+}
+
 std::vector<std::string> guess_include_dirs(const fs::path& root, const std::vector<std::string>& files,
                                             const std::vector<std::string>& exclude) {
-  static const std::regex include_line(R"re(^[ \t]*#[ \t]*include[ \t]*"([^"]+)")re");
   std::set<std::string> dirs;
   std::vector<std::string> headers;
   bool listed = false;
@@ -50,34 +59,14 @@ std::vector<std::string> guess_include_dirs(const fs::path& root, const std::vec
     if (!seen.insert(file).second) continue;
     auto text = try_read_text_file(root / file);
     if (!text) continue;
-    std::vector<std::string> includes;
-    size_t start = 0;
-    while (start < text->size()) {
-      size_t end = text->find('\n', start);
-      if (end == std::string::npos) end = text->size();
-      std::smatch m;
-      const std::string line = text->substr(start, end - start);
-      if (std::regex_search(line, m, include_line)) includes.push_back(m[1].str());
-      start = end + 1;
-    }
-    for (const auto& included : includes) {
-      const fs::path beside = fs::path(file).parent_path() / included;
-      if (fs::is_regular_file(root / beside)) {
-        queue.push_back(beside.lexically_normal().generic_string());
+    for (const auto& directive : read_directives(*text)) {
+      const std::string included = quoted_include(*text, directive);
+      if (included.empty()) continue;
+      const std::vector<std::string> known(dirs.begin(), dirs.end());
+      if (auto found = resolve_quoted_include(root, root / file, included, known)) {
+        queue.push_back(found->lexically_normal().lexically_relative(root).generic_string());
         continue;
       }
-      if (fs::is_regular_file(root / included)) {
-        queue.push_back(included);
-        continue;
-      }
-      bool resolved = false;
-      for (const auto& dir : dirs)
-        if (fs::is_regular_file(root / dir / included)) {
-          queue.push_back((fs::path(dir) / included).generic_string());
-          resolved = true;
-          break;
-        }
-      if (resolved) continue;
       if (!listed) {
         headers = tree_headers(root, exclude);
         listed = true;

@@ -7,10 +7,20 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace kb::cuda_source {
+
+// Where `#include "included"` in the file `including` (a path the caller can open: absolute, or
+// under the working directory) resolves as a build with -I root/<dir> for each of
+// `include_dirs` would: beside the including file, at `root`, then under each directory in
+// order. Nothing when no such file exists.
+std::optional<std::filesystem::path> resolve_quoted_include(const std::filesystem::path& root,
+                                                            const std::filesystem::path& including,
+                                                            const std::string& included,
+                                                            const std::vector<std::string>& include_dirs);
 
 // Include directories (relative to `root`, sorted, "" never) under which the quoted #includes
 // of `files` (relative to `root`) resolve. Directories named in `exclude` are not searched.

@@ -32,11 +32,6 @@ std::optional<std::string> constant_factor(const std::string& source, const std:
   return std::nullopt;
 }
 
-std::string unqualified(const std::string& name) {
-  size_t pos = name.rfind("::");
-  return pos == std::string::npos ? name : name.substr(pos + 2);
-}
-
 }  // namespace
 
 std::vector<std::string> split_top_level(const std::string& text) {
@@ -86,7 +81,7 @@ std::optional<std::string> add_launch_bounds(const std::string& source, const st
   std::set<std::string> done;
   bool changed = false;
   for (const auto& l : scan.launchers) {
-    if (unqualified(l.name) != unqualified(launcher)) continue;
+    if (unqualified_name(l.name) != unqualified_name(launcher)) continue;
     for (const auto& launch : l.launches) {
       if (done.count(launch.kernel)) continue;
       auto parts = split_top_level(launch.launch_config);
@@ -94,7 +89,7 @@ std::optional<std::string> add_launch_bounds(const std::string& source, const st
       auto block = constant_block_expression(source, parts[1]);
       if (!block) continue;
       // The kernel's definition: `__global__` followed, within one declaration, by its name and '('.
-      std::regex def("__global__([^;{}]*?)\\b" + unqualified(launch.kernel) + "\\s*(<[^;{}]*>)?\\s*\\(");
+      std::regex def("__global__([^;{}]*?)\\b" + unqualified_name(launch.kernel) + "\\s*(<[^;{}]*>)?\\s*\\(");
       std::smatch m;
       if (!std::regex_search(out, m, def)) continue;
       if (std::string(m[1]).find("__launch_bounds__") != std::string::npos) continue;

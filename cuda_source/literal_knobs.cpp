@@ -24,11 +24,6 @@ struct Span {
   size_t size() const { return end - begin; }
 };
 
-std::string unqualified(const std::string& name) {
-  size_t pos = name.rfind("::");
-  return pos == std::string::npos ? name : name.substr(pos + 2);
-}
-
 bool is(const Tokens& t, size_t i, const char* text) { return i < t.size() && t[i].text == text; }
 
 bool opens(const std::string& s) { return s == "(" || s == "[" || s == "{"; }
@@ -105,13 +100,13 @@ class KnobFinder {
     const ScannedLauncher* launcher = nullptr;
     int best = 0;
     for (const auto& l : scan_.launchers) {
-      if (l.name != launcher_name && unqualified(l.name) != unqualified(launcher_name)) continue;
+      if (l.name != launcher_name && unqualified_name(l.name) != unqualified_name(launcher_name)) continue;
       const int s = score ? score(l) : 0;
       if (!launcher || s > best) launcher = &l, best = s;
     }
     if (!launcher || launcher->end <= launcher->begin) return std::move(out_);
     launcher_ = launcher;
-    name_ = unqualified(launcher->name);
+    name_ = unqualified_name(launcher->name);
     if (!read_body()) return std::move(out_);
     read_locals();
     read_launches();
@@ -234,7 +229,7 @@ class KnobFinder {
     std::vector<const ScannedKernel*> out;
     for (const auto& site : sites_)
       for (const auto& k : scan_.kernels)
-        if (k.is_definition && unqualified(k.name) == site.kernel &&
+        if (k.is_definition && unqualified_name(k.name) == site.kernel &&
             std::find(out.begin(), out.end(), &k) == out.end())
           out.push_back(&k);
     return out;
@@ -242,7 +237,7 @@ class KnobFinder {
 
   const ScannedKernel* kernel_named(const std::string& name) const {
     for (const auto& k : scan_.kernels)
-      if (k.is_definition && unqualified(k.name) == name) return &k;
+      if (k.is_definition && unqualified_name(k.name) == name) return &k;
     return nullptr;
   }
 
@@ -493,7 +488,7 @@ class KnobFinder {
   }
 
   void knobs_of_kernel(const ScannedKernel& k) {
-    const std::string kernel = unqualified(k.name);
+    const std::string kernel = unqualified_name(k.name);
     // #pragma unroll N
     for (const auto& d : read_directives(text_)) {
       if (d.begin < k.begin || d.end > k.end || d.keyword != "pragma") continue;
@@ -608,7 +603,7 @@ std::vector<TextEdit> LiteralKnob::edits(int64_t v) const {
   return out;
 }
 
-std::string ArgumentKnob::subject() const { return fmt::format("{}'s caller-chosen `{}`", unqualified(launcher), param); }
+std::string ArgumentKnob::subject() const { return fmt::format("{}'s caller-chosen `{}`", unqualified_name(launcher), param); }
 
 TextEdit ArgumentKnob::probe(int64_t value, int64_t config_value) const {
   return {body_begin, body_begin,

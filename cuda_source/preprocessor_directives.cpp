@@ -54,6 +54,16 @@ Directive read_directive(const std::string& s, const SourceChunk& chunk) {
   return d;
 }
 
+std::string quoted_include(const std::string& text, const Directive& directive) {
+  if (directive.keyword != "include") return "";
+  const std::string whole = text.substr(directive.begin, directive.end - directive.begin);
+  size_t at = whole.find("include") + 7;
+  while (at < whole.size() && (whole[at] == ' ' || whole[at] == '\t')) ++at;
+  if (at >= whole.size() || whole[at] != '"') return "";
+  const size_t close = whole.find('"', at + 1);
+  return close == std::string::npos ? "" : whole.substr(at + 1, close - at - 1);
+}
+
 std::vector<Directive> read_directives(const std::string& text) {
   std::vector<Directive> out;
   for (const auto& chunk : directive_chunks(text)) out.push_back(read_directive(text, chunk));

@@ -41,6 +41,10 @@ struct Directive {
 // Reads the directive `chunk` of `text` (a SourceChunk of kind directive).
 Directive read_directive(const std::string& text, const SourceChunk& chunk);
 
+// The path a quoted include names: "prod/ops.h" for `#include "prod/ops.h"`; empty for an
+// `#include <...>` and for every other directive.
+std::string quoted_include(const std::string& text, const Directive& directive);
+
 // Every directive of `text`, in order, those inside function bodies included.
 std::vector<Directive> read_directives(const std::string& text);
 

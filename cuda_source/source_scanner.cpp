@@ -521,4 +521,15 @@ ScanResult scan_tree(const std::filesystem::path& root, const std::vector<std::s
   return result;
 }
 
+size_t required_params(const ScannedLauncher& launcher) {
+  size_t n = launcher.params.size();
+  while (n > 0 && !launcher.params[n - 1].default_value.empty()) --n;
+  return n;
+}
+
+std::string unqualified_name(const std::string& name) {
+  const size_t pos = name.rfind("::");
+  return pos == std::string::npos ? name : name.substr(pos + 2);
+}
+
 }  // namespace kb::cuda_source

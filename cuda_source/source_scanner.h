@@ -92,6 +92,14 @@ void scan_source(const std::string& text, const std::string& file_name, ScanResu
 // File names in the result are relative to `root`.
 ScanResult scan_tree(const std::filesystem::path& root, const std::vector<std::string>& exclude);
 
+// How many arguments a call of `launcher` must pass: its parameters up to the trailing ones
+// that have a default argument.
+size_t required_params(const ScannedLauncher& launcher);
+
+// "ops::launch_saxpy" -> "launch_saxpy": the name without the namespaces and classes the
+// scanner qualifies it with (a spec's launcher may be written either way).
+std::string unqualified_name(const std::string& name);
+
 // "float* x, int n" -> {{"float *","x"},{"int","n"}}; exposed for tests.
 std::vector<ScannedParam> split_params(const std::string& text);
 

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "common/file_io.h"
+#include "cuda_source/include_dirs_guess.h"
 #include "cuda_source/preprocessor_directives.h"
 
 namespace kb::cuda_source {
@@ -248,17 +249,8 @@ void AliasReader::read_text(const std::string& original, const std::filesystem::
       if (looks_like_type(value) && !integer_value(value)) record(d.name, value, d.begin);
     } else if (d.keyword == "undef" && all_active()) {
       defined.erase(d.name);
-    } else if (d.keyword == "include") {
-      static const std::regex quoted(R"re(^"([^"]+)")re");
-      std::smatch m;
-      if (!std::regex_search(rest, m, quoted)) continue;
-      std::vector<std::filesystem::path> candidates = {file.parent_path() / m[1].str(), root / m[1].str()};
-      for (const auto& dir : include_dirs) candidates.push_back(root / dir / m[1].str());
-      for (const auto& c : candidates)
-        if (std::filesystem::is_regular_file(c)) {
-          read_file(c);
-          break;
-        }
+    } else if (const std::string included = quoted_include(original, d); !included.empty()) {
+      if (auto found = resolve_quoted_include(root, file, included, include_dirs)) read_file(*found);
     }
   }
 }

@@ -21,9 +21,7 @@ std::set<std::string> type_words(const std::string& type) {
 
 cuda_source::OverloadScore spec_overload_score(const config::KernelSpec& spec) {
   return [&spec](const cuda_source::ScannedLauncher& l) {
-    if (spec.args.size() > l.params.size()) return 0;
-    for (size_t i = spec.args.size(); i < l.params.size(); ++i)
-      if (l.params[i].default_value.empty()) return 0;
+    if (spec.args.size() > l.params.size() || spec.args.size() < cuda_source::required_params(l)) return 0;
     int score = 1000;
     for (size_t i = 0; i < spec.args.size(); ++i) {
       const auto words = type_words(l.params[i].type);

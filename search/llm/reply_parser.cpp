@@ -4,6 +4,7 @@
 #include <regex>
 #include <sstream>
 
+#include "cuda_source/source_scanner.h"
 #include "search/idea_family.h"
 
 namespace kb::search {
@@ -108,11 +109,6 @@ bool braces_balance(const std::string& code) {
   return depth == 0;
 }
 
-std::string unqualified(const std::string& name) {
-  size_t pos = name.rfind("::");
-  return pos == std::string::npos ? name : name.substr(pos + 2);
-}
-
 std::string string_field(const nlohmann::json& j, std::initializer_list<const char*> names) {
   for (const char* n : names)
     if (j.contains(n) && j[n].is_string()) return trim(j[n].get<std::string>());
@@ -163,7 +159,7 @@ std::string balanced_from(const std::string& s, size_t open) {
 }  // namespace
 
 bool defines_function(const std::string& code, const std::string& name) {
-  const std::string n = unqualified(name);
+  const std::string n = cuda_source::unqualified_name(name);
   std::regex call("\\b" + n + "\\s*\\(");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), call); it != std::sregex_iterator(); ++it) {
     // Skip the balanced parameter list, then expect a body (qualifiers like noexcept allowed).
@@ -195,12 +191,12 @@ ExtractedCode extract_code(const std::string& reply, const std::string& finish_r
   if (chosen) {
     code = chosen->text;
   } else if (!blocks.empty()) {
-    return {"", "no code block in the reply defines the launcher `" + unqualified(launcher) + "`"};
+    return {"", "no code block in the reply defines the launcher `" + cuda_source::unqualified_name(launcher) + "`"};
   } else {
     code = unfenced_code(reply);
     if (code.empty()) return {"", "the reply contains no code"};
     if (!defines_function(code, launcher))
-      return {"", "the reply's code does not define the launcher `" + unqualified(launcher) + "`"};
+      return {"", "the reply's code does not define the launcher `" + cuda_source::unqualified_name(launcher) + "`"};
   }
   if (!braces_balance(code))
     return {"", chosen && !chosen->closed ? "the reply's code block is unterminated and its braces do not balance"
