@@ -1,7 +1,8 @@
 #include "search/builtin/spec_overload.h"
 
-#include <cctype>
 #include <set>
+
+#include "cuda_source/code_tokens.h"
 
 namespace kb::search {
 namespace {
@@ -9,11 +10,8 @@ namespace {
 // The identifiers of a type as written: "const float *" -> {const, float}.
 std::set<std::string> type_words(const std::string& type) {
   std::set<std::string> out;
-  std::string word;
-  for (char c : type + " ") {
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') word += c;
-    else if (!word.empty()) out.insert(word), word.clear();
-  }
+  for (const auto& t : cuda_source::tokenize_code(type))
+    if (t.kind == cuda_source::CodeToken::identifier) out.insert(t.text);
   return out;
 }
 
