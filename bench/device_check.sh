@@ -128,6 +128,24 @@ if [ "$stage" = cost ]; then
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
     echo "run $i: exit $rc, $ms ms, $(grep -o '"speedup": *[0-9.]*' "$OUT/logs/cost-$i.json" | tail -1)," \
          "$(grep -o '"run_s": *[0-9.]*' "$OUT/logs/cost-$i.json" | head -1)" | tee -a "$OUT/logs/cost.txt"
+    # Where the evaluation's time went, per phase of its harness jobs (EvalResult::phase_s).
+    python3 - "$OUT/logs/cost-$i.json" <<'PY' | tee -a "$OUT/logs/cost.txt"
+import json, sys
+def find(j):
+    if isinstance(j, dict):
+        if "phase_s" in j and isinstance(j["phase_s"], dict): return j["phase_s"]
+        for v in j.values():
+            r = find(v)
+            if r: return r
+    elif isinstance(j, list):
+        for v in j:
+            r = find(v)
+            if r: return r
+    return None
+try: p = find(json.load(open(sys.argv[1])))
+except Exception as e: p = {"unreadable": str(e)}
+print("  phases:", ", ".join(f"{k} {v:.3f} s" if isinstance(v, float) else f"{k} {v}" for k, v in (p or {}).items()))
+PY
   done
 fi
 

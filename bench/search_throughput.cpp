@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -152,6 +153,29 @@ int main(int argc, char** argv) {
     }
     std::cout << "(screened out: correct on the screening, clearly slower than a confirmed candidate or the original; "
                  "per GPU-minute: candidates per minute of wall time divided by the GPUs)\n\n";
+
+    // Inside the evaluations: the harness jobs' phases, and the GPU time no job used.
+    std::vector<std::string> phase_names;
+    for (const auto& r : rows)
+      for (const auto& [phase, unused] : r.phases.job_phase_s)
+        if (std::find(phase_names.begin(), phase_names.end(), phase) == phase_names.end()) phase_names.push_back(phase);
+    std::cout << fmt::format("{:<12}", "kernel");
+    for (const auto& phase : phase_names) std::cout << fmt::format(" {:>16}", phase);
+    std::cout << fmt::format(" {:>10}\n", "idle GPU");
+    for (const auto& r : rows) {
+      std::cout << fmt::format("{:<12}", r.kernel);
+      double in_jobs = 0;
+      for (const auto& phase : phase_names) {
+        const auto it = r.phases.job_phase_s.find(phase);
+        const double v = it == r.phases.job_phase_s.end() ? 0 : it->second;
+        in_jobs += v;
+        std::cout << fmt::format(" {:>16.1f}", v);
+      }
+      std::cout << fmt::format(" {:>10.1f}\n", std::max(0.0, r.wall_s * gpus - in_jobs));
+    }
+    std::cout << "(seconds summed over the candidates' harness jobs, screening and full; idle GPU: wall s times the "
+                 "GPUs minus the candidates' job seconds: measuring the original, compiling while no job ran, and "
+                 "the search's own work)\n\n";
 
     // A repeated candidate: the same variant compiled again comes from the compile cache.
     const auto* spec = config.find_kernel(names.front());

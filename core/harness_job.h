@@ -71,6 +71,9 @@ struct HarnessJob {
   // at the harshest distributions.
   int64_t timed_sizes = 0;
   int64_t distribution_start = 0;
+  // The judge's wall-clock cross-check after each timed size (judge_timing.h). A screening skips
+  // it: it never accepts, and a contender's full measurement makes the check before any verdict.
+  bool wall_clock_check = true;
 };
 
 // Every shared library the bot builds for a variant exports this symbol: it unpacks `args`
@@ -86,6 +89,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessBench, warmup_runs, min_t
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessJob, mode, kernel, baseline_library, candidate_library,
                                                 size_labels, args, flops, bytes, trials, distributions, seed, strict,
                                                 bench, device, copy_bandwidth_gbps, fp32_tflops, min_speedup,
-                                                metrics_size, under_sanitizer, timed_sizes, distribution_start)
+                                                metrics_size, under_sanitizer, timed_sizes, distribution_start,
+                                                wall_clock_check)
 
 }  // namespace kb

@@ -138,6 +138,10 @@ struct EvalResult {
   double compile_s = 0;
   double run_s = 0;
   DeviceInfo device;
+  // Where the job's time went, in seconds per phase ("start", "verification", "timing",
+  // "wall-clock check", "metrics" inside the judge; "sandbox" is the rest of the job as the
+  // parent saw it: the sandbox, process start-up and reading the result).
+  std::map<std::string, double> phase_s;
 };
 
 // A compiled variant: a shared library exposing the generated entry point.
@@ -175,7 +179,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelMetrics, status, values, r
                                                 dynamic_shared_bytes, kernel_count, size_label)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalResult, verdict, reason, verification, timings, speedup,
                                                 baseline_metrics, candidate_metrics, compile_log, compile_s, run_s,
-                                                device)
+                                                device, phase_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompiledVariant, ok, library_path, log, cache_key, from_cache,
                                                 compile_s, compiler_report)
 

@@ -82,6 +82,8 @@ std::string harness_crash_line(const std::string& stderr_text) {
 EvalResult classify_harness_run(const HarnessRun& run, int64_t max_memory_mb) {
   const SandboxResult& p = run.process;
   EvalResult r = run.result.value_or(EvalResult{});
+  // What the judge did not time itself: the sandbox, process start-up, reading the result.
+  if (r.run_s > 0 && p.wall_s > r.run_s) r.phase_s["sandbox"] += p.wall_s - r.run_s;
   if (!p.started) {
     r.verdict = Verdict::infra_error;
     r.reason = "kernelbot-harness did not start: " + p.start_error;

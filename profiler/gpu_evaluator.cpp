@@ -54,6 +54,11 @@ void merge_compiler_report(KernelMetrics& m, const KernelMetrics& ptxas) {
   if (m.status == "not collected") m.status = "compiler report only";
 }
 
+// A further job's time (a strict pass, metrics) counts in the evaluation's phases.
+void add_phases(EvalResult& into, const EvalResult& from) {
+  for (const auto& [phase, s] : from.phase_s) into.phase_s[phase] += s;
+}
+
 double elapsed_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -224,6 +229,7 @@ void GpuEvaluator::strict_check(const config::KernelSpec& spec, const CompiledVa
   job.baseline_library = baseline.library_path;
   job.candidate_library = candidate.library_path;
   EvalResult strict = run(job, "strict");
+  add_phases(result, strict);
   if (strict.verdict == Verdict::pending || verdict_is_correct(strict.verdict)) {
     if (strict.verification.passed) {
       result.verification.strict_pass = true;
@@ -296,6 +302,7 @@ void GpuEvaluator::collect_metrics(const config::KernelSpec& spec, const Compile
   job.baseline_library = baseline.library_path;
   job.candidate_library = candidate ? candidate->library_path : "";
   EvalResult m = run(job, "metrics");
+  add_phases(result, m);
   if (m.verdict == Verdict::pending || verdict_is_correct(m.verdict)) {
     result.baseline_metrics = m.baseline_metrics;
     if (candidate) result.candidate_metrics = m.candidate_metrics;

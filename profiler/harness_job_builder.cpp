@@ -134,6 +134,7 @@ void make_screening_job(HarnessJob& job, const ScreeningBench& bench) {
   job.strict = false;
   job.distribution_start = harshest_distribution_start(job.distributions, job.size_labels.size());
   job.timed_sizes = 1;
+  job.wall_clock_check = false;
   job.bench.max_samples = std::max<int64_t>(1, std::min(job.bench.max_samples, bench.max_samples));
   job.bench.min_samples = std::min(job.bench.min_samples, job.bench.max_samples);
   job.bench.min_time_s = std::min(job.bench.min_time_s, bench.min_time_s);

@@ -79,12 +79,14 @@ SearchPhases phase_use(const std::vector<CandidateRecord>& tree, bool screening)
     if (r.screening.ran) {
       ++p.screened;
       p.screen_s += r.screening.run_s;
+      for (const auto& [phase, s] : r.screening.phase_s) p.job_phase_s[phase] += s;
       if (r.verdict == Verdict::screened_out) ++p.screened_out;
       else if (!r.screening.passed) ++p.failed_screening;
     }
     if (fully_evaluated(r)) {
       ++p.fully_evaluated;
       p.full_s += r.eval.run_s;
+      for (const auto& [phase, s] : r.eval.phase_s) p.job_phase_s[phase] += s;
     }
   }
   return p;

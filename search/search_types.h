@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct ScreeningRecord {
   double speedup = 0;   // at the main size, from the short timing
   double noise = 0;     // relative noise of that ratio
   double run_s = 0;
+  std::map<std::string, double> phase_s;  // the screening job's EvalResult::phase_s
 };
 
 // One node of the search tree.
@@ -60,6 +62,9 @@ struct SearchPhases {
   double compile_s = 0;
   double screen_s = 0;
   double full_s = 0;             // full verification and timing
+  // Inside those evaluations: seconds per phase of the harness jobs (EvalResult::phase_s: start,
+  // verification, timing, wall-clock check, metrics, sandbox), summed over screening and full.
+  std::map<std::string, double> job_phase_s;
 };
 
 // How much of each budget was spent.
@@ -129,9 +134,9 @@ struct SearchResult {
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Idea, text, family, rationale)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ScreeningRecord, ran, passed, speedup, noise, run_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ScreeningRecord, ran, passed, speedup, noise, run_s, phase_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchPhases, screening, screened, screened_out, failed_screening,
-                                                fully_evaluated, compile_s, screen_s, full_s)
+                                                fully_evaluated, compile_s, screen_s, full_s, job_phase_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CandidateRecord, id, parent_id, round, idea, variant, verdict,
                                                 reason, speedup, median_us, eval, from_archive, variant_hash,
                                                 device_index, compile_s, compile_cached, screening)

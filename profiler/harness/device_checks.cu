@@ -123,6 +123,98 @@ __global__ void difference_kernel(const unsigned char* a, const unsigned char* b
   if (bad) atomicAdd(counters, bad);
 }
 
+// Non-negative doubles order as their bit patterns: atomicMax on the bits is a max on the values.
+__device__ unsigned long long order_bits(double v) { return static_cast<unsigned long long>(__double_as_longlong(v)); }
+
+__device__ unsigned long long warp_sum(unsigned long long v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+__device__ double warp_max(double v) {
+  for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_down_sync(0xffffffffu, v, o));
+  return v;
+}
+
+__device__ bool same_bytes(int t, const void* a, const void* b, size_t i) {
+  const int n = elem_bytes(t);
+  const unsigned char* x = static_cast<const unsigned char*>(a) + i * n;
+  const unsigned char* y = static_cast<const unsigned char*>(b) + i * n;
+  for (int k = 0; k < n; ++k)
+    if (x[k] != y[k]) return false;
+  return true;
+}
+
+// compare_output's rules (output_comparator.h) element by element; the sums and maxima it
+// reports are reduced per warp, then added to `stats` with one atomic per warp.
+__global__ void output_stats_kernel(const void* ref, const void* got, const void* scale, int t, size_t count,
+                                    double rtol, double atol, uint64_t poison, DeviceOutputStats* stats) {
+  unsigned long long elements = 0, bad = 0;
+  double max_abs = 0, max_rel = 0, max_ref = 0;
+  const bool exact = !is_float_elem(t) && rtol == 0 && atol == 0;
+  const size_t stride = size_t{gridDim.x} * blockDim.x;
+  // Every thread of a warp runs the same number of iterations, so the shuffles below see all 32.
+  const size_t first = blockIdx.x * size_t{blockDim.x} + threadIdx.x;
+  for (size_t i = first; i < count; i += stride) {
+    if (holds_pattern(t, ref, i, poison)) continue;
+    ++elements;
+    const double r = load_elem(t, ref, i), v = load_elem(t, got, i);
+    if (holds_pattern(t, got, i, poison)) {
+      ++bad;
+      continue;
+    }
+    if (exact) {
+      if (!same_bytes(t, ref, got, i)) {
+        ++bad;
+        const double err = fabs(v - r);
+        max_abs = fmax(max_abs, err);
+        if (r != 0) max_rel = fmax(max_rel, err / fabs(r));
+      }
+      continue;
+    }
+    if (isnan(r)) {
+      bad += !isnan(v);
+      continue;
+    }
+    if (isinf(r)) {
+      bad += v != r;
+      continue;
+    }
+    max_ref = fmax(max_ref, fabs(r));
+    if (!isfinite(v)) {
+      ++bad;
+      continue;
+    }
+    const double err = fabs(v - r);
+    double magnitude = fabs(r);
+    if (scale) {
+      const double sc = holds_pattern(t, scale, i, poison) ? HUGE_VAL : fabs(load_elem(t, scale, i));
+      if (isfinite(sc)) magnitude = fmax(magnitude, sc);
+    }
+    max_abs = fmax(max_abs, err);
+    if (r != 0) max_rel = fmax(max_rel, err / fabs(r));
+    if (err > atol + rtol * magnitude) ++bad;
+  }
+  elements = warp_sum(elements);
+  bad = warp_sum(bad);
+  max_abs = warp_max(max_abs);
+  max_rel = warp_max(max_rel);
+  max_ref = warp_max(max_ref);
+  if ((threadIdx.x & 31) != 0) return;
+  if (elements) atomicAdd(&stats->elements, elements);
+  if (bad) atomicAdd(&stats->mismatches, bad);
+  atomicMax(&stats->max_abs_bits, order_bits(max_abs));
+  atomicMax(&stats->max_rel_bits, order_bits(max_rel));
+  atomicMax(&stats->max_ref_bits, order_bits(max_ref));
+}
+
+template <typename Bits>
+__global__ void clear_sign_kernel(Bits* data, size_t count) {
+  constexpr Bits kMagnitude = static_cast<Bits>(~(Bits{1} << (8 * sizeof(Bits) - 1)));
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count; i += size_t{gridDim.x} * blockDim.x)
+    data[i] = static_cast<Bits>(data[i] & kMagnitude);
+}
+
 }  // namespace
 
 cudaError_t launch_fill_random(void* dst, int elem_type, int distribution, uint64_t seed, uint64_t stream,
@@ -151,6 +243,34 @@ cudaError_t launch_count_differences(const void* a, const void* b, size_t bytes,
   if (bytes == 0) return cudaSuccess;
   difference_kernel<<<blocks_for(bytes / 4 + 1), kThreads, 0, s>>>(static_cast<const unsigned char*>(a),
                                                                       static_cast<const unsigned char*>(b), bytes, counters);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_output_stats(const void* ref, const void* got, const void* scale, int elem_type, size_t count,
+                                double rtol, double atol, uint64_t poison_bits, DeviceOutputStats* stats,
+                                cudaStream_t s) {
+  if (count == 0) return cudaSuccess;
+  // Whole warps only: blocks_for gives whole blocks of kThreads (a multiple of 32).
+  output_stats_kernel<<<blocks_for(count), kThreads, 0, s>>>(ref, got, scale, elem_type, count, rtol, atol,
+                                                              poison_bits, stats);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_abs_in_place(void* data, int elem_type, size_t count, cudaStream_t s) {
+  if (count == 0) return cudaSuccess;
+  switch (static_cast<ElemType>(elem_type)) {
+    case ElemType::float64:
+      clear_sign_kernel<<<blocks_for(count), kThreads, 0, s>>>(static_cast<unsigned long long*>(data), count);
+      break;
+    case ElemType::float32:
+      clear_sign_kernel<<<blocks_for(count), kThreads, 0, s>>>(static_cast<unsigned*>(data), count);
+      break;
+    case ElemType::float16:
+    case ElemType::bfloat16:
+      clear_sign_kernel<<<blocks_for(count), kThreads, 0, s>>>(static_cast<unsigned short*>(data), count);
+      break;
+    default: return cudaSuccess;  // integers: left alone, as abs_in_place does
+  }
   return cudaGetLastError();
 }
 

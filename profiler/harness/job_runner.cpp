@@ -8,6 +8,7 @@
 #include "profiler/harness/calibration.h"
 #include "profiler/harness/cuda_check.h"
 #include "profiler/harness/judge_timing.h"
+#include "profiler/harness/phase_times.h"
 #include "profiler/harness/verifier.h"
 
 namespace kb::harness {
@@ -46,26 +47,32 @@ KernelMetrics metrics_of(const RunnerJob& job, VariantProcess& server, double ti
 
 void run_job(const RunnerJob& job, const std::string& job_path, bool verbose, EvalResult& result) {
   const auto& raw = job.raw;
+  PhaseTimes phases(result.phase_s);
+  phases.begin("start");
+  const bool sanitizing = raw.under_sanitizer;
+  // The servers start first and create their CUDA contexts while the judge creates its own: the
+  // three start-ups overlap instead of queueing. Under compute-sanitizer only the candidate runs
+  // (on buffers of its own): there is no original to compare with, the sanitizer's findings are
+  // the result.
+  std::unique_ptr<VariantProcess> baseline;
+  if (!sanitizing) baseline = std::make_unique<VariantProcess>(job_path, raw.baseline_library, Who::baseline, verbose);
+  std::unique_ptr<VariantProcess> candidate;
+  if (!raw.candidate_library.empty())
+    candidate = std::make_unique<VariantProcess>(job_path, raw.candidate_library, Who::candidate, verbose);
+
   result.device = describe_device(raw.device);  // "no CUDA device: ..." when there is none
   cuda_check(cudaSetDevice(raw.device), "selecting the CUDA device");
   cuda_check(cudaFree(nullptr), "creating the CUDA context");
   result.device.copy_bandwidth_gbps = raw.copy_bandwidth_gbps;
   result.device.fp32_tflops = raw.fp32_tflops;
 
-  const bool sanitizing = raw.under_sanitizer;
-  // Under compute-sanitizer only the candidate runs (on buffers of its own): there is no original
-  // to compare with, the sanitizer's findings are the result.
-  std::unique_ptr<VariantProcess> baseline;
-  if (!sanitizing) {
+  if (baseline) {
     set_phase("loading the original");
-    baseline = std::make_unique<VariantProcess>(job_path, raw.baseline_library, Who::baseline, verbose, kStartTimeoutS);
-    if (!baseline->loaded()) throw HarnessError("the original's library: " + baseline->load_error());
+    if (!baseline->await_start(kStartTimeoutS)) throw HarnessError("the original's library: " + baseline->load_error());
   }
-  std::unique_ptr<VariantProcess> candidate;
-  if (!raw.candidate_library.empty()) {
+  if (candidate) {
     set_phase("loading the candidate");
-    candidate = std::make_unique<VariantProcess>(job_path, raw.candidate_library, Who::candidate, verbose, kStartTimeoutS);
-    if (!candidate->loaded()) {
+    if (!candidate->await_start(kStartTimeoutS)) {
       result.verdict = Verdict::compile_error;
       result.reason = "the candidate's library cannot be loaded: " + candidate->load_error();
       return;
@@ -81,6 +88,7 @@ void run_job(const RunnerJob& job, const std::string& job_path, bool verbose, Ev
       result.reason = v.verdict == Verdict::pending ? "ran under compute-sanitizer" : v.reason;
       return;
     }
+    phases.begin("verification");
     const VerificationOutcome v = verify_candidate(job, servers, raw.strict, result.verification);
     if (v.verdict != Verdict::pending) {
       result.verdict = v.verdict;
@@ -92,11 +100,14 @@ void run_job(const RunnerJob& job, const std::string& job_path, bool verbose, Ev
       result.reason = std::string(raw.strict ? "strict " : "") + "verification passed";
       return;
     }
-    run_timing(job, servers, result);
+    phases.begin("timing");
+    run_timing(job, servers, result, phases);
   } else if (raw.mode == "time_baseline") {
     servers.candidate = nullptr;
-    run_timing(job, servers, result);
+    phases.begin("timing");
+    run_timing(job, servers, result, phases);
   } else {  // metrics
+    phases.begin("metrics");
     result.baseline_metrics = metrics_of(job, *baseline, servers.timeout_s);
     if (candidate) result.candidate_metrics = metrics_of(job, *candidate, servers.timeout_s);
     result.verdict = Verdict::pending;

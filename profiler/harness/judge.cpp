@@ -1,6 +1,8 @@
 #include "profiler/harness/judge.h"
 
+#include "profiler/harness/arg_inputs.h"
 #include "profiler/harness/cuda_check.h"
+#include "profiler/harness/device_checks.h"
 
 namespace kb::harness {
 
@@ -37,6 +39,19 @@ void bind_slot(VariantProcess& server, int id, const ArgSet& set, double timeout
   }
   put_scalars(r, set);
   expect_no_harness_error(server.ask(r, timeout_s), "map the judge's buffers");
+}
+
+void fill_input_on_device(ArgSet& set, size_t i, Distribution trial, uint64_t seed, cudaStream_t stream) {
+  const RunnerArg& a = set.arg(i);
+  if (a.has_range()) {
+    const InputRange& r = a.ranges[set.size_index()];
+    cuda_check(launch_fill_range(set.device(i), static_cast<int>(a.type), r.lo, r.hi, seed, i, set.count(i), stream),
+               "filling inputs");
+    return;
+  }
+  cuda_check(launch_fill_random(set.device(i), static_cast<int>(a.type), static_cast<int>(input_distribution(a, trial)),
+                                seed, i, set.count(i), stream),
+             "filling inputs");
 }
 
 }  // namespace kb::harness

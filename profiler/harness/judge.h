@@ -32,4 +32,10 @@ void put_scalars(Request& r, const ArgSet& set);
 // Throws HarnessError for a harness_error reply (the server's own failure).
 void expect_no_harness_error(const Reply& r, const char* what);
 
+// Fills input `i` of `set` on the GPU, asynchronously on `stream`, with the values fill_input
+// (arg_inputs.h) gives it on the host for the same (size set, distribution, seed): its range
+// when it has one, else its distribution, else `trial`. The argument index is the generator's
+// stream, as on the host.
+void fill_input_on_device(ArgSet& set, size_t i, Distribution trial, uint64_t seed, cudaStream_t stream);
+
 }  // namespace kb::harness

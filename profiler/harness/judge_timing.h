@@ -12,13 +12,15 @@
 #include "core/result_types.h"
 #include "profiler/harness/judge.h"
 #include "profiler/harness/job_io.h"
+#include "profiler/harness/phase_times.h"
 
 namespace kb::harness {
 
 // Times the original (and the candidate, when there is one) at every size set into
 // result.timings and sets the verdict: accepted / not_faster from the speedups, wrong_result when a
 // timed sample's outputs differ, rejected when the wall clock disagrees, pending for the original
-// alone. Throws VariantGone and HarnessError.
-void run_timing(const RunnerJob& job, const Servers& servers, EvalResult& result);
+// alone. Throws VariantGone and HarnessError. The wall-clock cross-checks are counted in `phases`
+// as "wall-clock check", the rest as "timing".
+void run_timing(const RunnerJob& job, const Servers& servers, EvalResult& result, PhaseTimes& phases);
 
 }  // namespace kb::harness

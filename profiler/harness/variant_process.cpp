@@ -24,8 +24,7 @@ std::string signal_text(int sig) {
 
 }  // namespace
 
-VariantProcess::VariantProcess(const std::string& job_path, const std::string& library, Who who, bool verbose,
-                               double timeout_s)
+VariantProcess::VariantProcess(const std::string& job_path, const std::string& library, Who who, bool verbose)
     : who_(who) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
@@ -53,11 +52,17 @@ VariantProcess::VariantProcess(const std::string& job_path, const std::string& l
   ::close(sv[1]);
   fd_ = sv[0];
   pid_ = pid;
+}
+
+bool VariantProcess::await_start(double timeout_s) {
+  if (started_) return loaded_;
   Reply hello;
   bool timed_out = false;
   if (!receive_reply(fd_, hello, timeout_s, &timed_out)) gone(timed_out, false, "start-up");
+  started_ = true;
   loaded_ = hello.status == Status::ok;
   if (!loaded_) load_error_ = untrusted_note(hello, 600);
+  return loaded_;
 }
 
 VariantProcess::~VariantProcess() {

@@ -24,14 +24,18 @@ struct VariantGone : std::runtime_error {
 
 class VariantProcess {
  public:
-  // Starts the server for `library` and waits (up to `timeout_s`) for it to say it loaded.
-  // `job_path` is the job file the server reads (the same one the judge read).
-  VariantProcess(const std::string& job_path, const std::string& library, Who who, bool verbose, double timeout_s);
+  // Starts the server for `library` without waiting for it: several servers (and the judge's own
+  // CUDA context) start up side by side. `job_path` is the job file the server reads (the same
+  // one the judge read).
+  VariantProcess(const std::string& job_path, const std::string& library, Who who, bool verbose);
   ~VariantProcess();
   VariantProcess(const VariantProcess&) = delete;
   VariantProcess& operator=(const VariantProcess&) = delete;
 
-  // Whether the library loaded; when not, `load_error()` says why (the loader's message).
+  // Waits (up to `timeout_s`) for the server to say whether it loaded its library; returns that.
+  // Throws VariantGone when it dies or stays silent. Further calls return the first answer.
+  bool await_start(double timeout_s);
+  // Whether the library loaded (after await_start); when not, `load_error()` says why.
   bool loaded() const { return loaded_; }
   const std::string& load_error() const { return load_error_; }
 
@@ -50,6 +54,7 @@ class VariantProcess {
   Who who_;
   int fd_ = -1;
   int pid_ = -1;
+  bool started_ = false;  // the start-up reply was read
   bool loaded_ = false;
   std::string load_error_;
   std::string last_fault_;

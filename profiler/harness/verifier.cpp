@@ -5,10 +5,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 
 #include "profiler/harness/arg_inputs.h"
 #include "profiler/harness/cuda_check.h"
+#include "profiler/harness/device_checks.h"
+#include "profiler/harness/dtype_codec.h"
+#include "profiler/harness/output_comparator.h"
 #include "profiler/harness/tolerance_warning.h"
 
 namespace kb::harness {
@@ -40,23 +44,117 @@ OutputError& output_entry(VerificationReport& report, const RunnerArg& a) {
   return report.outputs.back();
 }
 
-// Inputs of one trial, uploaded into both sets; outputs poisoned; the same random scalars.
-void prepare(const RunnerJob& job, const TrialPlan& p, const std::vector<HostBuffer>& inputs, ArgSet& base,
-             ArgSet& cand) {
+// Device memory the judge keeps for itself: never lent to a server.
+class JudgeBuffer {
+ public:
+  JudgeBuffer() = default;
+  explicit JudgeBuffer(size_t bytes) : bytes_(bytes) {
+    if (bytes) cuda_check(cudaMalloc(&ptr_, bytes), "allocating the judge's check buffers");
+  }
+  ~JudgeBuffer() {
+    if (ptr_) cudaFree(ptr_);
+  }
+  JudgeBuffer(JudgeBuffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) { o.ptr_ = nullptr; }
+  JudgeBuffer& operator=(JudgeBuffer&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(bytes_, o.bytes_);
+    return *this;
+  }
+  void* get() const { return ptr_; }
+  HostBuffer download() const {
+    HostBuffer out(bytes_);
+    if (bytes_) cuda_check(cudaMemcpy(out.data(), ptr_, bytes_, cudaMemcpyDeviceToHost), "reading a check buffer");
+    return out;
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+// One size set's judge-owned buffers: the inputs as generated (the variants' copies are compared
+// with them after every call), both variants' first outputs (the determinism check) and the
+// error scales.
+struct SizeChecks {
+  std::vector<JudgeBuffer> pristine, first_base, first_cand, scale;
+};
+
+SizeChecks size_checks(const RunnerJob& job, const ArgSet& set, bool scaled) {
+  SizeChecks c;
+  for (size_t i = 0; i < job.args.size(); ++i) {
+    const auto& a = job.args[i];
+    const size_t bytes = set.bytes(i);
+    c.pristine.emplace_back(a.role == ArgRole::input ? bytes : 0);
+    c.first_base.emplace_back(a.is_written() ? bytes : 0);
+    c.first_cand.emplace_back(a.is_written() ? bytes : 0);
+    c.scale.emplace_back(scaled && a.is_written() && a.error_scale == ErrorScale::abs_inputs ? bytes : 0);
+  }
+  return c;
+}
+
+void copy_device(void* to, const void* from, size_t bytes) {
+  if (bytes) cuda_check(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, cudaStreamLegacy), "copying a buffer");
+}
+
+// Inputs of one trial, generated on the GPU into the original's set and copied into the
+// candidate's (and the pristine copy); outputs poisoned; the same random scalars in both.
+void prepare(const RunnerJob& job, const TrialPlan& p, SizeChecks& checks, ArgSet& base, ArgSet& cand) {
   for (size_t i = 0; i < job.args.size(); ++i) {
     const auto& a = job.args[i];
     if (a.is_read()) {
-      base.upload(i, inputs[i]);
-      cand.upload(i, inputs[i]);
-    } else if (a.role == ArgRole::output) {
-      base.poison(i);
-      cand.poison(i);
+      fill_input_on_device(base, i, p.distribution, p.seed, cudaStreamLegacy);
+      copy_device(cand.device(i), base.device(i), base.bytes(i));
+      if (checks.pristine[i].get()) copy_device(checks.pristine[i].get(), base.device(i), base.bytes(i));
     } else if (a.is_value() && a.values[p.size].empty()) {
       const double v = random_scalar(a.type, input_distribution(a, p.distribution), p.seed, i);
       base.set_scalar(i, v);
       cand.set_scalar(i, v);
     }
   }
+  base.poison_outputs();
+  cand.poison_outputs();
+  cuda_check(cudaStreamSynchronize(cudaStreamLegacy), "preparing a trial");
+}
+
+// Counts the bytes of `a` and `b` that differ, on the GPU.
+unsigned long long count_differences(const void* a, const void* b, size_t bytes, unsigned long long* counter) {
+  if (bytes == 0) return 0;
+  cuda_check(cudaMemsetAsync(counter, 0, sizeof *counter, cudaStreamLegacy), "clearing a counter");
+  cuda_check(launch_count_differences(a, b, bytes, counter, cudaStreamLegacy), "comparing buffers");
+  unsigned long long n = 0;
+  cuda_check(cudaMemcpy(&n, counter, sizeof n, cudaMemcpyDeviceToHost), "reading a counter");
+  return n;
+}
+
+// compare_output's numbers, computed on the GPU; when anything fails, the buffers are read back
+// and compared on the host, which also finds the elements the reason names.
+OutputComparison compare_on_device(const RunnerArg& a, const ArgSet& base, const ArgSet& cand, size_t i,
+                                   const JudgeBuffer& scale, DeviceOutputStats* stats) {
+  uint64_t poison = 0;
+  fill_poison(a.type, &poison, 1);
+  cuda_check(cudaMemsetAsync(stats, 0, sizeof *stats, cudaStreamLegacy), "clearing the comparison");
+  cuda_check(launch_output_stats(base.device(i), cand.device(i), scale.get(), static_cast<int>(a.type), base.count(i),
+                                 a.tolerance.rtol, a.tolerance.atol, poison, stats, cudaStreamLegacy),
+             "comparing outputs");
+  DeviceOutputStats got;
+  cuda_check(cudaMemcpy(&got, stats, sizeof got, cudaMemcpyDeviceToHost), "reading the comparison");
+  if (got.mismatches > 0) {
+    const HostBuffer ref = base.download(i), out = cand.download(i);
+    const HostBuffer sc = scale.get() ? scale.download() : HostBuffer{};
+    return compare_output(a.type, ref.data(), out.data(), base.count(i), a.tolerance, sc.empty() ? nullptr : sc.data());
+  }
+  auto value = [](unsigned long long bits) {
+    double v = 0;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+  };
+  OutputComparison c;
+  c.scaled = scale.get() != nullptr;
+  c.elements = static_cast<int64_t>(got.elements);
+  c.max_abs_error = value(got.max_abs_bits);
+  c.max_rel_error = value(got.max_rel_bits);
+  c.max_reference = value(got.max_ref_bits);
+  return c;
 }
 
 // Asks `server` to call its launcher on slot `id`. Returns the late-work note ("" when none);
@@ -101,6 +199,7 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
 
   // Buffers live for the whole verification: the same addresses in every trial.
   std::vector<std::unique_ptr<ArgSet>> base_sets, cand_sets;
+  std::vector<SizeChecks> checks;
   // Unmapped by the servers before the judge frees the buffers (declared after them: runs first).
   struct Unbind {
     const Servers& servers;
@@ -113,13 +212,18 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
         }
     }
   } unbind{servers, {}};
+  const bool scaled = needs_error_scale(job);
   for (size_t s = 0; s < sizes; ++s) {
     unbind.ids.push_back(static_cast<int>(s));
     base_sets.push_back(std::make_unique<ArgSet>(job, s));
     cand_sets.push_back(std::make_unique<ArgSet>(job, s));
+    checks.push_back(size_checks(job, *base_sets[s], scaled));
     bind_slot(*servers.baseline, static_cast<int>(s), *base_sets[s], servers.timeout_s);
     bind_slot(*servers.candidate, static_cast<int>(s), *cand_sets[s], servers.timeout_s);
   }
+  JudgeBuffer counter_memory(sizeof(unsigned long long)), stats_memory(sizeof(DeviceOutputStats));
+  auto* counter = static_cast<unsigned long long*>(counter_memory.get());
+  auto* stats = static_cast<DeviceOutputStats*>(stats_memory.get());
 
   VerificationOutcome outcome;
   auto fail = [&](Verdict v, const std::string& reason) {
@@ -145,39 +249,32 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
 
       ArgSet& base = *base_sets[s];
       ArgSet& cand = *cand_sets[s];
-      std::vector<HostBuffer> inputs(job.args.size());
-      for (size_t i = 0; i < job.args.size(); ++i) {
-        const auto& a = job.args[i];
-        if (!a.is_read()) continue;
-        inputs[i].resize(base.bytes(i));
-        fill_input(a, s, p.distribution, p.seed, i, inputs[i].data(), base.count(i));
-      }
+      SizeChecks& check = checks[s];
       // error_scale = "abs_inputs": the original's outputs on |inputs| scale the allowed error (for a
       // sum, the sum of absolute values: what any order of additions may round away).
-      std::vector<HostBuffer> scales(job.args.size());
-      if (needs_error_scale(job)) {
-        prepare(job, p, inputs, base, cand);
+      if (scaled) {
+        prepare(job, p, check, base, cand);
         std::vector<double> scalars(job.args.size());
         for (size_t i = 0; i < job.args.size(); ++i) scalars[i] = base.scalar(i);
         for (size_t i = 0; i < job.args.size(); ++i) {
           const auto& a = job.args[i];
           if (a.role == ArgRole::input || a.role == ArgRole::inout) {
-            HostBuffer magnitude = inputs[i];
-            abs_in_place(a.type, magnitude.data(), base.count(i));
-            base.upload(i, magnitude);
+            cuda_check(launch_abs_in_place(base.device(i), static_cast<int>(a.type), base.count(i), cudaStreamLegacy),
+                       "taking |inputs|");
           } else if (a.is_value() && elem_is_float(a.type)) {
             base.set_scalar(i, std::fabs(base.scalar(i)));
           }
         }
+        cuda_check(cudaStreamSynchronize(cudaStreamLegacy), "taking |inputs|");
         const Reply sc = call(*servers.baseline, static_cast<int>(s), base, false, servers.timeout_s);
         if (sc.status == Status::fault)
           return fail(Verdict::infra_error, "the original kernel failed on |inputs|: " + fault_text(sc) + " (" + trial_text + ")");
         for (size_t i = 0; i < job.args.size(); ++i) {
-          if (job.args[i].is_written() && job.args[i].error_scale == ErrorScale::abs_inputs) scales[i] = base.download(i);
+          if (check.scale[i].get()) copy_device(check.scale[i].get(), base.device(i), base.bytes(i));
           if (job.args[i].is_value()) base.set_scalar(i, scalars[i]);
         }
       }
-      prepare(job, p, inputs, base, cand);
+      prepare(job, p, check, base, cand);
 
       const Reply b = call(*servers.baseline, static_cast<int>(s), base, traced, servers.timeout_s);
       if (b.status == Status::fault)
@@ -192,22 +289,21 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
       for (size_t i = 0; i < job.args.size(); ++i) {
         const auto& a = job.args[i];
         if (a.role != ArgRole::input || base.bytes(i) == 0) continue;
-        const auto base_change = compare_input(a.type, inputs[i].data(), base.download(i).data(), base.count(i));
-        if (base_change.changed > 0)
-          return fail(Verdict::infra_error, describe_input_change(a.name, "original kernel", base_change) +
+        const void* pristine = check.pristine[i].get();
+        if (count_differences(pristine, base.device(i), base.bytes(i), counter) > 0) {
+          const auto change = compare_input(a.type, check.pristine[i].download().data(), base.download(i).data(), base.count(i));
+          return fail(Verdict::infra_error, describe_input_change(a.name, "original kernel", change) +
                                                 ": declare it role = \"inout\" in the [[kernel]] spec (" + trial_text + ")");
-        const auto change = compare_input(a.type, inputs[i].data(), cand.download(i).data(), cand.count(i));
-        if (change.changed > 0)
+        }
+        if (count_differences(pristine, cand.device(i), cand.bytes(i), counter) > 0) {
+          const auto change = compare_input(a.type, check.pristine[i].download().data(), cand.download(i).data(), cand.count(i));
           return fail(Verdict::wrong_result, describe_input_change(a.name, "candidate", change) + " (" + trial_text + ")");
+        }
       }
-      std::vector<HostBuffer> base_out(job.args.size()), cand_out(job.args.size());
       for (size_t i = 0; i < job.args.size(); ++i) {
         const auto& a = job.args[i];
         if (!a.is_written() || base.bytes(i) == 0) continue;
-        base_out[i] = base.download(i);
-        cand_out[i] = cand.download(i);
-        const OutputComparison cmp = compare_output(a.type, base_out[i].data(), cand_out[i].data(), base.count(i),
-                                                    a.tolerance, scales[i].empty() ? nullptr : scales[i].data());
+        const OutputComparison cmp = compare_on_device(a, base, cand, i, check.scale[i], stats);
         OutputError& o = output_entry(report, a);
         o.elements += cmp.elements;
         o.mismatches += cmp.mismatches;
@@ -224,7 +320,12 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
       // original's own outputs vary from call to call (atomics), where the tolerance above rules.
       if (t == 0) {
         set_phase("determinism check at size " + job.raw.size_labels[s]);
-        prepare(job, p, inputs, base, cand);
+        for (size_t i = 0; i < job.args.size(); ++i) {
+          if (!check.first_base[i].get()) continue;
+          copy_device(check.first_base[i].get(), base.device(i), base.bytes(i));
+          copy_device(check.first_cand[i].get(), cand.device(i), cand.bytes(i));
+        }
+        prepare(job, p, check, base, cand);
         const Reply b2 = call(*servers.baseline, static_cast<int>(s), base, false, servers.timeout_s);
         const Reply c2 = call(*servers.candidate, static_cast<int>(s), cand, false, servers.timeout_s);
         if (b2.status == Status::fault)
@@ -233,12 +334,11 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
           return fail(Verdict::crashed, "the candidate's launch failed: " + fault_text(c2) + " during verification " + trial_text);
         for (size_t i = 0; i < job.args.size(); ++i) {
           const auto& a = job.args[i];
-          if (!a.is_written() || base.bytes(i) == 0) continue;
-          const HostBuffer base_again = base.download(i), cand_again = cand.download(i);
-          const bool original_repeats = base_again == base_out[i];
+          if (!check.first_base[i].get()) continue;
+          const bool original_repeats = count_differences(check.first_base[i].get(), base.device(i), base.bytes(i), counter) == 0;
           if (!original_repeats) report.original_nondeterministic = true;
-          if (original_repeats && cand_again != cand_out[i]) {
-            const auto change = compare_input(a.type, cand_out[i].data(), cand_again.data(), cand.count(i));
+          if (original_repeats && count_differences(check.first_cand[i].get(), cand.device(i), cand.bytes(i), counter) > 0) {
+            const auto change = compare_input(a.type, check.first_cand[i].download().data(), cand.download(i).data(), cand.count(i));
             return fail(Verdict::wrong_result,
                         "the candidate is not deterministic: called twice on the same inputs, it wrote different "
                         "values to output " + a.name + " (" + std::to_string(change.changed) +

@@ -216,6 +216,9 @@ TEST(HarnessJob, ScreeningJobHasOneTrialPerSizeAndTimesOnlyTheMainSize) {
   EXPECT_EQ(job.trials, 1);
   EXPECT_FALSE(job.strict);
   EXPECT_EQ(job.timed_sizes, 1);
+  // No wall-clock cross-check: a screening never accepts; the full job checks.
+  EXPECT_FALSE(job.wall_clock_check);
+  EXPECT_TRUE(full.wall_clock_check);
   // Trial 0 at size s draws distributions[(s + start) % n]: size 0 offset, size 1 extreme.
   ASSERT_EQ(job.size_labels.size(), 2u);
   EXPECT_EQ(job.distributions[static_cast<size_t>(job.distribution_start) % 6], "offset");
@@ -235,6 +238,7 @@ TEST(HarnessJob, ScreeningJobHasOneTrialPerSizeAndTimesOnlyTheMainSize) {
   nlohmann::json j = job;
   HarnessJob back = j.get<HarnessJob>();
   EXPECT_EQ(back.timed_sizes, 1);
+  EXPECT_FALSE(back.wall_clock_check);
   EXPECT_EQ(back.distribution_start, job.distribution_start);
   EXPECT_EQ(back.trials, 1);
 }

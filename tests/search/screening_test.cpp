@@ -103,6 +103,15 @@ TEST(Screening, ClearlySlowerCorrectCandidatesAreScreenedOutAndNeverFullyEvaluat
   EXPECT_EQ(result.phases.fully_evaluated, 1);
   EXPECT_DOUBLE_EQ(result.phases.screen_s, 3 * 0.1);
   EXPECT_DOUBLE_EQ(result.phases.full_s, 1.0);
+  // The jobs' own phases, summed over the three screenings and the one full evaluation (the
+  // original's profile is not a candidate's).
+  const auto& jobs = result.phases.job_phase_s;
+  ASSERT_EQ(jobs.size(), 3u);
+  EXPECT_NEAR(jobs.at("start"), 0.2 * (3 * 0.1 + 1.0), 1e-12);
+  EXPECT_NEAR(jobs.at("verification"), 0.3 * (3 * 0.1 + 1.0), 1e-12);
+  EXPECT_NEAR(jobs.at("timing"), 0.5 * (3 * 0.1 + 1.0), 1e-12);
+  // A contender's screening is kept apart from its full evaluation.
+  EXPECT_NEAR(record(result, "fast").screening.phase_s.at("timing"), 0.5 * 0.1, 1e-12);
 }
 
 TEST(Screening, AWrongCandidateIsRejectedAtTheScreeningWithTheFullPathsVerdict) {
