@@ -66,6 +66,7 @@ const std::vector<ConfigKey>& config_keys() {
       {KEY(bench, min_samples), "samples per measurement, at least", positive},
       {KEY(bench, max_samples), "samples per measurement, at most (>= min_samples)"},
       {KEY(bench, max_noise), "stop once the relative noise is under this", positive},
+      {KEY(bench, max_error), "stop once the median's relative standard error is under this (0: off)", zero_or_more},
       {KEY(bench, timeout_s), "per measurement", positive},
       {KEY(bench, flush_l2), "cold samples: the L2 is flushed before each"},
       {KEY(bench, graph_below_us), "shorter kernels are timed as CUDA graphs of launches", zero_or_more},

@@ -29,7 +29,7 @@ struct HarnessArg {
 
 struct HarnessBench {
   int64_t warmup_runs = 3;
-  double min_time_s = 0.5;
+  double min_time_s = 0.05;
   int64_t min_samples = 20;
   int64_t max_samples = 2000;
   double max_noise = 0.005;
@@ -37,6 +37,7 @@ struct HarnessBench {
   bool flush_l2 = true;
   double graph_below_us = 10;
   double max_clock_sag = 0.05;
+  double max_error = 0.0015;  // the median's relative standard error at which timing stops
 };
 
 struct HarnessJob {
@@ -85,7 +86,8 @@ inline constexpr const char* kEntrySymbol = "kb_launch";
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessArg, name, role, dtype, counts, values, distribution, rtol,
                                                 atol, error_scale, ranges)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessBench, warmup_runs, min_time_s, min_samples, max_samples,
-                                                max_noise, timeout_s, flush_l2, graph_below_us, max_clock_sag)
+                                                max_noise, timeout_s, flush_l2, graph_below_us, max_clock_sag,
+                                                max_error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessJob, mode, kernel, baseline_library, candidate_library,
                                                 size_labels, args, flops, bytes, trials, distributions, seed, strict,
                                                 bench, device, copy_bandwidth_gbps, fp32_tflops, min_speedup,

@@ -164,9 +164,10 @@ RunnerJob decode_job(const HarnessJob& job) {
   const auto& b = job.bench;
   if (b.min_samples < 1 || b.max_samples < b.min_samples)
     throw JobError("job field bench: need 1 <= min_samples <= max_samples");
-  if (b.max_noise <= 0 || b.timeout_s <= 0 || b.min_time_s < 0 || b.max_clock_sag < 0 || b.warmup_runs < 0)
-    throw JobError("job field bench: max_noise and timeout_s must be positive, min_time_s, warmup_runs and "
-                   "max_clock_sag not negative");
+  if (b.max_noise <= 0 || b.timeout_s <= 0 || b.min_time_s < 0 || b.max_clock_sag < 0 || b.warmup_runs < 0 ||
+      b.max_error < 0)
+    throw JobError("job field bench: max_noise and timeout_s must be positive, min_time_s, warmup_runs, "
+                   "max_clock_sag and max_error not negative");
   if (job.metrics_size >= static_cast<int>(sizes))
     throw JobError("job field metrics_size " + std::to_string(job.metrics_size) + " is out of range (" +
                    std::to_string(sizes) + " size sets)");

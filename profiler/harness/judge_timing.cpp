@@ -70,9 +70,12 @@ class SizeTimer {
       variants_.emplace_back();
       variants_.back().server = servers.candidate;
     }
+    // One counter per (slot, argument) of the largest set of pairs compared at once.
     void* c = nullptr;
-    cuda_check(cudaMalloc(&c, 2 * sizeof(unsigned long long)), "allocating check counters");
+    counter_count_ = std::max<size_t>(kMaxSlots, kMaxWallClockCalls) * std::max<size_t>(1, job.args.size());
+    cuda_check(cudaMalloc(&c, counter_count_ * sizeof(unsigned long long)), "allocating check counters");
     counters_ = static_cast<unsigned long long*>(c);
+    counts_.resize(counter_count_);
   }
 
   ~SizeTimer() {
@@ -121,36 +124,54 @@ class SizeTimer {
     }
   }
 
-  // Empty when slot k of the candidate matches the original's after both ran on the same inputs.
-  std::string compare(ArgSet& base, ArgSet& cand) {
-    for (size_t i = 0; i < job_.args.size(); ++i) {
-      const auto& a = job_.args[i];
-      if (!a.is_buffer() || base.bytes(i) == 0) continue;
-      cuda_check(cudaMemsetAsync(counters_, 0, sizeof(unsigned long long), cudaStreamLegacy), "clearing counters");
-      if (a.is_written()) {
-        uint64_t poison = 0;
-        fill_poison(a.type, &poison, 1);
-        cuda_check(launch_count_mismatches(base.device(i), cand.device(i), static_cast<int>(a.type), base.count(i),
-                                           a.tolerance.rtol * kSampleToleranceFactor,
-                                           a.tolerance.atol * kSampleToleranceFactor, poison, counters_,
-                                           cudaStreamLegacy),
-                   "comparing outputs");
-      } else {
-        cuda_check(launch_count_differences(base.device(i), cand.device(i), base.bytes(i), counters_, cudaStreamLegacy),
-                   "comparing inputs");
+  // Compares slots 0..n-1 of the candidate with the original's after both ran on the same inputs:
+  // every (slot, argument) check is queued on the GPU, then one read brings all the counts back.
+  // Returns the first slot that differs and why; (n, "") when all match.
+  std::pair<size_t, std::string> compare(const std::vector<std::unique_ptr<ArgSet>>& base,
+                                         const std::vector<std::unique_ptr<ArgSet>>& cand, size_t n) {
+    const size_t args = std::max<size_t>(1, job_.args.size());
+    n = std::min(n, counter_count_ / args);
+    cuda_check(cudaMemsetAsync(counters_, 0, n * args * sizeof(unsigned long long), cudaStreamLegacy),
+               "clearing counters");
+    for (size_t k = 0; k < n; ++k)
+      for (size_t i = 0; i < job_.args.size(); ++i) {
+        const auto& a = job_.args[i];
+        const ArgSet& b = *base[k];
+        const ArgSet& c = *cand[k];
+        if (!a.is_buffer() || b.bytes(i) == 0) continue;
+        unsigned long long* counter = counters_ + k * args + i;
+        if (a.is_written()) {
+          uint64_t poison = 0;
+          fill_poison(a.type, &poison, 1);
+          cuda_check(launch_count_mismatches(b.device(i), c.device(i), static_cast<int>(a.type), b.count(i),
+                                             a.tolerance.rtol * kSampleToleranceFactor,
+                                             a.tolerance.atol * kSampleToleranceFactor, poison, counter,
+                                             cudaStreamLegacy),
+                     "comparing outputs");
+        } else {
+          cuda_check(launch_count_differences(b.device(i), c.device(i), b.bytes(i), counter, cudaStreamLegacy),
+                     "comparing inputs");
+        }
       }
-      unsigned long long bad = 0;
-      cuda_check(cudaMemcpy(&bad, counters_, sizeof bad, cudaMemcpyDeviceToHost), "reading counters");
-      if (bad == 0) continue;
-      if (!a.is_written()) {
-        const auto change = compare_input(a.type, base.download(i).data(), cand.download(i).data(), base.count(i));
-        return describe_input_change(a.name, "candidate", change);
-      }
-      Tolerance wide{a.tolerance.rtol * kSampleToleranceFactor, a.tolerance.atol * kSampleToleranceFactor};
-      const HostBuffer ref = base.download(i), got = cand.download(i);
-      return describe_output_failure(a.name, compare_output(a.type, ref.data(), got.data(), base.count(i), wide), wide);
+    cuda_check(cudaMemcpy(counts_.data(), counters_, n * args * sizeof(unsigned long long), cudaMemcpyDeviceToHost),
+               "reading counters");
+    for (size_t k = 0; k < n; ++k)
+      for (size_t i = 0; i < job_.args.size(); ++i)
+        if (counts_[k * args + i] != 0) return {k, describe(*base[k], *cand[k], i)};
+    return {n, ""};
+  }
+
+  // Why argument `i` of the two sets differs (the counters said it does): read back and compared
+  // element by element on the host.
+  std::string describe(const ArgSet& base, const ArgSet& cand, size_t i) {
+    const auto& a = job_.args[i];
+    if (!a.is_written()) {
+      const auto change = compare_input(a.type, base.download(i).data(), cand.download(i).data(), base.count(i));
+      return describe_input_change(a.name, "candidate", change);
     }
-    return "";
+    Tolerance wide{a.tolerance.rtol * kSampleToleranceFactor, a.tolerance.atol * kSampleToleranceFactor};
+    const HostBuffer ref = base.download(i), got = cand.download(i);
+    return describe_output_failure(a.name, compare_output(a.type, ref.data(), got.data(), base.count(i), wide), wide);
   }
 
   // One request whose failure ends the timing: the server's own error is the judge's problem
@@ -179,6 +200,8 @@ class SizeTimer {
   ClockMonitor& clocks_;
   std::vector<Timed> variants_;
   unsigned long long* counters_ = nullptr;
+  size_t counter_count_ = 0;
+  std::vector<unsigned long long> counts_;
   int launches_ = 1;
 };
 
@@ -250,6 +273,7 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
   params.max_samples = bench.max_samples;
   params.min_time_s = bench.min_time_s;
   params.max_noise = bench.max_noise;
+  params.max_error = bench.max_error;
   params.timeout_s = bench.timeout_s;
   std::vector<StoppingCriterion> criteria(variants_.size(), StoppingCriterion(params));
   const double max_mhz = clocks_.max_sm_mhz();
@@ -271,14 +295,12 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
       if (!clock_sagged(mhz, max_mhz, bench.max_clock_sag)) criteria[i].add_sample(us * launches_);
     }
     if (variants_.size() > 1) {
-      for (size_t k = 0; k < checked_slots; ++k) {
-        const std::string differ = compare(*variants_[0].slots[k], *variants_[1].slots[k]);
-        if (!differ.empty()) {
-          failure = "timed sample " + std::to_string(round + 1) + " at size " + job_.raw.size_labels[size_] +
-                    (launches_ > 1 ? " (launch " + std::to_string(k + 1) + " of " + std::to_string(launches_) + ")" : "") +
-                    ", on fresh inputs the candidate never saw before: " + differ;
-          return {};
-        }
+      const auto [k, differ] = compare(variants_[0].slots, variants_[1].slots, checked_slots);
+      if (!differ.empty()) {
+        failure = "timed sample " + std::to_string(round + 1) + " at size " + job_.raw.size_labels[size_] +
+                  (launches_ > 1 ? " (launch " + std::to_string(k + 1) + " of " + std::to_string(launches_) + ")" : "") +
+                  ", on fresh inputs the candidate never saw before: " + differ;
+        return {};
       }
       ++checked;
     }
@@ -369,12 +391,10 @@ std::string SizeTimer::wall_clock_check(const std::vector<TimingStats>& stats, S
       best[i] = std::min(best[i], (t1 - t0) * 1e6 / static_cast<double>(calls));
       fill_us[i] = std::min(fill_us[i], (t0 - f0) * 1e6);
     }
-    for (size_t k = 0; k < calls; ++k) {
-      const std::string differ = compare(*variants_[0].batch[k], *variants_[1].batch[k]);
-      if (!differ.empty())
-        return "WRONG:call " + std::to_string(k + 1) + " of a wall-clock batch at size " + job_.raw.size_labels[size_] +
-               ", on fresh inputs: " + differ;
-    }
+    const auto [k, differ] = compare(variants_[0].batch, variants_[1].batch, calls);
+    if (!differ.empty())
+      return "WRONG:call " + std::to_string(k + 1) + " of a wall-clock batch at size " + job_.raw.size_labels[size_] +
+             ", on fresh inputs: " + differ;
   }
   if (fill_us[1] > kFillSlowdown * fill_us[0] + kFillSlackUs) {
     char buf[512];

@@ -1,6 +1,8 @@
 #include "profiler/harness/stopping_criterion.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace kb::harness {
 
@@ -28,6 +30,21 @@ bool StoppingCriterion::noise_is_stable() const {
   return spread < params_.stable_tolerance;
 }
 
+double StoppingCriterion::median_error() const {
+  const size_t n = samples_.size();
+  if (n < 2) return HUGE_VAL;
+  std::vector<double> v = samples_;
+  auto at = [&](double q) {
+    const auto k = static_cast<size_t>(q * static_cast<double>(n - 1) + 0.5);
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    return v[k];
+  };
+  const double median = at(0.5), q1 = at(0.25), q3 = at(0.75);
+  if (median <= 0) return HUGE_VAL;
+  const double sigma = (q3 - q1) / 1.349;
+  return 1.2533 * sigma / std::sqrt(static_cast<double>(n)) / median;
+}
+
 bool StoppingCriterion::finished(double wall_s) {
   if (!reason_.empty()) return true;
   const long n = samples();
@@ -38,6 +55,8 @@ bool StoppingCriterion::finished(double wall_s) {
   } else if (n >= params_.min_samples && total_time_s() >= params_.min_time_s) {
     if (current_noise() < params_.max_noise)
       reason_ = "noise target";
+    else if (params_.max_error > 0 && median_error() <= params_.max_error)
+      reason_ = "median known";
     else if (noise_is_stable())
       reason_ = "noise stable";
   }

@@ -1,7 +1,10 @@
-// When to stop taking timing samples, after nvbench's "stdrel" criterion: once there are enough
-// samples and enough GPU time, stop when the relative noise (stdev / mean) is under the target,
-// or when it has stopped moving (an inherently noisy kernel will never reach the target);
-// otherwise stop at the sample limit or the wall-time limit.
+// When to stop taking timing samples. Once there are enough samples and enough GPU time, stop when
+// the relative noise (stdev / mean) is under its target (nvbench's "stdrel"), or when the median
+// is known well enough: its relative standard error, 1.2533 * sigma / sqrt(n) with sigma taken
+// robustly from the interquartile range (IQR / 1.349), is at most `max_error`. That is what makes
+// a reported median repeat from run to run; a kernel whose samples scatter by 2% needs a few
+// hundred samples for it, a steady one twenty. Else stop when the noise has stopped moving, at the
+// sample limit or at the wall-time limit.
 #pragma once
 
 #include <string>
@@ -14,6 +17,7 @@ struct StoppingParams {
   long max_samples = 2000;
   double min_time_s = 0.5;   // GPU time of the kept samples
   double max_noise = 0.005;  // relative standard deviation target
+  double max_error = 0.0015;  // relative standard error of the median target (0: not used)
   double timeout_s = 20;     // wall time of the whole measurement
   // "Noise stable": over the last `stable_window` noise values (one per sample), the relative
   // spread (stdev / current noise) is below `stable_tolerance`.
@@ -31,6 +35,8 @@ class StoppingCriterion {
   // "noise target", "noise stable", "timeout", "max samples"; empty while not finished.
   const std::string& reason() const { return reason_; }
   double current_noise() const { return noise_.empty() ? 0 : noise_.back(); }
+  // The median's relative standard error from the samples so far (see above); HUGE_VAL below 2.
+  double median_error() const;
   long samples() const { return static_cast<long>(samples_.size()); }
   double total_time_s() const { return total_us_ * 1e-6; }
 

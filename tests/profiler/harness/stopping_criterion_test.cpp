@@ -48,6 +48,39 @@ TEST(StoppingCriterion, StableNoiseAboveTargetStops) {
   EXPECT_NEAR(c.current_noise(), 0.1, 0.01);
 }
 
+// Samples that scatter by about 2% never reach a 1% noise target, but their median is known to
+// 0.15% after a few hundred: the measurement stops there, long before max_samples.
+TEST(StoppingCriterion, AScatteredKernelStopsOnceItsMedianIsKnown) {
+  StoppingParams p = params();
+  p.max_samples = 5000;
+  p.stable_window = 100000;  // never "noise stable": only the median's error can stop it
+  StoppingCriterion c(p);
+  uint64_t state = 12345;
+  auto uniform = [&] {  // a fixed LCG: the same samples on every machine
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(state >> 11) / 9007199254740992.0;
+  };
+  int n = 0;
+  for (; n < 5000 && !c.finished(0); ++n) c.add_sample(100.0 * (1 + 0.07 * (uniform() - 0.5)));  // ~2% stdev
+  EXPECT_EQ(c.reason(), "median known");
+  EXPECT_LE(c.median_error(), 0.0015);
+  // sigma 2.0% (uniform over 7%): n = (1.2533 * 2.0 / 0.15)^2 ~ 280, give or take the IQR's estimate.
+  EXPECT_GT(n, 150);
+  EXPECT_LT(n, 500);
+}
+
+TEST(StoppingCriterion, MedianErrorOffLeavesTheSampleLimit) {
+  StoppingParams p = params();
+  p.max_error = 0;
+  p.stable_window = 100000;
+  p.max_samples = 300;
+  StoppingCriterion c(p);
+  int n = 0;
+  for (; n < 1000 && !c.finished(0); ++n) c.add_sample(n % 2 ? 102.0 : 98.0);
+  EXPECT_EQ(c.reason(), "max samples");
+  EXPECT_EQ(n, 300);
+}
+
 TEST(StoppingCriterion, DriftingNoiseIsNotStable) {
   StoppingParams p = params();
   p.max_samples = 100000;
