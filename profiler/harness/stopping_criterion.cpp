@@ -48,16 +48,19 @@ double StoppingCriterion::median_error() const {
 bool StoppingCriterion::finished(double wall_s) {
   if (!reason_.empty()) return true;
   const long n = samples();
+  const bool enough_time = total_time_s() >= params_.min_time_s;
   if (n >= params_.max_samples) {
     reason_ = "max samples";
   } else if (wall_s >= params_.timeout_s) {
     reason_ = "timeout";
-  } else if (n >= params_.min_samples && total_time_s() >= params_.min_time_s) {
-    if (current_noise() < params_.max_noise)
+  } else if (n >= params_.min_samples) {
+    // The median's error needs no minimum GPU time: it already says how well the samples pin the
+    // median down (a fast kernel would otherwise take thousands of samples to fill min_time_s).
+    if (enough_time && current_noise() < params_.max_noise)
       reason_ = "noise target";
     else if (params_.max_error > 0 && median_error() <= params_.max_error)
       reason_ = "median known";
-    else if (noise_is_stable())
+    else if (enough_time && noise_is_stable())
       reason_ = "noise stable";
   }
   return !reason_.empty();

@@ -1,10 +1,11 @@
-// When to stop taking timing samples. Once there are enough samples and enough GPU time, stop when
-// the relative noise (stdev / mean) is under its target (nvbench's "stdrel"), or when the median
-// is known well enough: its relative standard error, 1.2533 * sigma / sqrt(n) with sigma taken
-// robustly from the interquartile range (IQR / 1.349), is at most `max_error`. That is what makes
-// a reported median repeat from run to run; a kernel whose samples scatter by 2% needs a few
-// hundred samples for it, a steady one twenty. Else stop when the noise has stopped moving, at the
-// sample limit or at the wall-time limit.
+// When to stop taking timing samples, after min_samples of them. With min_time_s of GPU time
+// sampled, stop when the relative noise (stdev / mean) is under its target (nvbench's "stdrel").
+// Whatever the GPU time, stop when the median is known well enough: its relative standard error,
+// 1.2533 * sigma / sqrt(n) with sigma taken robustly from the interquartile range
+// (IQR / 1.349), is at most `max_error`. That is what makes a reported median repeat from run to
+// run: a kernel whose samples scatter by 2% needs a few hundred samples, a steady one twenty, and
+// a 6 us kernel no longer needs thousands of samples to fill min_time_s. Else stop when the noise
+// has stopped moving (with min_time_s), at the sample limit or at the wall-time limit.
 #pragma once
 
 #include <string>
@@ -15,7 +16,7 @@ namespace kb::harness {
 struct StoppingParams {
   long min_samples = 20;
   long max_samples = 2000;
-  double min_time_s = 0.5;   // GPU time of the kept samples
+  double min_time_s = 0.5;   // GPU time of the kept samples (for the noise target and stability)
   double max_noise = 0.005;  // relative standard deviation target
   double max_error = 0.0015;  // relative standard error of the median target (0: not used)
   double timeout_s = 20;     // wall time of the whole measurement

@@ -29,13 +29,26 @@ TEST(StoppingCriterion, StopsOnNoiseTargetOnlyAfterMinSamplesAndMinTime) {
   EXPECT_LT(c.current_noise(), 0.01);
 }
 
-TEST(StoppingCriterion, MinTimeHoldsBackAQuietKernel) {
-  StoppingCriterion c(params());
+TEST(StoppingCriterion, MinTimeHoldsBackTheNoiseTarget) {
+  StoppingParams p = params();
+  p.max_error = 0;  // the noise target alone
+  StoppingCriterion c(p);
   for (int i = 0; i < 20; ++i) c.add_sample(10.0);  // quiet but only 200 us in total
   EXPECT_FALSE(c.finished(0));
   for (int i = 0; i < 30; ++i) c.add_sample(10.0);
   EXPECT_TRUE(c.finished(0));
   EXPECT_EQ(c.reason(), "noise target");
+}
+
+TEST(StoppingCriterion, AQuietFastKernelStopsAtMinSamplesOnceItsMedianIsKnown) {
+  StoppingCriterion c(params());
+  for (int i = 0; i < 9; ++i) {
+    c.add_sample(10.0 + (i % 3) * 0.001);
+    EXPECT_FALSE(c.finished(0)) << "sample " << i;
+  }
+  c.add_sample(10.0);
+  EXPECT_TRUE(c.finished(0));  // 10 samples, 100 us: under min_time_s, and the median is known
+  EXPECT_EQ(c.reason(), "median known");
 }
 
 TEST(StoppingCriterion, StableNoiseAboveTargetStops) {
