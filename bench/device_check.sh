@@ -12,6 +12,10 @@
 #   bench/device_check.sh verdicts     the judge (issue #10): the harness tests and the eval tests of
 #                                      TESTS (a ctest -R pattern; default every EvalGpu test)
 #   bench/device_check.sh cost         time per candidate: `kernelbot eval` of saxpy_fast, 5 runs
+#   bench/device_check.sh publish      `kernelbot pr` on a saved winner (re-verified on this GPU, then
+#                                      refused once the source changed) and `kernelbot eval --sanitize`
+#                                      (compute-sanitizer over the sandboxed servers: a clean candidate,
+#                                      one that reads past its input)
 #   bench/device_check.sh stability    five `kernelbot profile` runs of saxpy at n=16M in the sandbox,
 #                                      and ncu on the same kernel (timing noise, agreement with ncu)
 # The machine has no bubblewrap of its own: carry it in .devlibs/ beside the libraries, once, with
@@ -146,6 +150,27 @@ try: p = find(json.load(open(sys.argv[1])))
 except Exception as e: p = {"unreadable": str(e)}
 print("  phases:", ", ".join(f"{k} {v:.3f} s" if isinstance(v, float) else f"{k} {v}" for k, v in (p or {}).items()))
 PY
+  done
+fi
+
+if [ "$stage" = publish ]; then
+  rm -rf /tmp/pub && cp -r examples /tmp/pub && rm -rf /tmp/pub/.kernelbot
+  (cd /tmp/pub && git init -q && git add -A && git -c user.email=kb@example.com -c user.name=kb commit -qm base) \
+    >"$OUT/logs/pub-git.log" 2>&1
+  (cd /tmp/pub && "$kb" run --kernel saxpy --dry-run) >"$OUT/logs/pub-run.out" 2>"$OUT/logs/pub-run.err"
+  echo "run --dry-run exit $?" | tee -a "$OUT/logs/publish.txt"
+  (cd /tmp/pub && "$kb" pr --kernel saxpy --dry-run) >"$OUT/logs/pub-pr.out" 2>"$OUT/logs/pub-pr.err"
+  echo "pr exit $?" | tee -a "$OUT/logs/publish.txt"
+  grep -iE "re-verif|dry-run PR|no PR" "$OUT/logs/pub-pr.out" "$OUT/logs/pub-pr.err" | tail -5 | tee -a "$OUT/logs/publish.txt"
+  echo "// edited after the search" >> /tmp/pub/src/saxpy.cu
+  (cd /tmp/pub && "$kb" pr --kernel saxpy --dry-run) >"$OUT/logs/pub-pr2.out" 2>"$OUT/logs/pub-pr2.err"
+  echo "pr after the source changed exit $?" | tee -a "$OUT/logs/publish.txt"
+  tail -3 "$OUT/logs/pub-pr2.err" | tee -a "$OUT/logs/publish.txt"
+  for c in saxpy_fast saxpy_reads_past_end; do
+    (cd examples && timeout 150 "$kb" eval --kernel saxpy --candidate "$here/tests/profiler/candidates/$c.cu" --sanitize) \
+      >"$OUT/logs/sanitize-$c.out" 2>"$OUT/logs/sanitize-$c.err"
+    echo "eval --sanitize $c exit $?" | tee -a "$OUT/logs/publish.txt"
+    grep -iE "verdict|sanitizer|accepted|rejected" "$OUT/logs/sanitize-$c.out" | head -6 | tee -a "$OUT/logs/publish.txt"
   done
 fi
 

@@ -139,6 +139,7 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
   std::vector<Contender> contenders;
   size_t screening_now = 0;  // screenings in flight (each may add a contender)
   ScreeningBar* bar = settings.screening_bar;
+  ScreeningEconomy* economy = bar ? settings.screening_economy : nullptr;
   EvalOptions screen_options;
   screen_options.screening = true;
 
@@ -181,7 +182,9 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
     // Pending is a passed screening; an evaluator that judged it fully (accepted, not_faster)
     // passed it too, and is still only screened: its verdict waits for the full evaluation.
     record.screening.passed = result.verdict == Verdict::pending || verdict_is_correct(result.verdict);
+    const double screening_s = result.run_s;
     if (!record.screening.passed) {
+      if (economy) economy->record_screening(screening_s, true);
       apply_evaluation(record, item.compiled, std::move(result));
       store(item, record);
       return;
@@ -190,10 +193,12 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
     record.screening.speedup = reading.speedup;
     record.screening.noise = reading.noise;
     if (std::string why = bar->clearly_slower(reading); !why.empty()) {
+      if (economy) economy->record_screening(screening_s, true);
       screened_out(record, item.compiled, std::move(result), why);
       store(item, record);
       return;
     }
+    if (economy) economy->record_screening(screening_s, false);
     std::lock_guard<std::mutex> lock(mutex);
     slots[item.job][item.slot] = record;
     contenders.push_back(Contender{std::move(item), reading, std::move(result)});
@@ -210,7 +215,9 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
       return;
     }
     const ScreeningRecord screening = record.screening;
-    apply_evaluation(record, c.item.compiled, evaluate(e, c.item.compiled, settings.eval_options));
+    EvalResult full = evaluate(e, c.item.compiled, settings.eval_options);
+    if (economy) economy->record_full(full.run_s);
+    apply_evaluation(record, c.item.compiled, std::move(full));
     record.screening = screening;
     if (record.verdict == Verdict::accepted) bar->confirm(record.id, c.reading);
     store(c.item, record);
@@ -229,8 +236,8 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
         if (!queue.empty()) {
           item = std::move(queue.front());
           queue.pop_front();
-          work = bar ? Work::screening : Work::full;
-          if (bar) ++screening_now;
+          work = bar && (!economy || economy->screen_next()) ? Work::screening : Work::full;
+          if (work == Work::screening) ++screening_now;
         } else if (!contenders.empty()) {
           auto best = std::max_element(contenders.begin(), contenders.end(), [](const Contender& a, const Contender& b) {
             return a.reading.speedup < b.reading.speedup;
@@ -251,7 +258,12 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
         confirm(e, std::move(contender));
       } else {
         CandidateRecord record = record_of(item);
-        apply_evaluation(record, item.compiled, evaluate(e, item.compiled, settings.eval_options));
+        EvalResult full = evaluate(e, item.compiled, settings.eval_options);
+        if (economy) economy->record_full(full.run_s);
+        // Not screened (it did not pay): an accepted candidate still raises the bar the screened
+        // ones are held to, by its full measurement at the main size.
+        if (bar && full.verdict == Verdict::accepted) bar->confirm(record.id, screen_reading(full));
+        apply_evaluation(record, item.compiled, std::move(full));
         record.device_index = device_indices[e];
         store(item, record);
       }

@@ -26,6 +26,9 @@ struct RunnerSettings {
   // Screening first when set (the engine's bar, kept across rounds); null: every candidate
   // gets the full evaluation at once, as without screening.
   ScreeningBar* screening_bar = nullptr;
+  // With a screening bar: screen only while it pays (the engine's, kept across rounds); null:
+  // screen every candidate.
+  ScreeningEconomy* screening_economy = nullptr;
 };
 
 // What the runner asks of the engine while it works.

@@ -64,6 +64,41 @@ std::string ScreeningBar::clearly_slower(const ScreenReading& reading) const {
   return why(*above[keep_ - 1], how);
 }
 
+bool ScreeningEconomy::pays() const {
+  if (screened_ < warm_up_ || full_ == 0) return true;
+  const double share_saved = static_cast<double>(saved_) / static_cast<double>(screened_);
+  return screen_s_ / static_cast<double>(screened_) < share_saved * full_s_ / static_cast<double>(full_);
+}
+
+bool ScreeningEconomy::screen_next() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++asked_;
+  return pays() || explore_ <= 1 || asked_ % explore_ == 0;
+}
+
+void ScreeningEconomy::record_screening(double seconds, bool saved_a_full_evaluation) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++screened_;
+  screen_s_ += seconds;
+  if (saved_a_full_evaluation) ++saved_;
+}
+
+void ScreeningEconomy::record_full(double seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++full_;
+  full_s_ += seconds;
+}
+
+std::string ScreeningEconomy::summary() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (screened_ == 0 || full_ == 0) return "screening every candidate until its cost is measured";
+  const double screen = screen_s_ / static_cast<double>(screened_), full = full_s_ / static_cast<double>(full_);
+  const double share = static_cast<double>(saved_) / static_cast<double>(screened_);
+  return fmt::format("a screening took {:.2f} s and spared {:.0f}% of candidates a {:.2f} s full evaluation: {}",
+                     screen, share * 100, full,
+                     pays() ? "screening pays" : fmt::format("screening does not pay (1 in {} still screened)", explore_));
+}
+
 bool fully_evaluated(const CandidateRecord& r) {
   if (r.from_archive || r.device_index < 0) return false;
   if (!r.screening.ran) return true;

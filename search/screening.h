@@ -55,6 +55,34 @@ class ScreeningBar {
   std::vector<Bar> confirmed_;
 };
 
+// Whether a screening saves time, from what this search measured (thread-safe). A screening costs
+// its own run; it saves a full evaluation when the candidate fails it or is screened out. So it
+// pays while (mean screening seconds) < (share saved) x (mean full-evaluation seconds). When full
+// evaluations are cheap (fast kernels, the median-error stop) screening every candidate costs
+// more than it saves; when they are long (slow kernels, strict settings) it saves most of them.
+// Until `warm_up` screenings and one full evaluation are measured, every candidate is screened;
+// while screening does not pay, every `explore`-th candidate is still screened, so the estimate
+// follows the search (later rounds screen out more as the bar rises).
+class ScreeningEconomy {
+ public:
+  explicit ScreeningEconomy(int64_t warm_up = 4, int64_t explore = 4) : warm_up_(warm_up), explore_(explore) {}
+
+  // Whether the next candidate should be screened (counts the candidates it was asked about).
+  bool screen_next();
+  void record_screening(double seconds, bool saved_a_full_evaluation);
+  void record_full(double seconds);
+  // The reason for the current choice, for the log ("screening 0.7 s < 64% of 1.5 s").
+  std::string summary() const;
+
+ private:
+  bool pays() const;  // with the mutex held
+
+  int64_t warm_up_, explore_;
+  mutable std::mutex mutex_;
+  int64_t asked_ = 0, screened_ = 0, saved_ = 0, full_ = 0;
+  double screen_s_ = 0, full_s_ = 0;
+};
+
 // A candidate this run evaluated went through the full evaluation (not dropped at screening).
 bool fully_evaluated(const CandidateRecord& r);
 

@@ -248,6 +248,7 @@ class Engine {
     settings.eval_options.time = true;
     settings.eval_options.sanitize = config_.verify.sanitize;
     settings.screening_bar = cfg_.screening ? &bar_ : nullptr;
+    settings.screening_economy = &economy_;
     RunnerHooks hooks;
     hooks.reserve = [&] {
       bool ok = budget_.reserve_candidate();
@@ -351,6 +352,7 @@ class Engine {
     result_.budget.llm_requests = usage.requests;
     result_.phases = phase_use(result_.tree, cfg_.screening);
     spdlog::info("{}: {}", spec_.name, phases_summary(result_.phases));
+    if (cfg_.screening) spdlog::info("{}: {}", spec_.name, economy_.summary());
     if (req_.collect_winner_metrics) collect_winner_metrics(spec_, *evaluators_.front(), baseline_compiled_, result_);
     const CandidateRecord* best = result_.best();
     spdlog::info("{}: search ended ({}) after {} candidates in {:.0f} s; {}", spec_.name, result_.stop_reason,
@@ -366,6 +368,7 @@ class Engine {
   const config::SearchConfig& cfg_;
   SearchBudget budget_;
   ScreeningBar bar_;  // kept across rounds: a winner of round 1 screens round 2's candidates
+  ScreeningEconomy economy_;  // kept across rounds too: what a screening costs and saves here
   std::vector<Evaluator*> evaluators_;
   std::vector<int64_t> device_indices_;
   SearchResult result_;

@@ -176,6 +176,61 @@ TEST(Screening, TheMarginKeepsACandidateWithinTheNoiseOfTheBest) {
   EXPECT_FALSE(quiet.fully_evaluated("near"));
 }
 
+TEST(ScreeningEconomy, EveryCandidateIsScreenedUntilBothCostsAreMeasured) {
+  ScreeningEconomy economy(4, 4);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE(economy.screen_next());
+    economy.record_screening(0.9, false);  // expensive and useless, but only 3 seen
+  }
+  EXPECT_TRUE(economy.screen_next());
+  economy.record_screening(0.9, false);
+  EXPECT_TRUE(economy.screen_next()) << "no full evaluation measured yet";
+  economy.record_full(1.0);
+  EXPECT_FALSE(economy.screen_next());  // now it is known not to pay
+}
+
+TEST(ScreeningEconomy, ScreeningPaysWhenItSparesEnoughFullEvaluations) {
+  ScreeningEconomy economy(4, 4);
+  // 0.2 s per screening; half the candidates spared a 1.5 s full evaluation: 0.2 < 0.75.
+  for (int i = 0; i < 8; ++i) economy.record_screening(0.2, i % 2 == 0);
+  economy.record_full(1.5);
+  for (int i = 0; i < 10; ++i) EXPECT_TRUE(economy.screen_next()) << i;
+  EXPECT_NE(economy.summary().find("screening pays"), std::string::npos) << economy.summary();
+}
+
+TEST(ScreeningEconomy, WhenItDoesNotPayOneCandidateInExploreIsStillScreened) {
+  ScreeningEconomy economy(4, 4);
+  // 0.7 s per screening, a quarter spared a 1.3 s full evaluation: 0.7 > 0.325.
+  for (int i = 0; i < 4; ++i) economy.record_screening(0.7, i == 0);
+  economy.record_full(1.3);
+  int screened = 0;
+  for (int i = 0; i < 12; ++i) screened += economy.screen_next() ? 1 : 0;
+  EXPECT_EQ(screened, 3);
+  EXPECT_NE(economy.summary().find("does not pay"), std::string::npos) << economy.summary();
+  // The later screenings spare most candidates (a risen bar): it pays again.
+  for (int i = 0; i < 20; ++i) economy.record_screening(0.7, true);
+  EXPECT_TRUE(economy.screen_next());
+}
+
+TEST(Screening, WhereScreeningDoesNotPayCandidatesGoStraightToTheFullEvaluation) {
+  ScreenedSearch run(true);
+  run.evaluator.screen_run_s = 0.9;      // a screening costs nearly a full evaluation (1.0 s)
+  run.evaluator.compile_delay_s = 0.02;  // candidates arrive one by one: contenders are confirmed between
+  std::vector<Variant> variants;
+  for (int i = 0; i < 8; ++i) variants.push_back(timed_variant(50 + 0.2 * i, "c" + std::to_string(i)));
+  auto result = run.search(variants);
+  // None is screened out (all within the margin of the best): once four screenings and a full
+  // evaluation are measured, only every 4th candidate is screened.
+  EXPECT_GE(run.evaluator.screenings(), 4);
+  EXPECT_LT(run.evaluator.screenings(), 8);
+  for (int i = 0; i < 8; ++i) {
+    const auto& c = record(result, "c" + std::to_string(i));
+    EXPECT_TRUE(run.fully_evaluated(c.variant.label)) << c.id;
+    EXPECT_TRUE(verdict_is_correct(c.verdict)) << c.id << " " << c.reason;
+  }
+  EXPECT_EQ(result.phases.fully_evaluated, 8);
+}
+
 TEST(ScreeningBar, MarginIsTheFloorOrTwoSigmasOfBothReadings) {
   EXPECT_DOUBLE_EQ(screening_margin({2.0, 0.0}, {1.0, 0.0}, 1.03), 1.03);
   EXPECT_NEAR(screening_margin({2.0, 0.03}, {1.0, 0.04}, 1.03), 1.0 + 2 * 0.05, 1e-12);

@@ -156,7 +156,7 @@ std::vector<std::string> SimulatedEvaluator::fully_evaluated_sources() const {
 // What GpuEvaluator returns for a screening: the failure verdicts, or pending with one short
 // timing at the main size (one trial per size set).
 EvalResult SimulatedEvaluator::screen(const SimBehaviour& b, const SimBehaviour& c) {
-  EvalResult r = verification(c, 1, 0.1, " (trial 1 of 1, distribution offset)");
+  EvalResult r = verification(c, 1, screen_run_s, " (trial 1 of 1, distribution offset)");
   r.device = device();
   if (!r.verification.passed) return r;
   SizeTiming t = main_size_timing(b.time_us, c.time_us * screen_time_scale, 30, screen_noise);

@@ -52,6 +52,7 @@ class SimulatedEvaluator : public Evaluator {
   // can tell which numbers came from which.
   double screen_noise = 0.01;
   double screen_time_scale = 1.0;
+  double screen_run_s = 0.1;  // what a screening reports as its run time (a full evaluation: 1.0 s)
 
   int screenings() const { return screenings_; }
   int full_evaluations() const { return evaluations_ - screenings_; }
