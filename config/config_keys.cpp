@@ -43,7 +43,7 @@ const std::vector<ConfigKey>& config_keys() {
       {KEY(search, max_cost_usd), "budget: money (0 = none)", zero_or_more},
       {KEY(search, min_round_gain), "a round that improves the best by less ends the search"},
       {KEY(search, compile_jobs), "parallel compiles (0 = all cores)", zero_or_more},
-      {KEY(search, screening), "screen every candidate cheaply; fully evaluate only the contenders"},
+      {KEY(search, screening), "screen candidates cheaply (while it saves time); fully evaluate only the contenders"},
       {KEY(search, screen_max_samples), "screening: timing samples at the main size", positive},
       {KEY(search, screen_min_time_s), "screening: GPU time the short timing aims for", zero_or_more},
       {KEY(search, screen_margin), "screening: least factor below a confirmed speedup that drops a candidate (>= 1.0)"},
