@@ -367,9 +367,8 @@ std::string SizeTimer::wall_clock_check(const std::vector<TimingStats>& stats, S
   if (variants_.size() < 2) return "";
   set_phase("wall-clock cross-check at size " + job_.raw.size_labels[size_]);
   const size_t per_set = std::max<size_t>(1, variants_.front().slots.front()->total_bytes());
-  const double call_us = std::max(1.0, stats[0].median_us);
-  const size_t by_time = static_cast<size_t>(std::ceil(kWallClockTargetUs / call_us));
-  const size_t calls = std::clamp<size_t>(std::min(by_time, kSlotBudgetBytes / per_set), 1, kMaxWallClockCalls);
+  const size_t calls = wall_clock_calls(stats[0].median_us, stats[1].median_us, per_set, kSlotBudgetBytes,
+                                        kMaxWallClockCalls, kWallClockTargetUs);
   for (auto& v : variants_)
     while (v.batch.size() < calls) add_slot(v, v.batch, v.batch_ids, 100000);
   std::vector<double> best(variants_.size(), HUGE_VAL), fill_us(variants_.size(), HUGE_VAL);

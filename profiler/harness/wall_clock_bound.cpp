@@ -1,9 +1,20 @@
 #include "profiler/harness/wall_clock_bound.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace kb::harness {
+
+size_t wall_clock_calls(double baseline_event_us, double candidate_event_us, size_t bytes_per_call,
+                        size_t budget_bytes, size_t max_calls, double target_us) {
+  double shorter = baseline_event_us;
+  if (candidate_event_us > 0 && (shorter <= 0 || candidate_event_us < shorter)) shorter = candidate_event_us;
+  const double call_us = std::max(1.0, shorter);
+  const auto by_time = static_cast<size_t>(std::ceil(target_us / call_us));
+  const size_t by_memory = budget_bytes / std::max<size_t>(1, bytes_per_call);
+  return std::clamp<size_t>(std::min(by_time, by_memory), 1, std::max<size_t>(1, max_calls));
+}
 
 double wall_clock_limit_us(const WallClockEvidence& e) {
   const double original_overhead = std::max(0.0, e.baseline_wall_us - e.baseline_event_us);

@@ -7,6 +7,7 @@
 // too; a claim far below what the clock saw is rejected with both numbers.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace kb::harness {
@@ -25,6 +26,15 @@ struct WallClockEvidence {
 // kWallAllowanceUs (launch latency; the check is loose for calls shorter than about 20 us).
 inline constexpr double kWallFactor = 1.5;
 inline constexpr double kWallAllowanceUs = 10.0;
+
+// How many back-to-back calls one batch makes: enough that the batch's fixed cost (the request
+// to the server, its final synchronize: a few hundred microseconds, with tens of jitter) is small
+// per call for the *shorter* of the two variants, whose claim is the one under test. Sized by the
+// original alone, a 2.5 ms original and a 15 us candidate got one call per batch, and the jitter
+// of that fixed cost alone could exceed the slack. At most `max_calls`, at most as many argument
+// sets as `budget_bytes` holds (`bytes_per_call` each), at least 1.
+size_t wall_clock_calls(double baseline_event_us, double candidate_event_us, size_t bytes_per_call,
+                        size_t budget_bytes, size_t max_calls, double target_us);
 
 // The most a candidate's clock time per call may be for its event time to be believed.
 double wall_clock_limit_us(const WallClockEvidence& e);

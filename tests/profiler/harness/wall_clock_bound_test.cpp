@@ -54,5 +54,25 @@ TEST(WallClockBound, NoBatchNoVerdict) {
   EXPECT_EQ(wall_clock_disagreement(e), "");
 }
 
+// The row_sum replay on the H100 (2026-11-25): a 2.46 ms original and a 14.8 us candidate got one
+// call per batch, and the batch's fixed cost (230 us for the original, 261 us for the candidate)
+// rejected an honest candidate by 10 us. The batch is sized by the shorter variant now.
+TEST(WallClockBound, TheBatchIsSizedByTheShorterVariant) {
+  const size_t mib = size_t{1} << 20;
+  // 2000 us of the 14.8 us candidate: 136 calls, capped by 512 MiB of 32 MiB sets at 16.
+  EXPECT_EQ(wall_clock_calls(2460, 14.8, 32 * mib, 512 * mib, 64, 2000), 16u);
+  // With room for them, 64 at most.
+  EXPECT_EQ(wall_clock_calls(2460, 14.8, 1 * mib, 512 * mib, 64, 2000), 64u);
+  // The candidate slower than the original: the original sets the count.
+  EXPECT_EQ(wall_clock_calls(100, 400, 1 * mib, 512 * mib, 64, 2000), 20u);
+  // No candidate timing (0): the original's; always at least one call.
+  EXPECT_EQ(wall_clock_calls(500, 0, 1 * mib, 512 * mib, 64, 2000), 4u);
+  EXPECT_EQ(wall_clock_calls(5000, 3000, 1 * mib, 512 * mib, 64, 2000), 1u);
+  EXPECT_EQ(wall_clock_calls(10, 5, 1024 * mib, 512 * mib, 64, 2000), 1u);
+  // With 16 calls the fixed cost is ~16 us per call on both sides, well inside the slack.
+  WallClockEvidence e{"cols=2048,rows=4096", 16, 2460, 14.8, 2460 + 230.0 / 16, 14.8 + 261.0 / 16};
+  EXPECT_EQ(wall_clock_disagreement(e), "");
+}
+
 }  // namespace
 }  // namespace kb::harness
