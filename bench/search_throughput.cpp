@@ -177,6 +177,22 @@ int main(int argc, char** argv) {
                  "GPUs minus the candidates' job seconds: measuring the original, compiling while no job ran, and "
                  "the search's own work)\n\n";
 
+    // The idle GPU, explained: the search's own phases, outside the candidates' jobs.
+    std::cout << fmt::format("{:<12} {:>12} {:>10} {:>14} {:>16} {:>10}\n", "kernel", "original s", "propose s",
+                             "GPU waiting s", "winner counters", "rest s");
+    for (const auto& r : rows) {
+      const auto& p = r.phases;
+      double in_jobs = 0;
+      for (const auto& [phase, v] : p.job_phase_s) in_jobs += v;
+      const double idle = std::max(0.0, r.wall_s * gpus - in_jobs);
+      const double rest = idle - p.original_s - p.proposing_s - p.gpu_wait_s - p.winner_metrics_s;
+      std::cout << fmt::format("{:<12} {:>12.1f} {:>10.1f} {:>14.1f} {:>16.1f} {:>10.1f}\n", r.kernel, p.original_s,
+                               p.proposing_s, p.gpu_wait_s, p.winner_metrics_s, rest);
+    }
+    std::cout << "(original: compiling and measuring it, with counters; propose: the proposer's ideas; GPU waiting: "
+                 "GPU workers with nothing to evaluate during rounds (compiles, replies); rest: the idle GPU left "
+                 "unexplained: between rounds, process handling around jobs)\n\n";
+
     // A repeated candidate: the same variant compiled again comes from the compile cache.
     const auto* spec = config.find_kernel(names.front());
     const kb::search::CandidateRecord* sample = first->best() ? first->best() : &first->tree.back();

@@ -3,7 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -60,20 +60,35 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
                                             const std::vector<Evaluator*>& evaluators,
                                             const std::vector<int64_t>& device_indices,
                                             const RunnerSettings& settings, const RunnerHooks& hooks) {
-  std::vector<std::vector<CandidateRecord>> slots(candidates.size());
-  std::mutex mutex;  // guards slots, queue, compiling and the on_finished calls
+  CandidateFeed feed(candidates);
+  return run_candidates(spec, baseline, feed, evaluators, device_indices, settings, hooks);
+}
+
+std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, const CompiledVariant& baseline,
+                                            CandidateFeed& feed, const std::vector<Evaluator*>& evaluators,
+                                            const std::vector<int64_t>& device_indices,
+                                            const RunnerSettings& settings, const RunnerHooks& hooks) {
+  // One entry per candidate taken from the feed, at its index: the candidate, then its repairs.
+  std::deque<std::vector<CandidateRecord>> slots;
+  std::mutex mutex;  // guards slots, queue, compiling, gpu_wait_s and the on_finished calls
   std::condition_variable ready;
   std::deque<EvalItem> queue;
   size_t compiling = 0;
-  std::atomic<size_t> next{0};
+  double gpu_wait_s = 0;
 
   auto finished = [&](const CandidateRecord& r) {
     if (hooks.on_finished) hooks.on_finished(r);
   };
 
   auto compile_worker = [&] {
-    for (size_t job = next++; job < candidates.size(); job = next++) {
-      CandidateRecord record = candidates[job];
+    for (auto taken = feed.take(); taken; taken = feed.take()) {
+      const size_t job = taken->first;
+      const CandidateRecord& fed = taken->second;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (slots.size() <= job) slots.resize(job + 1);
+      }
+      CandidateRecord record = fed;
       for (int64_t attempt = 0;; ++attempt) {
         if (hooks.reserve && !hooks.reserve()) break;
         CompiledVariant compiled;
@@ -116,7 +131,7 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
           spdlog::warn("{}: repair failed: {}", record.id, e.what());
         }
         if (!fixed) break;
-        CandidateRecord child = candidates[job];
+        CandidateRecord child = fed;
         child.id = record.id + "-fix" + std::to_string(attempt + 1);
         child.parent_id = record.id;
         child.variant = *fixed;
@@ -230,9 +245,12 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
       Contender contender;
       {
         std::unique_lock<std::mutex> lock(mutex);
+        // Time this GPU waits for work: a compile, or the proposer's next reply.
+        const auto waiting = std::chrono::steady_clock::now();
         ready.wait(lock, [&] {
           return !queue.empty() || !contenders.empty() || (compiling == 0 && screening_now == 0);
         });
+        gpu_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - waiting).count();
         if (!queue.empty()) {
           item = std::move(queue.front());
           queue.pop_front();
@@ -271,12 +289,14 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
   };
 
   size_t jobs = static_cast<size_t>(std::max<int64_t>(1, settings.compile_jobs));
-  jobs = std::min(jobs, std::max<size_t>(1, candidates.size()));
+  // A closed feed's size is known: no more compile threads than candidates.
+  if (feed.closed()) jobs = std::min(jobs, std::max<size_t>(1, feed.size()));
   compiling = jobs;
   std::vector<std::thread> threads;
   for (size_t i = 0; i < jobs; ++i) threads.emplace_back(compile_worker);
   for (size_t e = 0; e < evaluators.size(); ++e) threads.emplace_back(eval_worker, e);
   for (auto& t : threads) t.join();
+  if (settings.times) settings.times->gpu_wait_s += gpu_wait_s;
 
   std::vector<CandidateRecord> out;
   for (auto& s : slots)

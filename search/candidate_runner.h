@@ -1,6 +1,6 @@
 // Runs one round's candidates: compiles them on a pool of threads ([search].compile_jobs, all
-// cores by default) and, as each compiles, verifies and times it on the first free GPU (one
-// worker thread per Evaluator). A candidate that does not compile may be repaired once (or
+// cores by default) as they arrive from the feed and, as each compiles, verifies and times it on
+// the first free GPU (one worker thread per Evaluator). A candidate that does not compile may be repaired once (or
 // [llm].repair_attempts times); the repair is a child candidate of the failed one.
 // With screening (search/screening.h) each GPU worker screens every compiled candidate first
 // and fully evaluates the contenders when nothing is left to screen, best screened speedup
@@ -13,10 +13,18 @@
 
 #include "config/config.h"
 #include "profiler/evaluator.h"
+#include "search/candidate_feed.h"
 #include "search/screening.h"
 #include "search/search_types.h"
 
 namespace kb::search {
+
+// Where a round's GPU time went besides the candidates' harness jobs (added to, across rounds).
+struct RunnerTimes {
+  // GPU workers waiting for a candidate to evaluate (its compile, or the proposer's reply),
+  // summed over the workers.
+  double gpu_wait_s = 0;
+};
 
 // How a round runs: compile threads, repairs per failed compile, what the evaluator measures.
 struct RunnerSettings {
@@ -29,6 +37,7 @@ struct RunnerSettings {
   // With a screening bar: screen only while it pays (the engine's, kept across rounds); null:
   // screen every candidate.
   ScreeningEconomy* screening_economy = nullptr;
+  RunnerTimes* times = nullptr;  // when set, the round's waits are added to it
 };
 
 // What the runner asks of the engine while it works.
@@ -41,8 +50,15 @@ struct RunnerHooks {
   std::function<void(const CandidateRecord&)> on_finished;
 };
 
-// `evaluators[i]` measures on `device_indices[i]`. Returns the finished candidates in the order
-// of `candidates`, each repair right after the candidate it fixes; dropped ones are left out.
+// `evaluators[i]` measures on `device_indices[i]`. Returns once the feed is closed and every
+// candidate in it is finished: the finished candidates in the order they were added, each repair
+// right after the candidate it fixes; dropped ones are left out.
+std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, const CompiledVariant& baseline,
+                                            CandidateFeed& feed, const std::vector<Evaluator*>& evaluators,
+                                            const std::vector<int64_t>& device_indices,
+                                            const RunnerSettings& settings, const RunnerHooks& hooks);
+
+// The same for candidates known up front.
 std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, const CompiledVariant& baseline,
                                             const std::vector<CandidateRecord>& candidates,
                                             const std::vector<Evaluator*>& evaluators,

@@ -129,8 +129,10 @@ SearchPhases phase_use(const std::vector<CandidateRecord>& tree, bool screening)
 
 std::string phases_summary(const SearchPhases& p) {
   const std::string time = fmt::format("compile {:.0f} s, screening {:.0f} s, full verification and timing {:.0f} s "
-                                       "(summed over candidates)",
-                                       p.compile_s, p.screen_s, p.full_s);
+                                       "(summed over candidates); measuring the original {:.1f} s, proposing {:.1f} s, "
+                                       "GPUs waiting for a candidate {:.1f} s, the winner's counters {:.1f} s",
+                                       p.compile_s, p.screen_s, p.full_s, p.original_s, p.proposing_s, p.gpu_wait_s,
+                                       p.winner_metrics_s);
   if (!p.screening) return fmt::format("evaluation: {} fully evaluated, no screening; {}", p.fully_evaluated, time);
   return fmt::format("screening: {} screened, {} screened out ({:.0f}%), {} failed it, {} fully evaluated; {}",
                      p.screened, p.screened_out, p.screened ? 100.0 * p.screened_out / p.screened : 0.0,

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
+#include <chrono>
 #include <future>
 #include <set>
 #include <stdexcept>
@@ -11,6 +13,7 @@
 #include "profiler/original_variant.h"
 #include "search/advisory_findings.h"
 #include "search/archive.h"
+#include "search/candidate_feed.h"
 #include "search/candidate_runner.h"
 #include "search/content_hash.h"
 #include "search/proposer.h"
@@ -28,6 +31,11 @@ constexpr size_t kArchiveExamples = 3;
 
 std::string log_tail(const std::string& log, size_t max = 4000) {
   return log.size() <= max ? log : "..." + log.substr(log.size() - max);
+}
+
+// Seconds since `start`, for the search's own phases.
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // One search, start to end. The loop in run() reads like the method: measure the original,
@@ -49,7 +57,9 @@ class Engine {
   SearchResult run() {
     result_.kernel = spec_.name;
     result_.proposer = req_.proposer->name();
+    const auto measuring = std::chrono::steady_clock::now();
     measure_baseline();
+    times_.original_s = seconds_since(measuring);
     if (req_.archive) {
       try {
         open_archive();
@@ -174,6 +184,7 @@ class Engine {
   }
 
   void on_finished(const CandidateRecord& r, int64_t round, int64_t planned) {
+    // Called by the runner's threads, one at a time, while the round's feed may still grow.
     if (req_.archive && key_ && r.verdict != Verdict::infra_error) {
       try {
         req_.archive->store(*key_, r, describe_variant_change(original_, r.variant, spec_.source));
@@ -202,6 +213,7 @@ class Engine {
     }
     ProposalContext ctx = context(round);
     std::vector<ProposedIdea> ideas;
+    const auto proposing = std::chrono::steady_clock::now();
     try {
       ideas = req_.proposer->propose_ideas(ctx);
     } catch (const std::exception& e) {
@@ -209,6 +221,7 @@ class Engine {
       spdlog::error("round {}: {}", round, result_.stop_reason);
       return false;
     }
+    times_.proposing_s += seconds_since(proposing);
     if (round >= 2 && req_.proposer->supports_crossover())
       if (auto c = crossover_idea(ctx)) ideas.push_back(*c);
     if (ideas.empty()) {
@@ -231,16 +244,10 @@ class Engine {
           return std::vector<Branch>{Branch{std::nullopt, std::string("the proposer failed: ") + e.what()}};
         }
       }));
-    std::vector<CandidateRecord> jobs;
-    for (size_t i = 0; i < requests.size(); ++i) {
-      auto branches = implemented[i].get();
-      for (size_t b = 0; b < branches.size() && static_cast<int64_t>(b) < cfg_.branches_per_idea; ++b)
-        add_branch(requests[i], round, candidate_id(round, i, b), branches[b], jobs);
-    }
 
-    double best_before = best_correct_speedup(result_.tree);
-    int64_t planned = budget_.candidates_used() + static_cast<int64_t>(jobs.size());
-    bool dropped = false;
+    CandidateFeed feed;
+    std::atomic<int64_t> planned{budget_.candidates_used()};
+    std::atomic<bool> dropped{false};
     RunnerSettings settings;
     settings.compile_jobs = cfg_.compile_jobs > 0 ? cfg_.compile_jobs
                                                   : std::max<int64_t>(1, std::thread::hardware_concurrency());
@@ -250,6 +257,7 @@ class Engine {
     settings.screening_bar = cfg_.screening ? &bar_ : nullptr;
     settings.screening_economy = &economy_;
     RunnerHooks hooks;
+    settings.times = &times_;
     hooks.reserve = [&] {
       bool ok = budget_.reserve_candidate();
       if (!ok) dropped = true;
@@ -258,8 +266,28 @@ class Engine {
     hooks.repair = [&](const CandidateRecord& failed) {
       return req_.proposer->repair(ctx, failed.id, failed.idea, failed.variant, failed.eval.compile_log);
     };
-    hooks.on_finished = [&](const CandidateRecord& r) { on_finished(r, round, planned); };
-    auto records = run_candidates(spec_, baseline_compiled_, jobs, evaluators_, device_indices_, settings, hooks);
+    hooks.on_finished = [&](const CandidateRecord& r) { on_finished(r, round, planned.load()); };
+    // The GPUs start on the first idea's branches while later ideas are still being written.
+    auto running = std::async(std::launch::async, [&] {
+      return run_candidates(spec_, baseline_compiled_, feed, evaluators_, device_indices_, settings, hooks);
+    });
+    {
+      FeedCloser closer(feed);
+      // In idea order, whatever order the replies come in: which of two identical variants is
+      // evaluated, and every id, stay the same from run to run.
+      for (size_t i = 0; i < requests.size(); ++i) {
+        auto branches = implemented[i].get();
+        for (size_t b = 0; b < branches.size() && static_cast<int64_t>(b) < cfg_.branches_per_idea; ++b)
+          if (auto job = add_branch(requests[i], round, candidate_id(round, i, b), branches[b])) {
+            ++planned;
+            feed.add(std::move(*job));
+          }
+      }
+    }
+    // Failed branches and archive reuses of this round are in the tree now, the runner's
+    // candidates not yet: a reuse is no gain of this round's.
+    const double best_before = best_correct_speedup(result_.tree);
+    auto records = running.get();
     int64_t evaluated = 0, infra = 0;
     std::string infra_reason;
     for (auto& r : records) {
@@ -294,10 +322,10 @@ class Engine {
     return true;
   }
 
-  // One branch into the tree or the round's jobs: a failed branch is recorded as rejected, a
-  // variant already evaluated in this run is dropped, one the archive knows is reused.
-  void add_branch(const BranchRequest& req, int64_t round, const std::string& id, const Branch& branch,
-                  std::vector<CandidateRecord>& jobs) {
+  // One branch into the tree, or the candidate to evaluate: a failed branch is recorded as
+  // rejected, a variant already evaluated in this run is dropped, one the archive knows is reused.
+  std::optional<CandidateRecord> add_branch(const BranchRequest& req, int64_t round, const std::string& id,
+                                            const Branch& branch) {
     CandidateRecord r;
     r.id = id;
     r.parent_id = req.seed.id;
@@ -308,14 +336,14 @@ class Engine {
       r.reason = "no candidate: " + branch.failure;
       spdlog::info("  {} rejected: {}", id, r.reason);
       result_.tree.push_back(r);
-      return;
+      return std::nullopt;
     }
     r.variant = *branch.variant;
     if (r.variant.label.empty()) r.variant.label = id;
     r.variant_hash = variant_hash(r.variant);
     if (!seen_.insert(r.variant_hash).second) {
       spdlog::debug("  {}: the same variant was already evaluated in this search; skipped", id);
-      return;
+      return std::nullopt;
     }
     std::optional<CandidateRecord> archived;
     if (req_.archive && key_) {
@@ -334,9 +362,9 @@ class Engine {
       spdlog::info("  {} {} (from the archive)", id, to_string(archived->verdict));
       result_.tree.push_back(*archived);
       ++result_.archive_reused;
-      return;
+      return std::nullopt;
     }
-    jobs.push_back(std::move(r));
+    return r;
   }
 
   void finish() {
@@ -351,9 +379,17 @@ class Engine {
     result_.budget.cost_usd = usage.cost_usd;
     result_.budget.llm_requests = usage.requests;
     result_.phases = phase_use(result_.tree, cfg_.screening);
+    if (req_.collect_winner_metrics) {
+      const auto collecting = std::chrono::steady_clock::now();
+      collect_winner_metrics(spec_, *evaluators_.front(), baseline_compiled_, result_);
+      times_.winner_metrics_s = seconds_since(collecting);
+    }
+    result_.phases.original_s = times_.original_s;
+    result_.phases.proposing_s = times_.proposing_s;
+    result_.phases.gpu_wait_s = times_.gpu_wait_s;
+    result_.phases.winner_metrics_s = times_.winner_metrics_s;
     spdlog::info("{}: {}", spec_.name, phases_summary(result_.phases));
     if (cfg_.screening) spdlog::info("{}: {}", spec_.name, economy_.summary());
-    if (req_.collect_winner_metrics) collect_winner_metrics(spec_, *evaluators_.front(), baseline_compiled_, result_);
     const CandidateRecord* best = result_.best();
     spdlog::info("{}: search ended ({}) after {} candidates in {:.0f} s; {}", spec_.name, result_.stop_reason,
                  result_.budget.candidates, result_.budget.wall_time_s,
@@ -369,6 +405,10 @@ class Engine {
   SearchBudget budget_;
   ScreeningBar bar_;  // kept across rounds: a winner of round 1 screens round 2's candidates
   ScreeningEconomy economy_;  // kept across rounds too: what a screening costs and saves here
+  // The search's own time, outside the candidates' jobs: what leaves a GPU idle.
+  struct SearchTimes : RunnerTimes {
+    double original_s = 0, proposing_s = 0, winner_metrics_s = 0;
+  } times_;
   std::vector<Evaluator*> evaluators_;
   std::vector<int64_t> device_indices_;
   SearchResult result_;

@@ -65,6 +65,13 @@ struct SearchPhases {
   // Inside those evaluations: seconds per phase of the harness jobs (EvalResult::phase_s: start,
   // verification, timing, wall-clock check, metrics, sandbox), summed over screening and full.
   std::map<std::string, double> job_phase_s;
+  // The search's own time, outside the candidates' jobs (what leaves a GPU idle): measuring the
+  // original (its compile, timing and counters), the proposer's ideas, GPU workers waiting for a
+  // candidate (its compile or the proposer's reply; summed over GPUs), the winner's counters.
+  double original_s = 0;
+  double proposing_s = 0;
+  double gpu_wait_s = 0;
+  double winner_metrics_s = 0;
 };
 
 // How much of each budget was spent.
@@ -136,7 +143,8 @@ struct SearchResult {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Idea, text, family, rationale)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ScreeningRecord, ran, passed, speedup, noise, run_s, phase_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchPhases, screening, screened, screened_out, failed_screening,
-                                                fully_evaluated, compile_s, screen_s, full_s, job_phase_s)
+                                                fully_evaluated, compile_s, screen_s, full_s, job_phase_s,
+                                                original_s, proposing_s, gpu_wait_s, winner_metrics_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CandidateRecord, id, parent_id, round, idea, variant, verdict,
                                                 reason, speedup, median_us, eval, from_archive, variant_hash,
                                                 device_index, compile_s, compile_cached, screening)

@@ -66,12 +66,12 @@ class RecordingEvaluator : public Evaluator {
   }
   EvalResult evaluate(const config::KernelSpec& spec, const CompiledVariant& baseline, const CompiledVariant& candidate,
                       const EvalOptions& options) override {
-    this->options.push_back(options);
+    asked.push_back(options);
     return gpu.evaluate(spec, baseline, candidate, options);
   }
   SimulatedEvaluator gpu;
   std::vector<Variant> compiled;
-  std::vector<EvalOptions> options;
+  std::vector<EvalOptions> asked;  // the options of each evaluate() call
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -123,9 +123,9 @@ TEST_F(ReverifyPrText, MeasuresThePrsFileByteForByteAgainstTheOriginal) {
   // The PR changes no build flags, so the text is measured without the winner's -D values.
   EXPECT_TRUE(gpu_->compiled[1].defines.empty());
   EXPECT_TRUE(gpu_->compiled[1].nvcc_flags.empty());
-  ASSERT_EQ(gpu_->options.size(), 1u);
-  EXPECT_TRUE(gpu_->options[0].time);
-  EXPECT_TRUE(gpu_->options[0].sanitize);
+  ASSERT_EQ(gpu_->asked.size(), 1u);
+  EXPECT_TRUE(gpu_->asked[0].time);
+  EXPECT_TRUE(gpu_->asked[0].sanitize);
   EXPECT_TRUE(record.sanitize);
 }
 
