@@ -15,21 +15,13 @@
 using namespace kb;
 using namespace kb::search;
 using kb::testing::idea;
+using kb::testing::request_for;
 using kb::testing::ScriptedProposer;
 using kb::testing::SimulatedEvaluator;
 using kb::testing::TestProject;
 using kb::testing::timed_variant;
 
 namespace {
-
-SearchRequest request_for(TestProject& p, Evaluator& e, Proposer& proposer) {
-  SearchRequest r;
-  r.config = &p.config;
-  r.spec = &p.spec();
-  r.evaluator = &e;
-  r.proposer = &proposer;
-  return r;
-}
 
 size_t idea_index(const BranchRequest& r) { return std::stoul(r.id_prefix.substr(r.id_prefix.find("-i") + 2)); }
 

@@ -45,12 +45,7 @@ struct ScreenedSearch {
 
   SearchResult search(std::vector<Variant> variants) {
     auto proposer = one_round(std::move(variants));
-    SearchRequest r;
-    r.config = &project.config;
-    r.spec = &project.spec();
-    r.evaluator = &evaluator;
-    r.proposer = &proposer;
-    return run_search(r);
+    return run_search(kb::testing::request_for(project, evaluator, proposer));
   }
 
   bool fully_evaluated(const std::string& tag) const {

@@ -14,21 +14,13 @@
 using namespace kb;
 using namespace kb::search;
 using kb::testing::idea;
+using kb::testing::request_for;
 using kb::testing::ScriptedProposer;
 using kb::testing::SimulatedEvaluator;
 using kb::testing::TestProject;
 using kb::testing::timed_variant;
 
 namespace {
-
-SearchRequest request_for(TestProject& p, Evaluator& e, Proposer& proposer) {
-  SearchRequest r;
-  r.config = &p.config;
-  r.spec = &p.spec();
-  r.evaluator = &e;
-  r.proposer = &proposer;
-  return r;
-}
 
 // Each round: two ideas (families a, b); branch b of idea i in round r runs in `time(r, i, b)` us.
 ScriptedProposer improving_proposer(std::function<double(int64_t, size_t, int64_t)> time) {

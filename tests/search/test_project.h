@@ -8,6 +8,9 @@
 #include <string>
 
 #include "config/config.h"
+#include "profiler/evaluator.h"
+#include "search/proposer.h"
+#include "search/search_engine.h"
 
 namespace kb::testing {
 
@@ -60,5 +63,15 @@ class TestProject {
   std::filesystem::path root;
   config::Config config;
 };
+
+// A search of the project's one kernel with this evaluator and proposer.
+inline search::SearchRequest request_for(TestProject& p, Evaluator& e, search::Proposer& proposer) {
+  search::SearchRequest r;
+  r.config = &p.config;
+  r.spec = &p.spec();
+  r.evaluator = &e;
+  r.proposer = &proposer;
+  return r;
+}
 
 }  // namespace kb::testing
