@@ -7,6 +7,9 @@
 #                                      the other half of `make demo`)
 #   bench/device_check.sh bench   profile, the archive's second run, the search throughput benchmark
 #   bench/device_check.sh throughput   the search throughput benchmark only
+#   bench/device_check.sh search       the GPU tests that run whole searches (the engine's rounds:
+#                                      SearchOnGpu, the shipped replays, RunGpu), then the throughput
+#                                      benchmark: what a change to search/ must pass on the device
 #   bench/device_check.sh sandbox      the candidate sandbox (issue #11): the CPU escape tests, the
 #                                      hostile GPU candidates, and the sandbox's cost per candidate
 #   bench/device_check.sh verdicts     the judge (issue #10): the harness tests and the eval tests of
@@ -65,7 +68,14 @@ if [ "$stage" = gpu ]; then
   grep -E "tests passed|Failed|\*\*\*|exit code|Test +#" "$OUT/logs/gpu_tests.log" | tail -45
 fi
 
-if [ "$stage" = throughput ]; then
+if [ "$stage" = search ]; then
+  (cd build && timeout 420 ctest -L gpu -R 'SearchOnGpu|ShippedReplayOnGpu|RunGpu' --output-on-failure -j1) \
+    >"$OUT/logs/search_tests.log" 2>&1
+  echo "search gpu tests exit code $?" >>"$OUT/logs/search_tests.log"
+  grep -E "tests passed|Failed|\*\*\*|exit code|Test +#" "$OUT/logs/search_tests.log" | tail -20
+fi
+
+if [ "$stage" = throughput ] || [ "$stage" = search ]; then
   (cd examples && timeout 300 "$here/build/bench/search_throughput" --config kernelbot.toml --kernels saxpy,transpose \
     --max-candidates 12) >"$OUT/logs/throughput.out" 2>"$OUT/logs/throughput.err"
   cat "$OUT/logs/throughput.out"; tail -3 "$OUT/logs/throughput.err"
