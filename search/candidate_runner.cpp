@@ -199,7 +199,8 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
     record.screening.passed = result.verdict == Verdict::pending || verdict_is_correct(result.verdict);
     const double screening_s = result.run_s;
     if (!record.screening.passed) {
-      if (economy) economy->record_screening(screening_s, true);
+      // Not in the economy's account: a candidate that fails its screening would fail its full
+      // evaluation's verification about as fast, so screening it neither cost nor spared much.
       apply_evaluation(record, item.compiled, std::move(result));
       store(item, record);
       return;

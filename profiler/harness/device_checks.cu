@@ -83,6 +83,22 @@ __global__ void fill_range_kernel(void* dst, int t, int64_t lo, int64_t hi, uint
     store_elem(t, dst, i, range_value(lo, hi, seed, stream, i));
 }
 
+// atol + rtol * magnitude, rounded as the host's compare_output rounds it (a multiply, then an
+// add): nvcc would fuse the two into one FMA, and an element at the very edge of the tolerance
+// could then pass on one side and fail on the other.
+__device__ double tolerance_at(double atol, double rtol, double magnitude) {
+  return __dadd_rn(atol, __dmul_rn(rtol, magnitude));
+}
+
+__device__ bool same_bytes(int t, const void* a, const void* b, size_t i) {
+  const int n = elem_bytes(t);
+  const unsigned char* x = static_cast<const unsigned char*>(a) + i * n;
+  const unsigned char* y = static_cast<const unsigned char*>(b) + i * n;
+  for (int k = 0; k < n; ++k)
+    if (x[k] != y[k]) return false;
+  return true;
+}
+
 __global__ void mismatch_kernel(const void* ref, const void* got, int t, size_t count, double rtol, double atol,
                                 uint64_t poison, unsigned long long* counters) {
   unsigned long long bad = 0;
@@ -93,11 +109,13 @@ __global__ void mismatch_kernel(const void* ref, const void* got, int t, size_t 
       ++bad;
       continue;
     }
-    const double r = load_elem(t, ref, i), v = load_elem(t, got, i);
     if (exact) {
-      bad += r != v;
+      // Bytes, not doubles: 64-bit integers above 2^53 that differ in their low bits are equal
+      // as doubles.
+      bad += !same_bytes(t, ref, got, i);
       continue;
     }
+    const double r = load_elem(t, ref, i), v = load_elem(t, got, i);
     if (isnan(r)) {
       bad += !isnan(v);
       continue;
@@ -106,7 +124,7 @@ __global__ void mismatch_kernel(const void* ref, const void* got, int t, size_t 
       bad += v != r;
       continue;
     }
-    if (!isfinite(v) || fabs(v - r) > atol + rtol * fabs(r)) ++bad;
+    if (!isfinite(v) || fabs(v - r) > tolerance_at(atol, rtol, fabs(r))) ++bad;
   }
   if (bad) atomicAdd(counters, bad);
 }
@@ -134,15 +152,6 @@ __device__ unsigned long long warp_sum(unsigned long long v) {
 __device__ double warp_max(double v) {
   for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_down_sync(0xffffffffu, v, o));
   return v;
-}
-
-__device__ bool same_bytes(int t, const void* a, const void* b, size_t i) {
-  const int n = elem_bytes(t);
-  const unsigned char* x = static_cast<const unsigned char*>(a) + i * n;
-  const unsigned char* y = static_cast<const unsigned char*>(b) + i * n;
-  for (int k = 0; k < n; ++k)
-    if (x[k] != y[k]) return false;
-  return true;
 }
 
 // compare_output's rules (output_comparator.h) element by element; the sums and maxima it
@@ -193,7 +202,7 @@ __global__ void output_stats_kernel(const void* ref, const void* got, const void
     }
     max_abs = fmax(max_abs, err);
     if (r != 0) max_rel = fmax(max_rel, err / fabs(r));
-    if (err > atol + rtol * magnitude) ++bad;
+    if (err > tolerance_at(atol, rtol, magnitude)) ++bad;
   }
   elements = warp_sum(elements);
   bad = warp_sum(bad);

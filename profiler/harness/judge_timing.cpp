@@ -157,7 +157,18 @@ class SizeTimer {
                "reading counters");
     for (size_t k = 0; k < n; ++k)
       for (size_t i = 0; i < job_.args.size(); ++i)
-        if (counts_[k * args + i] != 0) return {k, describe(*base[k], *cand[k], i)};
+        if (const unsigned long long found = counts_[k * args + i]; found != 0) {
+          std::string why = describe(*base[k], *cand[k], i);
+          // The GPU's count is the verdict; the read-back only explains it. Buffers that compare
+          // equal when read back changed after the comparison ran: work still landing after
+          // the call returned.
+          if (why.empty())
+            why = (job_.args[i].is_written() ? "output " : "input ") + job_.args[i].name + ": " +
+                  std::to_string(found) +
+                  " elements differed from the original's when the judge compared them on the GPU, and "
+                  "matched when read back moments later: the candidate's work lands after its call returns";
+          return {k, why};
+        }
     return {n, ""};
   }
 

@@ -48,7 +48,11 @@ struct OutputComparison {
   ElementSample first;       // the first mismatch
   bool scaled = false;           // compared with a per-element scale (ErrorScale::abs_inputs)
   int64_t scale_not_finite = 0;  // scale elements that were NaN, Inf or poison: |r| used there
-  bool passed() const { return mismatches == 0; }
+  // Set by the judge's GPU comparison (verifier.cpp): elements it found outside the tolerance
+  // that matched once read back, i.e. outputs still changing after the call returned. compare_output
+  // never sets it.
+  int64_t changed_after_check = 0;
+  bool passed() const { return mismatches == 0 && changed_after_check == 0; }
 };
 
 // Compares `count` elements. Rules per element, r the original's value and c the candidate's:

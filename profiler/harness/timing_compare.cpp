@@ -6,10 +6,16 @@
 
 namespace kb::harness {
 
+double significance_spread(const TimingSummary& t) {
+  if (t.median <= 0 || t.q3 < t.q1) return t.noise;
+  return std::min(t.noise, (t.q3 - t.q1) / 1.349 / t.median);
+}
+
 bool speedup_is_significant(const TimingSummary& a, const TimingSummary& b) {
   if (a.median <= 0 || b.median <= 0) return false;
   const double ratio = a.median / b.median;
-  const double combined = std::sqrt(a.noise * a.noise + b.noise * b.noise);
+  const double sa = significance_spread(a), sb = significance_spread(b);
+  const double combined = std::sqrt(sa * sa + sb * sb);
   const bool beyond_noise = std::fabs(ratio - 1) > 2 * combined;
   const bool iqr_apart = b.q3 < a.q1 || b.q1 > a.q3;
   return beyond_noise && iqr_apart;

@@ -12,8 +12,15 @@ struct TimingSummary {
   double median = 0, q1 = 0, q3 = 0, noise = 0;
 };
 
+// One distribution's relative spread as the significance test reads it: the smaller of
+// stdev / mean and the interquartile range as a standard deviation (IQR / 1.349, over the
+// median). A few outliers (a preempted sample) inflate the first and not the second; and the
+// median-error stop ends sampling as soon as the middle is tight, often at min_samples, where one
+// outlier among twenty is not diluted by thousands of samples as it was under the old stops.
+double significance_spread(const TimingSummary& t);
+
 // A ratio of medians is significant when both
-//   |ratio - 1| > 2 * sqrt(noise_a^2 + noise_b^2)   (beyond twice the combined relative noise), and
+//   |ratio - 1| > 2 * sqrt(spread_a^2 + spread_b^2)   (beyond twice the combined relative spread), and
 //   the interquartile ranges do not overlap (the middle halves of the two distributions are apart).
 // The first guards against noisy kernels, the second against a shifted but overlapping
 // distribution; both are conservative for medians of many samples, on purpose.

@@ -141,7 +141,12 @@ OutputComparison compare_on_device(const RunnerArg& a, const ArgSet& base, const
   if (got.mismatches > 0) {
     const HostBuffer ref = base.download(i), out = cand.download(i);
     const HostBuffer sc = scale.get() ? scale.download() : HostBuffer{};
-    return compare_output(a.type, ref.data(), out.data(), base.count(i), a.tolerance, sc.empty() ? nullptr : sc.data());
+    OutputComparison host =
+        compare_output(a.type, ref.data(), out.data(), base.count(i), a.tolerance, sc.empty() ? nullptr : sc.data());
+    // The GPU's count is the verdict; the read-back only explains it. When the buffers agree
+    // once read back, they changed after the comparison ran: the caller reports that.
+    if (host.passed()) host.changed_after_check = static_cast<int64_t>(got.mismatches);
+    return host;
   }
   auto value = [](unsigned long long bits) {
     double v = 0;
@@ -312,6 +317,12 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
         o.max_reference = std::max(o.max_reference, cmp.max_reference);
         report.worst_abs_error = std::max(report.worst_abs_error, o.max_abs_error);
         report.worst_rel_error = std::max(report.worst_rel_error, o.max_rel_error);
+        if (cmp.changed_after_check > 0)
+          return fail(Verdict::rejected,
+                      "output " + a.name + ": " + std::to_string(cmp.changed_after_check) +
+                          " elements differed from the original's when the judge compared them on the GPU, and "
+                          "matched when read back moments later: the candidate's work lands after its call returns (" +
+                          trial_text + ")");
         if (!cmp.passed())
           return fail(Verdict::wrong_result, describe_output_failure(a.name, cmp, a.tolerance) + " (" + trial_text + ")");
       }

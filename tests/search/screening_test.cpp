@@ -226,6 +226,25 @@ TEST(Screening, WhereScreeningDoesNotPayCandidatesGoStraightToTheFullEvaluation)
   EXPECT_EQ(result.phases.fully_evaluated, 8);
 }
 
+TEST(Screening, AFailedScreeningSparesNothing) {
+  // Six wrong candidates, then ten correct ones that no screening drops. A wrong candidate's full
+  // evaluation would fail its verification as fast as its screening did: the failures must not
+  // count as screenings that spared a full evaluation, or screening would look like it pays
+  // (0.3 s < 6/16 of 1.0 s) and every correct candidate would be screened too.
+  ScreenedSearch run(true);
+  run.project.config.search.branches_per_idea = 16;
+  run.evaluator.screen_run_s = 0.3;
+  run.evaluator.compile_delay_s = 0.02;
+  std::vector<Variant> variants;
+  for (int i = 0; i < 6; ++i) variants.push_back(timed_variant(50, "w" + std::to_string(i), "SIM_WRONG"));
+  for (int i = 0; i < 10; ++i) variants.push_back(timed_variant(50 + 0.2 * i, "c" + std::to_string(i)));
+  auto result = run.search(variants);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(record(result, "w" + std::to_string(i)).verdict, Verdict::wrong_result);
+  EXPECT_LE(run.evaluator.screenings(), 6 + 6) << "the correct candidates were screened as if screening paid";
+  for (int i = 0; i < 10; ++i)
+    EXPECT_TRUE(verdict_is_correct(record(result, "c" + std::to_string(i)).verdict)) << i;
+}
+
 TEST(ScreeningBar, MarginIsTheFloorOrTwoSigmasOfBothReadings) {
   EXPECT_DOUBLE_EQ(screening_margin({2.0, 0.0}, {1.0, 0.0}, 1.03), 1.03);
   EXPECT_NEAR(screening_margin({2.0, 0.03}, {1.0, 0.04}, 1.03), 1.0 + 2 * 0.05, 1e-12);

@@ -61,6 +61,19 @@ class DeviceChecksGpu : public ::testing::Test {
     EXPECT_DOUBLE_EQ(value(dev.max_abs_bits), host.max_abs_error);
     EXPECT_DOUBLE_EQ(value(dev.max_rel_bits), host.max_rel_error);
     EXPECT_DOUBLE_EQ(value(dev.max_ref_bits), host.max_reference);
+    // The timed samples' check (launch_count_mismatches) counts by the same rules, unscaled.
+    if (!scale) {
+      unsigned long long* counter = nullptr;
+      ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&counter), sizeof *counter), cudaSuccess);
+      owned_.push_back(counter);
+      ASSERT_EQ(cudaMemset(counter, 0, sizeof *counter), cudaSuccess);
+      ASSERT_EQ(launch_count_mismatches(upload(ref), upload(got), static_cast<int>(t), count, tol.rtol, tol.atol, poison,
+                                        counter, nullptr),
+                cudaSuccess);
+      unsigned long long counted = 0;
+      ASSERT_EQ(cudaMemcpy(&counted, counter, sizeof counted, cudaMemcpyDeviceToHost), cudaSuccess);
+      EXPECT_EQ(static_cast<int64_t>(counted), host.mismatches) << "launch_count_mismatches";
+    }
   }
 
   DeviceOutputStats* stats_ = nullptr;

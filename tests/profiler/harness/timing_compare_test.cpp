@@ -14,8 +14,21 @@ TEST(Significance, ClearSpeedupWithQuietSamplesIsSignificant) {
 }
 
 TEST(Significance, RatioWithinTwiceTheCombinedNoiseIsNot) {
-  // 3% apart, 2% noise each: 2 * sqrt(2) * 2% = 5.7% > 3%.
-  EXPECT_FALSE(speedup_is_significant({103, 102.9, 103.1, 0.02}, {100, 99.9, 100.1, 0.02}));
+  // 3% apart, 2% noise each, and a middle half as wide as that noise (IQR 2.7% of the median):
+  // 2 * sqrt(2) * 2% = 5.7% > 3%.
+  EXPECT_FALSE(speedup_is_significant({103, 101.6, 104.4, 0.02}, {100, 98.6, 101.4, 0.02}));
+}
+
+TEST(Significance, AFewOutliersDoNotHideAClearSpeedup) {
+  // The original: 19 samples at 10 us and one preempted at 30 us (stdev / mean 0.41); the
+  // candidate: 20 samples at 6 us. A 1.67x speedup, the middle halves far apart: significant,
+  // though 0.67 < 2 * 0.41 (stdev alone would call it noise).
+  EXPECT_NEAR(significance_spread({10, 10, 10, 0.41}), 0, 1e-12);
+  EXPECT_TRUE(speedup_is_significant({10, 10, 10, 0.41}, {6, 6, 6, 0}));
+  // Heavy tails with a tight middle (stdev 2%, IQR 0.2%): 3% apart is a real shift.
+  EXPECT_TRUE(speedup_is_significant({103, 102.9, 103.1, 0.02}, {100, 99.9, 100.1, 0.02}));
+  // A middle wider than the stdev (two alternating states): the stdev rules, as before.
+  EXPECT_NEAR(significance_spread({11, 10, 12, 0.09}), 0.09, 1e-12);
 }
 
 TEST(Significance, OverlappingInterquartileRangesAreNot) {
