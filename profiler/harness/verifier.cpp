@@ -72,11 +72,12 @@ class JudgeBuffer {
   size_t bytes_ = 0;
 };
 
-// One size set's judge-owned buffers: the inputs as generated (the variants' copies are compared
-// with them after every call), both variants' first outputs (the determinism check) and the
-// error scales.
+// One size set's judge-owned buffers for the whole verification: the inputs as generated (the
+// variants' copies are compared with them after every call) and the error scales. The variants'
+// first outputs (the determinism check) are held only while that check runs: with every size
+// set's buffers alive at once, keeping them too would add two more copies of every output.
 struct SizeChecks {
-  std::vector<JudgeBuffer> pristine, first_base, first_cand, scale;
+  std::vector<JudgeBuffer> pristine, scale;
 };
 
 SizeChecks size_checks(const RunnerJob& job, const ArgSet& set, bool scaled) {
@@ -85,8 +86,6 @@ SizeChecks size_checks(const RunnerJob& job, const ArgSet& set, bool scaled) {
     const auto& a = job.args[i];
     const size_t bytes = set.bytes(i);
     c.pristine.emplace_back(a.role == ArgRole::input ? bytes : 0);
-    c.first_base.emplace_back(a.is_written() ? bytes : 0);
-    c.first_cand.emplace_back(a.is_written() ? bytes : 0);
     c.scale.emplace_back(scaled && a.is_written() && a.error_scale == ErrorScale::abs_inputs ? bytes : 0);
   }
   return c;
@@ -331,10 +330,14 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
       // original's own outputs vary from call to call (atomics), where the tolerance above rules.
       if (t == 0) {
         set_phase("determinism check at size " + job.raw.size_labels[s]);
+        std::vector<JudgeBuffer> first_base, first_cand;
         for (size_t i = 0; i < job.args.size(); ++i) {
-          if (!check.first_base[i].get()) continue;
-          copy_device(check.first_base[i].get(), base.device(i), base.bytes(i));
-          copy_device(check.first_cand[i].get(), cand.device(i), cand.bytes(i));
+          const bool written = job.args[i].is_written();
+          first_base.emplace_back(written ? base.bytes(i) : 0);
+          first_cand.emplace_back(written ? cand.bytes(i) : 0);
+          if (!first_base[i].get()) continue;
+          copy_device(first_base[i].get(), base.device(i), base.bytes(i));
+          copy_device(first_cand[i].get(), cand.device(i), cand.bytes(i));
         }
         prepare(job, p, check, base, cand);
         const Reply b2 = call(*servers.baseline, static_cast<int>(s), base, false, servers.timeout_s);
@@ -345,11 +348,11 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
           return fail(Verdict::crashed, "the candidate's launch failed: " + fault_text(c2) + " during verification " + trial_text);
         for (size_t i = 0; i < job.args.size(); ++i) {
           const auto& a = job.args[i];
-          if (!check.first_base[i].get()) continue;
-          const bool original_repeats = count_differences(check.first_base[i].get(), base.device(i), base.bytes(i), counter) == 0;
+          if (!first_base[i].get()) continue;
+          const bool original_repeats = count_differences(first_base[i].get(), base.device(i), base.bytes(i), counter) == 0;
           if (!original_repeats) report.original_nondeterministic = true;
-          if (original_repeats && count_differences(check.first_cand[i].get(), cand.device(i), cand.bytes(i), counter) > 0) {
-            const auto change = compare_input(a.type, check.first_cand[i].download().data(), cand.download(i).data(), cand.count(i));
+          if (original_repeats && count_differences(first_cand[i].get(), cand.device(i), cand.bytes(i), counter) > 0) {
+            const auto change = compare_input(a.type, first_cand[i].download().data(), cand.download(i).data(), cand.count(i));
             return fail(Verdict::wrong_result,
                         "the candidate is not deterministic: called twice on the same inputs, it wrote different "
                         "values to output " + a.name + " (" + std::to_string(change.changed) +
