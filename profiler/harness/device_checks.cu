@@ -90,6 +90,14 @@ __device__ double tolerance_at(double atol, double rtol, double magnitude) {
   return __dadd_rn(atol, __dmul_rn(rtol, magnitude));
 }
 
+// compare_output's rule for a NaN or infinite reference: 1 when `v` breaks it (NaN must stay NaN,
+// an infinity the same infinity), 0 when it keeps it, -1 when `r` is finite (the tolerance rules).
+__device__ int special_value_mismatch(double r, double v) {
+  if (isnan(r)) return !isnan(v);
+  if (isinf(r)) return v != r;
+  return -1;
+}
+
 __device__ bool same_bytes(int t, const void* a, const void* b, size_t i) {
   const int n = elem_bytes(t);
   const unsigned char* x = static_cast<const unsigned char*>(a) + i * n;
@@ -116,12 +124,8 @@ __global__ void mismatch_kernel(const void* ref, const void* got, int t, size_t 
       continue;
     }
     const double r = load_elem(t, ref, i), v = load_elem(t, got, i);
-    if (isnan(r)) {
-      bad += !isnan(v);
-      continue;
-    }
-    if (isinf(r)) {
-      bad += v != r;
+    if (const int m = special_value_mismatch(r, v); m >= 0) {
+      bad += m;
       continue;
     }
     if (!isfinite(v) || fabs(v - r) > tolerance_at(atol, rtol, fabs(r))) ++bad;
@@ -181,12 +185,8 @@ __global__ void output_stats_kernel(const void* ref, const void* got, const void
       }
       continue;
     }
-    if (isnan(r)) {
-      bad += !isnan(v);
-      continue;
-    }
-    if (isinf(r)) {
-      bad += v != r;
+    if (const int m = special_value_mismatch(r, v); m >= 0) {
+      bad += m;
       continue;
     }
     max_ref = fmax(max_ref, fabs(r));
