@@ -155,6 +155,11 @@ int main(int argc, char** argv) {
                  "per GPU-minute: candidates per minute of wall time divided by the GPUs)\n\n";
 
     // Inside the evaluations: the harness jobs' phases, and the GPU time no job used.
+    auto idle_gpu_s = [gpus](const Row& r) {
+      double in_jobs = 0;
+      for (const auto& [phase, v] : r.phases.job_phase_s) in_jobs += v;
+      return std::max(0.0, r.wall_s * gpus - in_jobs);
+    };
     std::vector<std::string> phase_names;
     for (const auto& r : rows)
       for (const auto& [phase, unused] : r.phases.job_phase_s)
@@ -164,14 +169,11 @@ int main(int argc, char** argv) {
     std::cout << fmt::format(" {:>10}\n", "idle GPU");
     for (const auto& r : rows) {
       std::cout << fmt::format("{:<12}", r.kernel);
-      double in_jobs = 0;
       for (const auto& phase : phase_names) {
         const auto it = r.phases.job_phase_s.find(phase);
-        const double v = it == r.phases.job_phase_s.end() ? 0 : it->second;
-        in_jobs += v;
-        std::cout << fmt::format(" {:>16.1f}", v);
+        std::cout << fmt::format(" {:>16.1f}", it == r.phases.job_phase_s.end() ? 0 : it->second);
       }
-      std::cout << fmt::format(" {:>10.1f}\n", std::max(0.0, r.wall_s * gpus - in_jobs));
+      std::cout << fmt::format(" {:>10.1f}\n", idle_gpu_s(r));
     }
     std::cout << "(seconds summed over the candidates' harness jobs, screening and full; idle GPU: wall s times the "
                  "GPUs minus the candidates' job seconds: measuring the original, compiling while no job ran, and "
@@ -182,10 +184,7 @@ int main(int argc, char** argv) {
                              "GPU waiting s", "winner counters", "rest s");
     for (const auto& r : rows) {
       const auto& p = r.phases;
-      double in_jobs = 0;
-      for (const auto& [phase, v] : p.job_phase_s) in_jobs += v;
-      const double idle = std::max(0.0, r.wall_s * gpus - in_jobs);
-      const double rest = idle - p.original_s - p.proposing_s - p.gpu_wait_s - p.winner_metrics_s;
+      const double rest = idle_gpu_s(r) - p.original_s - p.proposing_s - p.gpu_wait_s - p.winner_metrics_s;
       std::cout << fmt::format("{:<12} {:>12.1f} {:>10.1f} {:>14.1f} {:>16.1f} {:>10.1f}\n", r.kernel, p.original_s,
                                p.proposing_s, p.gpu_wait_s, p.winner_metrics_s, rest);
     }

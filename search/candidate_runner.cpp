@@ -197,7 +197,6 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
     // Pending is a passed screening; an evaluator that judged it fully (accepted, not_faster)
     // passed it too, and is still only screened: its verdict waits for the full evaluation.
     record.screening.passed = result.verdict == Verdict::pending || verdict_is_correct(result.verdict);
-    const double screening_s = result.run_s;
     if (!record.screening.passed) {
       // Not in the economy's account: a candidate that fails its screening would fail its full
       // evaluation's verification about as fast, so screening it neither cost nor spared much.
@@ -209,12 +208,12 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
     record.screening.speedup = reading.speedup;
     record.screening.noise = reading.noise;
     if (std::string why = bar->clearly_slower(reading); !why.empty()) {
-      if (economy) economy->record_screening(screening_s, true);
+      if (economy) economy->record_screening(record.screening.run_s, true);
       screened_out(record, item.compiled, std::move(result), why);
       store(item, record);
       return;
     }
-    if (economy) economy->record_screening(screening_s, false);
+    if (economy) economy->record_screening(record.screening.run_s, false);
     std::lock_guard<std::mutex> lock(mutex);
     slots[item.job][item.slot] = record;
     contenders.push_back(Contender{std::move(item), reading, std::move(result)});
@@ -297,7 +296,7 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
   for (size_t i = 0; i < jobs; ++i) threads.emplace_back(compile_worker);
   for (size_t e = 0; e < evaluators.size(); ++e) threads.emplace_back(eval_worker, e);
   for (auto& t : threads) t.join();
-  if (settings.times) settings.times->gpu_wait_s += gpu_wait_s;
+  if (settings.gpu_wait_s) *settings.gpu_wait_s += gpu_wait_s;
 
   std::vector<CandidateRecord> out;
   for (auto& s : slots)

@@ -19,13 +19,6 @@
 
 namespace kb::search {
 
-// Where a round's GPU time went besides the candidates' harness jobs (added to, across rounds).
-struct RunnerTimes {
-  // GPU workers waiting for a candidate to evaluate (its compile, or the proposer's reply),
-  // summed over the workers.
-  double gpu_wait_s = 0;
-};
-
 // How a round runs: compile threads, repairs per failed compile, what the evaluator measures.
 struct RunnerSettings {
   int64_t compile_jobs = 1;
@@ -37,7 +30,9 @@ struct RunnerSettings {
   // With a screening bar: screen only while it pays (the engine's, kept across rounds); null:
   // screen every candidate.
   ScreeningEconomy* screening_economy = nullptr;
-  RunnerTimes* times = nullptr;  // when set, the round's waits are added to it
+  // When set, the seconds GPU workers waited for a candidate to evaluate (its compile, or the
+  // proposer's reply), summed over the workers, are added to it.
+  double* gpu_wait_s = nullptr;
 };
 
 // What the runner asks of the engine while it works.

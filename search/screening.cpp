@@ -105,8 +105,7 @@ bool fully_evaluated(const CandidateRecord& r) {
   return r.screening.passed && r.verdict != Verdict::screened_out;
 }
 
-SearchPhases phase_use(const std::vector<CandidateRecord>& tree, bool screening) {
-  SearchPhases p;
+void count_phase_use(const std::vector<CandidateRecord>& tree, bool screening, SearchPhases& p) {
   p.screening = screening;
   for (const auto& r : tree) {
     if (r.id == kBaselineId || r.from_archive) continue;
@@ -124,7 +123,6 @@ SearchPhases phase_use(const std::vector<CandidateRecord>& tree, bool screening)
       for (const auto& [phase, s] : r.eval.phase_s) p.job_phase_s[phase] += s;
     }
   }
-  return p;
 }
 
 std::string phases_summary(const SearchPhases& p) {

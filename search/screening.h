@@ -88,8 +88,9 @@ class ScreeningEconomy {
 // A candidate this run evaluated went through the full evaluation (not dropped at screening).
 bool fully_evaluated(const CandidateRecord& r);
 
-// Counts and time per phase over the candidates this run measured (archive reuses excluded).
-SearchPhases phase_use(const std::vector<CandidateRecord>& tree, bool screening);
+// Adds the counts and time per phase over the candidates this run measured (archive reuses
+// excluded) to `phases`; the search's own time there (original_s, ...) is the engine's to keep.
+void count_phase_use(const std::vector<CandidateRecord>& tree, bool screening, SearchPhases& phases);
 
 // One line for the run's summary: "screening: 24 screened, 15 screened out (62%), ...".
 std::string phases_summary(const SearchPhases& phases);

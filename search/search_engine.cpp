@@ -59,7 +59,7 @@ class Engine {
     result_.proposer = req_.proposer->name();
     const auto measuring = std::chrono::steady_clock::now();
     measure_baseline();
-    times_.original_s = seconds_since(measuring);
+    result_.phases.original_s = seconds_since(measuring);
     if (req_.archive) {
       try {
         open_archive();
@@ -221,7 +221,7 @@ class Engine {
       spdlog::error("round {}: {}", round, result_.stop_reason);
       return false;
     }
-    times_.proposing_s += seconds_since(proposing);
+    result_.phases.proposing_s += seconds_since(proposing);
     if (round >= 2 && req_.proposer->supports_crossover())
       if (auto c = crossover_idea(ctx)) ideas.push_back(*c);
     if (ideas.empty()) {
@@ -257,7 +257,7 @@ class Engine {
     settings.screening_bar = cfg_.screening ? &bar_ : nullptr;
     settings.screening_economy = &economy_;
     RunnerHooks hooks;
-    settings.times = &times_;
+    settings.gpu_wait_s = &result_.phases.gpu_wait_s;
     hooks.reserve = [&] {
       bool ok = budget_.reserve_candidate();
       if (!ok) dropped = true;
@@ -378,16 +378,12 @@ class Engine {
     result_.budget.completion_tokens = usage.completion_tokens;
     result_.budget.cost_usd = usage.cost_usd;
     result_.budget.llm_requests = usage.requests;
-    result_.phases = phase_use(result_.tree, cfg_.screening);
+    count_phase_use(result_.tree, cfg_.screening, result_.phases);
     if (req_.collect_winner_metrics) {
       const auto collecting = std::chrono::steady_clock::now();
       collect_winner_metrics(spec_, *evaluators_.front(), baseline_compiled_, result_);
-      times_.winner_metrics_s = seconds_since(collecting);
+      result_.phases.winner_metrics_s = seconds_since(collecting);
     }
-    result_.phases.original_s = times_.original_s;
-    result_.phases.proposing_s = times_.proposing_s;
-    result_.phases.gpu_wait_s = times_.gpu_wait_s;
-    result_.phases.winner_metrics_s = times_.winner_metrics_s;
     spdlog::info("{}: {}", spec_.name, phases_summary(result_.phases));
     if (cfg_.screening) spdlog::info("{}: {}", spec_.name, economy_.summary());
     const CandidateRecord* best = result_.best();
@@ -405,10 +401,6 @@ class Engine {
   SearchBudget budget_;
   ScreeningBar bar_;  // kept across rounds: a winner of round 1 screens round 2's candidates
   ScreeningEconomy economy_;  // kept across rounds too: what a screening costs and saves here
-  // The search's own time, outside the candidates' jobs: what leaves a GPU idle.
-  struct SearchTimes : RunnerTimes {
-    double original_s = 0, proposing_s = 0, winner_metrics_s = 0;
-  } times_;
   std::vector<Evaluator*> evaluators_;
   std::vector<int64_t> device_indices_;
   SearchResult result_;

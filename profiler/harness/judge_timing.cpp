@@ -163,10 +163,8 @@ class SizeTimer {
           // equal when read back changed after the comparison ran: work still landing after
           // the call returned.
           if (why.empty())
-            why = (job_.args[i].is_written() ? "output " : "input ") + job_.args[i].name + ": " +
-                  std::to_string(found) +
-                  " elements differed from the original's when the judge compared them on the GPU, and "
-                  "matched when read back moments later: the candidate's work lands after its call returns";
+            why = describe_change_after_check((job_.args[i].is_written() ? "output " : "input ") + job_.args[i].name,
+                                              static_cast<int64_t>(found));
           return {k, why};
         }
     return {n, ""};

@@ -172,6 +172,12 @@ std::string describe_output_failure(const std::string& name, const OutputCompari
   return s;
 }
 
+std::string describe_change_after_check(const std::string& what, int64_t elements) {
+  return what + ": " + std::to_string(elements) +
+         " elements differed from the original's when the judge compared them on the GPU, and matched when read "
+         "back moments later: the candidate's work lands after its call returns";
+}
+
 InputChange compare_input(ElemType t, const void* before, const void* after, size_t count) {
   InputChange change;
   const size_t size = elem_size(t);

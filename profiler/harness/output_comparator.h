@@ -93,6 +93,11 @@ struct InputChange {
 InputChange compare_input(ElemType t, const void* before, const void* after, size_t count);
 std::string describe_input_change(const std::string& name, const std::string& who, const InputChange& c);
 
+// Why a GPU comparison that counted `elements` differing elements of `what` ("output y", "input
+// x") is a failure though the buffers agreed when read back moments later: they were still
+// changing after the comparison ran, i.e. the candidate's work lands after its call returns.
+std::string describe_change_after_check(const std::string& what, int64_t elements);
+
 // A number printed for people: up to 6 significant digits, no trailing zeros.
 std::string format_number(double v);
 

@@ -318,10 +318,7 @@ VerificationOutcome verify_candidate(const RunnerJob& job, const Servers& server
         report.worst_rel_error = std::max(report.worst_rel_error, o.max_rel_error);
         if (cmp.changed_after_check > 0)
           return fail(Verdict::rejected,
-                      "output " + a.name + ": " + std::to_string(cmp.changed_after_check) +
-                          " elements differed from the original's when the judge compared them on the GPU, and "
-                          "matched when read back moments later: the candidate's work lands after its call returns (" +
-                          trial_text + ")");
+                      describe_change_after_check("output " + a.name, cmp.changed_after_check) + " (" + trial_text + ")");
         if (!cmp.passed())
           return fail(Verdict::wrong_result, describe_output_failure(a.name, cmp, a.tolerance) + " (" + trial_text + ")");
       }
