@@ -23,7 +23,8 @@ find .devbuild \( -name '*.o' -o -name '*.a' -o -name '*.d' -o -name '.ninja_*' 
 rm -rf .devbuild/Testing .devbuild/github-exchanges .devbuild/_deps .devbuild/node_modules
 find .devbuild -type d -name CMakeFiles -prune -exec rm -rf {} +
 # Test executables that no gpu-labelled test runs: the CPU tests run here and in CI, not there.
-find .devbuild/tests .devbuild/examples -type f -perm -u+x | while read -r f; do
+# (Shared libraries stay: the harness tests load the variants built beside them.)
+find .devbuild/tests .devbuild/examples -type f -perm -u+x ! -name '*.so' | while read -r f; do
   abs=$PWD/build/${f#.devbuild/}
   grep -qxF "$abs" <<<"$gpu_tests" || rm -f "$f"
 done

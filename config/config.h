@@ -85,6 +85,9 @@ struct VerifyConfig {
   // (bubblewrap: no network, no repository .git/.kernelbot, no secrets) or "process" (a scrubbed
   // child process only; chosen explicitly where bubblewrap cannot run, and said in the PR).
   std::string sandbox = "namespaces";
+  // A search starts the next candidate's judge and servers (their sandbox and CUDA contexts) while
+  // the GPU measures the current one; no variant code is loaded before its job.
+  bool start_ahead = true;
 };
 
 // [bench]: timing, in the manner of nvbench.

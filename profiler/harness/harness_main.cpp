@@ -2,7 +2,12 @@
 // GPU, and the variant servers it starts (one per variant, each loading only that variant).
 //
 //   kernelbot-harness --job job.json --out result.json [--seal-key-stdin] [--verbose]   the judge
-//   kernelbot-harness --serve lib.so --job job.json --who candidate --fd 3               a server (started by the judge)
+//   kernelbot-harness --job job.json --out result.json --seal-key-stdin --await-job --device N
+//                     the judge started ahead of its job: it starts its servers and the CUDA
+//                     contexts, then waits for a line on stdin (after the key) before it reads
+//                     job.json; end of file instead: it was not needed, exit 0 without a result
+//   kernelbot-harness --serve --who candidate --fd 3 --device N   a server (started by the judge;
+//                     the job, and with it the library to load, comes over the socket)
 //   kernelbot-harness --calibrate --out device.json [--device N] [--verbose]
 //   kernelbot-harness --load-check lib.so     dlopen it as a server would (no GPU needed): exit 0
 //                                            when it loads and exports kb_launch, else 1 with the
@@ -26,6 +31,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "common/hmac_sha256.h"
@@ -81,22 +87,10 @@ int run_calibration(const std::string& out, int device) {
   }
 }
 
-bool load(const std::string& job_path, RunnerJob& job) {
-  try {
-    job = load_job(job_path);
-    return true;
-  } catch (const JobError& e) {
-    std::fprintf(stderr, "kb-harness: invalid job: %s\n", e.what());
-    return false;
-  }
-}
-
-int run_server(const std::string& library, const std::string& job_path, const std::string& who, int fd) {
-  RunnerJob job;
-  if (!load(job_path, job)) return kExitUsage;
+int run_server(int device, const std::string& who, int fd) {
   install_crash_guard();
   const Who w = who == "candidate" ? Who::candidate : Who::baseline;
-  end_now(serve_variant(fd, job, library, w));
+  end_now(serve_variant(fd, device, w));
 }
 
 // The load a variant server makes (load_variant_library: dlopen RTLD_NOW), without a GPU or a
@@ -112,14 +106,62 @@ int run_load_check(const std::string& library) {
   return kExitOk;
 }
 
-int run_judge(const std::string& job_path, const std::string& out, const std::string& key, bool verbose) {
-  const auto start = std::chrono::steady_clock::now();
-  RunnerJob job;
-  if (!load(job_path, job)) return kExitUsage;
+// The judge's own CUDA context; the servers create theirs at the same time.
+void create_context(int device) {
+  cuda_check(cudaSetDevice(device), "selecting the CUDA device");
+  cuda_check(cudaFree(nullptr), "creating the CUDA context");
+}
+
+// `await_device` >= 0: started ahead of its job (--await-job): the servers and the three CUDA
+// contexts come up first, then the judge waits for a line on stdin before it reads the job file
+// (which kernelbot writes only then); at end of file it was not needed and ends quietly.
+int run_judge(const std::string& job_path, const std::string& out, const std::string& key, bool verbose,
+              int await_device) {
+  auto start = std::chrono::steady_clock::now();
   install_crash_guard();
+  RunnerJob job;
+  std::string job_text;
+  JobProcesses processes;
   EvalResult result;
   try {
-    run_job(job, job_path, verbose, result);
+    if (await_device >= 0) {
+      std::string early_error;  // reported with the job, when there is one to report it for
+      try {
+        processes = start_job_processes(await_device, true, true, verbose);
+        create_context(await_device);
+      } catch (const std::exception& e) {
+        early_error = e.what();
+      }
+      std::string go;
+      if (!std::getline(std::cin, go)) end_now(kExitOk);
+      start = std::chrono::steady_clock::now();
+      if (!early_error.empty()) throw HarnessError(early_error);
+      job_text = read_job_text(job_path);
+      job = parse_job(job_text, "the job file " + job_path);
+      if (job.raw.device != await_device)
+        throw HarnessError("started ahead on device " + std::to_string(await_device) + ", given a job for device " +
+                           std::to_string(job.raw.device));
+    } else {
+      job_text = read_job_text(job_path);
+      job = parse_job(job_text, "the job file " + job_path);
+      processes = start_job_processes(job.raw.device, !job.raw.under_sanitizer, !job.raw.candidate_library.empty(),
+                                      verbose);
+      create_context(job.raw.device);
+      result.phase_s["start"] += seconds_since(start);
+    }
+  } catch (const JobError& e) {
+    std::fprintf(stderr, "kb-harness: invalid job: %s\n", e.what());
+    end_now(kExitUsage);
+  } catch (const std::exception& e) {
+    result.run_s = seconds_since(start);
+    result.verdict = Verdict::infra_error;
+    result.reason = std::string("the harness failed: ") + e.what();
+    try_write(out, result, key);
+    std::fprintf(stderr, "kb-harness: error: %s (while starting)\n", e.what());
+    end_now(kExitHarnessError);
+  }
+  try {
+    run_job(job, job_text, processes, result);
   } catch (const VariantGone& g) {
     result.run_s = seconds_since(start);
     if (g.who == Who::candidate) {
@@ -155,15 +197,19 @@ int main(int argc, char** argv) {
   prctl(PR_SET_DUMPABLE, 0);
   CLI::App app{"kernelbot-harness: verifies, times and profiles compiled kernel variants on the GPU "
                "(run by kernelbot in a child process)"};
-  std::string job_path, out, serve, load_check, who = "candidate";
-  bool calibrate = false, verbose = false, seal = false;
+  std::string job_path, out, load_check, who = "candidate";
+  bool calibrate = false, verbose = false, seal = false, serve = false, await_job = false;
   int device = 0, fd = -1;
-  app.add_option("--job", job_path, "HarnessJob JSON written by kernelbot")->check(CLI::ExistingFile);
+  // Not ExistingFile: a judge started ahead (--await-job) is named the file before it exists.
+  app.add_option("--job", job_path, "HarnessJob JSON written by kernelbot");
   app.add_option("--out", out, "where to write the EvalResult (or DeviceInfo with --calibrate) JSON");
   app.add_flag("--seal-key-stdin", seal, "read a key from stdin's first line and seal the result with it (HMAC)");
   app.add_flag("--calibrate", calibrate, "measure the device's copy bandwidth and FP32 rate instead of running a job");
-  app.add_option("--device", device, "CUDA device for --calibrate (a job names its own)");
-  app.add_option("--serve", serve, "serve the variant in this library to the judge (internal: the judge starts it)");
+  app.add_option("--device", device, "CUDA device for --calibrate, --await-job and --serve (a job names its own)");
+  app.add_flag("--await-job", await_job,
+               "start the servers and CUDA contexts now, then wait for a line on stdin before reading --job "
+               "(internal: kernelbot starts the next job's judge ahead of it)");
+  app.add_flag("--serve", serve, "serve a variant to the judge (internal: the judge starts it)");
   app.add_option("--who", who, "with --serve: candidate or baseline")->check(CLI::IsMember({"candidate", "baseline"}));
   app.add_option("--fd", fd, "with --serve: the socket to the judge");
   app.add_option("--load-check", load_check,
@@ -174,11 +220,14 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     if (!load_check.empty()) {
       // Nothing else applies.
-    } else if (!serve.empty()) {
-      if (job_path.empty() || fd < 0) throw CLI::ValidationError("--serve needs --job and --fd");
+    } else if (serve) {
+      if (fd < 0) throw CLI::ValidationError("--serve needs --fd");
     } else {
       if (calibrate == !job_path.empty()) throw CLI::ValidationError("give exactly one of --job and --calibrate");
       if (out.empty()) throw CLI::ValidationError("--out is required");
+      if (await_job && !seal) throw CLI::ValidationError("--await-job needs --seal-key-stdin");
+      if (!await_job && !std::filesystem::exists(job_path) && !calibrate)
+        throw CLI::ValidationError("--job: file does not exist: " + job_path);
     }
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
@@ -186,10 +235,10 @@ int main(int argc, char** argv) {
   }
   if (!load_check.empty()) return run_load_check(load_check);
   auto logger = spdlog::stderr_color_mt("kb-harness");
-  logger->set_pattern(serve.empty() ? "kb-harness [%l] %v" : "kb-harness " + who + " [%l] %v");
+  logger->set_pattern(!serve ? "kb-harness [%l] %v" : "kb-harness " + who + " [%l] %v");
   logger->set_level(verbose ? spdlog::level::debug : spdlog::level::info);
   spdlog::set_default_logger(logger);
-  if (!serve.empty()) return run_server(serve, job_path, who, fd);
+  if (serve) return run_server(device, who, fd);
   if (calibrate) return run_calibration(out, device);
   std::string key;
   if (seal) {
@@ -199,5 +248,5 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
   }
-  return run_judge(job_path, out, key, verbose);
+  return run_judge(job_path, out, key, verbose, await_job ? device : -1);
 }

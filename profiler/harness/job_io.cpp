@@ -198,23 +198,31 @@ double parse_value(const RunnerArg& arg, size_t size_index) {
   return v;
 }
 
-RunnerJob load_job(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw JobError("cannot read the job file " + path);
+RunnerJob parse_job(const std::string& text, const std::string& origin) {
   nlohmann::json j;
   try {
-    in >> j;
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw JobError("the job file " + path + " is not valid JSON: " + e.what());
+    throw JobError(origin + " is not valid JSON: " + e.what());
   }
   HarnessJob job;
   try {
     job = j.get<HarnessJob>();
   } catch (const nlohmann::json::exception& e) {
-    throw JobError("the job file " + path + " does not match the job format: " + e.what());
+    throw JobError(origin + " does not match the job format: " + e.what());
   }
   return decode_job(job);
 }
+
+std::string read_job_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw JobError("cannot read the job file " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+RunnerJob load_job(const std::string& path) { return parse_job(read_job_text(path), "the job file " + path); }
 
 void write_json_file(const std::string& path, const nlohmann::json& j) {
   const std::string tmp = path + ".tmp";

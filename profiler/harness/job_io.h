@@ -64,7 +64,11 @@ const RunnerArg* stream_arg(const RunnerJob& job);
 
 // Parses and checks a job. Throws JobError naming the field at fault.
 RunnerJob decode_job(const HarnessJob& job);
+// `text` is a job file's JSON; `origin` names it in errors ("the job file /x/job.json").
+RunnerJob parse_job(const std::string& text, const std::string& origin);
 RunnerJob load_job(const std::string& path);
+// The job file's text (the judge hands the same text to its servers). Throws JobError.
+std::string read_job_text(const std::string& path);
 
 // Host value of a literal scalar/size argument, parsed as `type`. Throws JobError.
 double parse_value(const RunnerArg& arg, size_t size_index);

@@ -45,24 +45,30 @@ KernelMetrics metrics_of(const RunnerJob& job, VariantProcess& server, double ti
 
 }  // namespace
 
-void run_job(const RunnerJob& job, const std::string& job_path, bool verbose, EvalResult& result) {
+JobProcesses start_job_processes(int device, bool baseline, bool candidate, bool verbose) {
+  JobProcesses p;
+  if (baseline) p.baseline = std::make_unique<VariantProcess>(Who::baseline, device, verbose);
+  if (candidate) p.candidate = std::make_unique<VariantProcess>(Who::candidate, device, verbose);
+  return p;
+}
+
+void run_job(const RunnerJob& job, const std::string& job_text, JobProcesses& processes, EvalResult& result) {
   const auto& raw = job.raw;
   PhaseTimes phases(result.phase_s);
   phases.begin("start");
+  // Under compute-sanitizer only the candidate runs (on buffers of its own): there is no original
+  // to compare with, the sanitizer's findings are the result.
   const bool sanitizing = raw.under_sanitizer;
-  // The servers start first and create their CUDA contexts while the judge creates its own: the
-  // three start-ups overlap instead of queueing. Under compute-sanitizer only the candidate runs
-  // (on buffers of its own): there is no original to compare with, the sanitizer's findings are
-  // the result.
-  std::unique_ptr<VariantProcess> baseline;
-  if (!sanitizing) baseline = std::make_unique<VariantProcess>(job_path, raw.baseline_library, Who::baseline, verbose);
-  std::unique_ptr<VariantProcess> candidate;
-  if (!raw.candidate_library.empty())
-    candidate = std::make_unique<VariantProcess>(job_path, raw.candidate_library, Who::candidate, verbose);
+  if (sanitizing) processes.baseline.reset();
+  if (raw.candidate_library.empty()) processes.candidate.reset();
+  if (!sanitizing && !processes.baseline) throw HarnessError("no server was started for the original");
+  if (!raw.candidate_library.empty() && !processes.candidate) throw HarnessError("no server was started for the candidate");
+  VariantProcess* baseline = processes.baseline.get();
+  VariantProcess* candidate = processes.candidate.get();
+  if (baseline) baseline->give_job(job_text);
+  if (candidate) candidate->give_job(job_text);
 
   result.device = describe_device(raw.device);  // "no CUDA device: ..." when there is none
-  cuda_check(cudaSetDevice(raw.device), "selecting the CUDA device");
-  cuda_check(cudaFree(nullptr), "creating the CUDA context");
   result.device.copy_bandwidth_gbps = raw.copy_bandwidth_gbps;
   result.device.fp32_tflops = raw.fp32_tflops;
 
@@ -73,12 +79,13 @@ void run_job(const RunnerJob& job, const std::string& job_path, bool verbose, Ev
   if (candidate) {
     set_phase("loading the candidate");
     if (!candidate->await_start(kStartTimeoutS)) {
+      if (candidate->harness_failed()) throw HarnessError("the candidate's server: " + candidate->load_error());
       result.verdict = Verdict::compile_error;
       result.reason = "the candidate's library cannot be loaded: " + candidate->load_error();
       return;
     }
   }
-  Servers servers{baseline.get(), candidate.get()};
+  Servers servers{baseline, candidate};
 
   if (raw.mode == "verify" || raw.mode == "verify_and_time") {
     if (!candidate) throw HarnessError("a " + raw.mode + " job without a candidate library");

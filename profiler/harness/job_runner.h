@@ -3,17 +3,27 @@
 // it goes (so a dead server still leaves what was learned). The judge itself loads no variant.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "core/result_types.h"
 #include "profiler/harness/job_io.h"
+#include "profiler/harness/variant_process.h"
 
 namespace kb::harness {
 
-// Runs `job` (read from `job_path`, which the servers read too), filling `result`. Returns
-// normally with a verdict for every outcome that is a result (including a wrong, rejected or
-// crashed candidate and one that cannot be loaded); throws VariantGone when the original's server
-// dies and HarnessError when the judge itself fails.
-void run_job(const RunnerJob& job, const std::string& job_path, bool verbose, EvalResult& result);
+// The variant servers of one job, started before it: each creates its CUDA context while the
+// judge creates its own, or (a job started ahead, `--await-job`) before the job even exists.
+struct JobProcesses {
+  std::unique_ptr<VariantProcess> baseline, candidate;
+};
+JobProcesses start_job_processes(int device, bool baseline, bool candidate, bool verbose);
+
+// Runs `job` (its file's text is `job_text`, which the servers get from the judge), filling
+// `result`; the servers `processes` does not need are ended. Returns normally with a verdict for
+// every outcome that is a result (including a wrong, rejected or crashed candidate and one that
+// cannot be loaded); throws VariantGone when the original's server dies and HarnessError when the
+// judge itself fails.
+void run_job(const RunnerJob& job, const std::string& job_text, JobProcesses& processes, EvalResult& result);
 
 }  // namespace kb::harness

@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -43,6 +44,25 @@ bool receive_record(int fd, void* data, size_t n, double timeout_s, bool* timed_
 }
 
 }  // namespace
+
+constexpr size_t kTextChunk = 64 * 1024;
+
+bool send_text(int fd, const std::string& text) {
+  const uint64_t size = text.size();
+  if (!send_all(fd, &size, sizeof size)) return false;
+  for (size_t at = 0; at < text.size(); at += kTextChunk)
+    if (!send_all(fd, text.data() + at, std::min(kTextChunk, text.size() - at))) return false;
+  return true;
+}
+
+bool receive_text(int fd, std::string& text, size_t max) {
+  uint64_t size = 0;
+  if (!receive_record(fd, &size, sizeof size, -1, nullptr) || size > max) return false;
+  text.assign(size, '\0');
+  for (size_t at = 0; at < size; at += kTextChunk)
+    if (!receive_record(fd, text.data() + at, std::min<size_t>(kTextChunk, size - at), -1, nullptr)) return false;
+  return true;
+}
 
 bool send_request(int fd, const Request& r) { return send_all(fd, &r, sizeof r); }
 bool send_reply(int fd, const Reply& r) { return send_all(fd, &r, sizeof r); }

@@ -17,6 +17,7 @@ inline constexpr size_t kMaxSlots = 256;   // argument sets named in one request
 inline constexpr size_t kIpcHandleBytes = 64;  // sizeof(cudaIpcMemHandle_t)
 inline constexpr size_t kNoteBytes = 1024;
 inline constexpr size_t kPhaseBytes = 256;
+inline constexpr size_t kMaxJobBytes = 64u << 20;  // a job's text, as send_text carries it
 
 enum class Op : uint32_t {
   bind = 1,       // slot `slots[0]` at size `size_index`: the buffers (IPC handles) and scalars
@@ -78,6 +79,12 @@ bool send_request(int fd, const Request& r);
 bool send_reply(int fd, const Reply& r);
 bool receive_request(int fd, Request& r);
 bool receive_reply(int fd, Reply& r, double timeout_s, bool* timed_out);
+
+// The job a server is to run, sent once after its CUDA context is up (a server starts before its
+// job is known, so that the start overlaps other work): a length record, then the text in
+// records of at most 64 KiB. receive_text waits forever and refuses texts over `max` bytes.
+bool send_text(int fd, const std::string& text);
+bool receive_text(int fd, std::string& text, size_t max);
 
 // A reply with `note` set (truncated to fit).
 Reply make_reply(Status s, const std::string& note = "", double value = 0, double value2 = 0);

@@ -24,13 +24,12 @@ std::string signal_text(int sig) {
 
 }  // namespace
 
-VariantProcess::VariantProcess(const std::string& job_path, const std::string& library, Who who, bool verbose)
-    : who_(who) {
+VariantProcess::VariantProcess(Who who, int device, bool verbose) : who_(who) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
     throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
-  std::vector<std::string> args = {"/proc/self/exe", "--serve",          library, "--job", job_path,
-                                   "--who",          to_string(who), "--fd",   "3"};
+  std::vector<std::string> args = {"/proc/self/exe", "--serve", "--who",  to_string(who),
+                                   "--fd",           "3",       "--device", std::to_string(device)};
   if (verbose) args.push_back("--verbose");
   const pid_t judge = ::getpid();
   const pid_t pid = ::fork();
@@ -54,6 +53,12 @@ VariantProcess::VariantProcess(const std::string& job_path, const std::string& l
   pid_ = pid;
 }
 
+void VariantProcess::give_job(const std::string& job_text) {
+  if (given_job_) return;
+  given_job_ = true;
+  if (pid_ <= 0 || !send_text(fd_, job_text)) gone(false, false, "start-up");
+}
+
 bool VariantProcess::await_start(double timeout_s) {
   if (started_) return loaded_;
   Reply hello;
@@ -61,18 +66,21 @@ bool VariantProcess::await_start(double timeout_s) {
   if (!receive_reply(fd_, hello, timeout_s, &timed_out)) gone(timed_out, false, "start-up");
   started_ = true;
   loaded_ = hello.status == Status::ok;
+  harness_failed_ = hello.status == Status::harness_error;
   if (!loaded_) load_error_ = untrusted_note(hello, 600);
   return loaded_;
 }
 
 VariantProcess::~VariantProcess() {
-  if (pid_ > 0) {
+  if (pid_ > 0 && given_job_) {
     Request q;
     q.op = Op::quit;
     if (send_request(fd_, q)) {
       Reply r;
       receive_reply(fd_, r, 5, nullptr);
     }
+  }
+  if (pid_ > 0) {  // a server that never got a job has nothing to finish
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
   }

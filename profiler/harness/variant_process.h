@@ -24,20 +24,24 @@ struct VariantGone : std::runtime_error {
 
 class VariantProcess {
  public:
-  // Starts the server for `library` without waiting for it: several servers (and the judge's own
-  // CUDA context) start up side by side. `job_path` is the job file the server reads (the same
-  // one the judge read).
-  VariantProcess(const std::string& job_path, const std::string& library, Who who, bool verbose);
+  // Starts a server on `device` without waiting for it and without a job: it creates its CUDA
+  // context while the judge creates its own (and, for a job started ahead, before the job exists).
+  VariantProcess(Who who, int device, bool verbose);
   ~VariantProcess();
   VariantProcess(const VariantProcess&) = delete;
   VariantProcess& operator=(const VariantProcess&) = delete;
 
+  // Hands the server its job (the job file's text, as the judge read it); the server loads the
+  // library the job names for it. Throws VariantGone when the server is gone already.
+  void give_job(const std::string& job_text);
   // Waits (up to `timeout_s`) for the server to say whether it loaded its library; returns that.
   // Throws VariantGone when it dies or stays silent. Further calls return the first answer.
   bool await_start(double timeout_s);
   // Whether the library loaded (after await_start); when not, `load_error()` says why.
   bool loaded() const { return loaded_; }
   const std::string& load_error() const { return load_error_; }
+  // Whether the server's own start failed (no CUDA context, an unreadable job): not the variant's fault.
+  bool harness_failed() const { return harness_failed_; }
 
   // One request and its reply. Throws VariantGone when the server dies, times out (it is then
   // killed) or answers nonsense; a reply with Status::sticky_fault also ends it (VariantGone).
@@ -54,8 +58,10 @@ class VariantProcess {
   Who who_;
   int fd_ = -1;
   int pid_ = -1;
+  bool given_job_ = false;
   bool started_ = false;  // the start-up reply was read
   bool loaded_ = false;
+  bool harness_failed_ = false;
   std::string load_error_;
   std::string last_fault_;
 };

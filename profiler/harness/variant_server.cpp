@@ -183,17 +183,34 @@ class Server {
 
 }  // namespace
 
-int serve_variant(int fd, const RunnerJob& job, const std::string& library, Who who) {
+int serve_variant(int fd, int device, Who who) {
   const int crashed = who == Who::candidate ? kExitCandidateCrashed : kExitBaselineCrashed;
+  // The context first: that is the slow part of a start, and it needs no job.
+  std::string context_error;
+  try {
+    cuda_check(cudaSetDevice(device), "selecting the CUDA device");
+    cuda_check(cudaFree(nullptr), "creating the CUDA context");
+  } catch (const HarnessError& e) {
+    context_error = e.what();
+  }
+  std::string text;
+  if (!receive_text(fd, text, kMaxJobBytes)) return kExitOk;  // the judge is gone, or ended before a job
+  if (!context_error.empty()) {
+    send_reply(fd, make_reply(Status::harness_error, context_error));
+    return kExitHarnessError;
+  }
+  RunnerJob job;
   std::unique_ptr<LauncherStream> stream;  // created before any variant code is loaded
   try {
-    cuda_check(cudaSetDevice(job.raw.device), "selecting the CUDA device");
-    cuda_check(cudaFree(nullptr), "creating the CUDA context");
+    job = parse_job(text, "the job from the judge");
+    if (job.raw.device != device) throw HarnessError("the job is for device " + std::to_string(job.raw.device) +
+                                                     ", this server runs on device " + std::to_string(device));
     stream = std::make_unique<LauncherStream>(job);
-  } catch (const HarnessError& e) {
+  } catch (const std::exception& e) {
     send_reply(fd, make_reply(Status::harness_error, e.what()));
     return kExitHarnessError;
   }
+  const std::string& library = who == Who::candidate ? job.raw.candidate_library : job.raw.baseline_library;
   VariantLibrary lib;
   try {
     CallScope scope(who, "loading " + library);

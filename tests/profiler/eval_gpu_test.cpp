@@ -295,11 +295,14 @@ TEST(EvalGpu, SideStreamWorkIsRejected) {
   EXPECT_TRUE(r.result.verdict == Verdict::rejected || r.result.verdict == Verdict::wrong_result) << describe(r);
   // Rejected on measurements only (issue #10, item 5): the CUPTI trace of every launch (the
   // verification's per-call check, or the span rule: both say "a stream the caller does not wait
-  // for") or the wall-clock cross-check ("the parent's clock"). Never the roofline floor, which
-  // rests on an estimated byte count and is advice.
+  // for"), the wall-clock cross-check ("the parent's clock"), or the judge's comparison of a timed
+  // sample's outputs, which differed on the GPU right after the call and matched moments later
+  // (seen on an H100, 2026-11-25, once a clean read-back no longer cleared a mismatch). Never the
+  // roofline floor, which rests on an estimated byte count and is advice.
   const std::string& why = r.result.reason;
   EXPECT_TRUE(why.find("a stream the caller does not wait for") != std::string::npos ||
-              why.find("the parent's clock") != std::string::npos)
+              why.find("the parent's clock") != std::string::npos ||
+              why.find("the candidate's work lands after its call returns") != std::string::npos)
       << describe(r);
   EXPECT_EQ(why.find("roofline floor"), std::string::npos) << describe(r);
   std::printf("[ %s ] %s\n", to_string(r.result.verdict), r.result.reason.c_str());
@@ -320,8 +323,9 @@ TEST(EvalGpu, SkippingWorkWhenCalledFastIsNotAccepted) {
 TEST(EvalGpu, AForgedResultFileIsNeverBelieved) {
   EvalRun r = eval("saxpy", "saxpy_forges_result.cu");
   expect_not_accepted(r);
-  if (r.result.verdict == Verdict::rejected)
+  if (r.result.verdict == Verdict::rejected) {
     EXPECT_NE(r.result.reason.find("seal"), std::string::npos) << describe(r);
+  }
 }
 TEST(EvalGpu, PerThreadDefaultStreamIsAccepted) { expect_accepted(eval("saxpy", "saxpy_per_thread_stream.cu")); }
 TEST(EvalGpu, Fp16AccumulationIsRejected) {
@@ -435,17 +439,21 @@ TEST(EvalGpu, StreamArgumentHonestCandidateIsAccepted) {
 TEST(EvalGpu, IgnoringTheStreamArgumentIsRejectedNamingTheStream) {
   const EvalRun r = eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_ignores_stream.cu");
   ASSERT_TRUE(r.parsed) << describe(r);
-  EXPECT_EQ(r.result.verdict, Verdict::rejected) << describe(r);
+  EXPECT_TRUE(r.result.verdict == Verdict::rejected || r.result.verdict == Verdict::wrong_result) << describe(r);
   const std::string& why = r.result.reason;
   // Whichever measurement catches it first: the CUPTI trace of a verification call (which names
-  // the stream it ran on and the stream it was given) or the parent's clock over a batch of
-  // calls (seen on an H100, 2026-11-25: at n=16M "the judge's clock measured 126 us per call ...
-  // the candidate's timed samples claim 0.17 us").
+  // the stream it ran on and the stream it was given), the parent's clock over a batch of calls
+  // (seen on an H100, 2026-11-25: at n=16M "the judge's clock measured 126 us per call ... the
+  // candidate's timed samples claim 0.17 us"), or the judge's comparison of a timed sample's
+  // outputs right after the call (seen later that day: "differed from the original's when the
+  // judge compared them on the GPU, and matched when read back moments later").
   const bool by_trace = why.find("not the stream argument 'stream'") != std::string::npos &&
                         why.find("queue the work on the stream argument 'stream'") != std::string::npos;
   const bool by_clock = why.find("the parent's clock") != std::string::npos &&
                         why.find("work outside the timed region") != std::string::npos;
-  EXPECT_TRUE(by_trace || by_clock) << describe(r);
+  const bool by_outputs = r.result.verdict == Verdict::wrong_result &&
+                          why.find("the candidate's work lands after its call returns") != std::string::npos;
+  EXPECT_TRUE(by_trace || by_clock || by_outputs) << describe(r);
   std::printf("[ %s ] %s\n", to_string(r.result.verdict), why.c_str());
 }
 
