@@ -26,6 +26,7 @@ find .devbuild -type d -name CMakeFiles -prune -exec rm -rf {} +
 # (Shared libraries stay: the harness tests load the variants built beside them.)
 find .devbuild/tests .devbuild/examples -type f -perm -u+x ! -name '*.so' | while read -r f; do
   abs=$PWD/build/${f#.devbuild/}
+  [ "${f#.devbuild/}" = examples/demo_app ] && continue  # the workload ProfileGpu profiles
   grep -qxF "$abs" <<<"$gpu_tests" || rm -f "$f"
 done
 find .devbuild -type f -size +100k -perm -u+x | while read -r f; do

@@ -8,7 +8,7 @@
 #   bench/device_check.sh bench   profile, the archive's second run, the search throughput benchmark
 #   bench/device_check.sh throughput   the search throughput benchmark only
 #   bench/device_check.sh ahead        the throughput benchmark with and without starting each job's
-#                                      processes ahead, alternated, twice
+#                                      processes ahead, alternated, PASSES times (default 2)
 #   bench/device_check.sh search       the GPU tests that run whole searches (the engine's rounds:
 #                                      SearchOnGpu, the shipped replays, RunGpu), then the throughput
 #                                      benchmark: what a change to search/ must pass on the device
@@ -86,7 +86,7 @@ fi
 if [ "$stage" = ahead ]; then
   # Starting each job's processes ahead ([verify] start_ahead, the default) against starting them
   # when the job comes: alternated, on the same compile cache (the first run fills it).
-  for pass in 1 2; do
+  for pass in $(seq 1 "${PASSES:-2}"); do
     for mode in on off; do
       flag=""; [ $mode = off ] && flag="--no-start-ahead"
       (cd examples && timeout 200 "$here/build/bench/search_throughput" --config kernelbot.toml --kernels saxpy,transpose \

@@ -85,8 +85,8 @@ struct VerifyConfig {
   // (bubblewrap: no network, no repository .git/.kernelbot, no secrets) or "process" (a scrubbed
   // child process only; chosen explicitly where bubblewrap cannot run, and said in the PR).
   std::string sandbox = "namespaces";
-  // A search starts the next candidate's judge and servers (their sandbox and CUDA contexts) while
-  // the GPU measures the current one; no variant code is loaded before its job.
+  // A search starts the next candidate's sandbox, judge and servers while the GPU measures the
+  // current one; they touch the GPU and load variant code only once their job comes.
   bool start_ahead = true;
 };
 

@@ -149,8 +149,8 @@ std::unique_ptr<PrestartedHarness> GpuEvaluator::take_started_ahead(const Harnes
   if (ahead_ && ahead_->can_run(job, config_.verify.timeout_s)) taken = std::move(ahead_);
   stale = std::move(ahead_);  // another kernel's, or one that waited too long: ended below
   if (start_next) {
-    // It waits at most a minute: a round's proposals (an LLM's reply) can take longer, and an idle
-    // judge holds three CUDA contexts.
+    // It waits at most a minute (its sandbox's wall-time limit is the job's timeout plus that):
+    // a round's proposals (an LLM's reply) can take longer.
     constexpr double kMaxWaitS = 60;
     const fs::path dir = work_dir_ / "jobs" / (job.kernel + "-ahead-" + std::to_string(getpid()) + "-" +
                                                std::to_string(counter++));

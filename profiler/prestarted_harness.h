@@ -1,14 +1,15 @@
-// A judge started ahead of its job. Starting a job's sandbox and its three processes (the judge,
-// the original's server, the candidate's server), each with a CUDA context, takes about a third of
-// a second; a search that knows another candidate follows starts the next judge while the GPU
-// measures the current one, so the next job begins with everything up (issue #13).
+// A judge started ahead of its job. A job starts a sandbox (bubblewrap) and three processes (the
+// judge, the original's server, the candidate's server), each loading the CUDA and CUPTI
+// libraries; a search that knows another candidate follows starts the next judge while the GPU
+// measures the current one, so the next job begins with its processes up (issue #13).
 //
 // The judge runs `kernelbot-harness ... --await-job --device N`: it reads its sealing key from
-// stdin, starts both servers, creates the contexts, then waits for a second line on stdin before
-// it reads <dir>/job.json. No variant code is loaded before that line: the servers get their job,
-// and with it the library to load, from the judge. Its sandbox sees the whole compile cache
-// (read-only: every variant's library lies under it) instead of the two libraries' entries, since
-// they are not known yet.
+// stdin, starts both servers, then waits for a second line on stdin before it reads
+// <dir>/job.json. Nothing touches the GPU before that line (CUDA contexts created beside a running
+// job held up that job's own driver calls), and no variant code is loaded before it: the servers
+// get their job, and with it the library to load, from the judge. Its sandbox sees the whole
+// compile cache (read-only: every variant's library lies under it) instead of the two libraries'
+// entries, since they are not known yet.
 #pragma once
 
 #include <atomic>

@@ -3,8 +3,8 @@
 //
 //   kernelbot-harness --job job.json --out result.json [--seal-key-stdin] [--verbose]   the judge
 //   kernelbot-harness --job job.json --out result.json --seal-key-stdin --await-job --device N
-//                     the judge started ahead of its job: it starts its servers and the CUDA
-//                     contexts, then waits for a line on stdin (after the key) before it reads
+//                     the judge started ahead of its job: it starts its servers (no CUDA context
+//                     yet), then waits for a line on stdin (after the key) before it reads
 //                     job.json; end of file instead: it was not needed, exit 0 without a result
 //   kernelbot-harness --serve --who candidate --fd 3 --device N   a server (started by the judge;
 //                     the job, and with it the library to load, comes over the socket)
@@ -106,15 +106,11 @@ int run_load_check(const std::string& library) {
   return kExitOk;
 }
 
-// The judge's own CUDA context; the servers create theirs at the same time.
-void create_context(int device) {
-  cuda_check(cudaSetDevice(device), "selecting the CUDA device");
-  cuda_check(cudaFree(nullptr), "creating the CUDA context");
-}
-
-// `await_device` >= 0: started ahead of its job (--await-job): the servers and the three CUDA
-// contexts come up first, then the judge waits for a line on stdin before it reads the job file
-// (which kernelbot writes only then); at end of file it was not needed and ends quietly.
+// `await_device` >= 0: started ahead of its job (--await-job): the sandbox, the judge and its two
+// servers start (processes, dynamic loading), then the judge waits for a line on stdin before it
+// reads the job file (which kernelbot writes only then); at end of file it was not needed and
+// ends quietly. No CUDA context is created before the job: created beside a running job, the
+// contexts held up that job's own driver calls (its verification took ~0.3 s longer on an H100).
 int run_judge(const std::string& job_path, const std::string& out, const std::string& key, bool verbose,
               int await_device) {
   auto start = std::chrono::steady_clock::now();
@@ -128,7 +124,6 @@ int run_judge(const std::string& job_path, const std::string& out, const std::st
       std::string early_error;  // reported with the job, when there is one to report it for
       try {
         processes = start_job_processes(await_device, true, true, verbose);
-        create_context(await_device);
       } catch (const std::exception& e) {
         early_error = e.what();
       }
@@ -146,7 +141,6 @@ int run_judge(const std::string& job_path, const std::string& out, const std::st
       job = parse_job(job_text, "the job file " + job_path);
       processes = start_job_processes(job.raw.device, !job.raw.under_sanitizer, !job.raw.candidate_library.empty(),
                                       verbose);
-      create_context(job.raw.device);
       result.phase_s["start"] += seconds_since(start);
     }
   } catch (const JobError& e) {

@@ -65,10 +65,13 @@ void run_job(const RunnerJob& job, const std::string& job_text, JobProcesses& pr
   if (!raw.candidate_library.empty() && !processes.candidate) throw HarnessError("no server was started for the candidate");
   VariantProcess* baseline = processes.baseline.get();
   VariantProcess* candidate = processes.candidate.get();
+  // The servers create their CUDA contexts as soon as they have the job, while the judge creates
+  // its own: the three start-ups overlap instead of queueing.
   if (baseline) baseline->give_job(job_text);
   if (candidate) candidate->give_job(job_text);
-
   result.device = describe_device(raw.device);  // "no CUDA device: ..." when there is none
+  cuda_check(cudaSetDevice(raw.device), "selecting the CUDA device");
+  cuda_check(cudaFree(nullptr), "creating the CUDA context");
   result.device.copy_bandwidth_gbps = raw.copy_bandwidth_gbps;
   result.device.fp32_tflops = raw.fp32_tflops;
 

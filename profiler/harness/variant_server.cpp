@@ -185,26 +185,16 @@ class Server {
 
 int serve_variant(int fd, int device, Who who) {
   const int crashed = who == Who::candidate ? kExitCandidateCrashed : kExitBaselineCrashed;
-  // The context first: that is the slow part of a start, and it needs no job.
-  std::string context_error;
-  try {
-    cuda_check(cudaSetDevice(device), "selecting the CUDA device");
-    cuda_check(cudaFree(nullptr), "creating the CUDA context");
-  } catch (const HarnessError& e) {
-    context_error = e.what();
-  }
   std::string text;
   if (!receive_text(fd, text, kMaxJobBytes)) return kExitOk;  // the judge is gone, or ended before a job
-  if (!context_error.empty()) {
-    send_reply(fd, make_reply(Status::harness_error, context_error));
-    return kExitHarnessError;
-  }
   RunnerJob job;
   std::unique_ptr<LauncherStream> stream;  // created before any variant code is loaded
   try {
     job = parse_job(text, "the job from the judge");
     if (job.raw.device != device) throw HarnessError("the job is for device " + std::to_string(job.raw.device) +
                                                      ", this server runs on device " + std::to_string(device));
+    cuda_check(cudaSetDevice(device), "selecting the CUDA device");
+    cuda_check(cudaFree(nullptr), "creating the CUDA context");
     stream = std::make_unique<LauncherStream>(job);
   } catch (const std::exception& e) {
     send_reply(fd, make_reply(Status::harness_error, e.what()));

@@ -11,12 +11,11 @@
 
 namespace kb::harness {
 
-// Creates a CUDA context on `device`, then waits on socket `fd` for the job (send_text: the job
-// file's text, from the judge, never from a file a candidate could rewrite), loads the library the
-// job names for `who`, and serves requests until `quit` or the judge goes away. The first reply
-// says whether the library loaded. Returns the process's exit code (kExitOk, or
-// kExitCandidateCrashed / kExitBaselineCrashed after a sticky fault, which leaves the CUDA context
-// unusable).
+// Waits on socket `fd` for the job (send_text: the job file's text, from the judge, never from a
+// file a candidate could rewrite), creates a CUDA context on `device`, loads the library the job
+// names for `who`, and serves requests until `quit` or the judge goes away. The first reply says
+// whether the library loaded. Returns the process's exit code (kExitOk, or kExitCandidateCrashed /
+// kExitBaselineCrashed after a sticky fault, which leaves the CUDA context unusable).
 int serve_variant(int fd, int device, Who who);
 
 }  // namespace kb::harness

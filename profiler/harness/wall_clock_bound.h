@@ -23,9 +23,17 @@ struct WallClockEvidence {
 
 // The slack the rule allows: a candidate's clock time per call may exceed its event time by
 // kWallFactor times it, plus the original's own overhead per call (clock minus event time), plus
-// kWallAllowanceUs (launch latency; the check is loose for calls shorter than about 20 us).
+// kWallAllowanceUs (launch latency; the check is loose for calls shorter than about 20 us), plus
+// kBatchJitterUs / calls.
+// The batch's fixed cost (a request to the server, its final synchronize) varies by tens of
+// microseconds from batch to batch, and only the original's share of it is known: kBatchJitterUs
+// over the batch's calls is allowed on top. With many calls per batch that is nothing; with two
+// (seen on an H100, 2026-11-25: a gather whose 200 MB table let the budget hold two argument sets;
+// the honest candidate's clock read 140 us per call against the original's 113 us, over a limit
+// of 124 us) it keeps the batch's jitter from deciding.
 inline constexpr double kWallFactor = 1.5;
 inline constexpr double kWallAllowanceUs = 10.0;
+inline constexpr double kBatchJitterUs = 100.0;
 
 // How many back-to-back calls one batch makes: enough that the batch's fixed cost (the request
 // to the server, its final synchronize: a few hundred microseconds, with tens of jitter) is small

@@ -43,9 +43,10 @@ TEST(WallClockBound, AClaimTwiceTooFastIsRejected) {
 
 TEST(WallClockBound, TheLimitIsFactorTimesClaimPlusTheOriginalsOverheadPlusAllowance) {
   const WallClockEvidence e = evidence(100, 130, 50, 0);
-  EXPECT_DOUBLE_EQ(wall_clock_limit_us(e), kWallFactor * 50 + 30 + kWallAllowanceUs);
+  EXPECT_DOUBLE_EQ(wall_clock_limit_us(e), kWallFactor * 50 + 30 + kWallAllowanceUs + kBatchJitterUs / 16);
   // An original whose clock time is under its event time (rounding, best-of) adds no overhead.
-  EXPECT_DOUBLE_EQ(wall_clock_limit_us(evidence(100, 90, 50, 0)), kWallFactor * 50 + kWallAllowanceUs);
+  EXPECT_DOUBLE_EQ(wall_clock_limit_us(evidence(100, 90, 50, 0)),
+                   kWallFactor * 50 + kWallAllowanceUs + kBatchJitterUs / 16);
 }
 
 TEST(WallClockBound, NoBatchNoVerdict) {
@@ -72,6 +73,17 @@ TEST(WallClockBound, TheBatchIsSizedByTheShorterVariant) {
   // With 16 calls the fixed cost is ~16 us per call on both sides, well inside the slack.
   WallClockEvidence e{"cols=2048,rows=4096", 16, 2460, 14.8, 2460 + 230.0 / 16, 14.8 + 261.0 / 16};
   EXPECT_EQ(wall_clock_disagreement(e), "");
+}
+
+// The gather test on the H100 (2026-11-25): a 200 MB table let the memory budget hold two argument
+// sets, so a batch was two calls and its fixed cost ~100 us per call; the honest candidate's clock
+// read 140 us against the original's 113 us and a limit of 124 us. The batch's jitter, spread over
+// two calls, is allowed now; hidden work of a few hundred microseconds is still caught there.
+TEST(WallClockBound, ABatchOfTwoCallsAllowsTheBatchJitter) {
+  WallClockEvidence honest{"dim=1001,n_ids=1000,vocab=50257", 2, 13.9, 10.1, 113, 140};
+  EXPECT_EQ(wall_clock_disagreement(honest), "");
+  WallClockEvidence hiding{"n=16777216", 2, 318, 0.04, 410, 395};
+  EXPECT_NE(wall_clock_disagreement(hiding), "");
 }
 
 }  // namespace
