@@ -7,8 +7,6 @@
 #                                      the other half of `make demo`)
 #   bench/device_check.sh bench   profile, the archive's second run, the search throughput benchmark
 #   bench/device_check.sh throughput   the search throughput benchmark only
-#   bench/device_check.sh ahead        the throughput benchmark with and without starting each job's
-#                                      processes ahead, alternated, PASSES times (default 2)
 #   bench/device_check.sh search       the GPU tests that run whole searches (the engine's rounds:
 #                                      SearchOnGpu, the shipped replays, RunGpu), then the throughput
 #                                      benchmark: what a change to search/ must pass on the device
@@ -81,19 +79,6 @@ if [ "$stage" = throughput ] || [ "$stage" = search ]; then
   (cd examples && timeout 300 "$here/build/bench/search_throughput" --config kernelbot.toml --kernels saxpy,transpose \
     --max-candidates 12) >"$OUT/logs/throughput.out" 2>"$OUT/logs/throughput.err"
   cat "$OUT/logs/throughput.out"; tail -3 "$OUT/logs/throughput.err"
-fi
-
-if [ "$stage" = ahead ]; then
-  # Starting each job's processes ahead ([verify] start_ahead, the default) against starting them
-  # when the job comes: alternated, on the same compile cache (the first run fills it).
-  for pass in $(seq 1 "${PASSES:-2}"); do
-    for mode in on off; do
-      flag=""; [ $mode = off ] && flag="--no-start-ahead"
-      (cd examples && timeout 200 "$here/build/bench/search_throughput" --config kernelbot.toml --kernels saxpy,transpose \
-        --max-candidates 12 $flag) >"$OUT/logs/ahead-$mode-$pass.out" 2>"$OUT/logs/ahead-$mode-$pass.err"
-      echo "=== start ahead $mode, pass $pass (exit $?)"; cat "$OUT/logs/ahead-$mode-$pass.out"
-    done
-  done
 fi
 
 if [ "$stage" = bench ]; then

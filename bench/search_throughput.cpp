@@ -75,14 +75,11 @@ int main(int argc, char** argv) {
   int64_t max_candidates = 24;
   bool all_gpus = false;
   bool no_screening = false;
-  bool no_start_ahead = false;
   app.add_option("--config", config_path, "kernelbot.toml whose kernels to search")->check(CLI::ExistingFile);
   app.add_option("--kernels", kernels, "Comma-separated [[kernel]] names (default: all)");
   app.add_option("--max-candidates", max_candidates, "Candidate budget per kernel")->check(CLI::PositiveNumber);
   app.add_flag("--all-gpus", all_gpus, "Evaluate on every visible GPU (default: the first only)");
   app.add_flag("--no-screening", no_screening, "Fully evaluate every candidate ([search] screening = false)");
-  app.add_flag("--no-start-ahead", no_start_ahead,
-               "Start each candidate's sandboxed processes only when its job comes ([verify] start_ahead = false)");
   CLI11_PARSE(app, argc, argv);
   spdlog::set_level(spdlog::level::warn);
 
@@ -93,7 +90,6 @@ int main(int argc, char** argv) {
     config.search.min_round_gain = 0;
     config.search.max_wall_time_s = 3600;
     if (no_screening) config.search.screening = false;
-    if (no_start_ahead) config.verify.start_ahead = false;
     auto devices = kb::profiler::query_devices();
     std::vector<std::unique_ptr<kb::Evaluator>> evaluators;
     for (size_t i = 0; i < (all_gpus ? devices.size() : 1); ++i)
@@ -101,10 +97,10 @@ int main(int argc, char** argv) {
     std::vector<kb::Evaluator*> more;
     for (size_t i = 1; i < evaluators.size(); ++i) more.push_back(evaluators[i].get());
     unsigned cores = std::thread::hardware_concurrency();
-    std::cout << fmt::format("{} x {}, {} cores, compile_jobs = {}, screening {}, start ahead {}\n\n",
-                             evaluators.size(), devices.front().name, cores,
+    std::cout << fmt::format("{} x {}, {} cores, compile_jobs = {}, screening {}\n\n", evaluators.size(),
+                             devices.front().name, cores,
                              config.search.compile_jobs > 0 ? std::to_string(config.search.compile_jobs) : "all",
-                             config.search.screening ? "on" : "off", config.verify.start_ahead ? "on" : "off");
+                             config.search.screening ? "on" : "off");
 
     std::vector<std::string> names = split(kernels);
     if (names.empty())

@@ -85,9 +85,6 @@ struct VerifyConfig {
   // (bubblewrap: no network, no repository .git/.kernelbot, no secrets) or "process" (a scrubbed
   // child process only; chosen explicitly where bubblewrap cannot run, and said in the PR).
   std::string sandbox = "namespaces";
-  // A search starts the next candidate's sandbox, judge and servers while the GPU measures the
-  // current one; they touch the GPU and load variant code only once their job comes.
-  bool start_ahead = true;
 };
 
 // [bench]: timing, in the manner of nvbench.

@@ -60,7 +60,6 @@ const std::vector<ConfigKey>& config_keys() {
       {KEY(verify, max_host_memory_mb), "host memory limit of that process", positive},
       {KEY(verify, sandbox), "where candidates compile and run: namespaces (bubblewrap) or process", any,
        {"namespaces", "process"}},
-      {KEY(verify, start_ahead), "a search starts the next candidate's sandboxed processes while the GPU measures"},
 
       {KEY(bench, warmup_runs), "untimed launches first", zero_or_more},
       {KEY(bench, min_time_s), "minimum GPU time per measurement", zero_or_more},

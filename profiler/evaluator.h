@@ -22,10 +22,6 @@ struct EvalOptions {
   // accepts. Wrong results, crashes and hangs come back with the full path's verdicts.
   // sanitize and collect_metrics are ignored (they belong to the full evaluation).
   bool screening = false;
-  // The caller will evaluate more candidates of this kernel against the same original (a
-  // search): the evaluator may start the next job's sandboxed processes now, so that they are up
-  // when that job comes ([verify] start_ahead).
-  bool more_follow = false;
 };
 
 class Evaluator {

@@ -136,52 +136,15 @@ HarnessJob GpuEvaluator::job_for(const config::KernelSpec& spec, const std::stri
   return job;
 }
 
-HarnessLimits GpuEvaluator::limits_for(const std::string& kernel, double timeout_scale) const {
-  const auto* spec = config_.find_kernel(kernel);
-  return HarnessLimits{config_.verify.timeout_s * timeout_scale, config_.verify.max_host_memory_mb, sandbox_, hidden_,
-                       spec ? link_lib_dirs(config_, *spec) : std::vector<fs::path>{}};
-}
-
-std::unique_ptr<PrestartedHarness> GpuEvaluator::take_started_ahead(const HarnessJob& job, bool start_next) {
-  static std::atomic<int> counter{0};
-  std::unique_ptr<PrestartedHarness> taken, stale;
-  std::lock_guard lock(ahead_mutex_);
-  if (ahead_ && ahead_->can_run(job, config_.verify.timeout_s)) taken = std::move(ahead_);
-  stale = std::move(ahead_);  // another kernel's, or one that waited too long: ended below
-  if (start_next) {
-    // It waits at most a minute (its sandbox's wall-time limit is the job's timeout plus that):
-    // a round's proposals (an LLM's reply) can take longer.
-    constexpr double kMaxWaitS = 60;
-    const fs::path dir = work_dir_ / "jobs" / (job.kernel + "-ahead-" + std::to_string(getpid()) + "-" +
-                                               std::to_string(counter++));
-    try {
-      ahead_ = std::make_unique<PrestartedHarness>(harness_, dir, job.kernel, job.device, work_dir_ / "cache",
-                                                   limits_for(job.kernel), kMaxWaitS);
-    } catch (const std::exception& e) {
-      spdlog::debug("could not start a judge ahead for '{}': {}", job.kernel, e.what());
-    }
-  }
-  return taken;
-}
-
 HarnessRun GpuEvaluator::run_raw(const HarnessJob& job, const std::string& tag,
-                                 const std::vector<std::string>& wrapper, double timeout_scale, bool start_next) {
+                                 const std::vector<std::string>& wrapper, double timeout_scale) {
   static std::atomic<int> counter{0};
-  const HarnessLimits limits = limits_for(job.kernel, timeout_scale);
-  std::optional<HarnessRun> ran;
-  fs::path dir;
-  if (start_next && wrapper.empty() && timeout_scale == 1 && config_.verify.start_ahead) {
-    if (std::unique_ptr<PrestartedHarness> ahead = take_started_ahead(job, true)) {
-      dir = ahead->dir();
-      ran = ahead->run(job);
-    }
-  }
-  if (!ran) {
-    dir = work_dir_ / "jobs" / (job.kernel + "-" + tag + "-" + std::to_string(getpid()) + "-" +
-                                std::to_string(counter++));
-    ran = run_harness_job(harness_, job, dir, limits, wrapper);
-  }
-  HarnessRun r = std::move(*ran);
+  const fs::path dir = work_dir_ / "jobs" / (job.kernel + "-" + tag + "-" + std::to_string(getpid()) + "-" +
+                                             std::to_string(counter++));
+  const auto* spec = config_.find_kernel(job.kernel);
+  HarnessLimits limits{config_.verify.timeout_s * timeout_scale, config_.verify.max_host_memory_mb, sandbox_, hidden_,
+                       spec ? link_lib_dirs(config_, *spec) : std::vector<fs::path>{}};
+  HarnessRun r = run_harness_job(harness_, job, dir, limits, wrapper);
   EvalResult verdict = classify_harness_run(r, limits.max_memory_mb);
   if (verdict.verdict == Verdict::infra_error && wrapper.empty()) {
     spdlog::warn("{} job for '{}' failed; its files are kept in {}", job.mode, job.kernel, dir.string());
@@ -192,8 +155,8 @@ HarnessRun GpuEvaluator::run_raw(const HarnessJob& job, const std::string& tag,
   return r;
 }
 
-EvalResult GpuEvaluator::run(const HarnessJob& job, const std::string& tag, bool start_next) {
-  return classify_harness_run(run_raw(job, tag, {}, 1, start_next), config_.verify.max_host_memory_mb);
+EvalResult GpuEvaluator::run(const HarnessJob& job, const std::string& tag) {
+  return classify_harness_run(run_raw(job, tag), config_.verify.max_host_memory_mb);
 }
 
 EvalResult GpuEvaluator::evaluate(const config::KernelSpec& spec, const CompiledVariant& baseline,
@@ -226,7 +189,7 @@ EvalResult GpuEvaluator::evaluate(const config::KernelSpec& spec, const Compiled
   job.baseline_library = baseline.library_path;
   job.candidate_library = candidate.library_path;
 
-  EvalResult ran = run(job, options.screening ? "screen" : "eval", options.more_follow);
+  EvalResult ran = run(job, options.screening ? "screen" : "eval");
   ran.device = result.device;
   ran.compile_log = result.compile_log;
   ran.compile_s = result.compile_s;
@@ -380,8 +343,7 @@ LoadCheck GpuEvaluator::check_load(const config::KernelSpec& spec, const Compile
   static std::atomic<int> counter{0};
   const fs::path dir = work_dir_ / "jobs" / (spec.name + "-load-" + std::to_string(getpid()) + "-" +
                                              std::to_string(counter++));
-  HarnessLimits limits = limits_for(spec.name);
-  limits.timeout_s = 60;
+  HarnessLimits limits{60, config_.verify.max_host_memory_mb, sandbox_, hidden_, link_lib_dirs(config_, spec)};
   LoadCheck check = check_library_loads(harness_, compiled.library_path, dir, limits, library_search_dirs(config_, spec));
   std::error_code ec;
   fs::remove_all(dir, ec);

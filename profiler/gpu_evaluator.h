@@ -12,7 +12,6 @@
 #include "profiler/evaluator.h"
 #include "profiler/harness_process.h"
 #include "profiler/library_load_check.h"
-#include "profiler/prestarted_harness.h"
 #include "profiler/variant_compiler.h"
 
 namespace kb::profiler {
@@ -48,16 +47,9 @@ class GpuEvaluator : public Evaluator {
  private:
   HarnessJob job_for(const config::KernelSpec& spec, const std::string& mode);
   // Runs one job in its own directory under <work_dir>/jobs (kept only when the run failed).
-  // `start_next`: more jobs of this kernel follow (EvalOptions::more_follow); the job may run in a
-  // judge started ahead, and the next one is started now.
   HarnessRun run_raw(const HarnessJob& job, const std::string& tag, const std::vector<std::string>& wrapper = {},
-                     double timeout_scale = 1, bool start_next = false);
-  EvalResult run(const HarnessJob& job, const std::string& tag, bool start_next = false);
-  // The limits of a job of `kernel` (timeout scaled by `timeout_scale`).
-  HarnessLimits limits_for(const std::string& kernel, double timeout_scale = 1) const;
-  // The judge started ahead for `job`, when there is one that can take it (else it is ended). When
-  // `start_next`, a new one is started for the job after it, now.
-  std::unique_ptr<PrestartedHarness> take_started_ahead(const HarnessJob& job, bool start_next);
+                     double timeout_scale = 1);
+  EvalResult run(const HarnessJob& job, const std::string& tag);
   void collect_metrics(const config::KernelSpec& spec, const CompiledVariant& baseline,
                        const CompiledVariant* candidate, EvalResult& result);
   void sanitize(const config::KernelSpec& spec, const CompiledVariant& baseline, const CompiledVariant& candidate,
@@ -75,8 +67,6 @@ class GpuEvaluator : public Evaluator {
   std::string arch_;
   std::mutex device_mutex_;
   std::optional<DeviceInfo> device_;
-  std::mutex ahead_mutex_;
-  std::unique_ptr<PrestartedHarness> ahead_;  // last: ended before anything it uses
 };
 
 // `device` is the CUDA device index the child processes use (one evaluator per GPU). Throws

@@ -112,33 +112,35 @@ std::string find_compute_sanitizer() {
   return find_executable("compute-sanitizer", path ? path : "");
 }
 
-SandboxCommand harness_command(const std::string& harness, const fs::path& dir, const HarnessLimits& limits,
-                               const std::vector<std::string>& libraries, const std::vector<std::string>& wrapper) {
+HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, const fs::path& dir,
+                           const HarnessLimits& limits, const std::vector<std::string>& wrapper) {
+  fs::create_directories(dir);
+  const fs::path job_file = dir / "job.json", result_file = dir / "result.json";
+  fs::remove(result_file);
+  write_file(job_file, nlohmann::json(job).dump(1));
+
+  // The judge seals its result with a key handed over on stdin; the candidate's server shares the
+  // sandbox and the job directory, but never sees the key (the judge reads it before starting any
+  // server, and no process of the sandbox can read the judge's memory).
+  const std::string key = random_key_hex();
   SandboxCommand cmd;
   cmd.argv = wrapper;
-  for (const auto& a : {harness, std::string("--job"), (dir / "job.json").string(), std::string("--out"),
-                        (dir / "result.json").string(), std::string("--seal-key-stdin")})
+  for (const auto& a : {harness, std::string("--job"), job_file.string(), std::string("--out"), result_file.string(),
+                        std::string("--seal-key-stdin")})
     cmd.argv.push_back(a);
+  cmd.stdin_data = key + "\n";
   cmd.working_dir = dir;
   cmd.limits.wall_time_s = limits.timeout_s;
   cmd.limits.max_rss_mb = limits.max_memory_mb;
   cmd.limits.max_output_bytes = 512 * 1024;
   cmd.kind = limits.sandbox;
-  cmd.view = harness_view(harness, dir, libraries, wrapper, limits.hidden);
+  cmd.view = harness_view(harness, dir, {job.baseline_library, job.candidate_library}, wrapper, limits.hidden);
   for (const auto& d : limits.library_dirs) cmd.view.read_only.push_back(d);
-  return cmd;
-}
+  spdlog::debug("running {} job for '{}' in {} ({} sandbox)", job.mode, job.kernel, dir.string(),
+                to_string(limits.sandbox));
 
-std::string harness_seal_key() { return random_key_hex(); }
-
-void write_harness_job(const HarnessJob& job, const fs::path& dir) {
-  write_file(dir / "job.json", nlohmann::json(job).dump(1));
-}
-
-HarnessRun read_harness_result(SandboxResult process, const fs::path& dir, const std::string& key) {
-  const fs::path result_file = dir / "result.json";
   HarnessRun run;
-  run.process = std::move(process);
+  run.process = run_sandboxed(cmd);
   if (!fs::exists(result_file)) {
     run.result_error = "no result file";
   } else {
@@ -161,22 +163,6 @@ HarnessRun read_harness_result(SandboxResult process, const fs::path& dir, const
   }
   if (!run.process.err.empty()) spdlog::debug("harness stderr:\n{}", run.process.err);
   return run;
-}
-
-HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, const fs::path& dir,
-                           const HarnessLimits& limits, const std::vector<std::string>& wrapper) {
-  fs::create_directories(dir);
-  fs::remove(dir / "result.json");
-  write_harness_job(job, dir);
-  // The judge seals its result with a key handed over on stdin; the candidate's server shares the
-  // sandbox and the job directory, but never sees the key (the judge reads it before starting any
-  // server, and no process of the sandbox can read the judge's memory).
-  const std::string key = harness_seal_key();
-  SandboxCommand cmd = harness_command(harness, dir, limits, {job.baseline_library, job.candidate_library}, wrapper);
-  cmd.stdin_data = key + "\n";
-  spdlog::debug("running {} job for '{}' in {} ({} sandbox)", job.mode, job.kernel, dir.string(),
-                to_string(limits.sandbox));
-  return read_harness_result(run_sandboxed(cmd), dir, key);
 }
 
 DeviceInfo calibrated_device(const DeviceInfo& queried, const fs::path& cache_dir,

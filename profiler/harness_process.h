@@ -10,8 +10,9 @@
 #include "core/harness_job.h"
 #include "core/result_types.h"
 #include "profiler/evaluation_outcome.h"
+#include "core/harness_job.h"
+#include "core/result_types.h"
 #include "profiler/sandbox_launcher.h"
-#include "profiler/sandbox_process.h"
 
 namespace kb::profiler {
 
@@ -49,22 +50,6 @@ struct HarnessLimits {
 FilesystemView harness_view(const std::string& harness, const std::filesystem::path& job_dir,
                             const std::vector<std::string>& libraries, const std::vector<std::string>& wrapper,
                             const std::vector<std::filesystem::path>& hidden);
-
-// The sandboxed judge for a job in `dir`: `wrapper... harness --job <dir>/job.json --out
-// <dir>/result.json --seal-key-stdin`, seeing `libraries` (their directories) and
-// limits.library_dirs. The caller gives it the sealing key as the first line of stdin.
-SandboxCommand harness_command(const std::string& harness, const std::filesystem::path& dir, const HarnessLimits& limits,
-                               const std::vector<std::string>& libraries, const std::vector<std::string>& wrapper);
-
-// A random key for one job's seal.
-std::string harness_seal_key();
-
-// Writes `job` to <dir>/job.json atomically (the judge may be waiting for it).
-void write_harness_job(const HarnessJob& job, const std::filesystem::path& dir);
-
-// The judge's result in <dir>/result.json once `process` has ended: a result whose seal does not
-// verify with `key` is a forgery (run.forged); every string is redacted and bounded.
-HarnessRun read_harness_result(SandboxResult process, const std::filesystem::path& dir, const std::string& key);
 
 // Writes `job` to <dir>/job.json, runs `wrapper... harness --job <dir>/job.json --out
 // <dir>/result.json` sandboxed (scrubbed environment, limits, limits.sandbox), reads the result.

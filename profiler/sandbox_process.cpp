@@ -256,7 +256,7 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
   // stdin_data goes through a pipe written before the child can read it (it fits the pipe's
   // buffer), so only the child's first reader sees it: nothing of it is on disk or in argv/env.
   int in_pipe[2] = {-1, -1};
-  if (command.stdin_fd < 0 && !command.stdin_data.empty()) {
+  if (!command.stdin_data.empty()) {
     if (command.stdin_data.size() > 4096 || pipe2(in_pipe, O_CLOEXEC) != 0) {
       result.start_error = "cannot pass stdin data to the child";
       close(out_pipe[0]), close(out_pipe[1]), close(err_pipe[0]), close(err_pipe[1]);
@@ -295,8 +295,7 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
     // Linux 5.12); it drops them all for the command it runs (--cap-drop ALL).
     if (!namespaced && !launches_bwrap) drop_privileges();
     else prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-    if (command.stdin_fd >= 0) dup2(command.stdin_fd, STDIN_FILENO);
-    else if (in_pipe[0] >= 0) dup2(in_pipe[0], STDIN_FILENO);
+    if (in_pipe[0] >= 0) dup2(in_pipe[0], STDIN_FILENO);
     else if (devnull >= 0) dup2(devnull, STDIN_FILENO);
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);
@@ -353,7 +352,6 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
         kill_at = now + seconds(command.limits.term_grace_s);
       }
       if (now >= kill_at) kill(-pid, SIGKILL);
-      if (command.cancel && command.cancel->load()) kill(-pid, SIGKILL);
       if (now >= next_tree_check) {
         TreeUsage usage = tree_usage(pid);
         result.peak_rss_mb = std::max(result.peak_rss_mb, usage.rss_mb);

@@ -18,7 +18,6 @@
 // does not leave that tree) and kills the group when the sum exceeds the limit.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -53,13 +52,6 @@ struct SandboxCommand {
   FilesystemView view;  // the working directory should be in view.writable
   // Given to the child on stdin (at most 4 KiB; /dev/null when empty): the harness's result key.
   std::string stdin_data;
-  // >= 0: the child's stdin is this descriptor instead (one end of a socket pair or pipe whose
-  // other end the caller keeps and writes to while the child runs: a judge started ahead of its
-  // job waits there). The caller owns it; it should be close-on-exec so no other child inherits it.
-  int stdin_fd = -1;
-  // Set by the caller (from another thread) to end the child early: its process group is killed
-  // and the result says signal 9. Must outlive the run.
-  const std::atomic<bool>* cancel = nullptr;
   // Whether the command is bwrap itself (the namespace check): bwrap run by root needs its
   // capabilities to map uid 0 into its namespace, and drops them for what it runs.
   bool launches_bwrap = false;

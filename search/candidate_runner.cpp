@@ -158,9 +158,7 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
   EvalOptions screen_options;
   screen_options.screening = true;
 
-  auto evaluate = [&](size_t e, const CompiledVariant& compiled, EvalOptions options) {
-    // A search evaluates one candidate after another on each GPU: its next job may start now.
-    options.more_follow = true;
+  auto evaluate = [&](size_t e, const CompiledVariant& compiled, const EvalOptions& options) {
     EvalResult result;
     try {
       result = evaluators[e]->evaluate(spec, baseline, compiled, options);

@@ -2,10 +2,6 @@
 // GPU, and the variant servers it starts (one per variant, each loading only that variant).
 //
 //   kernelbot-harness --job job.json --out result.json [--seal-key-stdin] [--verbose]   the judge
-//   kernelbot-harness --job job.json --out result.json --seal-key-stdin --await-job --device N
-//                     the judge started ahead of its job: it starts its servers (no CUDA context
-//                     yet), then waits for a line on stdin (after the key) before it reads
-//                     job.json; end of file instead: it was not needed, exit 0 without a result
 //   kernelbot-harness --serve --who candidate --fd 3 --device N   a server (started by the judge;
 //                     the job, and with it the library to load, comes over the socket)
 //   kernelbot-harness --calibrate --out device.json [--device N] [--verbose]
@@ -31,7 +27,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 
 #include "common/hmac_sha256.h"
@@ -106,43 +101,19 @@ int run_load_check(const std::string& library) {
   return kExitOk;
 }
 
-// `await_device` >= 0: started ahead of its job (--await-job): the sandbox, the judge and its two
-// servers start (processes, dynamic loading), then the judge waits for a line on stdin before it
-// reads the job file (which kernelbot writes only then); at end of file it was not needed and
-// ends quietly. No CUDA context is created before the job: created beside a running job, the
-// contexts held up that job's own driver calls (its verification took ~0.3 s longer on an H100).
-int run_judge(const std::string& job_path, const std::string& out, const std::string& key, bool verbose,
-              int await_device) {
-  auto start = std::chrono::steady_clock::now();
+int run_judge(const std::string& job_path, const std::string& out, const std::string& key, bool verbose) {
+  const auto start = std::chrono::steady_clock::now();
   install_crash_guard();
   RunnerJob job;
   std::string job_text;
   JobProcesses processes;
   EvalResult result;
   try {
-    if (await_device >= 0) {
-      std::string early_error;  // reported with the job, when there is one to report it for
-      try {
-        processes = start_job_processes(await_device, true, true, verbose);
-      } catch (const std::exception& e) {
-        early_error = e.what();
-      }
-      std::string go;
-      if (!std::getline(std::cin, go)) end_now(kExitOk);
-      start = std::chrono::steady_clock::now();
-      if (!early_error.empty()) throw HarnessError(early_error);
-      job_text = read_job_text(job_path);
-      job = parse_job(job_text, "the job file " + job_path);
-      if (job.raw.device != await_device)
-        throw HarnessError("started ahead on device " + std::to_string(await_device) + ", given a job for device " +
-                           std::to_string(job.raw.device));
-    } else {
-      job_text = read_job_text(job_path);
-      job = parse_job(job_text, "the job file " + job_path);
-      processes = start_job_processes(job.raw.device, !job.raw.under_sanitizer, !job.raw.candidate_library.empty(),
-                                      verbose);
-      result.phase_s["start"] += seconds_since(start);
-    }
+    job_text = read_job_text(job_path);
+    job = parse_job(job_text, "the job file " + job_path);
+    processes = start_job_processes(job.raw.device, !job.raw.under_sanitizer, !job.raw.candidate_library.empty(),
+                                    verbose);
+    result.phase_s["start"] += seconds_since(start);
   } catch (const JobError& e) {
     std::fprintf(stderr, "kb-harness: invalid job: %s\n", e.what());
     end_now(kExitUsage);
@@ -192,17 +163,13 @@ int main(int argc, char** argv) {
   CLI::App app{"kernelbot-harness: verifies, times and profiles compiled kernel variants on the GPU "
                "(run by kernelbot in a child process)"};
   std::string job_path, out, load_check, who = "candidate";
-  bool calibrate = false, verbose = false, seal = false, serve = false, await_job = false;
+  bool calibrate = false, verbose = false, seal = false, serve = false;
   int device = 0, fd = -1;
-  // Not ExistingFile: a judge started ahead (--await-job) is named the file before it exists.
-  app.add_option("--job", job_path, "HarnessJob JSON written by kernelbot");
+  app.add_option("--job", job_path, "HarnessJob JSON written by kernelbot")->check(CLI::ExistingFile);
   app.add_option("--out", out, "where to write the EvalResult (or DeviceInfo with --calibrate) JSON");
   app.add_flag("--seal-key-stdin", seal, "read a key from stdin's first line and seal the result with it (HMAC)");
   app.add_flag("--calibrate", calibrate, "measure the device's copy bandwidth and FP32 rate instead of running a job");
-  app.add_option("--device", device, "CUDA device for --calibrate, --await-job and --serve (a job names its own)");
-  app.add_flag("--await-job", await_job,
-               "start the servers and CUDA contexts now, then wait for a line on stdin before reading --job "
-               "(internal: kernelbot starts the next job's judge ahead of it)");
+  app.add_option("--device", device, "CUDA device for --calibrate and --serve (a job names its own)");
   app.add_flag("--serve", serve, "serve a variant to the judge (internal: the judge starts it)");
   app.add_option("--who", who, "with --serve: candidate or baseline")->check(CLI::IsMember({"candidate", "baseline"}));
   app.add_option("--fd", fd, "with --serve: the socket to the judge");
@@ -219,9 +186,6 @@ int main(int argc, char** argv) {
     } else {
       if (calibrate == !job_path.empty()) throw CLI::ValidationError("give exactly one of --job and --calibrate");
       if (out.empty()) throw CLI::ValidationError("--out is required");
-      if (await_job && !seal) throw CLI::ValidationError("--await-job needs --seal-key-stdin");
-      if (!await_job && !std::filesystem::exists(job_path) && !calibrate)
-        throw CLI::ValidationError("--job: file does not exist: " + job_path);
     }
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
@@ -242,5 +206,5 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
   }
-  return run_judge(job_path, out, key, verbose, await_job ? device : -1);
+  return run_judge(job_path, out, key, verbose);
 }

@@ -363,9 +363,9 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
     t.cupti_span_us = v.span_us;
     if (t.cupti_span_us > 0 && launches_ == 1 && t.median_us < 0.95 * t.cupti_span_us)
       v.notes.push_back("the event-timed median " + format_number(t.median_us) + " us is " +
-                        format_number((1 - t.median_us / t.cupti_span_us) * 100) + "% below the GPU span " +
+                        format_number((1 - t.median_us / t.cupti_span_us) * 100) + "% below the GPU time " +
                         format_number(t.cupti_span_us) +
-                        " us CUPTI traced for one call: work escaped the timed region");
+                        " us CUPTI traced for one call (its activities' union): work escaped the timed region");
     t.notes = join_notes(v.notes);
     out.push_back(t);
   }

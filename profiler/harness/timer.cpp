@@ -78,12 +78,9 @@ CallProfile SampleTimer::profile_calls(const TimedCalls& v, int calls) {
     }
     auto records = records_since(activity.take(), since);
     if (records.empty()) continue;
-    uint64_t first = records.front().start, last = records.front().end;
-    for (const auto& r : records) {
-      first = std::min(first, r.start);
-      last = std::max(last, r.end);
-    }
-    spans.push_back(static_cast<double>(last - first) / 1e3);
+    std::vector<std::pair<uint64_t, uint64_t>> intervals;
+    for (const auto& r : records) intervals.emplace_back(r.start, r.end);
+    spans.push_back(static_cast<double>(union_length(std::move(intervals))) / 1e3);
     profile.records = std::move(records);
   }
   activity.disable();

@@ -35,7 +35,11 @@ struct TimedCalls {
 
 // What a short traced run of a variant showed (CUPTI activity, cold L2 before each call).
 struct CallProfile {
-  double span_us = 0;  // median over the calls: first activity start to last activity end
+  // Median over the calls of the GPU's busy time: the union of the call's activity intervals. Not
+  // first start to last end: under tracing the host's launches of a two-kernel call were seen
+  // ~400 us apart on an H100 (an honest candidate's 10 us call looked like escaped work), and idle
+  // time between activities is no work, escaped or not.
+  double span_us = 0;
   std::vector<ActivityRecord> records;  // of the last call
   bool on_capture_stream = false;  // every activity ran on TimedCalls::capture_stream(): capturable
   std::string note;                     // why there is no trace (CUPTI activity unavailable), else empty

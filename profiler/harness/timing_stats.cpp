@@ -44,4 +44,23 @@ SampleSummary summarize(std::vector<double> samples) {
   return s;
 }
 
+uint64_t union_length(std::vector<std::pair<uint64_t, uint64_t>> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  uint64_t covered = 0, begin = 0, end = 0;
+  bool open = false;
+  for (const auto& [s, e] : intervals) {
+    if (e <= s) continue;
+    if (open && s <= end) {
+      end = std::max(end, e);
+      continue;
+    }
+    if (open) covered += end - begin;
+    open = true;
+    begin = s;
+    end = e;
+  }
+  if (open) covered += end - begin;
+  return covered;
+}
+
 }  // namespace kb::harness

@@ -1,6 +1,8 @@
 // Summary statistics of timing samples: the numbers a TimingStats reports.
 #pragma once
 
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace kb::harness {
@@ -17,6 +19,10 @@ struct SampleSummary {
 double quantile_sorted(const std::vector<double>& sorted, double q);
 
 SampleSummary summarize(std::vector<double> samples);
+
+// The length covered by at least one of the [start, end) intervals (their union): a traced call's
+// GPU busy time, which idle gaps between its activities do not count in.
+uint64_t union_length(std::vector<std::pair<uint64_t, uint64_t>> intervals);
 
 // Relative standard deviation of `samples` (stdev / mean), 0 with fewer than two.
 double relative_stdev(const std::vector<double>& samples);

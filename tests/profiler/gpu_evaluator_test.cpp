@@ -7,11 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <fstream>
 #include <sstream>
-#include <thread>
-#include <vector>
 
 #include "config/config_loader.h"
 
@@ -103,12 +100,6 @@ if [ "$1" = "--calibrate" ]; then
 fi
 job="$2"; out="$4"
 [ "$5" = "--seal-key-stdin" ] && read key
-echo "start $$" >> $log/procs
-if [ "$6" = "--await-job" ]; then
-  [ -e $log/ahead-fails ] && exit 1
-  read go || exit 0
-  echo "go $$" >> $log/procs
-fi
 n=$(ls $log | grep -c '^job-')
 cp "$job" "$log/job-$n.json"
 mode=$(grep -o '"mode": *"[a-z_]*"' "$job" | sed 's/.*"\([a-z_]*\)"$/\1/')
@@ -235,98 +226,6 @@ TEST_F(GpuEvaluatorTest, ProfileTimesTheBaselineAlone) {
   ASSERT_EQ(jobs(), 1);
   EXPECT_EQ(job(0)["mode"], "time_baseline");
   EXPECT_EQ(job(0)["candidate_library"], "");
-}
-
-// A search's next job runs in a judge started while the GPU measured the one before (issue #13):
-// its process starts during the first evaluation and takes the second job; the one started
-// during the second evaluation, never used, is ended with the evaluator and leaves no directory.
-TEST_F(GpuEvaluatorTest, ASearchsNextJobRunsInAJudgeStartedAhead) {
-  fake_harness(kAcceptingHarness);
-  const fs::path procs = root_ / "log" / "procs";
-  {
-    GpuEvaluator evaluator(config_, device_);
-    CompiledVariant base = evaluator.compile(config_.kernels[0], original());
-    CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
-    EvalOptions options;
-    options.more_follow = true;
-    EvalResult first = evaluator.evaluate(config_.kernels[0], base, cand, options);
-    EXPECT_EQ(first.verdict, Verdict::accepted) << first.reason;
-    // The judge started ahead may still be starting: wait until it says so.
-    for (int i = 0; i < 200 && read(procs).find("start", read(procs).find("start") + 1) == std::string::npos; ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    std::ofstream(procs, std::ios::app) << "-- second evaluation\n";
-    EvalResult second = evaluator.evaluate(config_.kernels[0], base, cand, options);
-    EXPECT_EQ(second.verdict, Verdict::accepted) << second.reason;
-    EXPECT_NEAR(second.speedup, 1.5, 1e-9);
-    ASSERT_EQ(jobs(), 2);
-    EXPECT_EQ(job(1)["candidate_library"], cand.library_path);
-  }
-  // start P1 (the first job, afresh), start P2 (ahead), marker, start P3 (ahead again), go P2.
-  std::istringstream lines(read(procs));
-  std::vector<std::string> log;
-  for (std::string line; std::getline(lines, line);) log.push_back(line);
-  const auto marker = std::find(log.begin(), log.end(), "-- second evaluation");
-  ASSERT_NE(marker, log.end()) << read(procs);
-  std::vector<std::string> gos;
-  for (const auto& l : log)
-    if (l.rfind("go ", 0) == 0) gos.push_back(l.substr(3));
-  ASSERT_EQ(gos.size(), 1u) << "only the second job was given to a judge started ahead\n" << read(procs);
-  EXPECT_NE(std::find(log.begin(), marker, "start " + gos[0]), marker)
-      << "the judge that ran the second job started before the second evaluation\n" << read(procs);
-  EXPECT_NE(std::find(marker, log.end(), "go " + gos[0]), log.end()) << read(procs);
-  EXPECT_EQ(std::count_if(log.begin(), log.end(), [](const std::string& l) { return l.rfind("start", 0) == 0; }), 3)
-      << read(procs);
-  EXPECT_TRUE(fs::is_empty(root_ / ".kernelbot" / "work" / "jobs")) << "the unused judge's directory is removed";
-}
-
-// One evaluation alone (kernelbot eval, a PR's re-verification) starts nothing ahead; neither
-// does a search with [verify] start_ahead = false; and a judge that died ahead of its job costs
-// nothing but its start: the job runs in a fresh one.
-TEST_F(GpuEvaluatorTest, NothingStartsAheadUnlessMoreFollowAndADeadOneIsReplaced) {
-  fake_harness(kAcceptingHarness);
-  const fs::path procs = root_ / "log" / "procs";
-  auto starts = [&] {
-    const std::string text = read(procs);
-    size_t n = 0;
-    for (size_t at = text.find("start"); at != std::string::npos; at = text.find("start", at + 1)) ++n;
-    return n;
-  };
-  {
-    GpuEvaluator evaluator(config_, device_);
-    CompiledVariant base = evaluator.compile(config_.kernels[0], original());
-    CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
-    EXPECT_EQ(evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{}).verdict, Verdict::accepted);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    EXPECT_EQ(starts(), 1u) << read(procs);
-  }
-  config_.verify.start_ahead = false;
-  {
-    GpuEvaluator evaluator(config_, device_);
-    CompiledVariant base = evaluator.compile(config_.kernels[0], original());
-    CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
-    EvalOptions options;
-    options.more_follow = true;
-    EXPECT_EQ(evaluator.evaluate(config_.kernels[0], base, cand, options).verdict, Verdict::accepted);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    EXPECT_EQ(starts(), 2u) << read(procs);
-  }
-  config_.verify.start_ahead = true;
-  std::ofstream(root_ / "log" / "ahead-fails") << "";
-  {
-    GpuEvaluator evaluator(config_, device_);
-    CompiledVariant base = evaluator.compile(config_.kernels[0], original());
-    CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
-    EvalOptions options;
-    options.more_follow = true;
-    for (int i = 0; i < 2; ++i) {
-      EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, options);
-      EXPECT_EQ(r.verdict, Verdict::accepted) << r.reason;
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the one ahead dies meanwhile
-    }
-  }
-  EXPECT_EQ(jobs(), 4);
-  EXPECT_EQ(read(procs).find("go "), std::string::npos) << read(procs);
-  EXPECT_TRUE(fs::is_empty(root_ / ".kernelbot" / "work" / "jobs"));
 }
 
 TEST_F(GpuEvaluatorTest, ImplausibleSpeedupIsVerifiedAgainStrictly) {

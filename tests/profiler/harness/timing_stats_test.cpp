@@ -32,5 +32,14 @@ TEST(TimingStats, DegenerateInputs) {
   EXPECT_DOUBLE_EQ(quantile_sorted({1, 2, 3}, 1.5), 3);  // clamped
 }
 
+// The two kernels of an honest call, traced: their launches ~400 us apart (seen on an H100), the
+// GPU busy 9 us of it; overlapping activities count once, empty ones not at all.
+TEST(UnionLength, IdleGapsAndOverlapsDoNotCount) {
+  EXPECT_EQ(union_length({{1000, 9000}, {409000, 410000}}), 9000u);
+  EXPECT_EQ(union_length({{0, 100}, {50, 150}, {150, 200}, {300, 300}}), 200u);
+  EXPECT_EQ(union_length({{500, 600}, {0, 1000}}), 1000u);
+  EXPECT_EQ(union_length({}), 0u);
+}
+
 }  // namespace
 }  // namespace kb::harness
