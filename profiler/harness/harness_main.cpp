@@ -101,6 +101,18 @@ int run_load_check(const std::string& library) {
   return kExitOk;
 }
 
+// The judge's own failure: infra_error in the result (when it can be written), exit 1.
+[[noreturn]] void end_with_harness_error(EvalResult& result, std::chrono::steady_clock::time_point start,
+                                         const std::string& out, const std::string& key, const std::string& what,
+                                         const std::string& during) {
+  result.run_s = seconds_since(start);
+  result.verdict = Verdict::infra_error;
+  result.reason = "the harness failed: " + what;
+  try_write(out, result, key);
+  std::fprintf(stderr, "kb-harness: error: %s (during %s)\n", what.c_str(), during.c_str());
+  end_now(kExitHarnessError);
+}
+
 int run_judge(const std::string& job_path, const std::string& out, const std::string& key, bool verbose) {
   const auto start = std::chrono::steady_clock::now();
   install_crash_guard();
@@ -118,12 +130,7 @@ int run_judge(const std::string& job_path, const std::string& out, const std::st
     std::fprintf(stderr, "kb-harness: invalid job: %s\n", e.what());
     end_now(kExitUsage);
   } catch (const std::exception& e) {
-    result.run_s = seconds_since(start);
-    result.verdict = Verdict::infra_error;
-    result.reason = std::string("the harness failed: ") + e.what();
-    try_write(out, result, key);
-    std::fprintf(stderr, "kb-harness: error: %s (while starting)\n", e.what());
-    end_now(kExitHarnessError);
+    end_with_harness_error(result, start, out, key, e.what(), "starting");
   }
   try {
     run_job(job, job_text, processes, result);
@@ -141,12 +148,7 @@ int run_judge(const std::string& job_path, const std::string& out, const std::st
     if (g.sticky || !g.timed_out) end_now(kExitCandidateCrashed);
     end_now(kExitOk);
   } catch (const std::exception& e) {
-    result.run_s = seconds_since(start);
-    result.verdict = Verdict::infra_error;
-    result.reason = std::string("the harness failed: ") + e.what();
-    try_write(out, result, key);
-    std::fprintf(stderr, "kb-harness: error: %s (during %s)\n", e.what(), current_phase().c_str());
-    end_now(kExitHarnessError);
+    end_with_harness_error(result, start, out, key, e.what(), current_phase());
   }
   result.run_s = seconds_since(start);
   if (!try_write(out, result, key)) end_now(kExitHarnessError);
