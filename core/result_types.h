@@ -36,7 +36,7 @@ struct TimingStats {
   bool l2_flushed = true;
   std::string stop_reason;  // "noise target", "noise stable", "timeout", "max samples"
   double sm_clock_mhz = 0;   // median SM clock over the kept samples (NVML), 0 when unknown
-  double cupti_span_us = 0;  // median GPU span of one call under CUPTI activity (first start to last end)
+  double cupti_span_us = 0;  // median GPU busy time of one call under CUPTI activity (its activities' union)
   std::string notes;         // findings: work escaping the timed region, clock or blocking-kernel caveats
 };
 

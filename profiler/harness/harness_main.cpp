@@ -102,9 +102,10 @@ int run_load_check(const std::string& library) {
 }
 
 // The judge's own failure: infra_error in the result (when it can be written), exit 1.
-[[noreturn]] void end_with_harness_error(EvalResult& result, std::chrono::steady_clock::time_point start,
-                                         const std::string& out, const std::string& key, const std::string& what,
-                                         const std::string& during) {
+[[noreturn]] void end_with_harness_error(EvalResult& result, JobProcesses& processes,
+                                         std::chrono::steady_clock::time_point start, const std::string& out,
+                                         const std::string& key, const std::string& what, const std::string& during) {
+  processes = {};
   result.run_s = seconds_since(start);
   result.verdict = Verdict::infra_error;
   result.reason = "the harness failed: " + what;
@@ -130,11 +131,12 @@ int run_judge(const std::string& job_path, const std::string& out, const std::st
     std::fprintf(stderr, "kb-harness: invalid job: %s\n", e.what());
     end_now(kExitUsage);
   } catch (const std::exception& e) {
-    end_with_harness_error(result, start, out, key, e.what(), "starting");
+    end_with_harness_error(result, processes, start, out, key, e.what(), "starting");
   }
   try {
     run_job(job, job_text, processes, result);
   } catch (const VariantGone& g) {
+    processes = {};  // the other server is asked to quit and waited for
     result.run_s = seconds_since(start);
     if (g.who == Who::candidate) {
       result.verdict = g.timed_out ? Verdict::timed_out : Verdict::crashed;
@@ -148,8 +150,11 @@ int run_judge(const std::string& job_path, const std::string& out, const std::st
     if (g.sticky || !g.timed_out) end_now(kExitCandidateCrashed);
     end_now(kExitOk);
   } catch (const std::exception& e) {
-    end_with_harness_error(result, start, out, key, e.what(), current_phase());
+    end_with_harness_error(result, processes, start, out, key, e.what(), current_phase());
   }
+  // The servers end before the result exists (quit, then waited for): no variant code runs on
+  // once the verdict is written, and under compute-sanitizer the candidate's exits cleanly.
+  processes = {};
   result.run_s = seconds_since(start);
   if (!try_write(out, result, key)) end_now(kExitHarnessError);
   spdlog::info("{}: {}", to_string(result.verdict), result.reason);

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <utility>
 
+#include "profiler/harness/runner_protocol.h"
+
 namespace kb::harness {
 namespace {
 
@@ -219,6 +221,8 @@ std::string read_job_text(const std::string& path) {
   if (!in) throw JobError("cannot read the job file " + path);
   std::ostringstream text;
   text << in.rdbuf();
+  if (text.str().size() > kMaxJobBytes)
+    throw JobError("the job file " + path + " is over " + std::to_string(kMaxJobBytes >> 20) + " MiB");
   return text.str();
 }
 

@@ -12,8 +12,8 @@
 
 namespace kb::harness {
 
-// The variant servers of one job, started before it: each creates its CUDA context while the
-// judge creates its own, or (a job started ahead, `--await-job`) before the job even exists.
+// The variant servers of one job, started as soon as the judge knows it needs them: each creates
+// its CUDA context once it has the job, while the judge creates its own.
 struct JobProcesses {
   std::unique_ptr<VariantProcess> baseline, candidate;
 };

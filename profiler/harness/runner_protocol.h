@@ -80,9 +80,8 @@ bool send_reply(int fd, const Reply& r);
 bool receive_request(int fd, Request& r);
 bool receive_reply(int fd, Reply& r, double timeout_s, bool* timed_out);
 
-// The job a server is to run, sent once after its CUDA context is up (a server starts before its
-// job is known, so that the start overlaps other work): a length record, then the text in
-// records of at most 64 KiB. receive_text waits forever and refuses texts over `max` bytes.
+// The job a server is to run, sent once when the server has started: a length record, then the
+// text in records of at most 64 KiB. receive_text waits forever and refuses texts over `max` bytes.
 bool send_text(int fd, const std::string& text);
 bool receive_text(int fd, std::string& text, size_t max);
 

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "profiler/harness/cuda_check.h"
 #include "profiler/harness/output_comparator.h"
 
 namespace kb::harness {
@@ -51,22 +52,36 @@ VariantProcess::VariantProcess(Who who, int device, bool verbose) : who_(who) {
   ::close(sv[1]);
   fd_ = sv[0];
   pid_ = pid;
+  // A server that stops reading cannot hold the judge in a send (the job's text, a request).
+  const timeval send_timeout{60, 0};
+  ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
 }
 
 void VariantProcess::give_job(const std::string& job_text) {
   if (given_job_) return;
   given_job_ = true;
-  if (pid_ <= 0 || !send_text(fd_, job_text)) gone(false, false, "start-up");
+  // No variant code has run in the server yet: failing to hand it the job is the harness's fault.
+  if (pid_ <= 0 || !send_text(fd_, job_text))
+    throw HarnessError(std::string(who_ == Who::candidate ? "the candidate's" : "the original's") +
+                       " server did not take its job: " + std::strerror(errno));
 }
 
 bool VariantProcess::await_start(double timeout_s) {
   if (started_) return loaded_;
-  Reply hello;
   bool timed_out = false;
-  if (!receive_reply(fd_, hello, timeout_s, &timed_out)) gone(timed_out, false, "start-up");
+  // Ready: the server's own start (the job, the CUDA context), before it loads any variant code.
+  Reply ready;
+  if (!receive_reply(fd_, ready, timeout_s, &timed_out)) gone(timed_out, false, "start-up");
   started_ = true;
+  if (ready.status != Status::ok) {
+    harness_failed_ = true;
+    load_error_ = untrusted_note(ready, 600);
+    return false;
+  }
+  // Loaded: said after the library's initializers ran, so anything but ok is the library's failure.
+  Reply hello;
+  if (!receive_reply(fd_, hello, timeout_s, &timed_out)) gone(timed_out, false, "loading its library");
   loaded_ = hello.status == Status::ok;
-  harness_failed_ = hello.status == Status::harness_error;
   if (!loaded_) load_error_ = untrusted_note(hello, 600);
   return loaded_;
 }

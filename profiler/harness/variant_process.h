@@ -24,15 +24,16 @@ struct VariantGone : std::runtime_error {
 
 class VariantProcess {
  public:
-  // Starts a server on `device` without waiting for it and without a job: it creates its CUDA
-  // context while the judge creates its own (and, for a job started ahead, before the job exists).
+  // Starts a server for `device` without waiting for it; it starts up (process, libraries) while
+  // the judge reads the job, and creates its CUDA context once give_job hands it the job.
   VariantProcess(Who who, int device, bool verbose);
   ~VariantProcess();
   VariantProcess(const VariantProcess&) = delete;
   VariantProcess& operator=(const VariantProcess&) = delete;
 
   // Hands the server its job (the job file's text, as the judge read it); the server loads the
-  // library the job names for it. Throws VariantGone when the server is gone already.
+  // library the job names for it. Throws HarnessError when the server did not take it (it ran no
+  // variant code yet, so that is never the candidate's fault).
   void give_job(const std::string& job_text);
   // Waits (up to `timeout_s`) for the server to say whether it loaded its library; returns that.
   // Throws VariantGone when it dies or stays silent. Further calls return the first answer.

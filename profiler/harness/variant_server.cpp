@@ -186,7 +186,11 @@ class Server {
 int serve_variant(int fd, int device, Who who) {
   const int crashed = who == Who::candidate ? kExitCandidateCrashed : kExitBaselineCrashed;
   std::string text;
-  if (!receive_text(fd, text, kMaxJobBytes)) return kExitOk;  // the judge is gone, or ended before a job
+  if (!receive_text(fd, text, kMaxJobBytes)) {
+    // The judge is gone (then nobody reads this), or sent something that is not a job.
+    send_reply(fd, make_reply(Status::harness_error, "could not read the job from the judge"));
+    return kExitHarnessError;
+  }
   RunnerJob job;
   std::unique_ptr<LauncherStream> stream;  // created before any variant code is loaded
   try {
@@ -200,6 +204,9 @@ int serve_variant(int fd, int device, Who who) {
     send_reply(fd, make_reply(Status::harness_error, e.what()));
     return kExitHarnessError;
   }
+  // First start-up reply, sent before any variant code runs: only this one may say the server
+  // itself failed (a library's initializer could write any reply after it).
+  if (!send_reply(fd, make_reply(Status::ok))) return kExitOk;
   const std::string& library = who == Who::candidate ? job.raw.candidate_library : job.raw.baseline_library;
   VariantLibrary lib;
   try {

@@ -18,8 +18,8 @@ size_t wall_clock_calls(double baseline_event_us, double candidate_event_us, siz
 
 double wall_clock_limit_us(const WallClockEvidence& e) {
   const double original_overhead = std::max(0.0, e.baseline_wall_us - e.baseline_event_us);
-  return kWallFactor * e.candidate_event_us + original_overhead + kWallAllowanceUs +
-         kBatchJitterUs / std::max(1, e.calls);
+  const double jitter = std::min(kBatchJitterUs / std::max(1, e.calls), kBatchJitterShare * e.baseline_wall_us);
+  return kWallFactor * e.candidate_event_us + original_overhead + kWallAllowanceUs + jitter;
 }
 
 std::string wall_clock_disagreement(const WallClockEvidence& e) {

@@ -24,7 +24,7 @@ struct WallClockEvidence {
 // The slack the rule allows: a candidate's clock time per call may exceed its event time by
 // kWallFactor times it, plus the original's own overhead per call (clock minus event time), plus
 // kWallAllowanceUs (launch latency; the check is loose for calls shorter than about 20 us), plus
-// kBatchJitterUs / calls.
+// kBatchJitterUs / calls (at most kBatchJitterShare of the original's clock time per call).
 // The batch's fixed cost (a request to the server, its final synchronize) varies by tens of
 // microseconds from batch to batch, and only the original's share of it is known: kBatchJitterUs
 // over the batch's calls is allowed on top. With many calls per batch that is nothing; with two
@@ -33,7 +33,10 @@ struct WallClockEvidence {
 // of 124 us) it keeps the batch's jitter from deciding.
 inline constexpr double kWallFactor = 1.5;
 inline constexpr double kWallAllowanceUs = 10.0;
+// ...but never more than a quarter of the original's own clock time per call, so that a batch of
+// one or two long calls does not let a candidate hide 100 us each.
 inline constexpr double kBatchJitterUs = 100.0;
+inline constexpr double kBatchJitterShare = 0.25;
 
 // How many back-to-back calls one batch makes: enough that the batch's fixed cost (the request
 // to the server, its final synchronize: a few hundred microseconds, with tens of jitter) is small

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <string>
+#include <thread>
 
 namespace kb::harness {
 namespace {
@@ -22,6 +24,39 @@ struct Pair {
     if (server >= 0) ::close(server);
   }
 };
+
+// The job's text crosses in records of at most 64 KiB: several of them, an exact multiple, empty.
+TEST(RunnerProtocol, AJobTextCrossesWholeInChunks) {
+  for (size_t size : {size_t{0}, size_t{10}, size_t{64 * 1024}, size_t{150 * 1024 + 7}}) {
+    Pair p;
+    std::string text(size, 'x');
+    for (size_t i = 0; i < size; ++i) text[i] = static_cast<char>('a' + i % 26);
+    std::thread sender([&] { EXPECT_TRUE(send_text(p.judge, text)); });
+    std::string got;
+    EXPECT_TRUE(receive_text(p.server, got, 1 << 20)) << size;
+    sender.join();
+    EXPECT_EQ(got, text) << size;
+  }
+}
+
+TEST(RunnerProtocol, ATextOverTheLimitOrCutShortIsRefused) {
+  {
+    Pair p;
+    ASSERT_TRUE(send_text(p.judge, std::string(2000, 'x')));
+    std::string got;
+    EXPECT_FALSE(receive_text(p.server, got, 1000));
+  }
+  {
+    Pair p;
+    const uint64_t size = 100;
+    ASSERT_EQ(::send(p.judge, &size, sizeof size, 0), static_cast<ssize_t>(sizeof size));
+    ASSERT_EQ(::send(p.judge, "only ten b", 10, 0), 10);
+    ::close(p.judge);
+    p.judge = -1;
+    std::string got;
+    EXPECT_FALSE(receive_text(p.server, got, 1000)) << "a record shorter than the length said, then the end";
+  }
+}
 
 TEST(RunnerProtocol, ARequestAndItsReplyCrossIntact) {
   Pair p;

@@ -86,5 +86,13 @@ TEST(WallClockBound, ABatchOfTwoCallsAllowsTheBatchJitter) {
   EXPECT_NE(wall_clock_disagreement(hiding), "");
 }
 
+// The jitter allowance is at most a quarter of the original's clock time per call: a batch of one
+// 40 us call does not let a candidate claiming 10 us hide 50 us more.
+TEST(WallClockBound, TheJitterAllowanceIsCappedByTheOriginalsCallTime) {
+  WallClockEvidence e{"n=1", 1, 38, 10, 40, 60};
+  EXPECT_DOUBLE_EQ(wall_clock_limit_us(e), kWallFactor * 10 + 2 + kWallAllowanceUs + kBatchJitterShare * 40);
+  EXPECT_NE(wall_clock_disagreement(e), "");
+}
+
 }  // namespace
 }  // namespace kb::harness
