@@ -2,7 +2,8 @@
 # The end-to-end check on a GPU machine that has no packages of its own: run from the repository
 # root with a build carried in .devbuild/ and its libraries in .devlibs/ (see bench/README.md).
 #   bench/device_check.sh gpu     the gpu-labelled tests (ctest -L gpu)
-#   bench/device_check.sh demo    the README's main job on examples/ (the tunable-macros example)
+#   bench/device_check.sh demo    the README's main job on examples/ (the tunable-macros example);
+#                                 with FRESH=1 (any stage) examples' .kernelbot/ is removed first
 #   bench/device_check.sh production   the main job on examples/production/ (production-style code;
 #                                      the other half of `make demo`)
 #   bench/device_check.sh bench   profile, the archive's second run, the search throughput benchmark
@@ -43,6 +44,8 @@ for d in $(grep -ho '/work/[A-Za-z0-9_.-]*' build/CTestTestfile.cmake 2>/dev/nul
 done
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/logs/gpu.txt"
 
+# FRESH=1: as on a fresh clone (no compile cache, no device calibration, no archive).
+[ "${FRESH:-0}" = 1 ] && rm -rf examples/.kernelbot examples/production/.kernelbot
 if [ "$stage" = demo ]; then
   (cd examples && /usr/bin/time -v "$kb" run) >"$OUT/logs/demo.out" 2>"$OUT/logs/demo.err"
   echo "demo exit code $?" | tee -a "$OUT/logs/demo.out"
