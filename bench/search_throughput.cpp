@@ -17,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/clock.h"
 #include "config/config_loader.h"
 #include "profiler/device_query.h"
 #include "profiler/gpu_evaluator.h"
@@ -28,8 +29,6 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 struct Row {
   std::string kernel;
@@ -123,7 +122,7 @@ int main(int argc, char** argv) {
       kb::search::SearchRequest req{&config, spec, evaluators.front().get(), more, &proposer, nullptr, {}};
       auto t0 = Clock::now();
       auto result = kb::search::run_search(req);
-      rows.push_back(measure(result, seconds(t0)));
+      rows.push_back(measure(result, kb::seconds_since(t0)));
       std::cout << line(rows.back()) << std::flush;  // row by row: a long run still reports what it measured
       if (!first) first = result;
     }
@@ -197,7 +196,7 @@ int main(int argc, char** argv) {
     const kb::search::CandidateRecord* sample = first->best() ? first->best() : &first->tree.back();
     auto t0 = Clock::now();
     auto again = evaluators.front()->compile(*spec, sample->variant);
-    double again_s = seconds(t0);
+    double again_s = kb::seconds_since(t0);
     std::cout << fmt::format("repeat compile of {} ({}): {:.3f} s wall, from cache: {} (first compile took {:.2f} s)\n",
                              sample->id, sample->variant.label, again_s, again.from_cache ? "yes" : "no",
                              sample->compile_s);
@@ -213,7 +212,7 @@ int main(int argc, char** argv) {
       kb::search::SearchRequest req{&config, spec, evaluators.front().get(), more, &proposer, &archive, {}};
       auto t1 = Clock::now();
       auto result = kb::search::run_search(req);
-      runs[i] = seconds(t1);
+      runs[i] = kb::seconds_since(t1);
       evaluated[i] = result.budget.candidates;
       reused[i] = result.archive_reused;
     }

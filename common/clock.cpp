@@ -12,4 +12,8 @@ std::string iso8601_utc(std::time_t t) {
 
 std::string now_iso8601() { return iso8601_utc(std::time(nullptr)); }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 }  // namespace kb

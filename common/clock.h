@@ -1,6 +1,7 @@
-// Wall-clock timestamps as they appear in results, archives and recordings.
+// Wall-clock timestamps as they appear in results, archives and recordings, and elapsed time.
 #pragma once
 
+#include <chrono>
 #include <ctime>
 #include <string>
 
@@ -11,5 +12,8 @@ std::string iso8601_utc(std::time_t t);
 
 // Now, as iso8601_utc.
 std::string now_iso8601();
+
+// Seconds elapsed since `start` on the steady clock: how long a phase of the work took.
+double seconds_since(std::chrono::steady_clock::time_point start);
 
 }  // namespace kb

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "common/clock.h"
 #include "config/size_expression.h"
 #include "profiler/device_query.h"
 #include "profiler/harness_job_builder.h"
@@ -57,10 +58,6 @@ void merge_compiler_report(KernelMetrics& m, const KernelMetrics& ptxas) {
 // A further job's time (a strict pass, metrics) counts in the evaluation's phases.
 void add_phases(EvalResult& into, const EvalResult& from) {
   for (const auto& [phase, s] : from.phase_s) into.phase_s[phase] += s;
-}
-
-double elapsed_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 const DeviceInfo& pick_device(const std::vector<DeviceInfo>& devices, int index) {
@@ -200,7 +197,7 @@ EvalResult GpuEvaluator::evaluate(const config::KernelSpec& spec, const Compiled
     // ...but never an acceptance.
     mark_screened(result);
     merge_compiler_report(result.candidate_metrics, candidate.compiler_report);
-    result.run_s = elapsed_since(start);
+    result.run_s = seconds_since(start);
     return result;
   }
   if (options.time) apply_accept_rule(result, config_.bench.min_speedup);
@@ -214,7 +211,7 @@ EvalResult GpuEvaluator::evaluate(const config::KernelSpec& spec, const Compiled
     collect_metrics(spec, baseline, &candidate, result);
   merge_compiler_report(result.baseline_metrics, baseline.compiler_report);
   merge_compiler_report(result.candidate_metrics, candidate.compiler_report);
-  result.run_s = elapsed_since(start);
+  result.run_s = seconds_since(start);
   return result;
 }
 
@@ -335,7 +332,7 @@ EvalResult GpuEvaluator::profile_baseline(const config::KernelSpec& spec, const 
   if (metrics && (result.verdict == Verdict::pending || verdict_is_correct(result.verdict)))
     collect_metrics(spec, baseline, nullptr, result);
   merge_compiler_report(result.baseline_metrics, baseline.compiler_report);
-  result.run_s = elapsed_since(start);
+  result.run_s = seconds_since(start);
   return result;
 }
 

@@ -168,6 +168,12 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
     }
     return result;
   };
+  // A full evaluation, counted in the screening economy (what a screening would spare).
+  auto evaluate_fully = [&](size_t e, const CompiledVariant& compiled) {
+    EvalResult full = evaluate(e, compiled, settings.eval_options);
+    if (economy) economy->record_full(full.run_s);
+    return full;
+  };
   auto record_of = [&](const EvalItem& item) {
     std::lock_guard<std::mutex> lock(mutex);
     return slots[item.job][item.slot];
@@ -230,9 +236,7 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
       return;
     }
     const ScreeningRecord screening = record.screening;
-    EvalResult full = evaluate(e, c.item.compiled, settings.eval_options);
-    if (economy) economy->record_full(full.run_s);
-    apply_evaluation(record, c.item.compiled, std::move(full));
+    apply_evaluation(record, c.item.compiled, evaluate_fully(e, c.item.compiled));
     record.screening = screening;
     if (record.verdict == Verdict::accepted) bar->confirm(record.id, c.reading);
     store(c.item, record);
@@ -276,8 +280,7 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
         confirm(e, std::move(contender));
       } else {
         CandidateRecord record = record_of(item);
-        EvalResult full = evaluate(e, item.compiled, settings.eval_options);
-        if (economy) economy->record_full(full.run_s);
+        EvalResult full = evaluate_fully(e, item.compiled);
         // Not screened (it did not pay): an accepted candidate still raises the bar the screened
         // ones are held to, by its full measurement at the main size.
         if (bar && full.verdict == Verdict::accepted) bar->confirm(record.id, screen_reading(full));

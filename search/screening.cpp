@@ -64,10 +64,15 @@ std::string ScreeningBar::clearly_slower(const ScreenReading& reading) const {
   return why(*above[keep_ - 1], how);
 }
 
+ScreeningEconomy::Means ScreeningEconomy::means() const {
+  return Means{screen_s_ / static_cast<double>(screened_), full_s_ / static_cast<double>(full_),
+               static_cast<double>(saved_) / static_cast<double>(screened_)};
+}
+
 bool ScreeningEconomy::pays() const {
   if (screened_ < warm_up_ || full_ == 0) return true;
-  const double share_saved = static_cast<double>(saved_) / static_cast<double>(screened_);
-  return screen_s_ / static_cast<double>(screened_) < share_saved * full_s_ / static_cast<double>(full_);
+  const Means m = means();
+  return m.screen_s < m.share_saved * m.full_s;
 }
 
 bool ScreeningEconomy::screen_next() {
@@ -92,10 +97,9 @@ void ScreeningEconomy::record_full(double seconds) {
 std::string ScreeningEconomy::summary() const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (screened_ == 0 || full_ == 0) return "screening every candidate until its cost is measured";
-  const double screen = screen_s_ / static_cast<double>(screened_), full = full_s_ / static_cast<double>(full_);
-  const double share = static_cast<double>(saved_) / static_cast<double>(screened_);
+  const Means m = means();
   return fmt::format("a screening took {:.2f} s and spared {:.0f}% of candidates a {:.2f} s full evaluation: {}",
-                     screen, share * 100, full,
+                     m.screen_s, m.share_saved * 100, m.full_s,
                      pays() ? "screening pays" : fmt::format("screening does not pay (1 in {} still screened)", explore_));
 }
 

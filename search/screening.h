@@ -77,7 +77,13 @@ class ScreeningEconomy {
   std::string summary() const;
 
  private:
-  bool pays() const;  // with the mutex held
+  // With the mutex held. means(): per screening, per full evaluation, share of screenings that
+  // spared one (needs one of each).
+  struct Means {
+    double screen_s, full_s, share_saved;
+  };
+  Means means() const;
+  bool pays() const;
 
   int64_t warm_up_, explore_;
   mutable std::mutex mutex_;

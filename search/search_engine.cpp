@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/clock.h"
 #include "profiler/original_variant.h"
 #include "search/advisory_findings.h"
 #include "search/archive.h"
@@ -31,11 +32,6 @@ constexpr size_t kArchiveExamples = 3;
 
 std::string log_tail(const std::string& log, size_t max = 4000) {
   return log.size() <= max ? log : "..." + log.substr(log.size() - max);
-}
-
-// Seconds since `start`, for the search's own phases.
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // One search, start to end. The loop in run() reads like the method: measure the original,

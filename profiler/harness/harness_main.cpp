@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "common/clock.h"
 #include "common/hmac_sha256.h"
 #include "profiler/harness/calibration.h"
 #include "profiler/harness/cuda_check.h"
@@ -43,10 +44,6 @@ namespace {
 
 using namespace kb;
 using namespace kb::harness;
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // Writes the result (sealed when there is a key), or says on stderr why it could not.
 bool try_write(const std::string& path, const EvalResult& result, const std::string& key) {
