@@ -60,6 +60,7 @@ const std::vector<ConfigKey>& config_keys() {
       {KEY(verify, max_host_memory_mb), "host memory limit of that process", positive},
       {KEY(verify, sandbox), "where candidates compile and run: namespaces (bubblewrap) or process", any,
        {"namespaces", "process"}},
+      {KEY(verify, persistent_judge), "one judge and original's process per search and GPU; a fresh process per candidate"},
 
       {KEY(bench, warmup_runs), "untimed launches first", zero_or_more},
       {KEY(bench, min_time_s), "minimum GPU time per measurement", zero_or_more},

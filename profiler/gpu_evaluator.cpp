@@ -141,6 +141,26 @@ HarnessRun GpuEvaluator::run_raw(const HarnessJob& job, const std::string& tag,
   const auto* spec = config_.find_kernel(job.kernel);
   HarnessLimits limits{config_.verify.timeout_s * timeout_scale, config_.verify.max_host_memory_mb, sandbox_, hidden_,
                        spec ? link_lib_dirs(config_, *spec) : std::vector<fs::path>{}};
+  // The session takes every job but compute-sanitizer's (it wraps the judge's process) and the
+  // CUPTI metrics (their replay state would stay in the original's kept process, which is timed
+  // again in later jobs). Another thread's job on the same evaluator runs on its own, as before.
+  if (config_.verify.persistent_judge && wrapper.empty() && job.mode != "metrics") {
+    std::unique_lock lock(session_mutex_, std::try_to_lock);
+    if (lock.owns_lock()) {
+      if (!session_ || !session_->serves(job)) {
+        session_.reset();
+        const fs::path session_dir = work_dir_ / "jobs" / (job.kernel + "-session-" + std::to_string(getpid()) + "-" +
+                                                            std::to_string(counter++));
+        session_ = std::make_unique<HarnessSession>(harness_, job, session_dir, limits);
+      }
+      HarnessRun r = session_->run(job, limits.timeout_s);
+      if (!session_->alive()) session_.reset();  // the next job starts a fresh one
+      if (classify_harness_run(r, limits.max_memory_mb).verdict == Verdict::infra_error)
+        spdlog::warn("{} job for '{}' failed in the judge's session: {}", job.mode, job.kernel,
+                     r.result_error.empty() ? r.process.describe() : r.result_error);
+      return r;
+    }
+  }
   HarnessRun r = run_harness_job(harness_, job, dir, limits, wrapper);
   EvalResult verdict = classify_harness_run(r, limits.max_memory_mb);
   if (verdict.verdict == Verdict::infra_error && wrapper.empty()) {

@@ -11,6 +11,7 @@
 #include "profiler/evaluation_outcome.h"
 #include "profiler/evaluator.h"
 #include "profiler/harness_process.h"
+#include "profiler/harness_session.h"
 #include "profiler/library_load_check.h"
 #include "profiler/variant_compiler.h"
 
@@ -46,7 +47,8 @@ class GpuEvaluator : public Evaluator {
 
  private:
   HarnessJob job_for(const config::KernelSpec& spec, const std::string& mode);
-  // Runs one job in its own directory under <work_dir>/jobs (kept only when the run failed).
+  // Runs one job: in the judge's session when it can (harness_session.h), else in its own
+  // directory under <work_dir>/jobs (kept only when the run failed).
   HarnessRun run_raw(const HarnessJob& job, const std::string& tag, const std::vector<std::string>& wrapper = {},
                      double timeout_scale = 1);
   EvalResult run(const HarnessJob& job, const std::string& tag);
@@ -67,6 +69,10 @@ class GpuEvaluator : public Evaluator {
   std::string arch_;
   std::mutex device_mutex_;
   std::optional<DeviceInfo> device_;
+  // The judge's session ([verify].persistent_judge): kept for the kernel and original of the
+  // jobs it last ran, replaced when another comes.
+  std::mutex session_mutex_;
+  std::unique_ptr<HarnessSession> session_;
 };
 
 // `device` is the CUDA device index the child processes use (one evaluator per GPU). Throws

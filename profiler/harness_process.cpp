@@ -34,17 +34,15 @@ void write_file(const fs::path& p, const std::string& text) {
   fs::rename(tmp, p);
 }
 
-// Every string the harness's result holds, redacted and bounded: reasons, failures, notes and
-// reports are text a candidate sharing the harness's process could have written.
-void redact_strings(nlohmann::json& j) {
-  if (j.is_string()) j = untrusted_text(j.get<std::string>(), 16 * 1024);
-  else if (j.is_structured())
-    for (auto& item : j) redact_strings(item);
-}
-
 std::string absolute(const std::string& p) { return p.empty() ? p : fs::absolute(p).lexically_normal().string(); }
 
 }  // namespace
+
+void redact_result_strings(nlohmann::json& j) {
+  if (j.is_string()) j = untrusted_text(j.get<std::string>(), 16 * 1024);
+  else if (j.is_structured())
+    for (auto& item : j) redact_result_strings(item);
+}
 
 FilesystemView harness_view(const std::string& harness, const fs::path& job_dir,
                             const std::vector<std::string>& libraries, const std::vector<std::string>& wrapper,
@@ -152,7 +150,7 @@ HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, co
         run.result_error = "the result's seal does not verify";
       } else {
         nlohmann::json parsed = nlohmann::json::parse(text);
-        redact_strings(parsed);
+        redact_result_strings(parsed);
         run.result = parsed.get<EvalResult>();
       }
     } catch (const std::exception& e) {
@@ -212,7 +210,7 @@ DeviceInfo run_calibration(const std::string& harness, int device, const fs::pat
   if (!r.succeeded() || !fs::exists(out))
     throw std::runtime_error("device calibration (kernelbot-harness --calibrate) failed: " + r.describe() + "\n" + r.err);
   nlohmann::json parsed = nlohmann::json::parse(read_text_file(out));
-  redact_strings(parsed);
+  redact_result_strings(parsed);
   return parsed.get<DeviceInfo>();
 }
 

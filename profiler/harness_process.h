@@ -51,6 +51,10 @@ FilesystemView harness_view(const std::string& harness, const std::filesystem::p
                             const std::vector<std::string>& libraries, const std::vector<std::string>& wrapper,
                             const std::vector<std::filesystem::path>& hidden);
 
+// Every string of a result the harness wrote, redacted and bounded (untrusted_text): reasons,
+// failures, notes and reports are text a candidate sharing the harness's sandbox could have written.
+void redact_result_strings(nlohmann::json& j);
+
 // Writes `job` to <dir>/job.json, runs `wrapper... harness --job <dir>/job.json --out
 // <dir>/result.json` sandboxed (scrubbed environment, limits, limits.sandbox), reads the result.
 // The result file was written by a process that ran candidate code: every string in it is

@@ -31,42 +31,9 @@ using Clock = std::chrono::steady_clock;
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-// Keeps the first and the last half of `limit` bytes of a stream: a long log's beginning says
-// what ran, its end says how it died.
-class BoundedBuffer {
- public:
-  explicit BoundedBuffer(size_t limit) : half_(std::max<size_t>(limit / 2, 1)) {}
-  void append(const char* data, size_t n) {
-    total_ += n;
-    size_t to_head = std::min(n, half_ - std::min(half_, head_.size()));
-    head_.append(data, to_head);
-    if (to_head < n) {
-      tail_.append(data + to_head, n - to_head);
-      if (tail_.size() > 2 * half_) tail_.erase(0, tail_.size() - half_);
-    }
-  }
-  std::string text(bool& truncated) const {
-    std::string tail = tail_.size() > half_ ? tail_.substr(tail_.size() - half_) : tail_;
-    size_t dropped = total_ - head_.size() - tail.size();
-    truncated = dropped > 0;
-    if (!truncated) return head_ + tail;
-    return head_ + "\n[... " + std::to_string(dropped) + " bytes omitted ...]\n" + tail;
-  }
+}  // namespace
 
- private:
-  size_t half_;
-  size_t total_ = 0;
-  std::string head_, tail_;
-};
-
-// What the child's process tree holds: every process descended from `root` (by parent pid, from
-// /proc/<pid>/stat), which a new session, a new process group or a pid namespace does not leave.
-struct TreeUsage {
-  int64_t rss_mb = 0;
-  int64_t processes = 0;
-};
-
-TreeUsage tree_usage(pid_t root) {
+ProcessTreeUsage process_tree_usage(pid_t root) {
   static const long page = sysconf(_SC_PAGESIZE);
   std::map<pid_t, std::vector<pid_t>> children;
   std::map<pid_t, long long> rss;
@@ -93,7 +60,7 @@ TreeUsage tree_usage(pid_t root) {
     rss[pid] = pages;
   }
   closedir(dir);
-  TreeUsage usage;
+  ProcessTreeUsage usage;
   long long pages = 0;
   std::vector<pid_t> stack = {root};
   while (!stack.empty()) {
@@ -106,6 +73,8 @@ TreeUsage tree_usage(pid_t root) {
   usage.rss_mb = pages * page / (1024 * 1024);
   return usage;
 }
+
+namespace {
 
 // In the forked child, before exec: no capabilities now or after exec (root's exec would grant
 // them all again unless the bounding set is empty and SECBIT_NOROOT set), no privilege gained
@@ -142,6 +111,24 @@ std::string format_seconds(double s) {
 }
 
 }  // namespace
+
+void BoundedOutput::append(const char* data, size_t n) {
+  total_ += n;
+  size_t to_head = std::min(n, half_ - std::min(half_, head_.size()));
+  head_.append(data, to_head);
+  if (to_head < n) {
+    tail_.append(data + to_head, n - to_head);
+    if (tail_.size() > 2 * half_) tail_.erase(0, tail_.size() - half_);
+  }
+}
+
+std::string BoundedOutput::text(bool& truncated) const {
+  std::string tail = tail_.size() > half_ ? tail_.substr(tail_.size() - half_) : tail_;
+  size_t dropped = total_ - head_.size() - tail.size();
+  truncated = dropped > 0;
+  if (!truncated) return head_ + tail;
+  return head_ + "\n[... " + std::to_string(dropped) + " bytes omitted ...]\n" + tail;
+}
 
 std::string SandboxResult::describe() const {
   if (!started) return "did not start: " + start_error;
@@ -190,11 +177,11 @@ std::string find_executable(const std::string& name, const std::string& path_lis
   return "";
 }
 
-SandboxResult run_sandboxed(const SandboxCommand& command) {
-  SandboxResult result;
+SpawnedChild spawn_sandboxed(const SandboxCommand& command, bool pipe_stdin, SandboxResult& result) {
+  SpawnedChild child;
   if (command.argv.empty()) {
     result.start_error = "empty command";
-    return result;
+    return child;
   }
   // Everything the child needs is prepared before fork(): after fork() in a threaded process
   // only async-signal-safe calls are allowed until execve().
@@ -215,7 +202,7 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
   std::string exe = find_executable(command.argv[0], path_list);
   if (exe.empty()) {
     result.start_error = "'" + command.argv[0] + "' not found in PATH";
-    return result;
+    return child;
   }
   std::vector<std::string> args = command.argv;
   const bool namespaced = command.kind == SandboxKind::namespaces;
@@ -223,7 +210,7 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
   if (namespaced) {
     if (std::string problem = namespace_sandbox_problem(); !problem.empty()) {
       result.start_error = problem;
-      return result;
+      return child;
     }
     args[0] = exe.find('/') == 0 ? exe : std::filesystem::absolute(exe).string();
     args = bwrap_argv(find_bwrap(), command.view, args, command.working_dir);
@@ -245,23 +232,30 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) {
     result.start_error = std::string("pipe: ") + std::strerror(errno);
-    return result;
+    return child;
   }
   if (pipe2(err_pipe, O_CLOEXEC) != 0) {
     result.start_error = std::string("pipe: ") + std::strerror(errno);
     close(out_pipe[0]), close(out_pipe[1]);
-    return result;
+    return child;
   }
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   // stdin_data goes through a pipe written before the child can read it (it fits the pipe's
   // buffer), so only the child's first reader sees it: nothing of it is on disk or in argv/env.
   int in_pipe[2] = {-1, -1};
-  if (!command.stdin_data.empty()) {
+  if (pipe_stdin) {
+    if (pipe2(in_pipe, O_CLOEXEC) != 0) {
+      result.start_error = std::string("pipe: ") + std::strerror(errno);
+      close(out_pipe[0]), close(out_pipe[1]), close(err_pipe[0]), close(err_pipe[1]);
+      if (devnull >= 0) close(devnull);
+      return child;
+    }
+  } else if (!command.stdin_data.empty()) {
     if (command.stdin_data.size() > 4096 || pipe2(in_pipe, O_CLOEXEC) != 0) {
       result.start_error = "cannot pass stdin data to the child";
       close(out_pipe[0]), close(out_pipe[1]), close(err_pipe[0]), close(err_pipe[1]);
       if (devnull >= 0) close(devnull);
-      return result;
+      return child;
     }
     const ssize_t w = write(in_pipe[1], command.stdin_data.data(), command.stdin_data.size());
     close(in_pipe[1]);
@@ -269,11 +263,10 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
       result.start_error = "cannot pass stdin data to the child";
       close(in_pipe[0]), close(out_pipe[0]), close(out_pipe[1]), close(err_pipe[0]), close(err_pipe[1]);
       if (devnull >= 0) close(devnull);
-      return result;
+      return child;
     }
   }
 
-  auto start = Clock::now();
   pid_t pid = fork();
   if (pid == 0) {
     // Child: own session (so the whole group can be killed), limits, pipes, then exec.
@@ -316,11 +309,27 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
   if (pid < 0) {
     result.start_error = std::string("fork: ") + std::strerror(errno);
     close(out_pipe[0]), close(err_pipe[0]);
-    return result;
+    if (pipe_stdin) close(in_pipe[1]);
+    return child;
   }
   result.started = true;
+  child.pid = pid;
+  child.stdin_fd = pipe_stdin ? in_pipe[1] : -1;
+  child.stdout_fd = out_pipe[0];
+  child.stderr_fd = err_pipe[0];
+  return child;
+}
 
-  BoundedBuffer out(command.limits.max_output_bytes), err(command.limits.max_output_bytes);
+SandboxResult run_sandboxed(const SandboxCommand& command) {
+  SandboxResult result;
+  const auto start = Clock::now();
+  const SpawnedChild child = spawn_sandboxed(command, false, result);
+  if (!result.started) return result;
+  const pid_t pid = child.pid;
+  const int out_pipe[2] = {child.stdout_fd, -1};
+  const int err_pipe[2] = {child.stderr_fd, -1};
+
+  BoundedOutput out(command.limits.max_output_bytes), err(command.limits.max_output_bytes);
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   bool open_fds[2] = {true, true};
   auto seconds = [](double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };
@@ -353,7 +362,7 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
       }
       if (now >= kill_at) kill(-pid, SIGKILL);
       if (now >= next_tree_check) {
-        TreeUsage usage = tree_usage(pid);
+        ProcessTreeUsage usage = process_tree_usage(pid);
         result.peak_rss_mb = std::max(result.peak_rss_mb, usage.rss_mb);
         result.peak_processes = std::max(result.peak_processes, usage.processes);
         if (command.limits.max_rss_mb > 0 && usage.rss_mb > command.limits.max_rss_mb && !result.killed_for_memory) {

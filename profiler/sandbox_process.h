@@ -18,6 +18,9 @@
 // does not leave that tree) and kills the group when the sum exceeds the limit.
 #pragma once
 
+#include <sys/types.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -92,6 +95,41 @@ std::vector<std::string> scrubbed_environment(char** parent, const std::map<std:
 // thing in main(); the injection and ptrace-style reads it blocks need CAP_SYS_PTRACE, which
 // sandboxed children are stripped of.
 void harden_parent_process();
+
+// A sandboxed child left running (sandbox_session.h): its pid, the leader of its own session and
+// process group, and the parent's ends of its stdin, stdout and stderr pipes (close-on-exec).
+struct SpawnedChild {
+  pid_t pid = -1;
+  int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;
+};
+
+// Starts `command` as run_sandboxed does (environment, limits, privileges, bubblewrap) and returns
+// at once. With `pipe_stdin` the child's stdin is a pipe the caller writes (stdin_data is then
+// not used). When it cannot start, result.start_error says why and the pid is -1.
+SpawnedChild spawn_sandboxed(const SandboxCommand& command, bool pipe_stdin, SandboxResult& result);
+
+// What a child's process tree holds: every process descended from `root` (by parent pid, from
+// /proc/<pid>/stat), which a new session, a new process group or a pid namespace does not leave.
+struct ProcessTreeUsage {
+  int64_t rss_mb = 0;
+  int64_t processes = 0;
+};
+ProcessTreeUsage process_tree_usage(pid_t root);
+
+// Keeps the first and the last half of `limit` bytes of a stream: a long log's beginning says
+// what ran, its end says how it died.
+class BoundedOutput {
+ public:
+  explicit BoundedOutput(size_t limit) : half_(std::max<size_t>(limit / 2, 1)) {}
+  void append(const char* data, size_t n);
+  // The text kept, with a line saying how much of the middle was dropped (then `truncated`).
+  std::string text(bool& truncated) const;
+
+ private:
+  size_t half_;
+  size_t total_ = 0;
+  std::string head_, tail_;
+};
 
 // Runs the command to completion (or to a limit). Never throws for the child's behaviour; safe
 // to call from several threads at once.

@@ -2,6 +2,8 @@
 // GPU, and the variant servers it starts (one per variant, each loading only that variant).
 //
 //   kernelbot-harness --job job.json --out result.json [--seal-key-stdin] [--verbose]   the judge
+//   kernelbot-harness --session DIR [--private-tmp]   the judge of a whole search: jobs on stdin,
+//                     results on stdout, the original's server kept between jobs (judge_session.h)
 //   kernelbot-harness --serve --who candidate --fd 3 --device N   a server (started by the judge;
 //                     the job, and with it the library to load, comes over the socket)
 //   kernelbot-harness --calibrate --out device.json [--device N] [--verbose]
@@ -35,6 +37,8 @@
 #include "profiler/harness/cuda_check.h"
 #include "profiler/harness/job_io.h"
 #include "profiler/harness/job_runner.h"
+#include "profiler/harness/judge_session.h"
+#include "profiler/harness/judged_job.h"
 #include "profiler/harness/variant_call.h"
 #include "profiler/harness/variant_process.h"
 #include "profiler/harness/variant_library.h"
@@ -98,64 +102,30 @@ int run_load_check(const std::string& library) {
   return kExitOk;
 }
 
-// The judge's own failure: infra_error in the result (when it can be written), exit 1.
-[[noreturn]] void end_with_harness_error(EvalResult& result, JobProcesses& processes,
-                                         std::chrono::steady_clock::time_point start, const std::string& out,
-                                         const std::string& key, const std::string& what, const std::string& during) {
-  processes = {};
-  result.run_s = seconds_since(start);
-  result.verdict = Verdict::infra_error;
-  result.reason = "the harness failed: " + what;
-  try_write(out, result, key);
-  std::fprintf(stderr, "kb-harness: error: %s (during %s)\n", what.c_str(), during.c_str());
-  end_now(kExitHarnessError);
-}
-
 int run_judge(const std::string& job_path, const std::string& out, const std::string& key, bool verbose) {
   const auto start = std::chrono::steady_clock::now();
   install_crash_guard();
-  RunnerJob job;
   std::string job_text;
-  JobProcesses processes;
-  EvalResult result;
   try {
     job_text = read_job_text(job_path);
-    job = parse_job(job_text, "the job file " + job_path);
-    processes = start_job_processes(job.raw.device, !job.raw.under_sanitizer, !job.raw.candidate_library.empty(),
-                                    verbose);
-    result.phase_s["start"] += seconds_since(start);
   } catch (const JobError& e) {
     std::fprintf(stderr, "kb-harness: invalid job: %s\n", e.what());
     end_now(kExitUsage);
-  } catch (const std::exception& e) {
-    end_with_harness_error(result, processes, start, out, key, e.what(), "starting");
   }
-  try {
-    run_job(job, job_text, processes, result);
-  } catch (const VariantGone& g) {
-    processes = {};  // the other server is asked to quit and waited for
-    result.run_s = seconds_since(start);
-    if (g.who == Who::candidate) {
-      result.verdict = g.timed_out ? Verdict::timed_out : Verdict::crashed;
-      result.reason = std::string("the candidate crashed: ") + g.what() + " (" + current_phase() + ")";
-    } else {
-      result.verdict = Verdict::infra_error;
-      result.reason = std::string("the original kernel failed: ") + g.what() + " (" + current_phase() + ")";
-    }
-    try_write(out, result, key);
-    if (g.who == Who::baseline) end_now(kExitBaselineCrashed);
-    if (g.sticky || !g.timed_out) end_now(kExitCandidateCrashed);
-    end_now(kExitOk);
-  } catch (const std::exception& e) {
-    end_with_harness_error(result, processes, start, out, key, e.what(), current_phase());
-  }
+  JobProcesses processes;
+  JudgedJob judged = judge_job(job_text, "the job file " + job_path, processes,
+                               [&](const RunnerJob& job, JobProcesses& p) {
+                                 p = start_job_processes(job.raw.device, !job.raw.under_sanitizer,
+                                                         !job.raw.candidate_library.empty(), verbose);
+                               });
+  if (!judged.has_result) end_now(judged.exit_code);
   // The servers end before the result exists (quit, then waited for): no variant code runs on
   // once the verdict is written, and under compute-sanitizer the candidate's exits cleanly.
   processes = {};
-  result.run_s = seconds_since(start);
-  if (!try_write(out, result, key)) end_now(kExitHarnessError);
-  spdlog::info("{}: {}", to_string(result.verdict), result.reason);
-  end_now(kExitOk);
+  judged.result.run_s = seconds_since(start);
+  if (!try_write(out, judged.result, key) && judged.exit_code == kExitOk) end_now(kExitHarnessError);
+  if (judged.exit_code == kExitOk) spdlog::info("{}: {}", to_string(judged.result.verdict), judged.result.reason);
+  end_now(judged.exit_code);
 }
 
 }  // namespace
@@ -166,14 +136,20 @@ int main(int argc, char** argv) {
   prctl(PR_SET_DUMPABLE, 0);
   CLI::App app{"kernelbot-harness: verifies, times and profiles compiled kernel variants on the GPU "
                "(run by kernelbot in a child process)"};
-  std::string job_path, out, load_check, who = "candidate";
-  bool calibrate = false, verbose = false, seal = false, serve = false;
+  std::string job_path, out, load_check, session_dir, who = "candidate";
+  bool calibrate = false, verbose = false, seal = false, serve = false, private_tmp = false;
   int device = 0, fd = -1;
   app.add_option("--job", job_path, "HarnessJob JSON written by kernelbot")->check(CLI::ExistingFile);
   app.add_option("--out", out, "where to write the EvalResult (or DeviceInfo with --calibrate) JSON");
   app.add_flag("--seal-key-stdin", seal, "read a key from stdin's first line and seal the result with it (HMAC)");
   app.add_flag("--calibrate", calibrate, "measure the device's copy bandwidth and FP32 rate instead of running a job");
   app.add_option("--device", device, "CUDA device for --calibrate and --serve (a job names its own)");
+  app.add_option("--session", session_dir,
+                 "serve a session of jobs (frames on stdin, results on stdout) with DIR as the working directory, "
+                 "emptied after every job")
+      ->check(CLI::ExistingDirectory);
+  app.add_flag("--private-tmp", private_tmp,
+               "with --session: /tmp, /dev/shm and System V IPC are the sandbox's own; clear them after every job");
   app.add_flag("--serve", serve, "serve a variant to the judge (internal: the judge starts it)");
   app.add_option("--who", who, "with --serve: candidate or baseline")->check(CLI::IsMember({"candidate", "baseline"}));
   app.add_option("--fd", fd, "with --serve: the socket to the judge");
@@ -187,6 +163,8 @@ int main(int argc, char** argv) {
       // Nothing else applies.
     } else if (serve) {
       if (fd < 0) throw CLI::ValidationError("--serve needs --fd");
+    } else if (!session_dir.empty()) {
+      if (calibrate || !job_path.empty() || !out.empty()) throw CLI::ValidationError("--session takes no --job, --out or --calibrate");
     } else {
       if (calibrate == !job_path.empty()) throw CLI::ValidationError("give exactly one of --job and --calibrate");
       if (out.empty()) throw CLI::ValidationError("--out is required");
@@ -202,6 +180,7 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(logger);
   if (serve) return run_server(device, who, fd);
   if (calibrate) return run_calibration(out, device);
+  if (!session_dir.empty()) end_now(run_session({session_dir, private_tmp, verbose}));
   std::string key;
   if (seal) {
     std::getline(std::cin, key);

@@ -114,6 +114,7 @@ const char* to_string(Op op) {
     case Op::local_call: return "sanitizer call";
     case Op::unbind: return "unbind";
     case Op::quit: return "quit";
+    case Op::renew: return "renew";
   }
   return "unknown";
 }

@@ -32,6 +32,8 @@ enum class Op : uint32_t {
   local_call,     // one call at `size_index` on buffers of its own filled from `seed` (sanitizer runs)
   unbind,         // unmap `slots` (the judge frees their buffers next)
   quit,
+  renew,          // the original's server in a session: a new job's text follows (send_text); it
+                  // drops its argument slots and timer and serves the new job with the same library
 };
 
 // What the judge asks.

@@ -86,6 +86,18 @@ bool VariantProcess::await_start(double timeout_s) {
   return loaded_;
 }
 
+bool VariantProcess::renew_job(const std::string& job_text, double timeout_s) {
+  if (pid_ <= 0 || !loaded_) return false;
+  // A candidate of the last job, same user, may have stopped it: that was its job's problem.
+  ::kill(pid_, SIGCONT);
+  Request q;
+  q.op = Op::renew;
+  std::strncpy(q.phase, "taking the next job", kPhaseBytes - 1);
+  if (!send_request(fd_, q) || !send_text(fd_, job_text)) return false;
+  Reply reply;
+  return receive_reply(fd_, reply, timeout_s, nullptr) && reply.status == Status::ok;
+}
+
 VariantProcess::~VariantProcess() {
   if (pid_ > 0 && given_job_) {
     Request q;

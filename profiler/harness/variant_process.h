@@ -4,6 +4,8 @@
 // through here or from the buffers it owns.
 #pragma once
 
+#include <sys/types.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -48,7 +50,13 @@ class VariantProcess {
   // killed) or answers nonsense; a reply with Status::sticky_fault also ends it (VariantGone).
   Reply ask(const Request& r, double timeout_s);
 
+  // A session's next job for a server kept from the last one (the original's): sends it the new
+  // job's text (Op::renew) and waits up to `timeout_s` for it to take it. False when it did not
+  // (dead, silent, or it refused): the judge then starts a fresh server. Never throws.
+  bool renew_job(const std::string& job_text, double timeout_s);
+
   Who who() const { return who_; }
+  pid_t pid() const { return pid_; }
   // The fault a sticky_fault reply named (untrusted, sanitized): for the crash's known cause only.
   const std::string& last_fault() const { return last_fault_; }
 

@@ -67,6 +67,7 @@ class Server {
         for (uint32_t k = 0; k < r.slot_count; ++k) slots_.erase(r.slots[k]);
         return make_reply(Status::ok);
       case Op::quit: return make_reply(Status::ok);
+      case Op::renew: break;  // serve_variant's own: it replaces the job and this Server with it
     }
     return make_reply(Status::harness_error, "unknown request");
   }
@@ -207,7 +208,7 @@ int serve_variant(int fd, int device, Who who) {
   // First start-up reply, sent before any variant code runs: only this one may say the server
   // itself failed (a library's initializer could write any reply after it).
   if (!send_reply(fd, make_reply(Status::ok))) return kExitOk;
-  const std::string& library = who == Who::candidate ? job.raw.candidate_library : job.raw.baseline_library;
+  const std::string library = who == Who::candidate ? job.raw.candidate_library : job.raw.baseline_library;
   VariantLibrary lib;
   try {
     CallScope scope(who, "loading " + library);
@@ -217,15 +218,36 @@ int serve_variant(int fd, int device, Who who) {
     return kExitOk;
   }
   if (!send_reply(fd, make_reply(Status::ok))) return kExitOk;
-  Server server(job, lib.entry, who, *stream);
+  auto server = std::make_unique<Server>(job, lib.entry, who, *stream);
   for (;;) {
     Request r;
     if (!receive_request(fd, r)) return kExitOk;  // the judge is gone
     set_phase(r.phase[0] ? std::string(r.phase) : std::string(to_string(r.op)) + " request");
+    if (r.op == Op::renew) {
+      // The next job of a session (judge_session.h): the same library and launcher, new sizes,
+      // seeds and settings. Slots and timer belong to the old job and go with its Server.
+      std::string next_text;
+      if (!receive_text(fd, next_text, kMaxJobBytes)) return kExitOk;
+      Reply reply = make_reply(Status::ok);
+      try {
+        RunnerJob next = parse_job(next_text, "the renewed job from the judge");
+        const std::string& next_library =
+            who == Who::candidate ? next.raw.candidate_library : next.raw.baseline_library;
+        if (next.raw.device != device || next_library != library)
+          throw HarnessError("a renewed job must keep the device and the library");
+        server.reset();
+        job = std::move(next);
+        server = std::make_unique<Server>(job, lib.entry, who, *stream);
+      } catch (const std::exception& e) {
+        reply = make_reply(Status::harness_error, e.what());
+      }
+      if (!send_reply(fd, reply)) return kExitOk;
+      continue;
+    }
     Reply reply;
     bool sticky = false;
     try {
-      reply = server.handle(r);
+      reply = server->handle(r);
     } catch (const VariantFault& f) {
       sticky = f.sticky;
       reply = make_reply(f.sticky ? Status::sticky_fault : Status::fault, f.what());

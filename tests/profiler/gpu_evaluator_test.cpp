@@ -31,6 +31,7 @@ const char* kConfig = R"SH(
 timeout_s = 1.5
 strict_speedup = 10.0
 sandbox = "process"
+persistent_judge = false   # the one-job judge; the session has its own tests below
 
 [[kernel]]
 name = "scale"
@@ -89,10 +90,34 @@ class GpuEvaluatorTest : public ::testing::Test {
   // A fake harness: answers --calibrate, saves each job it gets as log/job-N.json, and runs
   // `body` (shell, with $job, $out and $mode set) for jobs, in a subshell; then seals $out with the
   // key kernelbot passed on stdin, as the real judge does (unless `seal` is false: a forgery).
+  // As a session (--session DIR) it reads jobs as frames, logs "session <pid>" to log/calls once,
+  // copies each candidate library it is sent to log/lib-N.so, runs `body` with $out in DIR, and
+  // answers {"exit_code": <body's status>, "result": <$out>} as a frame, emptying DIR first.
   void fake_harness(const std::string& body, bool seal = true) {
     const std::string log = (root_ / "log").string();
     write_script(root_ / "kernelbot-harness", R"SH(#!/bin/sh
 log=)SH" + log + R"SH(
+if [ "$1" = "--session" ]; then
+  dir="$2"
+  echo "session $$" >> $log/calls
+  while read -r len; do
+    n=$(ls $log | grep -c '^job-')
+    job="$log/job-$n.json"
+    head -c "$len" > "$job"
+    out="$dir/out.json"
+    mode=$(grep -o '"mode": *"[a-z_]*"' "$job" | sed 's/.*"\([a-z_]*\)"$/\1/')
+    lib=$(grep -o '"candidate_library": *"[^"]*"' "$job" | sed 's/.*"\([^"]*\)"$/\1/')
+    [ -n "$lib" ] && cp "$lib" "$log/lib-$n.so"
+    (
+)SH" + body + R"SH(
+    ) >&2
+    rc=$?
+    if [ -s "$out" ]; then reply="{\"exit_code\":$rc,\"result\":$(cat "$out")}"; else reply="{\"exit_code\":$rc}"; fi
+    rm -rf "$dir"/*
+    printf '%s\n%s' "${#reply}" "$reply"
+  done
+  exit 0
+fi
 if [ "$1" = "--calibrate" ]; then
   echo calibrate >> $log/calls
   printf '{"name":"Fake GPU","uuid":"GPU-fake-0001","driver_version":"580.0","copy_bandwidth_gbps":3000.5,"fp32_tflops":51.2}' > "$5"
@@ -349,6 +374,89 @@ echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
   EXPECT_EQ(sanitized["trials"], 1);
   EXPECT_EQ(sanitized["size_labels"], nlohmann::json::parse(R"(["n=1000"])"));
   EXPECT_EQ(sanitized["under_sanitizer"], true);  // the runner must leave CUPTI to the sanitizer
+}
+
+// [verify].persistent_judge: the jobs of one original run in one judge's session, each candidate
+// library sent as a copy inside the session's directory; the CUPTI metrics still get a judge of
+// their own; another original gets another session, and the sessions' directories go with them.
+TEST_F(GpuEvaluatorTest, TheJobsOfOneOriginalRunInOneJudgesSession) {
+  config_.verify.persistent_judge = true;
+  fake_harness(kAcceptingHarness);
+  CompiledVariant base, cand, other_base;
+  {
+    GpuEvaluator evaluator(config_, device_);
+    base = evaluator.compile(config_.kernels[0], original());
+    cand = evaluator.compile(config_.kernels[0], candidate());
+    Variant other = original();
+    other.source += "\n// another original\n";
+    other_base = evaluator.compile(config_.kernels[0], other);
+    ASSERT_TRUE(base.ok && cand.ok && other_base.ok);
+    for (int i = 0; i < 2; ++i) {
+      EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{true, true, false});
+      EXPECT_EQ(r.verdict, Verdict::accepted) << r.reason;
+      EXPECT_NEAR(r.speedup, 1.5, 1e-9);
+      EXPECT_EQ(r.candidate_metrics.values.at("sm_throughput_pct"), 77.0);
+    }
+    EXPECT_EQ(evaluator.profile_baseline(config_.kernels[0], base, false).timings.at(0).baseline.median_us, 12.5);
+    EXPECT_EQ(evaluator.profile_baseline(config_.kernels[0], other_base, false).verdict, Verdict::pending);
+  }
+  // Jobs 0 and 2 (verify_and_time) and 4 (time_baseline) in the first session, 1 and 3 (metrics)
+  // as one-job judges, 5 in a second session for the other original.
+  ASSERT_EQ(jobs(), 6);
+  for (int n : {0, 2}) {
+    EXPECT_EQ(job(n)["mode"], "verify_and_time");
+    const std::string sent = job(n)["candidate_library"];
+    EXPECT_NE(sent, cand.library_path);
+    EXPECT_NE(sent.find("-session-"), std::string::npos) << sent;
+    EXPECT_EQ(read(root_ / "log" / ("lib-" + std::to_string(n) + ".so")), read(cand.library_path))
+        << "the copy the judge got is the compiled library";
+  }
+  EXPECT_EQ(job(1)["mode"], "metrics");
+  EXPECT_EQ(job(4)["mode"], "time_baseline");
+  EXPECT_EQ(job(5)["baseline_library"], other_base.library_path);
+  const std::string calls = read(root_ / "log" / "calls");
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), '\n'), 3) << calls;  // calibrate, two sessions
+  EXPECT_EQ(calls.rfind("calibrate\nsession ", 0), 0u) << calls;
+  EXPECT_TRUE(fs::is_empty(root_ / ".kernelbot" / "work" / "jobs")) << "the sessions' directories are gone";
+}
+
+// A candidate that crashes is a crash as with a one-job judge, and the session goes on; one that
+// hangs ends the session (its whole sandbox is killed) and the next job starts a fresh one.
+TEST_F(GpuEvaluatorTest, ASessionOutlivesACrashAndIsReplacedAfterAHang) {
+  config_.verify.persistent_judge = true;
+  fake_harness(R"SH(
+case "$n" in
+0) echo "kb-harness: candidate crashed: an illegal memory access was encountered (launching the candidate)" >&2
+   exit 3 ;;
+2) sleep 30 ;;
+*) cat > "$out" <<'JSON'
+{"verdict":"accepted","reason":"fine","verification":{"passed":true,"trials":5},
+ "timings":[{"size_label":"n=1000","speedup":1.5,"significant":true}],"run_s":0.001}
+JSON
+;;
+esac
+)SH");
+  GpuEvaluator evaluator(config_, device_);
+  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
+  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  EvalResult crashed = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{});
+  EXPECT_EQ(crashed.verdict, Verdict::crashed);
+  EXPECT_EQ(crashed.reason,
+            "the candidate crashed: an illegal memory access was encountered (the harness ended with exit code 3)");
+  EvalResult fine = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{});
+  EXPECT_EQ(fine.verdict, Verdict::accepted) << fine.reason;
+  EXPECT_GT(fine.phase_s.at("sandbox"), 0) << "what the judge did not time itself";
+  const auto start = std::chrono::steady_clock::now();
+  EvalResult hung = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{});
+  EXPECT_EQ(hung.verdict, Verdict::timed_out);
+  EXPECT_EQ(hung.reason.rfind("hung: killed after 1.", 0), 0u) << hung.reason;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 6);
+  EvalResult after = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{});
+  EXPECT_EQ(after.verdict, Verdict::accepted) << after.reason;
+  const std::string calls = read(root_ / "log" / "calls");
+  size_t sessions = 0;
+  for (size_t at = calls.find("session "); at != std::string::npos; at = calls.find("session ", at + 1)) ++sessions;
+  EXPECT_EQ(sessions, 2u) << calls;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // KB_RUNNER_TEST_DIR, when set, holds kernelbot-harness and variants/ (a copied build).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,7 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/frame_io.h"
 #include "core/harness_job.h"
+#include "profiler/harness/session_sweep.h"
 
 namespace kb {
 namespace {
@@ -132,6 +135,113 @@ HarnessJob scale_job(const std::string& base, const std::string& cand, int64_t s
 
 std::string reason(const HarnessRun& r) { return r.result.value("reason", std::string()); }
 std::string verdict(const HarnessRun& r) { return r.result.value("verdict", std::string()); }
+
+// A judge's session (--session DIR) driven as kernelbot drives it: jobs as frames on its stdin,
+// replies as frames on its stdout, its stderr in a file, DIR its working directory.
+class JudgeSession {
+ public:
+  explicit JudgeSession(const fs::path& dir) {
+    int in[2], out[2];
+    EXPECT_EQ(::pipe(in), 0);
+    EXPECT_EQ(::pipe(out), 0);
+    const std::string harness = harness_path(), err = (dir.parent_path() / "session.stderr").string();
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::dup2(in[0], 0);
+      ::dup2(out[1], 1);
+      if (FILE* f = std::freopen(err.c_str(), "w", stderr); !f) ::_exit(126);
+      ::close(in[1]);
+      ::close(out[0]);
+      if (::chdir(dir.c_str()) != 0) ::_exit(126);
+      ::execl(harness.c_str(), harness.c_str(), "--session", dir.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(in[0]);
+    ::close(out[1]);
+    in_ = in[1];
+    out_ = out[0];
+  }
+  ~JudgeSession() {
+    if (pid_ > 0) close();
+  }
+  json run(const HarnessJob& job) {
+    std::string reply;
+    if (!write_frame(in_, json(job).dump()) || !read_frame(out_, reply, 256u << 20)) return json();
+    return json::parse(reply);
+  }
+  int close() {
+    ::close(in_);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    ::close(out_);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+  int in_ = -1, out_ = -1;
+};
+
+// Processes named as the leaver variant names its daemon.
+std::vector<pid_t> leftovers() {
+  std::vector<pid_t> found;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename();
+    if (name.empty() || name[0] < '0' || name[0] > '9') continue;
+    std::string comm = read_file(e.path() / "comm");
+    if (comm == "kb-leftover\n") found.push_back(static_cast<pid_t>(std::stoi(name)));
+  }
+  return found;
+}
+
+void kill_leftovers() {
+  for (pid_t p : leftovers()) ::kill(p, SIGKILL);
+}
+
+TEST(HarnessGpu, ASessionKeepsTheOriginalAndClearsWhatEachCandidateLeft) {
+  kill_leftovers();
+  HarnessJob leaver = saxpy_job("saxpy_ok", "saxpy_leaver", {1 << 20});
+  leaver.mode = "verify";
+  // The control: after a one-job judge nothing sweeps, and the leaver's daemon lives on.
+  const HarnessRun control = run_job(leaver, "leaver-one-job");
+  EXPECT_EQ(control.exit_code, 0) << control.err;
+  EXPECT_FALSE(leftovers().empty()) << "the leaver variant left no daemon: the test would prove nothing";
+  kill_leftovers();
+
+  const fs::path dir = scratch() / "session";
+  fs::create_directories(dir);
+  JudgeSession session(dir);
+  const json left = session.run(leaver);
+  ASSERT_TRUE(left.is_object()) << read_file(scratch() / "session.stderr");
+  EXPECT_EQ(left["exit_code"], 0);
+  EXPECT_EQ(left["result"]["verdict"], "pending") << left.dump();
+  EXPECT_TRUE(leftovers().empty()) << "the daemon outlived its job";
+  EXPECT_TRUE(fs::is_empty(dir)) << "left-behind.txt was not cleared";
+  const std::vector<pid_t> kept = harness::child_processes(session.pid());
+  ASSERT_EQ(kept.size(), 1u) << "the original's server, and nothing else";
+
+  HarnessJob timed = saxpy_job("saxpy_ok", "saxpy_ok", {4 << 20});
+  const json first = session.run(timed);
+  EXPECT_EQ(first["exit_code"], 0);
+  EXPECT_EQ(first["result"]["verdict"], "not_faster") << first.dump();
+  EXPECT_EQ(harness::child_processes(session.pid()), kept) << "the original's server was kept";
+
+  HarnessJob crash = saxpy_job("saxpy_ok", "saxpy_crash", {1 << 20});
+  crash.mode = "verify";
+  const json crashed = session.run(crash);
+  EXPECT_EQ(crashed["exit_code"], 3);
+  EXPECT_EQ(crashed["result"]["verdict"], "crashed");
+
+  // The session goes on after the crash, with a fresh original (the crash took both servers).
+  const json again = session.run(timed);
+  EXPECT_EQ(again["exit_code"], 0);
+  EXPECT_EQ(again["result"]["verdict"], "not_faster") << again.dump();
+  EXPECT_GT(again["result"]["phase_s"]["timing"].get<double>(), 0);
+  EXPECT_EQ(session.close(), 0);
+  EXPECT_THAT(read_file(scratch() / "session.stderr"), HasSubstr("candidate crashed: an illegal memory access"));
+}
 
 TEST(HarnessGpu, CorrectCandidatePassesEveryCheckAndIsTimedInterleaved) {
   // Sizes whose kernels take well over graph_below_us (10 us): one launch per sample.

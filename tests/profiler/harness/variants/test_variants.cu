@@ -4,7 +4,11 @@
 // (in: input f32, out: output f32, n: size i32) and computes out = 2 * in.
 #include <cuda_runtime.h>
 
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 
 // Kernels with external linkage: a variant uses some of them, and nvcc would warn about the rest
@@ -56,6 +60,24 @@ __global__ void scale(const float* in, float* out, int n) {
 template <typename... T>
 void unused(const T&...) {}
 
+// What a candidate may try to leave for the next job of a judge's session: a daemon named
+// "kb-leftover" (double-forked, in a session of its own) and a file in its working directory.
+void leave_something_behind() {
+  static bool left = false;
+  if (left) return;
+  left = true;
+  if (FILE* f = std::fopen("left-behind.txt", "w")) {
+    std::fputs("for the next candidate\n", f);
+    std::fclose(f);
+  }
+  if (::fork() != 0) return;  // the parent (the server) goes on; the child is never waited for
+  ::setsid();
+  if (::fork() != 0) ::_exit(0);
+  ::prctl(PR_SET_NAME, "kb-leftover");
+  for (int fd = 0; fd < 1024; ++fd) ::close(fd);
+  for (;;) ::pause();
+}
+
 inline unsigned blocks_for(int n, int threads) { return static_cast<unsigned>((n + threads - 1) / threads); }
 
 }  // namespace kbtest
@@ -79,6 +101,9 @@ extern "C" __attribute__((visibility("default"))) int kb_launch(void** a) {
   const int n = *static_cast<int*>(a[3]);
   unused(x, y, alpha, n);  // not every variant uses every argument
 #if defined(KB_VARIANT_SAXPY_OK) || defined(KB_VARIANT_SAXPY_PTDS)
+  saxpy<<<blocks_for(n, 256), 256>>>(x, y, alpha, n);
+#elif defined(KB_VARIANT_SAXPY_LEAVER)
+  leave_something_behind();
   saxpy<<<blocks_for(n, 256), 256>>>(x, y, alpha, n);
 #elif defined(KB_VARIANT_SAXPY_SLOW)
   saxpy_strided<<<blocks_for(n, 256), 256>>>(x, y, alpha, n);

@@ -1,0 +1,114 @@
+#include "profiler/harness/judge_session.h"
+
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "common/clock.h"
+#include "common/frame_io.h"
+#include "profiler/harness/cuda_check.h"
+#include "profiler/harness/judged_job.h"
+#include "profiler/harness/session_sweep.h"
+#include "profiler/harness/variant_process.h"
+
+namespace kb::harness {
+namespace {
+
+constexpr double kRenewTimeoutS = 60;
+
+// What must match for the original's server of one job to serve the next: its device, its
+// library and its launcher (the stream it was given belongs to the launcher's arguments).
+std::string original_identity(const RunnerJob& job) {
+  const RunnerArg* stream = stream_arg(job);
+  return std::to_string(job.raw.device) + "\n" + job.raw.kernel + "\n" + job.raw.baseline_library + "\n" +
+         (stream ? stream->name : std::string());
+}
+
+// Clears what the job's candidate may have left (session_sweep.h). False, with `problem`, when
+// something stays: the session then ends, and its sandbox with everything in it.
+bool sweep(pid_t keep, const SessionOptions& options, std::string& problem) {
+  std::vector<pid_t> kept;
+  if (keep > 0) kept.push_back(keep);
+  if (kill_stray_children(kept) < 0) {
+    problem = "processes started during the job kept coming back";
+    return false;
+  }
+  if (!empty_directory(options.dir, problem)) return false;
+  if (options.private_tmp) {
+    for (const char* shared : {"/tmp", "/dev/shm"}) {
+      std::error_code ec;
+      if (std::filesystem::is_directory(shared, ec) && !empty_directory(shared, problem)) return false;
+    }
+    remove_sysv_ipc_objects();
+  }
+  return true;
+}
+
+}  // namespace
+
+int run_session(const SessionOptions& options) {
+  install_crash_guard();
+  // The channel to kernelbot, on descriptors only this process holds (close-on-exec; the servers
+  // also close everything past their socket). The servers' stdin becomes /dev/null, and what
+  // any library of this process prints to stdout goes to stderr instead of into a frame.
+  const int in = ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 10);
+  const int out = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 10);
+  const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (in < 0 || out < 0 || devnull < 0 || ::dup2(devnull, STDIN_FILENO) < 0 ||
+      ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    std::fprintf(stderr, "kb-harness: --session: cannot set up its channel to kernelbot\n");
+    return kExitHarnessError;
+  }
+  ::close(devnull);
+  // Every process started under the judge comes back to it when its parent dies, however it
+  // detached: the sweep after each job finds them all.
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+    std::fprintf(stderr, "kb-harness: --session: cannot become a child subreaper\n");
+    return kExitHarnessError;
+  }
+  std::unique_ptr<VariantProcess> original;
+  std::string original_key;
+  for (;;) {
+    std::string text;
+    if (!read_frame(in, text, kMaxJobBytes)) return kExitOk;  // kernelbot is done (or gone)
+    const auto start = std::chrono::steady_clock::now();
+    JobProcesses processes;
+    std::string key;
+    JudgedJob judged = judge_job(text, "the session's job", processes, [&](const RunnerJob& job, JobProcesses& p) {
+      if (job.raw.under_sanitizer) throw HarnessError("a session does not run jobs under compute-sanitizer");
+      key = original_identity(job);
+      if (original && key == original_key && original->renew_job(text, kRenewTimeoutS)) {
+        p.baseline = std::move(original);
+      } else {
+        original.reset();
+        p.baseline = std::make_unique<VariantProcess>(Who::baseline, job.raw.device, options.verbose);
+      }
+      if (!job.raw.candidate_library.empty())
+        p.candidate = std::make_unique<VariantProcess>(Who::candidate, job.raw.device, options.verbose);
+    });
+    processes.candidate.reset();  // asked to quit, then reaped: no candidate code outlives its job
+    original.reset();
+    if (judged.exit_code == kExitOk && processes.baseline) {
+      original = std::move(processes.baseline);
+      original_key = key;
+    }
+    processes = {};
+    judged.result.run_s = seconds_since(start);
+    std::string problem;
+    const bool swept = sweep(original ? original->pid() : -1, options, problem);
+    nlohmann::json reply{{"exit_code", judged.exit_code}};
+    if (judged.has_result) reply["result"] = judged.result;
+    const bool ends = !swept || judged.exit_code == kExitHarnessError || judged.exit_code == kExitUsage;
+    if (ends) reply["session_ended"] = swept ? "the judge failed" : problem;
+    if (judged.has_result && judged.exit_code == kExitOk)
+      spdlog::info("{}: {}", to_string(judged.result.verdict), judged.result.reason);
+    if (!write_frame(out, reply.dump()) || ends) return swept ? judged.exit_code : kExitHarnessError;
+  }
+}
+
+}  // namespace kb::harness

@@ -1,0 +1,88 @@
+#include "profiler/harness_session.h"
+
+#include <spdlog/spdlog.h>
+
+#include "profiler/variant_compiler.h"
+
+namespace kb::profiler {
+namespace fs = std::filesystem;
+
+std::string session_key(const HarnessJob& job) {
+  return std::to_string(job.device) + "\n" + job.kernel + "\n" + job.baseline_library;
+}
+
+HarnessSession::HarnessSession(const std::string& harness, const HarnessJob& job, const fs::path& dir,
+                               const HarnessLimits& limits)
+    : key_(session_key(job)), dir_(dir) {
+  fs::create_directories(dir_);
+  SandboxCommand cmd;
+  cmd.argv = {harness, "--session", dir_.string()};
+  // Only the namespace sandbox's /tmp, /dev/shm and IPC namespace are the session's own to clear.
+  if (limits.sandbox == SandboxKind::namespaces) cmd.argv.push_back("--private-tmp");
+  cmd.working_dir = dir_;
+  // Each job's time is bounded by its exchange; the session itself lives as long as the search.
+  cmd.limits.wall_time_s = 7 * 24 * 3600.0;
+  cmd.limits.max_cpu_s = 7 * 24 * 3600.0;
+  cmd.limits.max_rss_mb = limits.max_memory_mb;
+  cmd.limits.max_output_bytes = 512 * 1024;
+  cmd.kind = limits.sandbox;
+  cmd.view = harness_view(harness, dir_, {job.baseline_library}, {}, limits.hidden);
+  for (const auto& d : limits.library_dirs) cmd.view.read_only.push_back(d);
+  spdlog::debug("starting a judge's session for '{}' on GPU {} in {}", job.kernel, job.device, dir_.string());
+  session_ = std::make_unique<SandboxSession>(cmd);
+}
+
+HarnessSession::~HarnessSession() {
+  session_.reset();
+  std::error_code ec;
+  fs::remove_all(dir_, ec);
+}
+
+bool HarnessSession::serves(const HarnessJob& job) const { return alive() && session_key(job) == key_; }
+
+HarnessRun HarnessSession::run(const HarnessJob& job, double timeout_s) {
+  HarnessRun run;
+  HarnessJob sent = job;
+  if (!job.candidate_library.empty()) {
+    const fs::path copy = dir_ / ("candidate-" + std::to_string(jobs_)) / fs::path(job.candidate_library).filename();
+    std::error_code ec;
+    fs::create_directories(copy.parent_path(), ec);
+    if (!ec) fs::copy_file(job.candidate_library, copy, fs::copy_options::overwrite_existing, ec);
+    if (ec) {
+      run.process.start_error = "cannot copy the candidate's library into the judge's session: " + ec.message();
+      return run;
+    }
+    sent.candidate_library = copy.string();
+  }
+  ++jobs_;
+  SandboxSession::Exchange x = session_->exchange(nlohmann::json(sent).dump(), timeout_s);
+  run.process = std::move(x.process);
+  if (!x.reply) {
+    run.result_error = x.protocol_error.empty() ? "the judge's session ended without a result" : x.protocol_error;
+    return run;
+  }
+  try {
+    const nlohmann::json reply = nlohmann::json::parse(*x.reply);
+    run.process.exit_code = reply.at("exit_code").get<int>();
+    if (reply.contains("result")) {
+      nlohmann::json result = reply.at("result");
+      redact_result_strings(result);
+      run.result = result.get<EvalResult>();
+    } else {
+      run.result_error = "no result (the judge refused the job)";
+    }
+    if (reply.contains("session_ended")) {
+      spdlog::debug("the judge's session for '{}' ended: {}", job.kernel, reply.at("session_ended").dump());
+      session_->close();
+    }
+  } catch (const std::exception& e) {
+    // The reply comes on a pipe only the judge holds; a broken one is the judge's failure.
+    run.process.exit_code = 1;
+    run.result = std::nullopt;
+    run.result_error = std::string("unreadable reply from the judge's session: ") + e.what();
+    session_->close();
+  }
+  return run;
+}
+
+}  // namespace kb::profiler

@@ -1,0 +1,48 @@
+// kernelbot's side of a judge's session (kernelbot-harness --session, judge_session.h): one
+// sandbox running one judge for the jobs of one kernel's original on one GPU, so that a job
+// starts one process (the candidate's) instead of a sandbox, a judge and two servers.
+//
+// Each job's candidate library is copied into the session's directory before the job is sent:
+// the sandbox was set up before the library existed, and a copy (not a link) is all the
+// candidate's process can reach of the compile cache. The judge empties that directory after
+// every job, once every process the candidate started is gone.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "core/harness_job.h"
+#include "profiler/evaluation_outcome.h"
+#include "profiler/harness_process.h"
+#include "profiler/sandbox_session.h"
+
+namespace kb::profiler {
+
+class HarnessSession {
+ public:
+  // Starts `harness --session <dir>` sandboxed (limits.sandbox) for jobs like `job`: its device,
+  // kernel and original. `dir` is created, and removed with the session.
+  HarnessSession(const std::string& harness, const HarnessJob& job, const std::filesystem::path& dir,
+                 const HarnessLimits& limits);
+  ~HarnessSession();
+
+  // Whether the session is alive and its judge can take `job` (same device, kernel and original).
+  bool serves(const HarnessJob& job) const;
+  bool alive() const { return session_ && session_->alive(); }
+
+  // Runs `job`, waiting up to `timeout_s`: the same HarnessRun a one-job judge gives (its exit
+  // status as the reply says, the stderr written during the job), to be classified the same way.
+  HarnessRun run(const HarnessJob& job, double timeout_s);
+
+ private:
+  std::string key_;
+  std::filesystem::path dir_;
+  std::unique_ptr<SandboxSession> session_;
+  int jobs_ = 0;
+};
+
+// The key a session is kept by: device, kernel and original library.
+std::string session_key(const HarnessJob& job);
+
+}  // namespace kb::profiler

@@ -1,0 +1,154 @@
+#include "profiler/sandbox_session.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <mutex>
+
+#include "common/secret_redactor.h"
+
+namespace kb::profiler {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+}  // namespace
+
+SandboxSession::SandboxSession(const SandboxCommand& command, size_t max_reply_bytes)
+    : command_(command), reader_(max_reply_bytes) {
+  // A write to a child that died must fail with EPIPE, not end kernelbot.
+  static std::once_flag ignore_sigpipe;
+  std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
+  command_.stdin_data.clear();
+  const SpawnedChild child = spawn_sandboxed(command_, true, start_);
+  if (!start_.started) return;
+  pid_ = child.pid;
+  in_ = child.stdin_fd;
+  out_ = child.stdout_fd;
+  err_ = child.stderr_fd;
+  set_nonblocking(in_);
+  set_nonblocking(out_);
+  set_nonblocking(err_);
+}
+
+SandboxSession::~SandboxSession() { close(); }
+
+void SandboxSession::close() {
+  if (pid_ <= 0) return;
+  ::close(in_);
+  in_ = -1;
+  const auto until = Clock::now() + std::chrono::duration<double>(command_.limits.term_grace_s);
+  while (Clock::now() < until && ::waitpid(pid_, nullptr, WNOHANG) == 0) ::usleep(10000);
+  end(SIGKILL, nullptr);
+}
+
+void SandboxSession::end(int signal_to_group, Exchange* x) {
+  if (pid_ <= 0) return;
+  if (signal_to_group) ::kill(-pid_, signal_to_group);
+  int status = 0;
+  const pid_t w = ::waitpid(pid_, &status, 0);
+  ::kill(-pid_, SIGKILL);  // whatever is left of its group
+  if (x && w == pid_) {
+    if (WIFEXITED(status)) x->process.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) x->process.signal = WTERMSIG(status);
+  }
+  for (int* fd : {&in_, &out_, &err_})
+    if (*fd >= 0) ::close(*fd), *fd = -1;
+  pid_ = -1;
+}
+
+SandboxSession::Exchange SandboxSession::exchange(const std::string& request, double timeout_s) {
+  Exchange x;
+  if (pid_ <= 0) {
+    x.process = start_;
+    x.process.started = false;
+    if (x.process.start_error.empty()) x.process.start_error = "its session has ended";
+    return x;
+  }
+  x.process.started = true;
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  std::string pending = std::to_string(request.size()) + "\n" + request;
+  size_t sent = 0;
+  BoundedOutput err(command_.limits.max_output_bytes);
+  auto next_tree_check = start;
+  char buf[65536];
+  int status = 0;
+  bool exited = false;
+  while (!x.reply) {
+    const auto now = Clock::now();
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      exited = true;
+      break;
+    }
+    if (now >= deadline) {
+      x.process.timed_out = true;
+      break;
+    }
+    if (now >= next_tree_check) {
+      const ProcessTreeUsage usage = process_tree_usage(pid_);
+      x.process.peak_rss_mb = std::max(x.process.peak_rss_mb, usage.rss_mb);
+      x.process.peak_processes = std::max(x.process.peak_processes, usage.processes);
+      if (command_.limits.max_rss_mb > 0 && usage.rss_mb > command_.limits.max_rss_mb) {
+        x.process.killed_for_memory = true;
+        break;
+      }
+      if (usage.processes > command_.limits.max_processes + 2) {
+        x.process.killed_for_processes = true;
+        break;
+      }
+      next_tree_check = now + std::chrono::milliseconds(50);
+    }
+    pollfd fds[3] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}, {in_, POLLOUT, 0}};
+    const nfds_t n = sent < pending.size() ? 3 : 2;
+    if (::poll(fds, n, 20) <= 0) continue;
+    if (n == 3 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      const ssize_t w = ::write(in_, pending.data() + sent, pending.size() - sent);
+      if (w > 0) sent += static_cast<size_t>(w);
+      else if (w < 0 && errno != EAGAIN && errno != EINTR) pending.clear(), sent = 0;  // it is gone: waitpid says how
+    }
+    if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+      const ssize_t r = ::read(err_, buf, sizeof buf);
+      if (r > 0) err.append(buf, static_cast<size_t>(r));
+    }
+    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+      const ssize_t r = ::read(out_, buf, sizeof buf);
+      if (r > 0) {
+        reader_.feed(buf, static_cast<size_t>(r));
+        x.reply = reader_.next();
+        if (reader_.malformed()) {
+          x.protocol_error = "it wrote something other than a reply frame on its stdout";
+          break;
+        }
+      }
+    }
+  }
+  // What it wrote to stderr before the reply belongs to this exchange (a crash line comes first).
+  for (ssize_t r; err_ >= 0 && (r = ::read(err_, buf, sizeof buf)) > 0;) err.append(buf, static_cast<size_t>(r));
+  if (!x.reply) {
+    if (exited) {
+      ::kill(-pid_, SIGKILL);
+      if (WIFEXITED(status)) x.process.exit_code = WEXITSTATUS(status);
+      if (WIFSIGNALED(status)) x.process.signal = WTERMSIG(status);
+      for (int* fd : {&in_, &out_, &err_})
+        if (*fd >= 0) ::close(*fd), *fd = -1;
+      pid_ = -1;
+    } else {
+      end(SIGKILL, &x);
+    }
+  }
+  x.process.wall_s = seconds_between(start, Clock::now());
+  x.process.err = redact(err.text(x.process.err_truncated));
+  return x;
+}
+
+}  // namespace kb::profiler

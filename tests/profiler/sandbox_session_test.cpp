@@ -1,0 +1,126 @@
+// A long-lived sandboxed child (the judge's session) with real /bin/sh children speaking frames:
+// replies and the stderr of each exchange kept apart, and every way the child can fail an
+// exchange (silence, death, garbage, a process flood) ending the session with how it ended.
+#include "profiler/sandbox_session.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+
+namespace kb::profiler {
+namespace {
+
+// A child that answers each frame with "<prefix><payload>" and says on stderr what it got.
+const char* kEcho = R"SH(
+while read -r len; do
+  payload=$(head -c "$len")
+  echo "got $payload" >&2
+  case "$payload" in
+    hang) sleep 30 ;;
+    die) echo "dying" >&2; exit 3 ;;
+    garbage) echo "not a frame"; sleep 30 ;;
+    flood) for i in $(seq 1 40); do sleep 30 & done; sleep 30 ;;
+  esac
+  reply="echo:$payload"
+  printf '%s\n%s' "${#reply}" "$reply"
+done
+)SH";
+
+SandboxCommand shell(const std::string& script, SandboxKind kind = SandboxKind::process) {
+  SandboxCommand c;
+  c.argv = {"/bin/sh", "-c", script};
+  c.limits.term_grace_s = 0.5;
+  c.limits.max_processes = 20;
+  c.kind = kind;
+  return c;
+}
+
+TEST(SandboxSessionTest, RepliesInTurnWithEachExchangesOwnStderr) {
+  SandboxSession session(shell(kEcho));
+  ASSERT_TRUE(session.alive());
+  auto a = session.exchange("first", 10);
+  ASSERT_TRUE(a.reply) << a.process.describe() << " " << a.process.err;
+  EXPECT_EQ(*a.reply, "echo:first");
+  EXPECT_EQ(a.process.err, "got first\n");
+  auto b = session.exchange("second\nline", 10);
+  ASSERT_TRUE(b.reply);
+  EXPECT_EQ(*b.reply, "echo:second\nline");
+  EXPECT_EQ(b.process.err, "got second\nline\n") << "the first exchange's stderr is not repeated";
+  EXPECT_TRUE(session.alive());
+  EXPECT_GT(b.process.wall_s, 0);
+}
+
+TEST(SandboxSessionTest, ASilentChildTimesOutAndTheSessionEnds) {
+  SandboxSession session(shell(kEcho));
+  const auto start = std::chrono::steady_clock::now();
+  auto x = session.exchange("hang", 0.5);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5);
+  EXPECT_FALSE(x.reply);
+  EXPECT_TRUE(x.process.timed_out);
+  EXPECT_EQ(x.process.signal, SIGKILL);
+  EXPECT_EQ(x.process.err, "got hang\n");
+  EXPECT_FALSE(session.alive());
+  auto after = session.exchange("again", 1);
+  EXPECT_FALSE(after.process.started);
+  EXPECT_NE(after.process.start_error.find("ended"), std::string::npos) << after.process.start_error;
+}
+
+TEST(SandboxSessionTest, AChildThatDiesMidExchangeGivesItsExitStatusAndStderr) {
+  SandboxSession session(shell(kEcho));
+  auto x = session.exchange("die", 10);
+  EXPECT_FALSE(x.reply);
+  EXPECT_FALSE(x.process.timed_out);
+  EXPECT_EQ(x.process.exit_code, 3);
+  EXPECT_EQ(x.process.err, "got die\ndying\n");
+  EXPECT_FALSE(session.alive());
+}
+
+TEST(SandboxSessionTest, SomethingOtherThanAFrameEndsTheSession) {
+  SandboxSession session(shell(kEcho));
+  auto x = session.exchange("garbage", 10);
+  EXPECT_FALSE(x.reply);
+  EXPECT_FALSE(x.protocol_error.empty());
+  EXPECT_FALSE(session.alive());
+}
+
+TEST(SandboxSessionTest, AProcessFloodIsKilled) {
+  SandboxSession session(shell(kEcho));
+  auto x = session.exchange("flood", 10);
+  EXPECT_FALSE(x.reply);
+  EXPECT_TRUE(x.process.killed_for_processes);
+  EXPECT_FALSE(session.alive());
+}
+
+TEST(SandboxSessionTest, ACommandThatCannotStartEndsTheFirstExchangeAsTheShellWould) {
+  SandboxCommand c = shell("");
+  c.argv = {"/nonexistent/judge"};
+  SandboxSession session(c);
+  auto x = session.exchange("job", 5);
+  EXPECT_FALSE(x.reply);
+  EXPECT_EQ(x.process.exit_code, 127) << x.process.describe();
+  EXPECT_FALSE(session.alive());
+  c.argv = {"no-such-judge-on-path"};
+  SandboxSession unnamed(c);
+  EXPECT_FALSE(unnamed.alive());
+  auto y = unnamed.exchange("job", 1);
+  EXPECT_FALSE(y.process.started);
+  EXPECT_NE(y.process.start_error.find("no-such-judge-on-path"), std::string::npos) << y.process.start_error;
+}
+
+TEST(SandboxSessionTest, WorksInsideTheNamespaceSandbox) {
+  if (!namespace_sandbox_problem().empty()) GTEST_FAIL() << namespace_sandbox_problem();
+  SandboxCommand c = shell(kEcho, SandboxKind::namespaces);
+  c.working_dir = std::filesystem::temp_directory_path();
+  c.view.writable = {c.working_dir};
+  SandboxSession session(c);
+  auto x = session.exchange("inside", 10);
+  ASSERT_TRUE(x.reply) << x.process.describe() << " " << x.process.err;
+  EXPECT_EQ(*x.reply, "echo:inside");
+  session.close();
+  EXPECT_FALSE(session.alive());
+}
+
+}  // namespace
+}  // namespace kb::profiler
