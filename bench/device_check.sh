@@ -20,6 +20,9 @@
 #                                      refused once the source changed) and `kernelbot eval --sanitize`
 #                                      (compute-sanitizer over the sandboxed servers: a clean candidate,
 #                                      one that reads past its input)
+#   bench/device_check.sh session      the judge's session ([verify].persistent_judge): its GPU test,
+#                                      then the throughput benchmark with it on and off, alternated
+#                                      on one compile cache (the first run fills it), ROUNDS pairs
 #   bench/device_check.sh stability    five `kernelbot profile` runs of saxpy at n=16M in the sandbox,
 #                                      and ncu on the same kernel (timing noise, agreement with ncu)
 # The machine has no bubblewrap of its own: carry it in .devlibs/ beside the libraries, once, with
@@ -82,6 +85,22 @@ if [ "$stage" = throughput ] || [ "$stage" = search ]; then
   (cd examples && timeout 300 "$here/build/bench/search_throughput" --config kernelbot.toml --kernels saxpy,transpose \
     --max-candidates 12) >"$OUT/logs/throughput.out" 2>"$OUT/logs/throughput.err"
   cat "$OUT/logs/throughput.out"; tail -3 "$OUT/logs/throughput.err"
+fi
+
+if [ "$stage" = session ]; then
+  (cd build && timeout 120 ctest -R "HarnessGpu.ASession" --output-on-failure -j1) >"$OUT/logs/session_test.log" 2>&1
+  echo "session test exit code $?" >>"$OUT/logs/session_test.log"
+  grep -E "tests passed|Failed|\*\*\*|exit code|Failure|Expected|Which is|Actual" "$OUT/logs/session_test.log" | head -20
+  cp examples/kernelbot.toml examples/kernelbot-one-job-judge.toml
+  printf '\n[verify]\npersistent_judge = false\n' >>examples/kernelbot-one-job-judge.toml
+  for i in $(seq 1 "${ROUNDS:-2}"); do
+    for cfg in kernelbot.toml kernelbot-one-job-judge.toml; do
+      (cd examples && timeout 200 "$here/build/bench/search_throughput" --config "$cfg" --kernels saxpy,transpose \
+        --max-candidates 12) >"$OUT/logs/throughput-$cfg-$i.out" 2>"$OUT/logs/throughput-$cfg-$i.err"
+      echo "=== $cfg run $i exit $?"; cat "$OUT/logs/throughput-$cfg-$i.out"; tail -2 "$OUT/logs/throughput-$cfg-$i.err"
+    done
+  done
+  rm -f examples/kernelbot-one-job-judge.toml
 fi
 
 if [ "$stage" = bench ]; then

@@ -96,10 +96,12 @@ int main(int argc, char** argv) {
     std::vector<kb::Evaluator*> more;
     for (size_t i = 1; i < evaluators.size(); ++i) more.push_back(evaluators[i].get());
     unsigned cores = std::thread::hardware_concurrency();
-    std::cout << fmt::format("{} x {}, {} cores, compile_jobs = {}, screening {}\n\n", evaluators.size(),
+    std::cout << fmt::format("{} x {}, {} cores, compile_jobs = {}, screening {}, {}\n\n", evaluators.size(),
                              devices.front().name, cores,
                              config.search.compile_jobs > 0 ? std::to_string(config.search.compile_jobs) : "all",
-                             config.search.screening ? "on" : "off");
+                             config.search.screening ? "on" : "off",
+                             config.verify.persistent_judge ? "one judge per search and GPU (persistent_judge)"
+                                                            : "a judge per job (persistent_judge = false)");
 
     std::vector<std::string> names = split(kernels);
     if (names.empty())

@@ -184,14 +184,19 @@ class JudgeSession {
   int in_ = -1, out_ = -1;
 };
 
-// Processes named as the leaver variant names its daemon.
+// Live processes named as the leaver variant names its daemon. A zombie is dead: one the control
+// run's daemon leaves, once killed, stays until the machine's init reaps it (a container's init
+// may never do that).
 std::vector<pid_t> leftovers() {
   std::vector<pid_t> found;
   for (const auto& e : fs::directory_iterator("/proc")) {
     const std::string name = e.path().filename();
     if (name.empty() || name[0] < '0' || name[0] > '9') continue;
-    std::string comm = read_file(e.path() / "comm");
-    if (comm == "kb-leftover\n") found.push_back(static_cast<pid_t>(std::stoi(name)));
+    if (read_file(e.path() / "comm") != "kb-leftover\n") continue;
+    const std::string stat = read_file(e.path() / "stat");
+    const size_t close = stat.rfind(')');
+    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z') continue;
+    found.push_back(static_cast<pid_t>(std::stoi(name)));
   }
   return found;
 }
@@ -217,7 +222,8 @@ TEST(HarnessGpu, ASessionKeepsTheOriginalAndClearsWhatEachCandidateLeft) {
   ASSERT_TRUE(left.is_object()) << read_file(scratch() / "session.stderr");
   EXPECT_EQ(left["exit_code"], 0);
   EXPECT_EQ(left["result"]["verdict"], "pending") << left.dump();
-  EXPECT_TRUE(leftovers().empty()) << "the daemon outlived its job";
+  for (pid_t p : leftovers())
+    ADD_FAILURE() << "the daemon outlived its job: " << read_file("/proc/" + std::to_string(p) + "/stat");
   EXPECT_TRUE(fs::is_empty(dir)) << "left-behind.txt was not cleared";
   const std::vector<pid_t> kept = harness::child_processes(session.pid());
   ASSERT_EQ(kept.size(), 1u) << "the original's server, and nothing else";
