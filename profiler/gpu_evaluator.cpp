@@ -141,10 +141,10 @@ HarnessRun GpuEvaluator::run_raw(const HarnessJob& job, const std::string& tag,
   const auto* spec = config_.find_kernel(job.kernel);
   HarnessLimits limits{config_.verify.timeout_s * timeout_scale, config_.verify.max_host_memory_mb, sandbox_, hidden_,
                        spec ? link_lib_dirs(config_, *spec) : std::vector<fs::path>{}};
-  // The session takes every job but compute-sanitizer's (it wraps the judge's process) and the
-  // CUPTI metrics (their replay state would stay in the original's kept process, which is timed
-  // again in later jobs). Another thread's job on the same evaluator runs on its own, as before.
-  if (config_.verify.persistent_judge && wrapper.empty() && job.mode != "metrics") {
+  // The session takes every job but compute-sanitizer's (it wraps the judge's process). After a
+  // metrics job the judge starts the next job with a fresh original (CUPTI's profiler state would
+  // stay in the kept one). Another thread's job on the same evaluator runs on its own, as before.
+  if (config_.verify.persistent_judge && wrapper.empty()) {
     std::unique_lock lock(session_mutex_, std::try_to_lock);
     if (lock.owns_lock()) {
       if (!session_ || !session_->serves(job)) {

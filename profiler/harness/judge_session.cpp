@@ -49,6 +49,15 @@ bool sweep(pid_t keep, const SessionOptions& options, std::string& problem) {
   return true;
 }
 
+// Whether the job's text asks for CUPTI metrics (parsed again: judge_job owns the parsed job).
+bool metrics_job(const std::string& text) {
+  try {
+    return nlohmann::json::parse(text).value("mode", std::string()) == "metrics";
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 int run_session(const SessionOptions& options) {
@@ -93,7 +102,10 @@ int run_session(const SessionOptions& options) {
     });
     processes.candidate.reset();  // asked to quit, then reaped: no candidate code outlives its job
     original.reset();
-    if (judged.exit_code == kExitOk && processes.baseline) {
+    // A metrics job leaves CUPTI's profiler state in the original's process, which later jobs
+    // would time beside a fresh candidate: the next job gets a fresh original.
+    const bool keep_original = judged.exit_code == kExitOk && processes.baseline && !metrics_job(text);
+    if (keep_original) {
       original = std::move(processes.baseline);
       original_key = key;
     }

@@ -376,9 +376,9 @@ echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
   EXPECT_EQ(sanitized["under_sanitizer"], true);  // the runner must leave CUPTI to the sanitizer
 }
 
-// [verify].persistent_judge: the jobs of one original run in one judge's session, each candidate
-// library sent as a copy inside the session's directory; the CUPTI metrics still get a judge of
-// their own; another original gets another session, and the sessions' directories go with them.
+// [verify].persistent_judge: the jobs of one original run in one judge's session (the CUPTI
+// metrics too), each candidate library sent as a copy inside the session's directory; another
+// original gets another session, and the sessions' directories go with them.
 TEST_F(GpuEvaluatorTest, TheJobsOfOneOriginalRunInOneJudgesSession) {
   config_.verify.persistent_judge = true;
   fake_harness(kAcceptingHarness);
@@ -400,8 +400,8 @@ TEST_F(GpuEvaluatorTest, TheJobsOfOneOriginalRunInOneJudgesSession) {
     EXPECT_EQ(evaluator.profile_baseline(config_.kernels[0], base, false).timings.at(0).baseline.median_us, 12.5);
     EXPECT_EQ(evaluator.profile_baseline(config_.kernels[0], other_base, false).verdict, Verdict::pending);
   }
-  // Jobs 0 and 2 (verify_and_time) and 4 (time_baseline) in the first session, 1 and 3 (metrics)
-  // as one-job judges, 5 in a second session for the other original.
+  // Jobs 0 to 4 (verify_and_time, metrics, verify_and_time, metrics, time_baseline) in the first
+  // session, 5 in a second one for the other original.
   ASSERT_EQ(jobs(), 6);
   for (int n : {0, 2}) {
     EXPECT_EQ(job(n)["mode"], "verify_and_time");
@@ -412,6 +412,7 @@ TEST_F(GpuEvaluatorTest, TheJobsOfOneOriginalRunInOneJudgesSession) {
         << "the copy the judge got is the compiled library";
   }
   EXPECT_EQ(job(1)["mode"], "metrics");
+  EXPECT_NE(job(1)["candidate_library"].get<std::string>().find("-session-"), std::string::npos);
   EXPECT_EQ(job(4)["mode"], "time_baseline");
   EXPECT_EQ(job(5)["baseline_library"], other_base.library_path);
   const std::string calls = read(root_ / "log" / "calls");

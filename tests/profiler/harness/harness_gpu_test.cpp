@@ -234,6 +234,13 @@ TEST(HarnessGpu, ASessionKeepsTheOriginalAndClearsWhatEachCandidateLeft) {
   EXPECT_EQ(first["result"]["verdict"], "not_faster") << first.dump();
   EXPECT_EQ(harness::child_processes(session.pid()), kept) << "the original's server was kept";
 
+  HarnessJob metrics = saxpy_job("saxpy_ok", "saxpy_ok", {1 << 20});
+  metrics.mode = "metrics";
+  const json counted = session.run(metrics);
+  EXPECT_EQ(counted["exit_code"], 0);
+  EXPECT_THAT(counted["result"]["candidate_metrics"].value("status", std::string()), HasSubstr("ok")) << counted.dump();
+  EXPECT_TRUE(harness::child_processes(session.pid()).empty()) << "after CUPTI metrics the original is not kept";
+
   HarnessJob crash = saxpy_job("saxpy_ok", "saxpy_crash", {1 << 20});
   crash.mode = "verify";
   const json crashed = session.run(crash);
