@@ -37,6 +37,12 @@ class Proposer {
     return std::nullopt;
   }
 
+  // Variants this proposer is likely to ask for in the first rounds, most likely first, at most
+  // `limit`, known before the original has run (ctx.baseline_profile holds only the compiler's
+  // facts): the engine compiles them while the GPU measures the original, so that round 1 finds
+  // them in the compile cache. Nothing is measured or proposed by this. Default: none.
+  virtual std::vector<Variant> likely_variants(const ProposalContext& /*ctx*/, size_t /*limit*/) { return {}; }
+
   // Whether the engine should add crossover ideas (merging two good seeds) from round 2 on.
   virtual bool supports_crossover() const { return false; }
 

@@ -17,6 +17,7 @@
 #include "search/candidate_feed.h"
 #include "search/candidate_runner.h"
 #include "search/content_hash.h"
+#include "search/compile_prefetch.h"
 #include "search/proposer.h"
 #include "search/screening.h"
 #include "search/search_budget.h"
@@ -84,10 +85,16 @@ class Engine {
     if (!baseline_compiled_.ok)
       throw std::runtime_error(fmt::format("the original of kernel '{}' ({}) does not compile:\n{}", spec_.name,
                                            spec_.source, log_tail(baseline_compiled_.log)));
+    compile_ahead();
     EvalOptions options;
     options.time = true;
     options.collect_metrics = true;
     EvalResult profile = evaluators_.front()->evaluate(spec_, baseline_compiled_, baseline_compiled_, options);
+    if (prefetch_) {
+      prefetch_->stop();  // round 1's compiles take over; those under way are shared with them
+      spdlog::debug("{}: {} likely candidates compiled ahead while the original was measured", spec_.name,
+                    prefetch_->started());
+    }
     if (!verdict_is_correct(profile.verdict))
       throw std::runtime_error(fmt::format("the original of kernel '{}' fails on its own inputs ({}): {}", spec_.name,
                                            to_string(profile.verdict), profile.reason));
@@ -98,6 +105,27 @@ class Engine {
     signature_ = launcher_signature(spec_, original_);
     spdlog::info("{}: the original measures {:.2f} us at {} on {}", spec_.name, result_.tree.front().median_us,
                  profile.timings.empty() ? "?" : profile.timings.front().size_label, result_.device.name);
+  }
+
+  // Starts compiling, on every core, what the proposer expects round 1 to ask for: the GPU is
+  // busy measuring the original meanwhile, and the CPU would otherwise wait.
+  void compile_ahead() {
+    ProposalContext early;
+    early.config = &config_;
+    early.spec = &spec_;
+    early.original_source = original_;
+    early.device = evaluators_.front()->device();
+    early.baseline_profile.baseline_metrics = baseline_compiled_.compiler_report;
+    const size_t threads = static_cast<size_t>(
+        cfg_.compile_jobs > 0 ? cfg_.compile_jobs : std::max<int64_t>(1, std::thread::hardware_concurrency()));
+    std::vector<Variant> likely;
+    try {
+      likely = req_.proposer->likely_variants(early, 2 * threads);
+    } catch (const std::exception& e) {
+      spdlog::debug("{}: nothing compiled ahead: {}", spec_.name, e.what());
+    }
+    if (!likely.empty())
+      prefetch_ = std::make_unique<CompilePrefetch>(*evaluators_.front(), spec_, std::move(likely), threads);
   }
 
   void open_archive() {
@@ -403,6 +431,7 @@ class Engine {
   std::string original_;
   std::string signature_;
   CompiledVariant baseline_compiled_;
+  std::unique_ptr<CompilePrefetch> prefetch_;  // compiles ahead while the original is measured
   std::optional<ArchiveKey> key_;
   std::vector<ArchiveExample> examples_;
   std::set<std::string> seen_;

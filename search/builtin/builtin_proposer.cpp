@@ -191,6 +191,32 @@ std::vector<Branch> BuiltinProposer::implement(const ProposalContext&, const Bra
   return out;
 }
 
+std::vector<Variant> BuiltinProposer::likely_variants(const ProposalContext& ctx, size_t limit) {
+  // A space of its own, from the compiler's facts: the proposer's space is built once, from the
+  // measured profile, when round 1 asks.
+  const ProfileFacts facts = read_profile_facts(ctx.baseline_profile);
+  TuningSpaceOptions options;
+  options.fast_math = fast_math_allowed(config_, spec_);
+  options.registers = facts.registers;
+  const TuningSpace space = TuningSpace::build(Variant{ctx.original_source, {}, {}, "original"}, spec_, options);
+  if (space.empty() || space.size() > kEnumerateLimit) return {};
+  const TuningPoint start = space.default_point();
+  std::vector<std::pair<double, TuningPoint>> near, far;
+  for (const auto& p : space.neighbours(start)) near.emplace_back(point_score(space, p, facts), p);
+  for (const auto& p : space.enumerate(kEnumerateLimit))
+    if (differing(start, p).size() > 1) far.emplace_back(point_score(space, p, facts), p);
+  auto by_score = [](const auto& a, const auto& b) { return a.first > b.first; };
+  std::stable_sort(near.begin(), near.end(), by_score);
+  std::stable_sort(far.begin(), far.end(), by_score);
+  std::vector<Variant> out;
+  for (const auto* list : {&near, &far})
+    for (const auto& [score, p] : *list) {
+      if (out.size() >= limit) return out;
+      out.push_back(space.variant(p));
+    }
+  return out;
+}
+
 std::string BuiltinProposer::exhausted_reason() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return exhausted_.empty() ? "no more ideas" : exhausted_;

@@ -27,6 +27,9 @@ class BuiltinProposer : public Proposer {
   std::vector<ProposedIdea> propose_ideas(const ProposalContext& ctx) override;
   std::vector<Branch> implement(const ProposalContext& ctx, const BranchRequest& request) override;
   std::string exhausted_reason() const override;
+  // The points next to the original (one knob changed, best-ranked first), then the others: what
+  // round 1's local search or enumeration takes first.
+  std::vector<Variant> likely_variants(const ProposalContext& ctx, size_t limit) override;
 
  private:
   struct Planned {

@@ -4,9 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
+#include <thread>
 
 #include "config/config_loader.h"
 #include "cuda_source/launch_bounds.h"
@@ -262,4 +266,92 @@ TEST(BuiltinProposer, SaysSoWhenThereIsNothingToTune) {
   SearchRequest req2{&q.config, &q.spec(), &e, {}, &nothing, nullptr, {}};
   auto none = run_search(req2);
   EXPECT_EQ(none.stop_reason.rfind("nothing to tune", 0), 0u) << none.stop_reason;
+}
+
+namespace {
+
+// A SimulatedEvaluator that takes its time measuring the original, as a GPU does, and records
+// every variant compiled before and during that measurement.
+class SlowOriginalEvaluator : public SimulatedEvaluator {
+ public:
+  using SimulatedEvaluator::SimulatedEvaluator;
+  CompiledVariant compile(const config::KernelSpec& spec, const Variant& variant) override {
+    {
+      std::lock_guard lock(mutex_);
+      compiled_.insert(key(variant));
+      if (measuring_) ++during_measurement_;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // nvcc is not instant either
+    return SimulatedEvaluator::compile(spec, variant);
+  }
+  EvalResult evaluate(const config::KernelSpec& spec, const CompiledVariant& baseline, const CompiledVariant& candidate,
+                      const EvalOptions& options) override {
+    const bool original = baseline.library_path == candidate.library_path;
+    if (original) {
+      std::lock_guard lock(mutex_);
+      measuring_ = true;
+    }
+    if (original) std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    EvalResult r = SimulatedEvaluator::evaluate(spec, baseline, candidate, options);
+    std::lock_guard lock(mutex_);
+    measuring_ = false;
+    return r;
+  }
+  static std::string key(const Variant& v) {
+    std::string k = v.source;
+    for (const auto& d : v.defines) k += "\n-D" + d;
+    for (const auto& f : v.nvcc_flags) k += "\n" + f;
+    return k;
+  }
+  std::set<std::string> compiled() {
+    std::lock_guard lock(mutex_);
+    return compiled_;
+  }
+  int during_measurement() {
+    std::lock_guard lock(mutex_);
+    return during_measurement_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::set<std::string> compiled_;
+  bool measuring_ = false;
+  int during_measurement_ = 0;
+};
+
+}  // namespace
+
+// While the GPU measures the original, the CPU compiles what round 1 will ask for: the tuner's
+// single-knob neighbours of the original, best-ranked first (issue #13: compile while the GPU
+// measures). Round 1's local moves are all among them; only its random restart may not be.
+TEST(BuiltinProposer, RoundOnesCandidatesAreCompiledWhileTheOriginalIsMeasured) {
+  auto config = examples_config();
+  config.search.rounds = 1;
+  config.search.max_candidates = 10;  // transpose's 40 points do not fit: local search and a restart
+  config.search.compile_jobs = 4;
+  const auto& spec = *config.find_kernel("transpose");
+  SlowOriginalEvaluator e;
+  BuiltinProposer proposer(config, spec);
+
+  ProposalContext early;
+  early.config = &config;
+  early.spec = &spec;
+  early.original_source = kTranspose;
+  const std::vector<Variant> likely = proposer.likely_variants(early, 8);
+  ASSERT_EQ(likely.size(), 8u);
+  EXPECT_EQ(likely.front().defines.size() + (likely.front().source != kTranspose), 1u)
+      << "one knob changed first: " << likely.front().label;
+
+  SearchRequest req{&config, &spec, &e, {}, &proposer, nullptr, {}};
+  auto result = run_search(req);
+  EXPECT_GE(e.during_measurement(), 4) << "compiles ran while the original was measured";
+  std::set<std::string> ahead;
+  for (const auto& v : BuiltinProposer(config, spec).likely_variants(early, 8)) ahead.insert(SlowOriginalEvaluator::key(v));
+  int local_moves = 0;
+  for (const auto& c : result.tree) {
+    if (c.round != 1 || c.idea.text.rfind("Random restart", 0) == 0) continue;
+    ++local_moves;
+    EXPECT_TRUE(ahead.count(SlowOriginalEvaluator::key(c.variant))) << c.id << " " << c.variant.label;
+  }
+  EXPECT_GT(local_moves, 0);
 }
