@@ -10,11 +10,13 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <mutex>
 #include <thread>
 
 #include "common/clock.h"
@@ -34,6 +36,7 @@ struct Row {
   std::string kernel;
   int64_t candidates = 0, compiled = 0, cached = 0, verified = 0, timed = 0;
   double wall_s = 0, compile_s = 0, run_s = 0, best = 1;
+  double gpus = 1;  // the GPUs its search used
   kb::search::SearchPhases phases;
 };
 
@@ -73,11 +76,17 @@ int main(int argc, char** argv) {
   std::string kernels;
   int64_t max_candidates = 24;
   bool all_gpus = false;
+  bool one_kernel_at_a_time = false;
   bool no_screening = false;
   app.add_option("--config", config_path, "kernelbot.toml whose kernels to search")->check(CLI::ExistingFile);
   app.add_option("--kernels", kernels, "Comma-separated [[kernel]] names (default: all)");
   app.add_option("--max-candidates", max_candidates, "Candidate budget per kernel")->check(CLI::PositiveNumber);
-  app.add_flag("--all-gpus", all_gpus, "Evaluate on every visible GPU (default: the first only)");
+  app.add_flag("--all-gpus", all_gpus,
+               "Evaluate on every visible GPU (default: the first only): one worker per GPU, each searching the next "
+               "kernel on its own GPU, as `kernelbot run` does");
+  app.add_flag("--one-kernel-at-a-time", one_kernel_at_a_time,
+               "With --all-gpus: search the kernels one after the other, each one's candidates spread over every GPU "
+               "(as `kernelbot search` does)");
   app.add_flag("--no-screening", no_screening, "Fully evaluate every candidate ([search] screening = false)");
   CLI11_PARSE(app, argc, argv);
   spdlog::set_level(spdlog::level::warn);
@@ -115,33 +124,66 @@ int main(int argc, char** argv) {
                          r.run_s, r.candidates / r.wall_s * 60, r.best);
     };
     std::cout << header << std::flush;
-    std::vector<Row> rows;
-    std::optional<kb::search::SearchResult> first;
-    for (const auto& name : names) {
+    for (const auto& name : names)
+      if (!config.find_kernel(name)) throw std::runtime_error("no [[kernel]] named '" + name + "' in " + config_path);
+    // One search: on `evaluator` alone, or with its candidates spread over `others` too.
+    auto search = [&](const std::string& name, kb::Evaluator* evaluator, const std::vector<kb::Evaluator*>& others) {
       const auto* spec = config.find_kernel(name);
-      if (!spec) throw std::runtime_error("no [[kernel]] named '" + name + "' in " + config_path);
       kb::search::BuiltinProposer proposer(config, *spec);
-      kb::search::SearchRequest req{&config, spec, evaluators.front().get(), more, &proposer, nullptr, {}};
+      kb::search::SearchRequest req{&config, spec, evaluator, others, &proposer, nullptr, {}};
       auto t0 = Clock::now();
       auto result = kb::search::run_search(req);
-      rows.push_back(measure(result, kb::seconds_since(t0)));
-      std::cout << line(rows.back()) << std::flush;  // row by row: a long run still reports what it measured
-      if (!first) first = result;
+      Row row = measure(result, kb::seconds_since(t0));
+      row.gpus = static_cast<double>(1 + others.size());
+      return std::make_pair(row, std::move(result));
+    };
+    std::vector<Row> rows(names.size());
+    std::optional<kb::search::SearchResult> first;
+    std::mutex printing;
+    const bool queue = evaluators.size() > 1 && !one_kernel_at_a_time && names.size() > 1;
+    const auto all_start = Clock::now();
+    if (!queue) {
+      for (size_t i = 0; i < names.size(); ++i) {
+        auto [row, result] = search(names[i], evaluators.front().get(), more);
+        rows[i] = row;
+        std::cout << line(rows[i]) << std::flush;  // row by row: a long run still reports what it measured
+        if (!first) first = std::move(result);
+      }
+    } else {
+      // One worker per GPU, each taking the next kernel: what `kernelbot run` does on several GPUs.
+      std::atomic<size_t> next{0};
+      std::vector<std::jthread> workers;
+      for (auto& e : evaluators)
+        workers.emplace_back([&, evaluator = e.get()] {
+          for (size_t i; (i = next++) < names.size();) {
+            auto [row, result] = search(names[i], evaluator, {});
+            std::lock_guard lock(printing);
+            rows[i] = row;
+            std::cout << line(rows[i]) << std::flush;
+            if (i == 0) first = std::move(result);
+          }
+        });
     }
+    const double all_wall_s = kb::seconds_since(all_start);
     Row total;
     total.kernel = "all";
     for (const auto& r : rows) {
       total.candidates += r.candidates, total.compiled += r.compiled, total.cached += r.cached;
-      total.verified += r.verified, total.timed += r.timed, total.wall_s += r.wall_s;
+      total.verified += r.verified, total.timed += r.timed;
       total.compile_s += r.compile_s, total.run_s += r.run_s;
       total.best = std::max(total.best, r.best);
     }
+    total.wall_s = all_wall_s;  // the searches' own walls overlap when they run side by side
+    total.gpus = static_cast<double>(evaluators.size());
     if (rows.size() > 1) std::cout << line(total);
+    std::cout << fmt::format("per GPU: {:.1f} candidates a minute ({} candidates in {:.1f} s on {} GPU{})\n",
+                             total.candidates / total.wall_s * 60 / total.gpus, total.candidates, total.wall_s,
+                             evaluators.size(), evaluators.size() == 1 ? "" : "s");
     std::cout << "(wall s includes measuring each original; compile s and eval s are summed over candidates, "
-                 "which overlap)\n\n";
+                 "which overlap" << (queue ? "; one kernel per GPU at a time, so the kernels' walls overlap and all's "
+                                              "is the whole run's" : "") << ")\n\n";
 
     // Where the evaluation time went, and what the screening saved.
-    const double gpus = static_cast<double>(evaluators.size());
     std::cout << fmt::format("{:<12} {:>9} {:>9} {:>7} {:>9} {:>10} {:>10} {:>9} {:>16}\n", "kernel", "screened",
                              "screened", "failed", "fully", "compile s", "screen s", "full s", "per GPU-minute");
     std::cout << fmt::format("{:<12} {:>9} {:>9} {:>7} {:>9}\n", "", "", "out", "screen", "evaluated");
@@ -150,16 +192,16 @@ int main(int argc, char** argv) {
       std::cout << fmt::format("{:<12} {:>9} {:>8.0f}% {:>7} {:>9} {:>10.1f} {:>10.1f} {:>9.1f} {:>16.1f}\n", r.kernel,
                                p.screened, p.screened ? 100.0 * p.screened_out / p.screened : 0.0, p.failed_screening,
                                p.fully_evaluated, p.compile_s, p.screen_s, p.full_s,
-                               r.candidates / r.wall_s * 60 / gpus);
+                               r.candidates / r.wall_s * 60 / r.gpus);
     }
     std::cout << "(screened out: correct on the screening, clearly slower than a confirmed candidate or the original; "
                  "per GPU-minute: candidates per minute of wall time divided by the GPUs)\n\n";
 
     // Inside the evaluations: the harness jobs' phases, and the GPU time no job used.
-    auto idle_gpu_s = [gpus](const Row& r) {
+    auto idle_gpu_s = [](const Row& r) {
       double in_jobs = 0;
       for (const auto& [phase, v] : r.phases.job_phase_s) in_jobs += v;
-      return std::max(0.0, r.wall_s * gpus - in_jobs);
+      return std::max(0.0, r.wall_s * r.gpus - in_jobs);
     };
     std::vector<std::string> phase_names;
     for (const auto& r : rows)

@@ -25,6 +25,10 @@ search::SearchResult search_kernel(const config::Config& config, const config::K
   // Before any GPU work: a bad proposer setup (no API key, no replay file) fails fast (UsageError).
   auto proposer = search::make_proposer(config, *spec, proposer_options);
   auto devices = profiler::query_devices();  // NoDeviceError: exit 1
+  if (options.device) {
+    std::erase_if(devices, [&](const DeviceInfo& d) { return d.index != *options.device; });
+    if (devices.empty()) throw profiler::NoDeviceError("no CUDA device with index " + std::to_string(*options.device));
+  }
   std::vector<std::unique_ptr<Evaluator>> evaluators;
   for (const auto& d : devices) evaluators.push_back(profiler::make_gpu_evaluator(config, d.index));
   std::unique_ptr<search::Archive> archive;

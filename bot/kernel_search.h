@@ -2,6 +2,7 @@
 // an override), one GPU evaluator per visible device, the archive. Shared by `search` and `run`.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "config/config.h"
@@ -17,6 +18,9 @@ struct KernelSearchOptions {
   std::string record;    // record model replies to this file
   std::string archive;   // "" = [search].archive
   bool no_archive = false;
+  // The one CUDA device to search on (`kernelbot run` on several GPUs gives each kernel one);
+  // unset: every visible device, candidates spread over them.
+  std::optional<int> device;
 };
 
 // Throws UsageError for a bad proposer setup (before any GPU work), NoDeviceError without a GPU.

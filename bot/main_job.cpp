@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
+#include <exception>
+#include <mutex>
 #include <thread>
 
 #include "bot/cli_context.h"
@@ -90,16 +93,20 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
                targets.size() == 1 ? "" : "s", devices.front().name, devices.size(), devices.size() == 1 ? "" : "s",
                forge->name());
 
-  std::vector<KernelOutcome> outcomes;
   std::jthread originals_ahead = compile_originals_ahead(config, targets, *reverifier);
-  for (size_t i = 0; i < targets.size(); ++i) {
+  // One kernel's search and its PR. `search` names the GPU on several; `publishing` is held for
+  // the re-verification and the branch, commit and PR (one repository, one forge).
+  std::mutex publishing;
+  auto search_and_publish = [&](size_t i, const KernelSearchOptions& search, Evaluator& reverify_on) {
     const auto& spec = *targets[i];
-    spdlog::info("[{}/{}] {}", i + 1, targets.size(), spec.name);
+    spdlog::info("[{}/{}] {}{}", i + 1, targets.size(), spec.name,
+                 search.device ? fmt::format(" on GPU {}", *search.device) : "");
     KernelOutcome row{spec.name, 0, 0, 0, "", "", "", false, {}};
     try {
-      auto result = search_kernel(config, spec, options.search);
-      row = published_outcome(spec.name, result,
-                              publish_result(config, spec, result, *forge, {reverifier.get(), "kernelbot run"}), dry);
+      auto result = search_kernel(config, spec, search);
+      std::lock_guard lock(publishing);
+      row = published_outcome(spec.name, result, publish_result(config, spec, result, *forge, {&reverify_on, "kernelbot run"}),
+                              dry);
       spdlog::info("{}: {}{}{}", spec.name, row.verdict, row.pr.empty() ? "" : " " + row.pr,
                    row.note.empty() ? "" : " (" + row.note + ")");
     } catch (const profiler::NoDeviceError&) {
@@ -110,8 +117,36 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
       row.verdict = "failed";
       row.note = e.what();
     }
-    outcomes.push_back(row);
+    return row;
+  };
+
+  std::vector<KernelOutcome> outcomes(targets.size());
+  if (devices.size() == 1 || targets.size() == 1) {
+    for (size_t i = 0; i < targets.size(); ++i) outcomes[i] = search_and_publish(i, options.search, *reverifier);
+    return outcomes;
   }
+  // Several GPUs and kernels: one worker per GPU, each taking the next kernel from one queue and
+  // searching it on its own GPU (its PR re-verified there too), so that no GPU waits for another's
+  // round to end or original to be measured (issue #13: near-linear on several GPUs).
+  std::atomic<size_t> next{0};
+  std::vector<std::exception_ptr> lost(devices.size());
+  {
+    std::vector<std::jthread> workers;
+    for (size_t w = 0; w < devices.size(); ++w)
+      workers.emplace_back([&, w] {
+        try {
+          KernelSearchOptions search = options.search;
+          search.device = devices[w].index;
+          auto reverify_on = w == 0 ? nullptr : profiler::make_gpu_evaluator(config, devices[w].index);
+          for (size_t i; (i = next++) < targets.size();)
+            outcomes[i] = search_and_publish(i, search, reverify_on ? *reverify_on : *reverifier);
+        } catch (...) {
+          lost[w] = std::current_exception();  // a GPU that vanished: NoDeviceError, after the others finish
+        }
+      });
+  }
+  for (const auto& e : lost)
+    if (e) std::rethrow_exception(e);
   return outcomes;
 }
 
