@@ -107,6 +107,7 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
       std::lock_guard lock(publishing);
       row = published_outcome(spec.name, result, publish_result(config, spec, result, *forge, {&reverify_on, "kernelbot run"}),
                               dry);
+      reverify_on.release();  // its judge's contexts leave the GPU the next search measures on
       spdlog::info("{}: {}{}{}", spec.name, row.verdict, row.pr.empty() ? "" : " " + row.pr,
                    row.note.empty() ? "" : " (" + row.note + ")");
     } catch (const profiler::NoDeviceError&) {

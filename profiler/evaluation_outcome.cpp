@@ -103,7 +103,8 @@ EvalResult classify_harness_run(const HarnessRun& run, int64_t max_memory_mb) {
   if (run.forged) {
     r = EvalResult{};
     r.verdict = Verdict::rejected;
-    r.reason = "the harness's result file was rewritten inside the sandbox: its seal (an HMAC with a key only "
+    r.reason = "the harness's result was written inside the sandbox by something other than the judge (a "
+               "result file rewritten, or a reply on the judge's channel): its seal (an HMAC with a key only "
                "kernelbot and the judge hold) does not verify, so the candidate's code forged or spoiled the verdict";
     return r;
   }

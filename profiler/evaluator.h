@@ -38,6 +38,10 @@ class Evaluator {
   // interleaved (or screens it: see EvalOptions::screening). Never throws for a candidate's fault: crashes, hangs and wrong results are verdicts.
   virtual EvalResult evaluate(const config::KernelSpec& spec, const CompiledVariant& baseline,
                               const CompiledVariant& candidate, const EvalOptions& options) = 0;
+
+  // It will not be used for a while (a re-verification done, the next kernel's search to come):
+  // let go of what it holds on the GPU between jobs (the judge's session and its contexts).
+  virtual void release() {}
 };
 
 }  // namespace kb

@@ -172,6 +172,11 @@ HarnessRun GpuEvaluator::run_raw(const HarnessJob& job, const std::string& tag,
   return r;
 }
 
+void GpuEvaluator::release() {
+  std::lock_guard lock(session_mutex_);
+  session_.reset();
+}
+
 EvalResult GpuEvaluator::run(const HarnessJob& job, const std::string& tag) {
   return classify_harness_run(run_raw(job, tag), config_.verify.max_host_memory_mb);
 }

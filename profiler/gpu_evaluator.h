@@ -32,6 +32,7 @@ class GpuEvaluator : public Evaluator {
   CompiledVariant compile(const config::KernelSpec& spec, const Variant& variant) override;
   EvalResult evaluate(const config::KernelSpec& spec, const CompiledVariant& baseline,
                       const CompiledVariant& candidate, const EvalOptions& options) override;
+  void release() override;
 
   // Times the original alone on every size set and, when asked, collects its metrics in a
   // separate run. The result's `timings[i].baseline` hold the numbers; verdict stays pending

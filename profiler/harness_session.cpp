@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/hmac_sha256.h"
 #include "profiler/variant_compiler.h"
 
 namespace kb::profiler {
@@ -13,8 +14,9 @@ std::string session_key(const HarnessJob& job) {
 
 HarnessSession::HarnessSession(const std::string& harness, const HarnessJob& job, const fs::path& dir,
                                const HarnessLimits& limits)
-    : key_(session_key(job)), dir_(dir) {
+    : key_(session_key(job)), seal_key_(random_key_hex()), dir_(dir), libraries_(dir.string() + "-libraries") {
   fs::create_directories(dir_);
+  fs::create_directories(libraries_);
   SandboxCommand cmd;
   cmd.argv = {harness, "--session", dir_.string()};
   // Only the namespace sandbox's /tmp, /dev/shm and IPC namespace are the session's own to clear.
@@ -27,15 +29,18 @@ HarnessSession::HarnessSession(const std::string& harness, const HarnessJob& job
   cmd.limits.max_output_bytes = 512 * 1024;
   cmd.kind = limits.sandbox;
   cmd.view = harness_view(harness, dir_, {job.baseline_library}, {}, limits.hidden);
+  cmd.view.read_only.push_back(libraries_);
   for (const auto& d : limits.library_dirs) cmd.view.read_only.push_back(d);
   spdlog::debug("starting a judge's session for '{}' on GPU {} in {}", job.kernel, job.device, dir_.string());
   session_ = std::make_unique<SandboxSession>(cmd);
+  session_->post(seal_key_);
 }
 
 HarnessSession::~HarnessSession() {
   session_.reset();
   std::error_code ec;
   fs::remove_all(dir_, ec);
+  fs::remove_all(libraries_, ec);
 }
 
 bool HarnessSession::serves(const HarnessJob& job) const { return alive() && session_key(job) == key_; }
@@ -43,26 +48,46 @@ bool HarnessSession::serves(const HarnessJob& job) const { return alive() && ses
 HarnessRun HarnessSession::run(const HarnessJob& job, double timeout_s) {
   HarnessRun run;
   HarnessJob sent = job;
+  const uint64_t seq = jobs_++;
+  fs::path copy;
   if (!job.candidate_library.empty()) {
-    const fs::path copy = dir_ / ("candidate-" + std::to_string(jobs_)) / fs::path(job.candidate_library).filename();
+    copy = libraries_ / std::to_string(seq) / fs::path(job.candidate_library).filename();
     std::error_code ec;
     fs::create_directories(copy.parent_path(), ec);
     if (!ec) fs::copy_file(job.candidate_library, copy, fs::copy_options::overwrite_existing, ec);
     if (ec) {
-      run.process.start_error = "cannot copy the candidate's library into the judge's session: " + ec.message();
+      run.process.start_error = "cannot copy the candidate's library for the judge's session: " + ec.message();
       return run;
     }
     sent.candidate_library = copy.string();
   }
-  ++jobs_;
   SandboxSession::Exchange x = session_->exchange(nlohmann::json(sent).dump(), timeout_s);
+  if (!copy.empty()) {
+    std::error_code ec;
+    fs::remove_all(copy.parent_path(), ec);
+  }
   run.process = std::move(x.process);
   if (!x.reply) {
     run.result_error = x.protocol_error.empty() ? "the judge's session ended without a result" : x.protocol_error;
     return run;
   }
+  std::string text;
   try {
-    const nlohmann::json reply = nlohmann::json::parse(*x.reply);
+    const nlohmann::json sealed = nlohmann::json::parse(*x.reply);
+    text = sealed.at("result_text").get<std::string>();
+    if (!equal_in_constant_time(hmac_sha256_hex(seal_key_, text), sealed.at("seal").get<std::string>()))
+      throw std::runtime_error("its seal does not verify");
+    if (nlohmann::json::parse(text).at("seq").get<uint64_t>() != seq)
+      throw std::runtime_error("it answers another job");
+  } catch (const std::exception& e) {
+    // Only the judge holds the key; anything else on the channel came from inside the sandbox.
+    run.forged = true;
+    run.result_error = std::string("a reply that is not the judge's: ") + e.what();
+    session_->close();
+    return run;
+  }
+  try {
+    const nlohmann::json reply = nlohmann::json::parse(text);
     run.process.exit_code = reply.at("exit_code").get<int>();
     if (reply.contains("result")) {
       nlohmann::json result = reply.at("result");
@@ -76,7 +101,7 @@ HarnessRun HarnessSession::run(const HarnessJob& job, double timeout_s) {
       session_->close();
     }
   } catch (const std::exception& e) {
-    // The reply comes on a pipe only the judge holds; a broken one is the judge's failure.
+    // Sealed by the judge, yet unreadable: the judge's failure.
     run.process.exit_code = 1;
     run.result = std::nullopt;
     run.result_error = std::string("unreadable reply from the judge's session: ") + e.what();

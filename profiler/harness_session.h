@@ -2,10 +2,16 @@
 // sandbox running one judge for the jobs of one kernel's original on one GPU, so that a job
 // starts one process (the candidate's) instead of a sandbox, a judge and two servers.
 //
-// Each job's candidate library is copied into the session's directory before the job is sent:
-// the sandbox was set up before the library existed, and a copy (not a link) is all the
-// candidate's process can reach of the compile cache. The judge empties that directory after
-// every job, once every process the candidate started is gone.
+// Each job's candidate library is copied, before the job is sent, into a directory of the
+// session's that the sandbox sees read-only (the sandbox was set up before the library existed,
+// and a copy is all the candidate's process can reach of the compile cache); kernelbot removes
+// it after the job. The judge's working directory, the one the candidate may write, is emptied
+// by the judge after every job, once every process the candidate started is gone.
+//
+// The judge's replies are sealed: the session's first frame is a key (random, per session) the
+// judge reads before any server exists; every reply carries the job's sequence number and an
+// HMAC of its text. A reply that does not verify, or answers another job, was not the judge's:
+// the job is rejected as a forgery and the session ends.
 #pragma once
 
 #include <filesystem>
@@ -37,9 +43,10 @@ class HarnessSession {
 
  private:
   std::string key_;
-  std::filesystem::path dir_;
+  std::string seal_key_;
+  std::filesystem::path dir_, libraries_;
   std::unique_ptr<SandboxSession> session_;
-  int jobs_ = 0;
+  uint64_t jobs_ = 0;
 };
 
 // The key a session is kept by: device, kernel and original library.

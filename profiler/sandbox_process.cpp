@@ -267,6 +267,9 @@ SpawnedChild spawn_sandboxed(const SandboxCommand& command, bool pipe_stdin, San
     }
   }
 
+  int pass[8];
+  const int passed = static_cast<int>(std::min<size_t>(command.pass_fds.size(), 8));
+  for (int i = 0; i < passed; ++i) pass[i] = command.pass_fds[static_cast<size_t>(i)];
   pid_t pid = fork();
   if (pid == 0) {
     // Child: own session (so the whole group can be killed), limits, pipes, then exec.
@@ -292,8 +295,12 @@ SpawnedChild spawn_sandboxed(const SandboxCommand& command, bool pipe_stdin, San
     else if (devnull >= 0) dup2(devnull, STDIN_FILENO);
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);
+    // The passed descriptors become 3, 4, ...: moved above the range first, so that none is
+    // overwritten before it is placed.
+    for (int i = 0; i < passed; ++i) pass[i] = fcntl(pass[i], F_DUPFD, 1000);
+    for (int i = 0; i < passed; ++i) dup2(pass[i], 3 + i);
     // Inherited descriptors the parent's libraries left open without O_CLOEXEC are closed here.
-    syscall(SYS_close_range, 3u, ~0u, 0u);
+    syscall(SYS_close_range, static_cast<unsigned>(3 + passed), ~0u, 0u);
     int err = 0;
     if (!workdir.empty() && chdir(workdir.c_str()) != 0) err = errno;
     if (err == 0) {

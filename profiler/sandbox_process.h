@@ -55,6 +55,10 @@ struct SandboxCommand {
   FilesystemView view;  // the working directory should be in view.writable
   // Given to the child on stdin (at most 4 KiB; /dev/null when empty): the harness's result key.
   std::string stdin_data;
+  // Descriptors of the parent given to the child as 3, 4, ... (at most 8): a private channel
+  // (bubblewrap's own pid 1 keeps only 0-2, which any process in the sandbox can open through
+  // /proc/1/fd; descriptors from 3 up reach the command alone).
+  std::vector<int> pass_fds;
   // Whether the command is bwrap itself (the namespace check): bwrap run by root needs its
   // capabilities to map uid 0 into its namespace, and drops them for what it runs.
   bool launches_bwrap = false;

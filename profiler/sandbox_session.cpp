@@ -28,24 +28,41 @@ SandboxSession::SandboxSession(const SandboxCommand& command, size_t max_reply_b
   // A write to a child that died must fail with EPIPE, not end kernelbot.
   static std::once_flag ignore_sigpipe;
   std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
+  int requests[2], replies[2];
+  if (::pipe2(requests, O_CLOEXEC) != 0) {
+    start_.start_error = "cannot create the session's channel";
+    return;
+  }
+  if (::pipe2(replies, O_CLOEXEC) != 0) {
+    ::close(requests[0]), ::close(requests[1]);
+    start_.start_error = "cannot create the session's channel";
+    return;
+  }
   command_.stdin_data.clear();
-  const SpawnedChild child = spawn_sandboxed(command_, true, start_);
-  if (!start_.started) return;
+  command_.pass_fds = {requests[0], replies[1]};  // the child's 3 and 4
+  const SpawnedChild child = spawn_sandboxed(command_, false, start_);
+  ::close(requests[0]);
+  ::close(replies[1]);
+  if (!start_.started) {
+    ::close(requests[1]), ::close(replies[0]);
+    return;
+  }
   pid_ = child.pid;
-  in_ = child.stdin_fd;
+  requests_ = requests[1];
+  replies_ = replies[0];
   out_ = child.stdout_fd;
   err_ = child.stderr_fd;
-  set_nonblocking(in_);
-  set_nonblocking(out_);
-  set_nonblocking(err_);
+  for (int fd : {requests_, replies_, out_, err_}) set_nonblocking(fd);
 }
 
 SandboxSession::~SandboxSession() { close(); }
 
+void SandboxSession::post(const std::string& frame) { posted_ += std::to_string(frame.size()) + "\n" + frame; }
+
 void SandboxSession::close() {
   if (pid_ <= 0) return;
-  ::close(in_);
-  in_ = -1;
+  ::close(requests_);
+  requests_ = -1;
   const auto until = Clock::now() + std::chrono::duration<double>(command_.limits.term_grace_s);
   while (Clock::now() < until && ::waitpid(pid_, nullptr, WNOHANG) == 0) ::usleep(10000);
   end(SIGKILL, nullptr);
@@ -61,7 +78,7 @@ void SandboxSession::end(int signal_to_group, Exchange* x) {
     if (WIFEXITED(status)) x->process.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) x->process.signal = WTERMSIG(status);
   }
-  for (int* fd : {&in_, &out_, &err_})
+  for (int* fd : {&requests_, &replies_, &out_, &err_})
     if (*fd >= 0) ::close(*fd), *fd = -1;
   pid_ = -1;
 }
@@ -77,17 +94,34 @@ SandboxSession::Exchange SandboxSession::exchange(const std::string& request, do
   x.process.started = true;
   const auto start = Clock::now();
   const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
-  std::string pending = std::to_string(request.size()) + "\n" + request;
+  std::string pending = posted_ + std::to_string(request.size()) + "\n" + request;
+  posted_.clear();
   size_t sent = 0;
   BoundedOutput err(command_.limits.max_output_bytes);
   auto next_tree_check = start;
   char buf[65536];
   int status = 0;
   bool exited = false;
+  // Reads what is there on the reply channel; false when it broke the protocol.
+  auto read_replies = [&] {
+    for (ssize_t r; (r = ::read(replies_, buf, sizeof buf)) > 0;) reader_.feed(buf, static_cast<size_t>(r));
+    if (!x.reply) x.reply = reader_.next();
+    // One request, one reply: anything more (a second frame, bytes after it) is not the judge's.
+    if (reader_.malformed() || (x.reply && reader_.next())) {
+      x.reply.reset();
+      x.protocol_error = "its reply channel carried something other than one reply frame";
+      return false;
+    }
+    return true;
+  };
+  auto read_text = [&](int fd) {
+    for (ssize_t r; fd >= 0 && (r = ::read(fd, buf, sizeof buf)) > 0;) err.append(buf, static_cast<size_t>(r));
+  };
   while (!x.reply) {
     const auto now = Clock::now();
     if (::waitpid(pid_, &status, WNOHANG) == pid_) {
       exited = true;
+      read_replies();  // a last reply written just before it exited still counts
       break;
     }
     if (now >= deadline) {
@@ -108,43 +142,32 @@ SandboxSession::Exchange SandboxSession::exchange(const std::string& request, do
       }
       next_tree_check = now + std::chrono::milliseconds(50);
     }
-    pollfd fds[3] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}, {in_, POLLOUT, 0}};
-    const nfds_t n = sent < pending.size() ? 3 : 2;
+    pollfd fds[4] = {{replies_, POLLIN, 0}, {err_, POLLIN, 0}, {out_, POLLIN, 0}, {requests_, POLLOUT, 0}};
+    const nfds_t n = sent < pending.size() ? 4 : 3;
     if (::poll(fds, n, 20) <= 0) continue;
-    if (n == 3 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      const ssize_t w = ::write(in_, pending.data() + sent, pending.size() - sent);
+    if (n == 4 && (fds[3].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      const ssize_t w = ::write(requests_, pending.data() + sent, pending.size() - sent);
       if (w > 0) sent += static_cast<size_t>(w);
       else if (w < 0 && errno != EAGAIN && errno != EINTR) pending.clear(), sent = 0;  // it is gone: waitpid says how
     }
-    if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
-      const ssize_t r = ::read(err_, buf, sizeof buf);
-      if (r > 0) err.append(buf, static_cast<size_t>(r));
-    }
-    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-      const ssize_t r = ::read(out_, buf, sizeof buf);
-      if (r > 0) {
-        reader_.feed(buf, static_cast<size_t>(r));
-        x.reply = reader_.next();
-        if (reader_.malformed()) {
-          x.protocol_error = "it wrote something other than a reply frame on its stdout";
-          break;
-        }
-      }
-    }
+    if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) read_text(err_);
+    if (fds[2].revents & (POLLIN | POLLHUP | POLLERR)) read_text(out_);
+    if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) && !read_replies()) break;
   }
-  // What it wrote to stderr before the reply belongs to this exchange (a crash line comes first).
-  for (ssize_t r; err_ >= 0 && (r = ::read(err_, buf, sizeof buf)) > 0;) err.append(buf, static_cast<size_t>(r));
-  if (!x.reply) {
-    if (exited) {
-      ::kill(-pid_, SIGKILL);
+  // What it printed before the reply belongs to this exchange (a crash line comes first).
+  read_text(err_);
+  read_text(out_);
+  if (exited) {  // already reaped: the session is over, with or without a last reply
+    ::kill(-pid_, SIGKILL);
+    if (!x.reply) {
       if (WIFEXITED(status)) x.process.exit_code = WEXITSTATUS(status);
       if (WIFSIGNALED(status)) x.process.signal = WTERMSIG(status);
-      for (int* fd : {&in_, &out_, &err_})
-        if (*fd >= 0) ::close(*fd), *fd = -1;
-      pid_ = -1;
-    } else {
-      end(SIGKILL, &x);
     }
+    for (int* fd : {&requests_, &replies_, &out_, &err_})
+      if (*fd >= 0) ::close(*fd), *fd = -1;
+    pid_ = -1;
+  } else if (!x.reply) {
+    end(SIGKILL, &x);
   }
   x.process.wall_s = seconds_between(start, Clock::now());
   x.process.err = redact(err.text(x.process.err_truncated));

@@ -1,6 +1,10 @@
 // A sandboxed child that serves several requests in turn (the judge's session, judge_session.h):
 // started once as run_sandboxed starts its children (environment, limits, bubblewrap), then one
-// request frame in on its stdin and one reply frame out on its stdout at a time (frame_io.h).
+// request frame in and one reply frame out at a time (frame_io.h), on a channel of two pipes the
+// child gets as descriptors 3 (requests) and 4 (replies). Not on its stdin and stdout: inside
+// bubblewrap those stay open in the sandbox's pid 1, where any process of the sandbox can open
+// them through /proc/1/fd and write a reply of its own. The child's stdin is /dev/null; what it
+// prints on stdout counts as stderr (untrusted text).
 // Each exchange has its own wall-time limit, watches the child's process tree for memory and
 // process count as run_sandboxed does, and collects the stderr written during it (redacted,
 // bounded). A child that times out, breaks a limit, breaks the protocol or exits ends the
@@ -19,8 +23,8 @@ namespace kb::profiler {
 
 class SandboxSession {
  public:
-  // Starts the child (command.stdin_data is not used: stdin carries the requests). Whether it
-  // started: alive(); why not: the first exchange's process.start_error.
+  // Starts the child (command.stdin_data and pass_fds are not used: the channel is passed).
+  // Whether it started: alive(); why not: the first exchange's process.start_error.
   explicit SandboxSession(const SandboxCommand& command, size_t max_reply_bytes = 256u << 20);
   ~SandboxSession();
   SandboxSession(const SandboxSession&) = delete;
@@ -37,6 +41,8 @@ class SandboxSession {
   };
   // Sends `request` and waits up to `timeout_s` for the reply. Never throws for the child's behaviour.
   Exchange exchange(const std::string& request, double timeout_s);
+  // Queues a frame that expects no reply (a key): it goes out before the next exchange's request.
+  void post(const std::string& frame);
 
   // Closes the child's stdin, waits up to the command's term_grace_s for it to exit, then kills
   // its group. The destructor does the same.
@@ -48,7 +54,9 @@ class SandboxSession {
   SandboxCommand command_;
   SandboxResult start_;
   pid_t pid_ = -1;
-  int in_ = -1, out_ = -1, err_ = -1;
+  int requests_ = -1, replies_ = -1;  // the channel, the parent's ends
+  int out_ = -1, err_ = -1;            // the child's stdout and stderr, both untrusted text
+  std::string posted_;
   FrameReader reader_;
 };
 

@@ -1,5 +1,8 @@
 #include "search/compile_prefetch.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 namespace kb::search {
 
 CompilePrefetch::CompilePrefetch(Evaluator& evaluator, const config::KernelSpec& spec, std::vector<Variant> variants,
@@ -8,6 +11,9 @@ CompilePrefetch::CompilePrefetch(Evaluator& evaluator, const config::KernelSpec&
   threads = std::min(threads, variants_.size());
   for (size_t t = 0; t < threads; ++t)
     threads_.emplace_back([this] {
+      // Below everything else (nvcc inherits it): the GPU is measuring the original meanwhile, and
+      // its host side must not wait for a core.
+      ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
       for (;;) {
         if (stopped_) return;
         const size_t i = next_++;

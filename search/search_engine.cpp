@@ -107,8 +107,8 @@ class Engine {
                  profile.timings.empty() ? "?" : profile.timings.front().size_label, result_.device.name);
   }
 
-  // Starts compiling, on every core, what the proposer expects round 1 to ask for: the GPU is
-  // busy measuring the original meanwhile, and the CPU would otherwise wait.
+  // Starts compiling, on every core at the lowest priority, what the proposer expects round 1 to
+  // ask for: the GPU is busy measuring the original meanwhile, and the CPU would otherwise wait.
   void compile_ahead() {
     ProposalContext early;
     early.config = &config_;

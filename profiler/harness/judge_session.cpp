@@ -1,5 +1,6 @@
 #include "profiler/harness/judge_session.h"
 
+#include <cuda_runtime_api.h>
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sys/prctl.h>
@@ -11,6 +12,7 @@
 
 #include "common/clock.h"
 #include "common/frame_io.h"
+#include "common/hmac_sha256.h"
 #include "profiler/harness/cuda_check.h"
 #include "profiler/harness/judged_job.h"
 #include "profiler/harness/session_sweep.h"
@@ -20,6 +22,7 @@ namespace kb::harness {
 namespace {
 
 constexpr double kRenewTimeoutS = 60;
+constexpr int kJobFd = 3, kReplyFd = 4;
 
 // What must match for the original's server of one job to serve the next: its device, its
 // library and its launcher (the stream it was given belongs to the launcher's arguments).
@@ -46,6 +49,7 @@ bool sweep(pid_t keep, const SessionOptions& options, std::string& problem) {
     }
     remove_sysv_ipc_objects();
   }
+  clear_user_keyrings();  // keyrings outlive the processes that filled them
   return true;
 }
 
@@ -62,18 +66,28 @@ bool metrics_job(const std::string& text) {
 
 int run_session(const SessionOptions& options) {
   install_crash_guard();
-  // The channel to kernelbot, on descriptors only this process holds (close-on-exec; the servers
-  // also close everything past their socket). The servers' stdin becomes /dev/null, and what
-  // any library of this process prints to stdout goes to stderr instead of into a frame.
-  const int in = ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 10);
-  const int out = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 10);
+  // The channel to kernelbot: descriptors 3 (jobs) and 4 (replies), moved where only this process
+  // holds them (close-on-exec; the servers also close everything past their socket). Not stdin
+  // and stdout: bubblewrap's pid 1 keeps those, and any process of the sandbox can open them
+  // through /proc/1/fd. stdin becomes /dev/null, and what any library prints on stdout goes to
+  // stderr (untrusted text for kernelbot, as a candidate's prints are).
+  const int in = ::fcntl(kJobFd, F_DUPFD_CLOEXEC, 10);
+  const int out = ::fcntl(kReplyFd, F_DUPFD_CLOEXEC, 10);
   const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (in < 0 || out < 0 || devnull < 0 || ::dup2(devnull, STDIN_FILENO) < 0 ||
       ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-    std::fprintf(stderr, "kb-harness: --session: cannot set up its channel to kernelbot\n");
-    return kExitHarnessError;
+    std::fprintf(stderr, "kb-harness: --session: no channel to kernelbot on descriptors 3 and 4\n");
+    return kExitUsage;
   }
+  ::close(kJobFd);
+  ::close(kReplyFd);
   ::close(devnull);
+  // The first frame is the key every reply is sealed with, read before any server exists.
+  std::string key;
+  if (!read_frame(in, key, 256) || key.size() < 32) {
+    std::fprintf(stderr, "kb-harness: --session: the first frame must be the reply key\n");
+    return kExitUsage;
+  }
   // Every process started under the judge comes back to it when its parent dies, however it
   // detached: the sweep after each job finds them all.
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
@@ -82,16 +96,21 @@ int run_session(const SessionOptions& options) {
   }
   std::unique_ptr<VariantProcess> original;
   std::string original_key;
-  for (;;) {
+  // The judge's own settings as the jobs will find them: after the CUDA driver's start-up (which
+  // creates no context), before any server exists.
+  int devices = 0;
+  (void)cudaGetDeviceCount(&devices);
+  const std::optional<ProcessSettings> judge_settings = process_settings(0);
+  for (uint64_t seq = 0;; ++seq) {
     std::string text;
     if (!read_frame(in, text, kMaxJobBytes)) return kExitOk;  // kernelbot is done (or gone)
     const auto start = std::chrono::steady_clock::now();
     JobProcesses processes;
-    std::string key;
+    std::string identity;
     JudgedJob judged = judge_job(text, "the session's job", processes, [&](const RunnerJob& job, JobProcesses& p) {
       if (job.raw.under_sanitizer) throw HarnessError("a session does not run jobs under compute-sanitizer");
-      key = original_identity(job);
-      if (original && key == original_key && original->renew_job(text, kRenewTimeoutS)) {
+      identity = original_identity(job);
+      if (original && identity == original_key && original->renew_job(text, kRenewTimeoutS)) {
         p.baseline = std::move(original);
       } else {
         original.reset();
@@ -104,22 +123,34 @@ int run_session(const SessionOptions& options) {
     original.reset();
     // A metrics job leaves CUPTI's profiler state in the original's process, which later jobs
     // would time beside a fresh candidate: the next job gets a fresh original.
-    const bool keep_original = judged.exit_code == kExitOk && processes.baseline && !metrics_job(text);
-    if (keep_original) {
+    if (judged.exit_code == kExitOk && processes.baseline && !metrics_job(text)) {
       original = std::move(processes.baseline);
-      original_key = key;
+      original_key = identity;
     }
     processes = {};
     judged.result.run_s = seconds_since(start);
     std::string problem;
-    const bool swept = sweep(original ? original->pid() : -1, options, problem);
-    nlohmann::json reply{{"exit_code", judged.exit_code}};
+    bool swept = sweep(original ? original->pid() : -1, options, problem);
+    // The candidate's processes ran as this user: they could renice, re-pin or re-limit the judge
+    // and the kept original, and so every later job. A changed original is replaced; a changed
+    // judge ends the session (kernelbot starts a fresh one).
+    const auto now = process_settings(0);
+    if (swept && (!now || now != judge_settings)) {
+      swept = false;
+      problem = "the judge's priority, CPUs or resource limits were changed during the job";
+    }
+    if (original && process_settings(original->pid()) != now) original.reset();
+    nlohmann::json reply{{"seq", seq}, {"exit_code", judged.exit_code}};
     if (judged.has_result) reply["result"] = judged.result;
     const bool ends = !swept || judged.exit_code == kExitHarnessError || judged.exit_code == kExitUsage;
     if (ends) reply["session_ended"] = swept ? "the judge failed" : problem;
     if (judged.has_result && judged.exit_code == kExitOk)
       spdlog::info("{}: {}", to_string(judged.result.verdict), judged.result.reason);
-    if (!write_frame(out, reply.dump()) || ends) return swept ? judged.exit_code : kExitHarnessError;
+    // Text a candidate influenced may hold invalid UTF-8: replaced, never a reason to fail.
+    const std::string reply_text = reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    const std::string sealed =
+        nlohmann::json{{"result_text", reply_text}, {"seal", hmac_sha256_hex(key, reply_text)}}.dump();
+    if (!write_frame(out, sealed) || ends) return swept ? judged.exit_code : kExitHarnessError;
   }
 }
 

@@ -1,6 +1,10 @@
 #include "profiler/harness/session_sweep.h"
 
 #include <dirent.h>
+#include <linux/keyctl.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <signal.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
@@ -108,6 +112,30 @@ int remove_sysv_ipc_objects() {
   for (int id : ids("/proc/sysvipc/msg"))
     if (::msgctl(id, IPC_RMID, nullptr) == 0) ++removed;
   return removed;
+}
+
+bool clear_user_keyrings() {
+  const long user = ::syscall(SYS_keyctl, KEYCTL_CLEAR, KEY_SPEC_USER_KEYRING);
+  const long session = ::syscall(SYS_keyctl, KEYCTL_CLEAR, KEY_SPEC_USER_SESSION_KEYRING);
+  return user == 0 && session == 0;
+}
+
+std::optional<ProcessSettings> process_settings(pid_t pid) {
+  ProcessSettings s;
+  errno = 0;
+  s.nice = ::getpriority(PRIO_PROCESS, static_cast<id_t>(pid));
+  if (errno != 0) return std::nullopt;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(pid, sizeof set, &set) != 0) return std::nullopt;
+  s.cpus.assign(reinterpret_cast<const char*>(&set), sizeof set);
+  for (int r : {RLIMIT_AS, RLIMIT_CORE, RLIMIT_CPU, RLIMIT_DATA, RLIMIT_FSIZE, RLIMIT_MEMLOCK, RLIMIT_NOFILE,
+                RLIMIT_NPROC, RLIMIT_STACK}) {
+    rlimit l{};
+    if (::prlimit(pid, static_cast<__rlimit_resource>(r), nullptr, &l) != 0) return std::nullopt;
+    s.limits.emplace_back(l.rlim_cur, l.rlim_max);
+  }
+  return s;
 }
 
 }  // namespace kb::harness

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,5 +36,21 @@ bool empty_directory(const std::filesystem::path& dir, std::string& problem);
 // see: in the namespace sandbox, the sandbox's own (it has an IPC namespace of its own). Returns
 // how many it removed.
 int remove_sysv_ipc_objects();
+
+// Clears the keys this user's keyrings hold (the user and user-session keyrings): a process of
+// one job could leave a key that a process of a later job reads. Returns whether both cleared.
+bool clear_user_keyrings();
+
+// What another process of this user can change about a process without any privilege: its nice
+// value, the CPUs it may run on, its resource limits. Compared before a process started for one
+// job serves the next.
+struct ProcessSettings {
+  int nice = 0;
+  std::string cpus;  // the affinity mask, as bytes
+  std::vector<std::pair<uint64_t, uint64_t>> limits;  // soft and hard, per resource
+  bool operator==(const ProcessSettings&) const = default;
+};
+// The settings of `pid` (0: this process); nullopt when they cannot be read (it is gone).
+std::optional<ProcessSettings> process_settings(pid_t pid);
 
 }  // namespace kb::harness

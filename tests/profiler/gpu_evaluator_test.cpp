@@ -90,9 +90,10 @@ class GpuEvaluatorTest : public ::testing::Test {
   // A fake harness: answers --calibrate, saves each job it gets as log/job-N.json, and runs
   // `body` (shell, with $job, $out and $mode set) for jobs, in a subshell; then seals $out with the
   // key kernelbot passed on stdin, as the real judge does (unless `seal` is false: a forgery).
-  // As a session (--session DIR) it reads jobs as frames, logs "session <pid>" to log/calls once,
-  // copies each candidate library it is sent to log/lib-N.so, runs `body` with $out in DIR, and
-  // answers {"exit_code": <body's status>, "result": <$out>} as a frame, emptying DIR first.
+  // As a session (--session DIR) it reads the key frame, then jobs as frames on descriptor 3, logs
+  // "session <pid>" to log/calls once, copies each candidate library it is sent to log/lib-N.so,
+  // runs `body` with $out in DIR, and answers {"seq": N, "exit_code": <body's status>, "result":
+  // <$out>} sealed with the key (unless `seal` is false) as a frame on descriptor 4, emptying DIR.
   void fake_harness(const std::string& body, bool seal = true) {
     const std::string log = (root_ / "log").string();
     write_script(root_ / "kernelbot-harness", R"SH(#!/bin/sh
@@ -100,10 +101,13 @@ log=)SH" + log + R"SH(
 if [ "$1" = "--session" ]; then
   dir="$2"
   echo "session $$" >> $log/calls
-  while read -r len; do
+  read -r klen <&3
+  key=$(head -c "$klen" <&3)
+  seq=0
+  while read -r len <&3; do
     n=$(ls $log | grep -c '^job-')
     job="$log/job-$n.json"
-    head -c "$len" > "$job"
+    head -c "$len" <&3 > "$job"
     out="$dir/out.json"
     mode=$(grep -o '"mode": *"[a-z_]*"' "$job" | sed 's/.*"\([a-z_]*\)"$/\1/')
     lib=$(grep -o '"candidate_library": *"[^"]*"' "$job" | sed 's/.*"\([^"]*\)"$/\1/')
@@ -112,9 +116,13 @@ if [ "$1" = "--session" ]; then
 )SH" + body + R"SH(
     ) >&2
     rc=$?
-    if [ -s "$out" ]; then reply="{\"exit_code\":$rc,\"result\":$(cat "$out")}"; else reply="{\"exit_code\":$rc}"; fi
+    if [ -s "$out" ]; then result=",\"result\":$(cat "$out")"; else result=""; fi
     rm -rf "$dir"/*
-    printf '%s\n%s' "${#reply}" "$reply"
+    printf '{"seq":%s,"exit_code":%s%s}' "$seq" "$rc" "$result" > "$log/reply.json"
+    )SH" + std::string(seal ? std::string(KB_SEAL_RESULT) + " \"$key\" \"$log/reply.json\"" : ":") + R"SH(
+    reply=$(cat "$log/reply.json")
+    printf '%s\n%s' "${#reply}" "$reply" >&4
+    seq=$((seq + 1))
   done
   exit 0
 fi
@@ -408,11 +416,12 @@ TEST_F(GpuEvaluatorTest, TheJobsOfOneOriginalRunInOneJudgesSession) {
     const std::string sent = job(n)["candidate_library"];
     EXPECT_NE(sent, cand.library_path);
     EXPECT_NE(sent.find("-session-"), std::string::npos) << sent;
+    EXPECT_NE(sent.find("-libraries/"), std::string::npos) << "outside the directory the candidate may write: " << sent;
     EXPECT_EQ(read(root_ / "log" / ("lib-" + std::to_string(n) + ".so")), read(cand.library_path))
         << "the copy the judge got is the compiled library";
   }
   EXPECT_EQ(job(1)["mode"], "metrics");
-  EXPECT_NE(job(1)["candidate_library"].get<std::string>().find("-session-"), std::string::npos);
+  EXPECT_NE(job(1)["candidate_library"].get<std::string>().find("-libraries/"), std::string::npos);
   EXPECT_EQ(job(4)["mode"], "time_baseline");
   EXPECT_EQ(job(5)["baseline_library"], other_base.library_path);
   const std::string calls = read(root_ / "log" / "calls");
@@ -459,6 +468,55 @@ esac
   for (size_t at = calls.find("session "); at != std::string::npos; at = calls.find("session ", at + 1)) ++sessions;
   EXPECT_EQ(sessions, 2u) << calls;
 }
+
+// A session's reply without the judge's seal (as a process in the sandbox could write one) is a
+// forgery: the job is rejected and the session ends.
+TEST_F(GpuEvaluatorTest, AnUnsealedSessionReplyIsAForgeryAndEndsTheSession) {
+  config_.verify.persistent_judge = true;
+  fake_harness(kAcceptingHarness, /*seal=*/false);
+  GpuEvaluator evaluator(config_, device_);
+  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
+  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{});
+  EXPECT_EQ(r.verdict, Verdict::rejected) << r.reason;
+  EXPECT_NE(r.reason.find("seal"), std::string::npos) << r.reason;
+  fake_harness(kAcceptingHarness);
+  EvalResult again = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{});
+  EXPECT_EQ(again.verdict, Verdict::accepted) << again.reason;
+  const std::string calls = read(root_ / "log" / "calls");
+  size_t sessions = 0;
+  for (size_t at = calls.find("session "); at != std::string::npos; at = calls.find("session ", at + 1)) ++sessions;
+  EXPECT_EQ(sessions, 2u) << "a second session: " << calls;
+}
+
+#ifdef KB_HARNESS_BIN
+// The real kernelbot-harness --session in bubblewrap, on a machine without a GPU: its reply (the
+// judge's own failure, "no CUDA device") comes back on its channel, sealed and numbered, and the
+// session ends with it; the next job starts another.
+TEST_F(GpuEvaluatorTest, TheRealJudgesSessionRepliesOnItsChannelInTheNamespaceSandbox) {
+  ASSERT_EQ(namespace_sandbox_problem(), "");
+  config_.verify.persistent_judge = true;
+  config_.verify.sandbox = "namespaces";
+  setenv("KERNELBOT_HARNESS", KB_HARNESS_BIN, 1);
+  // The device's ceilings as a GPU machine would have cached them: no calibration run here.
+  fs::create_directories(root_ / ".kernelbot");
+  std::ofstream(root_ / ".kernelbot" / "device-GPU-fake-0001.json")
+      << R"({"uuid":"GPU-fake-0001","name":"Fake GPU","driver":"580.0",
+             "measured":{"name":"Fake GPU","uuid":"GPU-fake-0001","copy_bandwidth_gbps":3000,"fp32_tflops":50}})";
+  GpuEvaluator evaluator(config_, device_);
+  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
+  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  ASSERT_TRUE(base.ok && cand.ok);
+  for (int i = 0; i < 2; ++i) {
+    EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{});
+    EXPECT_EQ(r.verdict, Verdict::infra_error);
+    EXPECT_NE(r.reason.find("(exit code 1)"), std::string::npos) << r.reason;
+    EXPECT_NE(r.reason.find("no CUDA device"), std::string::npos) << r.reason;
+    EXPECT_EQ(r.reason.find("without a result"), std::string::npos) << r.reason;
+    EXPECT_TRUE(r.phase_s.count("start")) << "the judge's own result came back: " << r.reason;
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace kb::profiler

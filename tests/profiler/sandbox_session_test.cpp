@@ -12,19 +12,23 @@
 namespace kb::profiler {
 namespace {
 
-// A child that answers each frame with "<prefix><payload>" and says on stderr what it got.
+// A child that answers each frame on its channel (requests on descriptor 3, replies on 4) with
+// "echo:<payload>" and says on stderr what it got.
 const char* kEcho = R"SH(
-while read -r len; do
-  payload=$(head -c "$len")
+while read -r len <&3; do
+  payload=$(head -c "$len" <&3)
   echo "got $payload" >&2
   case "$payload" in
     hang) sleep 30 ;;
     die) echo "dying" >&2; exit 3 ;;
-    garbage) echo "not a frame"; sleep 30 ;;
+    garbage) echo "not a frame" >&4; sleep 30 ;;
+    twice) printf '1\na1\nb' >&4 ;;
     flood) for i in $(seq 1 40); do sleep 30 & done; sleep 30 ;;
+    stdout) echo "a line on stdout" ;;
+    forge) printf '7\nFORGED!' > /proc/1/fd/1; printf '7\nFORGED!' > /proc/1/fd/0 ;;
   esac
   reply="echo:$payload"
-  printf '%s\n%s' "${#reply}" "$reply"
+  printf '%s\n%s' "${#reply}" "$reply" >&4
 done
 )SH";
 
@@ -85,6 +89,26 @@ TEST(SandboxSessionTest, SomethingOtherThanAFrameEndsTheSession) {
   EXPECT_FALSE(session.alive());
 }
 
+TEST(SandboxSessionTest, TwoReplyFramesToOneRequestEndTheSession) {
+  SandboxSession session(shell(kEcho));
+  auto x = session.exchange("twice", 10);
+  EXPECT_FALSE(x.reply);
+  EXPECT_FALSE(x.protocol_error.empty());
+  EXPECT_FALSE(session.alive());
+}
+
+TEST(SandboxSessionTest, StdoutIsUntrustedTextAndAPostedFrameGoesFirst) {
+  SandboxSession session(shell(kEcho));
+  session.post("key");
+  auto k = session.exchange("stdout", 10);
+  ASSERT_TRUE(k.reply) << k.process.describe();
+  EXPECT_EQ(*k.reply, "echo:key") << "the posted frame is the first the child reads";
+  auto x = session.exchange("next", 10);
+  ASSERT_TRUE(x.reply);
+  EXPECT_EQ(*x.reply, "echo:stdout") << "one reply per frame, in order";
+  EXPECT_NE(x.process.err.find("a line on stdout"), std::string::npos) << x.process.err;
+}
+
 TEST(SandboxSessionTest, AProcessFloodIsKilled) {
   SandboxSession session(shell(kEcho));
   auto x = session.exchange("flood", 10);
@@ -118,6 +142,15 @@ TEST(SandboxSessionTest, WorksInsideTheNamespaceSandbox) {
   auto x = session.exchange("inside", 10);
   ASSERT_TRUE(x.reply) << x.process.describe() << " " << x.process.err;
   EXPECT_EQ(*x.reply, "echo:inside");
+  // Any process of the sandbox can open what bubblewrap's pid 1 holds (/proc/1/fd/0-2): a reply
+  // written there lands on the child's stdout or stdin, never on the channel.
+  auto forged = session.exchange("forge", 10);
+  ASSERT_TRUE(forged.reply) << forged.process.describe() << " " << forged.process.err;
+  EXPECT_EQ(*forged.reply, "echo:forge");
+  EXPECT_NE(forged.process.err.find("FORGED!"), std::string::npos) << "it went to the untrusted stdout";
+  auto after = session.exchange("after", 10);
+  ASSERT_TRUE(after.reply) << after.process.describe();
+  EXPECT_EQ(*after.reply, "echo:after") << "nothing forged was taken for a reply";
   session.close();
   EXPECT_FALSE(session.alive());
 }

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "common/frame_io.h"
+#include "common/hmac_sha256.h"
 #include "core/harness_job.h"
 #include "profiler/harness/session_sweep.h"
 
@@ -136,8 +137,9 @@ HarnessJob scale_job(const std::string& base, const std::string& cand, int64_t s
 std::string reason(const HarnessRun& r) { return r.result.value("reason", std::string()); }
 std::string verdict(const HarnessRun& r) { return r.result.value("verdict", std::string()); }
 
-// A judge's session (--session DIR) driven as kernelbot drives it: jobs as frames on its stdin,
-// replies as frames on its stdout, its stderr in a file, DIR its working directory.
+// A judge's session (--session DIR) driven as kernelbot drives it: its channel on descriptors 3
+// (jobs) and 4 (replies), the key as the first frame, each reply sealed with it and numbered; its
+// stderr in a file, DIR its working directory.
 class JudgeSession {
  public:
   explicit JudgeSession(const fs::path& dir) {
@@ -147,11 +149,11 @@ class JudgeSession {
     const std::string harness = harness_path(), err = (dir.parent_path() / "session.stderr").string();
     pid_ = ::fork();
     if (pid_ == 0) {
-      ::dup2(in[0], 0);
-      ::dup2(out[1], 1);
+      if (::dup2(in[0], 3) < 0 || ::dup2(out[1], 4) < 0) ::_exit(126);
       if (FILE* f = std::freopen(err.c_str(), "w", stderr); !f) ::_exit(126);
-      ::close(in[1]);
-      ::close(out[0]);
+      if (FILE* f = std::freopen("/dev/null", "r", stdin); !f) ::_exit(126);
+      ::dup2(2, 1);
+      ::close_range(5, ~0U, 0);
       if (::chdir(dir.c_str()) != 0) ::_exit(126);
       ::execl(harness.c_str(), harness.c_str(), "--session", dir.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
@@ -160,14 +162,21 @@ class JudgeSession {
     ::close(out[1]);
     in_ = in[1];
     out_ = out[0];
+    EXPECT_TRUE(write_frame(in_, key_));
   }
   ~JudgeSession() {
     if (pid_ > 0) close();
   }
+  // The reply to `job` (the sealed text, checked and parsed), or null.
   json run(const HarnessJob& job) {
-    std::string reply;
-    if (!write_frame(in_, json(job).dump()) || !read_frame(out_, reply, 256u << 20)) return json();
-    return json::parse(reply);
+    std::string frame;
+    if (!write_frame(in_, json(job).dump()) || !read_frame(out_, frame, 256u << 20)) return json();
+    const json sealed = json::parse(frame);
+    const std::string text = sealed.at("result_text");
+    EXPECT_EQ(sealed.at("seal"), hmac_sha256_hex(key_, text));
+    json reply = json::parse(text);
+    EXPECT_EQ(reply.at("seq"), seq_++);
+    return reply;
   }
   int close() {
     ::close(in_);
@@ -182,6 +191,8 @@ class JudgeSession {
  private:
   pid_t pid_ = -1;
   int in_ = -1, out_ = -1;
+  const std::string key_ = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+  uint64_t seq_ = 0;
 };
 
 // Live processes named as the leaver variant names its daemon. A zombie is dead: one the control
