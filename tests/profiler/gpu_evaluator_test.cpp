@@ -152,6 +152,14 @@ rc=$?
     return n;
   }
 
+  // How many sessions the fake harness started (its "session <pid>" lines in log/calls).
+  size_t sessions() {
+    const std::string calls = read(root_ / "log" / "calls");
+    size_t n = 0;
+    for (size_t at = calls.find("session "); at != std::string::npos; at = calls.find("session ", at + 1)) ++n;
+    return n;
+  }
+
   Variant original() { return Variant{kSource, {}, {}, "original"}; }
   Variant candidate() {
     std::string s = kSource;
@@ -463,10 +471,7 @@ esac
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 6);
   EvalResult after = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{});
   EXPECT_EQ(after.verdict, Verdict::accepted) << after.reason;
-  const std::string calls = read(root_ / "log" / "calls");
-  size_t sessions = 0;
-  for (size_t at = calls.find("session "); at != std::string::npos; at = calls.find("session ", at + 1)) ++sessions;
-  EXPECT_EQ(sessions, 2u) << calls;
+  EXPECT_EQ(sessions(), 2u) << read(root_ / "log" / "calls");
 }
 
 // A session's reply without the judge's seal (as a process in the sandbox could write one) is a
@@ -475,18 +480,15 @@ TEST_F(GpuEvaluatorTest, AnUnsealedSessionReplyIsAForgeryAndEndsTheSession) {
   config_.verify.persistent_judge = true;
   fake_harness(kAcceptingHarness, /*seal=*/false);
   GpuEvaluator evaluator(config_, device_);
-  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
-  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
-  EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{});
-  EXPECT_EQ(r.verdict, Verdict::rejected) << r.reason;
-  EXPECT_NE(r.reason.find("seal"), std::string::npos) << r.reason;
-  fake_harness(kAcceptingHarness);
-  EvalResult again = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{});
-  EXPECT_EQ(again.verdict, Verdict::accepted) << again.reason;
-  const std::string calls = read(root_ / "log" / "calls");
-  size_t sessions = 0;
-  for (size_t at = calls.find("session "); at != std::string::npos; at = calls.find("session ", at + 1)) ++sessions;
-  EXPECT_EQ(sessions, 2u) << "a second session: " << calls;
+  const CompiledVariant variants[] = {evaluator.compile(config_.kernels[0], original()),
+                                      evaluator.compile(config_.kernels[0], candidate())};
+  for (const bool seal : {false, true}) {
+    fake_harness(kAcceptingHarness, seal);
+    EvalResult r = evaluator.evaluate(config_.kernels[0], variants[0], variants[1], EvalOptions{});
+    EXPECT_EQ(r.verdict, seal ? Verdict::accepted : Verdict::rejected) << r.reason;
+    if (!seal) EXPECT_NE(r.reason.find("seal"), std::string::npos) << r.reason;
+  }
+  EXPECT_EQ(sessions(), 2u) << "a second session: " << read(root_ / "log" / "calls");
 }
 
 #ifdef KB_HARNESS_BIN
