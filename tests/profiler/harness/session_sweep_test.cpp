@@ -10,6 +10,7 @@
 #include <sys/ipc.h>
 #include <sys/msg.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
@@ -17,8 +18,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <thread>
 
 namespace kb::harness {
 namespace {
@@ -112,6 +116,41 @@ TEST(SessionSweep, RemovesSystemVObjectsOfItsIpcNamespace) {
     msqid_ds msg_state{};
     if (::shmctl(shm, IPC_STAT, &shm_state) == 0 || ::msgctl(msg, IPC_STAT, &msg_state) == 0) return 4;
     return remove_sysv_ipc_objects() == 0 ? 0 : 5;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+}  // namespace
+}  // namespace kb::harness
+
+namespace kb::harness {
+namespace {
+
+// A server the judge started has the judge's settings, even non-dumpable (as every harness
+// process is); a candidate's renice, re-pin or lowered limit shows.
+TEST(SessionSweep, ProcessSettingsMatchAForkedServerAndShowATamperedOne) {
+  const int rc = in_child([] {
+    const pid_t server = ::fork();
+    if (server == 0) {
+      ::prctl(PR_SET_DUMPABLE, 0);
+      for (;;) ::pause();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto mine = process_settings(0), its = process_settings(server);
+    int result = 0;
+    if (!mine || !its) result = 1;
+    else if (*mine != *its) result = 2;
+    ::setpriority(PRIO_PROCESS, static_cast<id_t>(server), mine ? mine->nice + 5 : 5);
+    if (result == 0 && process_settings(server) == mine) result = 3;
+    rlimit files{};
+    ::prlimit(server, RLIMIT_NOFILE, nullptr, &files);
+    files.rlim_cur = files.rlim_cur > 64 ? 64 : files.rlim_cur / 2;
+    ::setpriority(PRIO_PROCESS, static_cast<id_t>(server), mine ? mine->nice : 0);
+    if (::prlimit(server, RLIMIT_NOFILE, &files, nullptr) != 0) result = result ? result : 4;
+    if (result == 0 && process_settings(server) == mine) result = 5;
+    ::kill(server, SIGKILL);
+    ::waitpid(server, nullptr, 0);
+    return result;
   });
   EXPECT_EQ(rc, 0);
 }
