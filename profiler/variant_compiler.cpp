@@ -224,7 +224,17 @@ std::vector<std::string> VariantCompiler::flags(const config::KernelSpec& spec, 
   return f;
 }
 
-CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const Variant& variant) {
+namespace {
+
+// A failed compile whose nvcc did not finish on its own (timed out, killed, not started), or that
+// kernelbot could not run: compile_uncached prefixes such logs with "nvcc <how it ended>".
+bool machine_failure(const CompiledVariant& c) {
+  return c.log.rfind("nvcc ", 0) == 0 || c.log.rfind("kernelbot could not compile", 0) == 0;
+}
+
+}  // namespace
+
+CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const Variant& variant, bool retry) {
   for (const auto& flag : variant.nvcc_flags)
     if (!variant_flag_allowed(flag)) {
       CompiledVariant refused;
@@ -251,6 +261,10 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
       auto future = it->second;
       lock.unlock();
       CompiledVariant shared = future.get();
+      // A failure of the machine's (nvcc killed for time or memory, or not started: a compile run
+      // ahead at low priority while others ran, say) is not the variant's: each waiter tries once
+      // more on its own. nvcc's own errors are the variant's, and shared.
+      if (!shared.ok && machine_failure(shared)) return retry ? compile(spec, variant, false) : shared;
       shared.from_cache = true;
       shared.compile_s = 0;
       return shared;
@@ -283,6 +297,10 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
     result.log = std::string("kernelbot could not compile the variant: ") + e.what();
   }
   promise.set_value(result);
+  if (!result.ok && machine_failure(result)) {
+    std::lock_guard lock(mutex_);
+    in_flight_.erase(key1);  // a later request compiles it again
+  }
   return result;
 }
 

@@ -53,8 +53,11 @@ class VariantCompiler {
  public:
   VariantCompiler(const config::Config& config, CompilerOptions options);
 
-  // Never throws for the variant's fault: a compile error is ok=false with the log.
-  CompiledVariant compile(const config::KernelSpec& spec, const Variant& variant);
+  // Never throws for the variant's fault: a compile error is ok=false with the log. A compile
+  // under way is shared with whoever asks for the same variant meanwhile, and its result with every
+  // later request, unless nvcc did not finish on its own (timed out, killed): that is not the
+  // variant's fault, and is compiled again (`retry`: a waiter that shared one tries once itself).
+  CompiledVariant compile(const config::KernelSpec& spec, const Variant& variant, bool retry = true);
 
   // The nvcc arguments (without nvcc itself, the output and the input files), for tests and logs.
   std::vector<std::string> flags(const config::KernelSpec& spec, const Variant& variant) const;

@@ -230,5 +230,18 @@ TEST_F(VariantCompilerTest, ConcurrentCompilesOfOneVariantCompileOnce) {
   EXPECT_NE(results[0].cache_key, compiler.compile(config_.kernels[0], original()).cache_key);
 }
 
+// nvcc killed by its time limit is the machine's failure, not the variant's: it is not remembered,
+// and the next request compiles again (a compile run ahead beside many others can time out).
+TEST_F(VariantCompilerTest, ACompileKilledForTimeIsNotRemembered) {
+  CompilerOptions o = options();
+  o.timeout_s = 0.05;
+  VariantCompiler compiler(config_, o);
+  const CompiledVariant first = compiler.compile(config_.kernels[0], original());
+  ASSERT_FALSE(first.ok);
+  EXPECT_EQ(first.log.rfind("nvcc timed out", 0), 0u) << first.log.substr(0, 200);
+  const CompiledVariant again = compiler.compile(config_.kernels[0], original());
+  EXPECT_FALSE(again.from_cache) << "compiled again, not answered from memory";
+}
+
 }  // namespace
 }  // namespace kb::profiler
