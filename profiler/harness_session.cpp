@@ -83,6 +83,7 @@ HarnessRun HarnessSession::run(const HarnessJob& job, double timeout_s) {
     // Only the judge holds the key; anything else on the channel came from inside the sandbox.
     run.forged = true;
     run.result_error = std::string("a reply that is not the judge's: ") + e.what();
+    spdlog::debug("a reply that is not the judge's ({}); the judge's stderr: {}", e.what(), run.process.err);
     session_->close();
     return run;
   }

@@ -491,6 +491,51 @@ TEST_F(GpuEvaluatorTest, AnUnsealedSessionReplyIsAForgeryAndEndsTheSession) {
   EXPECT_EQ(sessions(), 2u) << "a second session: " << read(root_ / "log" / "calls");
 }
 
+// In the namespace sandbox the session's judge can read the candidate's staged library but not
+// write beside it: no file planted there, no link for kernelbot's next copy to follow.
+TEST_F(GpuEvaluatorTest, TheStagedLibraryIsReadableAndReadOnlyInTheNamespaceSandbox) {
+  ASSERT_EQ(namespace_sandbox_problem(), "");
+  config_.verify.persistent_judge = true;
+  config_.verify.sandbox = "namespaces";
+  const fs::path seal_dir = fs::path(KB_SEAL_RESULT).parent_path();
+  config_.project.link_libs = {"-L" + seal_dir.string()};  // makes the seal tool visible inside
+  fs::create_directories(root_ / "bin");
+  write_script(root_ / "bin" / "kernelbot-harness", R"SH(#!/bin/sh
+read -r klen <&3
+key=$(head -c "$klen" <&3)
+seq=0
+while read -r len <&3; do
+  job=$(head -c "$len" <&3)
+  lib=$(printf '%s' "$job" | grep -o '"candidate_library": *"[^"]*"' | sed 's/.*"\([^"]*\)"$/\1/')
+  stage=$(dirname "$lib")
+  verdict=accepted
+  [ -r "$lib" ] || verdict=crashed
+  touch "$stage/planted" 2>/dev/null && verdict=wrong_result
+  ln -s /tmp "$(dirname "$stage")/next" 2>/dev/null && verdict=wrong_result
+  printf '{"seq":%s,"exit_code":0,"result":{"verdict":"%s","reason":"%s","verification":{"passed":true,"trials":5},"timings":[{"size_label":"n=1000","speedup":1.5,"significant":true}]}}' "$seq" "$verdict" "$lib" > /tmp/reply.json
+  )SH" + std::string(KB_SEAL_RESULT) + R"SH( "$key" /tmp/reply.json
+  reply=$(cat /tmp/reply.json)
+  printf '%s
+%s' "${#reply}" "$reply" >&4
+  seq=$((seq + 1))
+done
+)SH");
+  setenv("KERNELBOT_HARNESS", (root_ / "bin" / "kernelbot-harness").c_str(), 1);
+  fs::create_directories(root_ / ".kernelbot");
+  std::ofstream(root_ / ".kernelbot" / "device-GPU-fake-0001.json")
+      << R"({"uuid":"GPU-fake-0001","name":"Fake GPU","driver":"580.0",
+             "measured":{"name":"Fake GPU","uuid":"GPU-fake-0001","copy_bandwidth_gbps":3000,"fp32_tflops":50}})";
+  GpuEvaluator evaluator(config_, device_);
+  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
+  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  ASSERT_TRUE(base.ok && cand.ok) << base.log << cand.log;
+  for (int i = 0; i < 2; ++i) {
+    EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{});
+    // accepted: readable, nothing planted, no link made (crashed: unreadable; wrong_result: writable)
+    EXPECT_EQ(r.verdict, Verdict::accepted) << r.reason;
+  }
+}
+
 #ifdef KB_HARNESS_BIN
 // The real kernelbot-harness --session in bubblewrap, on a machine without a GPU: its reply (the
 // judge's own failure, "no CUDA device") comes back on its channel, sealed and numbered, and the
