@@ -26,8 +26,9 @@ while read -r len <&3; do
     flood) for i in $(seq 1 40); do sleep 30 & done; sleep 30 ;;
     stdout) echo "a line on stdout" ;;
     forge) printf '7\nFORGED!' > /proc/1/fd/1; printf '7\nFORGED!' > /proc/1/fd/0 ;;
+    key) keyed=" after the key"; continue ;;  # a posted frame: no reply, as the judge's key
   esac
-  reply="echo:$payload"
+  reply="echo:$payload$keyed"
   printf '%s\n%s' "${#reply}" "$reply" >&4
 done
 )SH";
@@ -95,15 +96,10 @@ TEST(SandboxSessionTest, AnythingButOneReplyFrameEndsTheSession) {
 TEST(SandboxSessionTest, StdoutIsUntrustedTextAndAPostedFrameGoesFirst) {
   SandboxSession session(shell(kEcho));
   session.post("key");
-  auto k = session.exchange("stdout", 10);
-  ASSERT_TRUE(k.reply) << k.process.describe();
-  EXPECT_EQ(*k.reply, "echo:key") << "the posted frame is the first the child reads";
-  auto x = session.exchange("next", 10);
-  ASSERT_TRUE(x.reply);
-  EXPECT_EQ(*x.reply, "echo:stdout") << "one reply per frame, in order";
-  // Printed while the child took its second frame, which it may do before the second exchange.
-  const std::string printed = k.process.err + x.process.err;
-  EXPECT_NE(printed.find("a line on stdout"), std::string::npos) << printed;
+  auto x = session.exchange("stdout", 10);
+  ASSERT_TRUE(x.reply) << x.process.describe();
+  EXPECT_EQ(*x.reply, "echo:stdout after the key") << "the posted frame is the first the child reads";
+  EXPECT_NE(x.process.err.find("a line on stdout"), std::string::npos) << x.process.err;
 }
 
 TEST(SandboxSessionTest, AProcessFloodIsKilled) {
