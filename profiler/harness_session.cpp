@@ -48,7 +48,7 @@ bool HarnessSession::serves(const HarnessJob& job) const { return alive() && ses
 HarnessRun HarnessSession::run(const HarnessJob& job, double timeout_s) {
   HarnessRun run;
   HarnessJob sent = job;
-  const uint64_t seq = jobs_++;
+  const uint64_t seq = jobs_;  // the judge numbers the jobs it receives
   fs::path copy;
   if (!job.candidate_library.empty()) {
     copy = libraries_ / std::to_string(seq) / fs::path(job.candidate_library).filename();
@@ -61,6 +61,7 @@ HarnessRun HarnessSession::run(const HarnessJob& job, double timeout_s) {
     }
     sent.candidate_library = copy.string();
   }
+  ++jobs_;
   SandboxSession::Exchange x = session_->exchange(nlohmann::json(sent).dump(), timeout_s);
   if (!copy.empty()) {
     std::error_code ec;

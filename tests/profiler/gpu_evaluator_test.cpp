@@ -438,6 +438,25 @@ TEST_F(GpuEvaluatorTest, TheJobsOfOneOriginalRunInOneJudgesSession) {
   EXPECT_TRUE(fs::is_empty(root_ / ".kernelbot" / "work" / "jobs")) << "the sessions' directories are gone";
 }
 
+// A library that cannot be staged never reaches the judge: that job is the infrastructure's
+// failure, and the session's numbering of the jobs it did receive goes on unbroken.
+TEST_F(GpuEvaluatorTest, ALibraryThatCannotBeStagedIsAnInfraErrorAndTheSessionGoesOn) {
+  config_.verify.persistent_judge = true;
+  fake_harness(kAcceptingHarness);
+  GpuEvaluator evaluator(config_, device_);
+  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
+  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  CompiledVariant gone = cand;
+  gone.library_path = (root_ / "no-such" / "variant.so").string();
+  EXPECT_EQ(evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{}).verdict, Verdict::accepted);
+  EvalResult lost = evaluator.evaluate(config_.kernels[0], base, gone, EvalOptions{});
+  EXPECT_EQ(lost.verdict, Verdict::infra_error);
+  EXPECT_NE(lost.reason.find("cannot copy the candidate's library"), std::string::npos) << lost.reason;
+  EvalResult after = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{});
+  EXPECT_EQ(after.verdict, Verdict::accepted) << after.reason;
+  EXPECT_EQ(sessions(), 1u) << read(root_ / "log" / "calls");
+}
+
 // A candidate that crashes is a crash as with a one-job judge, and the session goes on; one that
 // hangs ends the session (its whole sandbox is killed) and the next job starts a fresh one.
 TEST_F(GpuEvaluatorTest, ASessionOutlivesACrashAndIsReplacedAfterAHang) {
