@@ -23,6 +23,10 @@
 #   bench/device_check.sh session      the judge's session ([verify].persistent_judge): its GPU test,
 #                                      then the throughput benchmark with it on and off, alternated
 #                                      on one compile cache (the first run fills it), ROUNDS pairs
+#   bench/device_check.sh recheck      after a change to the judge's session: the session GPU test,
+#                                      the harness and eval tests, one throughput run with and one
+#                                      without the session (about 6 minutes); then run
+#                                      FRESH=1 ... demo and ... production for make demo's time
 #   bench/device_check.sh stability    five `kernelbot profile` runs of saxpy at n=16M in the sandbox,
 #                                      and ncu on the same kernel (timing noise, agreement with ncu)
 # The machine has no bubblewrap of its own: carry it in .devlibs/ beside the libraries, once, with
@@ -99,6 +103,23 @@ if [ "$stage" = session ]; then
         --max-candidates 12) >"$OUT/logs/throughput-$cfg-$i.out" 2>"$OUT/logs/throughput-$cfg-$i.err"
       echo "=== $cfg run $i exit $?"; cat "$OUT/logs/throughput-$cfg-$i.out"; tail -2 "$OUT/logs/throughput-$cfg-$i.err"
     done
+  done
+  rm -f examples/kernelbot-one-job-judge.toml
+fi
+
+if [ "$stage" = recheck ]; then
+  (cd build && timeout 150 ctest -R "HarnessGpu" --output-on-failure -j1) >"$OUT/logs/harness_tests.log" 2>&1
+  echo "harness tests exit code $?" >>"$OUT/logs/harness_tests.log"
+  grep -E "tests passed|Failed|exit code" "$OUT/logs/harness_tests.log" | tail -6
+  (cd build && timeout 240 ctest -R "EvalGpu|DeviceChecksGpu" --output-on-failure -j1) >"$OUT/logs/eval_tests.log" 2>&1
+  echo "eval tests exit code $?" >>"$OUT/logs/eval_tests.log"
+  grep -E "tests passed|Failed|exit code" "$OUT/logs/eval_tests.log" | tail -8
+  cp examples/kernelbot.toml examples/kernelbot-one-job-judge.toml
+  printf '\n[verify]\npersistent_judge = false\n' >>examples/kernelbot-one-job-judge.toml
+  for cfg in kernelbot.toml kernelbot-one-job-judge.toml; do
+    (cd examples && timeout 120 "$here/build/bench/search_throughput" --config "$cfg" --kernels saxpy,transpose \
+      --max-candidates 12) >"$OUT/logs/throughput-$cfg.out" 2>"$OUT/logs/throughput-$cfg.err"
+    echo "=== $cfg exit $?"; sed -n 1,7p "$OUT/logs/throughput-$cfg.out"
   done
   rm -f examples/kernelbot-one-job-judge.toml
 fi
