@@ -24,6 +24,8 @@ class FrameReader {
   // The next complete frame, if one has arrived; sets malformed() on a bad header or size.
   std::optional<std::string> next();
   bool malformed() const { return malformed_; }
+  // No bytes are waiting (a frame's beginning, or one not taken yet).
+  bool empty() const { return buffer_.empty(); }
 
  private:
   size_t max_;

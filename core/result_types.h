@@ -153,6 +153,9 @@ struct CompiledVariant {
   bool from_cache = false;
   double compile_s = 0;
   KernelMetrics compiler_report;  // registers, spills, stack from ptxas -v
+  // The compiler did not finish on its own (timed out, killed, not started): the machine's
+  // failure, not the variant's. In memory only (not in the cache's JSON): never stored.
+  bool machine_failure = false;
 };
 
 void to_json(nlohmann::json& j, const Verdict& v);

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/keyctl.h>
 #include <linux/securebits.h>
 #include <poll.h>
 #include <signal.h>
@@ -291,14 +292,19 @@ SpawnedChild spawn_sandboxed(const SandboxCommand& command, bool pipe_stdin, San
     // Linux 5.12); it drops them all for the command it runs (--cap-drop ALL).
     if (!namespaced && !launches_bwrap) drop_privileges();
     else prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    // The passed descriptors become 3, 4, ...: first moved above that range (and above stdio,
+    // which is replaced next), so that none is overwritten before it is placed.
+    for (int i = 0; i < passed; ++i)
+      if ((pass[i] = fcntl(pass[i], F_DUPFD, 3 + passed)) < 0) _exit(126);
     if (in_pipe[0] >= 0) dup2(in_pipe[0], STDIN_FILENO);
     else if (devnull >= 0) dup2(devnull, STDIN_FILENO);
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);
-    // The passed descriptors become 3, 4, ...: moved above the range first, so that none is
-    // overwritten before it is placed.
-    for (int i = 0; i < passed; ++i) pass[i] = fcntl(pass[i], F_DUPFD, 1000);
-    for (int i = 0; i < passed; ++i) dup2(pass[i], 3 + i);
+    for (int i = 0; i < passed; ++i)
+      if (dup2(pass[i], 3 + i) < 0) _exit(126);
+    // A session keyring of its own: bubblewrap keeps the caller's, which every sandbox (and
+    // kernelbot) would otherwise share, a place for one job's process to leave keys for another's.
+    syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, nullptr);
     // Inherited descriptors the parent's libraries left open without O_CLOEXEC are closed here.
     syscall(SYS_close_range, static_cast<unsigned>(3 + passed), ~0u, 0u);
     int err = 0;

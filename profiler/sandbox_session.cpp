@@ -107,7 +107,7 @@ SandboxSession::Exchange SandboxSession::exchange(const std::string& request, do
     for (ssize_t r; (r = ::read(replies_, buf, sizeof buf)) > 0;) reader_.feed(buf, static_cast<size_t>(r));
     if (!x.reply) x.reply = reader_.next();
     // One request, one reply: anything more (a second frame, bytes after it) is not the judge's.
-    if (reader_.malformed() || (x.reply && reader_.next())) {
+    if (reader_.malformed() || (x.reply && !reader_.empty())) {
       x.reply.reset();
       x.protocol_error = "its reply channel carried something other than one reply frame";
       return false;

@@ -224,16 +224,6 @@ std::vector<std::string> VariantCompiler::flags(const config::KernelSpec& spec, 
   return f;
 }
 
-namespace {
-
-// A failed compile whose nvcc did not finish on its own (timed out, killed, not started), or that
-// kernelbot could not run: compile_uncached prefixes such logs with "nvcc <how it ended>".
-bool machine_failure(const CompiledVariant& c) {
-  return c.log.rfind("nvcc ", 0) == 0 || c.log.rfind("kernelbot could not compile", 0) == 0;
-}
-
-}  // namespace
-
 CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const Variant& variant, bool retry) {
   for (const auto& flag : variant.nvcc_flags)
     if (!variant_flag_allowed(flag)) {
@@ -264,7 +254,7 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
       // A failure of the machine's (nvcc killed for time or memory, or not started: a compile run
       // ahead at low priority while others ran, say) is not the variant's: each waiter tries once
       // more on its own. nvcc's own errors are the variant's, and shared.
-      if (!shared.ok && machine_failure(shared)) return retry ? compile(spec, variant, false) : shared;
+      if (!shared.ok && shared.machine_failure) return retry ? compile(spec, variant, false) : shared;
       shared.from_cache = true;
       shared.compile_s = 0;
       return shared;
@@ -295,12 +285,14 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
   } catch (const std::exception& e) {
     result = CompiledVariant{};
     result.log = std::string("kernelbot could not compile the variant: ") + e.what();
+    result.machine_failure = true;
+  }
+  if (!result.ok && result.machine_failure) {
+    // Forgotten before the waiters wake: a retry, theirs or anyone's, compiles it again.
+    std::lock_guard lock(mutex_);
+    in_flight_.erase(key1);
   }
   promise.set_value(result);
-  if (!result.ok && machine_failure(result)) {
-    std::lock_guard lock(mutex_);
-    in_flight_.erase(key1);  // a later request compiles it again
-  }
   return result;
 }
 
@@ -352,8 +344,10 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
   result.compiler_report = summarize_ptxas(parse_ptxas_report(result.log));
   if (!run.succeeded()) {
     result.ok = false;
-    if (!(run.started && run.exit_code > 0 && !run.timed_out && run.signal == 0))
+    if (!(run.started && run.exit_code > 0 && !run.timed_out && run.signal == 0)) {
       result.log = "nvcc " + run.describe() + "\n" + result.log;
+      result.machine_failure = true;
+    }
     fs::remove_all(build);
     return result;
   }

@@ -2,8 +2,9 @@
 // GPU, and the variant servers it starts (one per variant, each loading only that variant).
 //
 //   kernelbot-harness --job job.json --out result.json [--seal-key-stdin] [--verbose]   the judge
-//   kernelbot-harness --session DIR [--private-tmp]   the judge of a whole search: jobs on stdin,
-//                     results on stdout, the original's server kept between jobs (judge_session.h)
+//   kernelbot-harness --session DIR [--private-tmp]   the judge of a whole search: a key, then
+//                     jobs on descriptor 3, sealed replies on descriptor 4, the original's server
+//                     kept between jobs (judge_session.h)
 //   kernelbot-harness --serve --who candidate --fd 3 --device N   a server (started by the judge;
 //                     the job, and with it the library to load, comes over the socket)
 //   kernelbot-harness --calibrate --out device.json [--device N] [--verbose]
@@ -145,8 +146,8 @@ int main(int argc, char** argv) {
   app.add_flag("--calibrate", calibrate, "measure the device's copy bandwidth and FP32 rate instead of running a job");
   app.add_option("--device", device, "CUDA device for --calibrate and --serve (a job names its own)");
   app.add_option("--session", session_dir,
-                 "serve a session of jobs (frames on stdin, results on stdout) with DIR as the working directory, "
-                 "emptied after every job")
+                 "serve a session of jobs (a key, then jobs as frames on descriptor 3; sealed replies on "
+                 "descriptor 4) with DIR as the working directory, emptied after every job")
       ->check(CLI::ExistingDirectory);
   app.add_flag("--private-tmp", private_tmp,
                "with --session: /tmp, /dev/shm and System V IPC are the sandbox's own; clear them after every job");

@@ -29,7 +29,7 @@ struct SessionOptions {
   bool verbose = false;
 };
 
-// Serves jobs until stdin closes (exit 0) or the judge must stop (its exit status).
+// Serves jobs until kernelbot closes descriptor 3 (exit 0) or the judge must stop (its exit status).
 int run_session(const SessionOptions& options);
 
 }  // namespace kb::harness

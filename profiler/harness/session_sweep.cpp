@@ -116,8 +116,10 @@ int remove_sysv_ipc_objects() {
 
 bool clear_user_keyrings() {
   const long user = ::syscall(SYS_keyctl, KEYCTL_CLEAR, KEY_SPEC_USER_KEYRING);
-  const long session = ::syscall(SYS_keyctl, KEYCTL_CLEAR, KEY_SPEC_USER_SESSION_KEYRING);
-  return user == 0 && session == 0;
+  const long user_session = ::syscall(SYS_keyctl, KEYCTL_CLEAR, KEY_SPEC_USER_SESSION_KEYRING);
+  // The sandbox's own session keyring (sandbox_process.cpp joins a new one for it).
+  const long session = ::syscall(SYS_keyctl, KEYCTL_CLEAR, KEY_SPEC_SESSION_KEYRING);
+  return user == 0 && user_session == 0 && session == 0;
 }
 
 std::optional<ProcessSettings> process_settings(pid_t pid) {

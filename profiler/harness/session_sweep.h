@@ -37,8 +37,9 @@ bool empty_directory(const std::filesystem::path& dir, std::string& problem);
 // how many it removed.
 int remove_sysv_ipc_objects();
 
-// Clears the keys this user's keyrings hold (the user and user-session keyrings): a process of
-// one job could leave a key that a process of a later job reads. Returns whether both cleared.
+// Clears the keys this user's keyrings hold (the user, user-session and session keyrings): a
+// process of one job could leave a key that a process of a later job reads. Returns whether all
+// three cleared.
 bool clear_user_keyrings();
 
 // What another process of this user can change about a process without any privilege: its nice
