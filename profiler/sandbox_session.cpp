@@ -64,7 +64,11 @@ void SandboxSession::close() {
   ::close(requests_);
   requests_ = -1;
   const auto until = Clock::now() + std::chrono::duration<double>(command_.limits.term_grace_s);
-  while (Clock::now() < until && ::waitpid(pid_, nullptr, WNOHANG) == 0) ::usleep(10000);
+  int status = 0;
+  while (Clock::now() < until) {
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) return reaped(status, nullptr);
+    ::usleep(10000);
+  }
   end(SIGKILL, nullptr);
 }
 
@@ -73,8 +77,12 @@ void SandboxSession::end(int signal_to_group, Exchange* x) {
   if (signal_to_group) ::kill(-pid_, signal_to_group);
   int status = 0;
   const pid_t w = ::waitpid(pid_, &status, 0);
+  reaped(status, w == pid_ ? x : nullptr);
+}
+
+void SandboxSession::reaped(int status, Exchange* x) {
   ::kill(-pid_, SIGKILL);  // whatever is left of its group
-  if (x && w == pid_) {
+  if (x) {
     if (WIFEXITED(status)) x->process.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) x->process.signal = WTERMSIG(status);
   }
@@ -158,14 +166,7 @@ SandboxSession::Exchange SandboxSession::exchange(const std::string& request, do
   read_text(err_);
   read_text(out_);
   if (exited) {  // already reaped: the session is over, with or without a last reply
-    ::kill(-pid_, SIGKILL);
-    if (!x.reply) {
-      if (WIFEXITED(status)) x.process.exit_code = WEXITSTATUS(status);
-      if (WIFSIGNALED(status)) x.process.signal = WTERMSIG(status);
-    }
-    for (int* fd : {&requests_, &replies_, &out_, &err_})
-      if (*fd >= 0) ::close(*fd), *fd = -1;
-    pid_ = -1;
+    reaped(status, x.reply ? nullptr : &x);
   } else if (!x.reply) {
     end(SIGKILL, &x);
   }

@@ -50,6 +50,9 @@ class SandboxSession {
 
  private:
   void end(int signal_to_group, Exchange* x);  // kills the group (when signal_to_group) and reaps
+  // After the child was reaped with `status`: the rest of its group killed, the pipes closed, how
+  // it ended recorded in `x` (when given).
+  void reaped(int status, Exchange* x);
 
   SandboxCommand command_;
   SandboxResult start_;
