@@ -9,6 +9,7 @@
 
 #include "profiler/sandbox_process.h"
 #include "common/hmac_sha256.h"
+#include "common/sealed_text.h"
 #include "common/secret_redactor.h"
 #include "profiler/variant_compiler.h"
 
@@ -143,13 +144,12 @@ HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, co
     run.result_error = "no result file";
   } else {
     try {
-      const nlohmann::json sealed = nlohmann::json::parse(read_text_file(result_file));
-      const std::string text = sealed.at("result_text").get<std::string>();
-      if (!equal_in_constant_time(hmac_sha256_hex(key, text), sealed.at("seal").get<std::string>())) {
+      const std::optional<std::string> text = open_sealed(key, read_text_file(result_file));
+      if (!text) {
         run.forged = true;
         run.result_error = "the result's seal does not verify";
       } else {
-        nlohmann::json parsed = nlohmann::json::parse(text);
+        nlohmann::json parsed = nlohmann::json::parse(*text);
         redact_result_strings(parsed);
         run.result = parsed.get<EvalResult>();
       }

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/hmac_sha256.h"
+#include "common/sealed_text.h"
 #include "profiler/variant_compiler.h"
 
 namespace kb::profiler {
@@ -72,14 +73,12 @@ HarnessRun HarnessSession::run(const HarnessJob& job, double timeout_s) {
     run.result_error = x.protocol_error.empty() ? "the judge's session ended without a result" : x.protocol_error;
     return run;
   }
-  std::string text;
+  nlohmann::json reply;
   try {
-    const nlohmann::json sealed = nlohmann::json::parse(*x.reply);
-    text = sealed.at("result_text").get<std::string>();
-    if (!equal_in_constant_time(hmac_sha256_hex(seal_key_, text), sealed.at("seal").get<std::string>()))
-      throw std::runtime_error("its seal does not verify");
-    if (nlohmann::json::parse(text).at("seq").get<uint64_t>() != seq)
-      throw std::runtime_error("it answers another job");
+    const std::optional<std::string> text = open_sealed(seal_key_, *x.reply);
+    if (!text) throw std::runtime_error("its seal does not verify");
+    reply = nlohmann::json::parse(*text);
+    if (reply.at("seq").get<uint64_t>() != seq) throw std::runtime_error("it answers another job");
   } catch (const std::exception& e) {
     // Only the judge holds the key; anything else on the channel came from inside the sandbox.
     run.forged = true;
@@ -89,7 +88,6 @@ HarnessRun HarnessSession::run(const HarnessJob& job, double timeout_s) {
     return run;
   }
   try {
-    const nlohmann::json reply = nlohmann::json::parse(text);
     run.process.exit_code = reply.at("exit_code").get<int>();
     if (reply.contains("result")) {
       nlohmann::json result = reply.at("result");

@@ -33,7 +33,7 @@
 #include <iostream>
 
 #include "common/clock.h"
-#include "common/hmac_sha256.h"
+#include "common/sealed_text.h"
 #include "profiler/harness/calibration.h"
 #include "profiler/harness/cuda_check.h"
 #include "profiler/harness/job_io.h"
@@ -57,7 +57,7 @@ bool try_write(const std::string& path, const EvalResult& result, const std::str
       write_result(path, result);
     } else {
       const std::string text = nlohmann::json(result).dump();
-      write_json_file(path, nlohmann::json{{"result_text", text}, {"seal", hmac_sha256_hex(key, text)}});
+      write_json_file(path, sealed_envelope(key, text));
     }
     return true;
   } catch (const std::exception& e) {

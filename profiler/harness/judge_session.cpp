@@ -12,7 +12,7 @@
 
 #include "common/clock.h"
 #include "common/frame_io.h"
-#include "common/hmac_sha256.h"
+#include "common/sealed_text.h"
 #include "profiler/harness/cuda_check.h"
 #include "profiler/harness/judged_job.h"
 #include "profiler/harness/session_sweep.h"
@@ -148,9 +148,7 @@ int run_session(const SessionOptions& options) {
       spdlog::info("{}: {}", to_string(judged.result.verdict), judged.result.reason);
     // Text a candidate influenced may hold invalid UTF-8: replaced, never a reason to fail.
     const std::string reply_text = reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    const std::string sealed =
-        nlohmann::json{{"result_text", reply_text}, {"seal", hmac_sha256_hex(key, reply_text)}}.dump();
-    if (!write_frame(out, sealed) || ends) return swept ? judged.exit_code : kExitHarnessError;
+    if (!write_frame(out, sealed_envelope(key, reply_text).dump()) || ends) return swept ? judged.exit_code : kExitHarnessError;
   }
 }
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/hmac_sha256.h"
+#include "common/sealed_text.h"
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -18,6 +18,6 @@ int main(int argc, char** argv) {
   std::stringstream raw;
   raw << in.rdbuf();
   const std::string text = nlohmann::json::parse(raw.str()).dump();
-  std::ofstream(argv[2]) << nlohmann::json{{"result_text", text}, {"seal", kb::hmac_sha256_hex(argv[1], text)}}.dump();
+  std::ofstream(argv[2]) << kb::sealed_envelope(argv[1], text).dump();
   return 0;
 }

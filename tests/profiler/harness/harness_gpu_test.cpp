@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "common/frame_io.h"
-#include "common/hmac_sha256.h"
+#include "common/sealed_text.h"
 #include "core/harness_job.h"
 #include "profiler/harness/session_sweep.h"
 
@@ -171,10 +171,9 @@ class JudgeSession {
   json run(const HarnessJob& job) {
     std::string frame;
     if (!write_frame(in_, json(job).dump()) || !read_frame(out_, frame, 256u << 20)) return json();
-    const json sealed = json::parse(frame);
-    const std::string text = sealed.at("result_text");
-    EXPECT_EQ(sealed.at("seal"), hmac_sha256_hex(key_, text));
-    json reply = json::parse(text);
+    const std::optional<std::string> text = open_sealed(key_, frame);
+    EXPECT_TRUE(text) << "the reply's seal verifies";
+    json reply = json::parse(text.value_or("{}"));
     EXPECT_EQ(reply.at("seq"), seq_++);
     return reply;
   }
