@@ -152,6 +152,15 @@ rc=$?
     return n;
   }
 
+  // The device's ceilings as a GPU machine would have cached them: no calibration runs (the
+  // namespace tests' harnesses do not answer --calibrate).
+  void cache_device_ceilings() {
+    fs::create_directories(root_ / ".kernelbot");
+    std::ofstream(root_ / ".kernelbot" / "device-GPU-fake-0001.json")
+        << R"({"uuid":"GPU-fake-0001","name":"Fake GPU","driver":"580.0",
+               "measured":{"name":"Fake GPU","uuid":"GPU-fake-0001","copy_bandwidth_gbps":3000,"fp32_tflops":50}})";
+  }
+
   // How many sessions the fake harness started (its "session <pid>" lines in log/calls).
   size_t sessions() {
     const std::string calls = read(root_ / "log" / "calls");
@@ -540,10 +549,7 @@ while read -r len <&3; do
 done
 )SH");
   setenv("KERNELBOT_HARNESS", (root_ / "bin" / "kernelbot-harness").c_str(), 1);
-  fs::create_directories(root_ / ".kernelbot");
-  std::ofstream(root_ / ".kernelbot" / "device-GPU-fake-0001.json")
-      << R"({"uuid":"GPU-fake-0001","name":"Fake GPU","driver":"580.0",
-             "measured":{"name":"Fake GPU","uuid":"GPU-fake-0001","copy_bandwidth_gbps":3000,"fp32_tflops":50}})";
+  cache_device_ceilings();
   GpuEvaluator evaluator(config_, device_);
   CompiledVariant base = evaluator.compile(config_.kernels[0], original());
   CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
@@ -564,11 +570,7 @@ TEST_F(GpuEvaluatorTest, TheRealJudgesSessionRepliesOnItsChannelInTheNamespaceSa
   config_.verify.persistent_judge = true;
   config_.verify.sandbox = "namespaces";
   setenv("KERNELBOT_HARNESS", KB_HARNESS_BIN, 1);
-  // The device's ceilings as a GPU machine would have cached them: no calibration run here.
-  fs::create_directories(root_ / ".kernelbot");
-  std::ofstream(root_ / ".kernelbot" / "device-GPU-fake-0001.json")
-      << R"({"uuid":"GPU-fake-0001","name":"Fake GPU","driver":"580.0",
-             "measured":{"name":"Fake GPU","uuid":"GPU-fake-0001","copy_bandwidth_gbps":3000,"fp32_tflops":50}})";
+  cache_device_ceilings();
   GpuEvaluator evaluator(config_, device_);
   CompiledVariant base = evaluator.compile(config_.kernels[0], original());
   CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
