@@ -16,6 +16,7 @@ struct DeviceInfo {
   int index = 0;
   std::string name;          // "NVIDIA H100 80GB HBM3"
   std::string uuid;
+  std::string pci_bus_id;    // "0000:1b:00.0", as the driver's /proc/driver/nvidia/gpus/ names it
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
   int64_t l2_bytes = 0;
@@ -160,7 +161,7 @@ struct CompiledVariant {
 
 void to_json(nlohmann::json& j, const Verdict& v);
 void from_json(const nlohmann::json& j, Verdict& v);
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, index, name, uuid, cc_major, cc_minor, sm_count,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, index, name, uuid, pci_bus_id, cc_major, cc_minor, sm_count,
                                                 l2_bytes, memory_bytes, driver_version, runtime_version,
                                                 copy_bandwidth_gbps, fp32_tflops)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingStats, median_us, q1_us, q3_us, min_us, max_us, mean_us,

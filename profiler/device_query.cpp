@@ -2,6 +2,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cctype>
 #include <string>
 
 namespace kb::profiler {
@@ -30,6 +31,11 @@ std::vector<DeviceInfo> query_devices() {
     snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
              b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
     d.uuid = uuid;
+    char bus[32] = {};
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, i) == cudaSuccess) {
+      d.pci_bus_id = bus;
+      for (char& c : d.pci_bus_id) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
     d.cc_major = p.major;
     d.cc_minor = p.minor;
     d.sm_count = p.multiProcessorCount;

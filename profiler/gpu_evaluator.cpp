@@ -97,6 +97,11 @@ GpuEvaluator::GpuEvaluator(const config::Config& config, const DeviceInfo& queri
     : config_(config), queried_(queried), work_dir_(fs::absolute(config.resolve(config.search.work_dir))) {
   harness_ = find_harness();
   sandbox_ = candidate_sandbox(config);
+  gpu_ = confine_to(queried);
+  spdlog::debug("GPU {}: its jobs' processes see {}", queried.index,
+                !gpu_.active()              ? std::string("every GPU (KERNELBOT_SANDBOX_EVERY_GPU=1, or no UUID)")
+                : gpu_.device_node.empty() ? gpu_.uuid + " (CUDA_VISIBLE_DEVICES; its device node is unknown)"
+                                           : gpu_.uuid + " through " + gpu_.device_node);
   hidden_ = repository_secrets(fs::absolute(config.root.empty() ? fs::current_path() : config.root),
                                {work_dir_, fs::absolute(config.resolve(config.search.archive)).parent_path()});
   CompilerOptions options;
@@ -113,7 +118,7 @@ DeviceInfo GpuEvaluator::device() {
   std::lock_guard lock(device_mutex_);
   if (!device_) {
     device_ = calibrated_device(queried_, work_dir_.parent_path(), [&] {
-      return run_calibration(harness_, queried_.index, work_dir_ / "calibration", {600, 0, sandbox_, hidden_, {}});
+      return run_calibration(harness_, queried_.index, work_dir_ / "calibration", {600, 0, sandbox_, hidden_, {}, gpu_});
     });
   }
   return *device_;
@@ -140,7 +145,7 @@ HarnessRun GpuEvaluator::run_raw(const HarnessJob& job, const std::string& tag,
                                              std::to_string(counter++));
   const auto* spec = config_.find_kernel(job.kernel);
   HarnessLimits limits{config_.verify.timeout_s * timeout_scale, config_.verify.max_host_memory_mb, sandbox_, hidden_,
-                       spec ? link_lib_dirs(config_, *spec) : std::vector<fs::path>{}};
+                       spec ? link_lib_dirs(config_, *spec) : std::vector<fs::path>{}, gpu_};
   // The session takes every job but compute-sanitizer's (it wraps the judge's process). After a
   // metrics job the judge starts the next job with a fresh original (CUPTI's profiler state would
   // stay in the kept one). Another thread's job on the same evaluator runs on its own, as before.
@@ -365,7 +370,7 @@ LoadCheck GpuEvaluator::check_load(const config::KernelSpec& spec, const Compile
   static std::atomic<int> counter{0};
   const fs::path dir = work_dir_ / "jobs" / (spec.name + "-load-" + std::to_string(getpid()) + "-" +
                                              std::to_string(counter++));
-  HarnessLimits limits{60, config_.verify.max_host_memory_mb, sandbox_, hidden_, link_lib_dirs(config_, spec)};
+  HarnessLimits limits{60, config_.verify.max_host_memory_mb, sandbox_, hidden_, link_lib_dirs(config_, spec), gpu_};
   LoadCheck check = check_library_loads(harness_, compiled.library_path, dir, limits, library_search_dirs(config_, spec));
   std::error_code ec;
   fs::remove_all(dir, ec);

@@ -66,6 +66,7 @@ class GpuEvaluator : public Evaluator {
   std::string harness_;
   SandboxKind sandbox_;
   std::vector<std::filesystem::path> hidden_;  // what no candidate process may see
+  GpuConfinement gpu_;                          // the one GPU its jobs' processes see
   std::unique_ptr<VariantCompiler> compiler_;
   std::string arch_;
   std::mutex device_mutex_;

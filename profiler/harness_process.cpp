@@ -116,7 +116,9 @@ HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, co
   fs::create_directories(dir);
   const fs::path job_file = dir / "job.json", result_file = dir / "result.json";
   fs::remove(result_file);
-  write_file(job_file, nlohmann::json(job).dump(1));
+  HarnessJob sent = job;
+  sent.device = device_index_inside(limits.gpu, job.device);
+  write_file(job_file, nlohmann::json(sent).dump(1));
 
   // The judge seals its result with a key handed over on stdin; the candidate's server shares the
   // sandbox and the job directory, but never sees the key (the judge reads it before starting any
@@ -135,6 +137,7 @@ HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, co
   cmd.kind = limits.sandbox;
   cmd.view = harness_view(harness, dir, {job.baseline_library, job.candidate_library}, wrapper, limits.hidden);
   for (const auto& d : limits.library_dirs) cmd.view.read_only.push_back(d);
+  apply_confinement(limits.gpu, cmd);
   spdlog::debug("running {} job for '{}' in {} ({} sandbox)", job.mode, job.kernel, dir.string(),
                 to_string(limits.sandbox));
 
@@ -201,11 +204,13 @@ DeviceInfo run_calibration(const std::string& harness, int device, const fs::pat
   const fs::path out = dir / "calibration.json";
   fs::remove(out);
   SandboxCommand cmd;
-  cmd.argv = {harness, "--calibrate", "--device", std::to_string(device), "--out", out.string()};
+  cmd.argv = {harness, "--calibrate", "--device", std::to_string(device_index_inside(limits.gpu, device)), "--out",
+              out.string()};
   cmd.working_dir = dir;
   cmd.limits.wall_time_s = limits.timeout_s;
   cmd.kind = limits.sandbox;
   cmd.view = harness_view(harness, dir, {}, {}, limits.hidden);
+  apply_confinement(limits.gpu, cmd);
   SandboxResult r = run_sandboxed(cmd);
   if (!r.succeeded() || !fs::exists(out))
     throw std::runtime_error("device calibration (kernelbot-harness --calibrate) failed: " + r.describe() + "\n" + r.err);

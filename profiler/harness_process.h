@@ -12,6 +12,7 @@
 #include "profiler/evaluation_outcome.h"
 #include "core/harness_job.h"
 #include "core/result_types.h"
+#include "profiler/gpu_confinement.h"
 #include "profiler/sandbox_launcher.h"
 
 namespace kb::profiler {
@@ -42,6 +43,9 @@ struct HarnessLimits {
   // Also readable in the namespace sandbox: where the project's link_libs live (a variant's
   // library loads them from there, as in the application).
   std::vector<std::filesystem::path> library_dirs;
+  // The one GPU the job's processes may see (gpu_confinement.h); the job's device is numbered as
+  // they see it (0 when confined).
+  GpuConfinement gpu;
 };
 
 // What the harness may see in the namespace sandbox: the system, the toolkit and library path,

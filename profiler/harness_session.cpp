@@ -15,7 +15,11 @@ std::string session_key(const HarnessJob& job) {
 
 HarnessSession::HarnessSession(const std::string& harness, const HarnessJob& job, const fs::path& dir,
                                const HarnessLimits& limits)
-    : key_(session_key(job)), seal_key_(random_key_hex()), dir_(dir), libraries_(dir.string() + "-libraries") {
+    : key_(session_key(job)),
+      seal_key_(random_key_hex()),
+      dir_(dir),
+      libraries_(dir.string() + "-libraries"),
+      gpu_(limits.gpu) {
   fs::create_directories(dir_);
   fs::create_directories(libraries_);
   SandboxCommand cmd;
@@ -32,6 +36,7 @@ HarnessSession::HarnessSession(const std::string& harness, const HarnessJob& job
   cmd.view = harness_view(harness, dir_, {job.baseline_library}, {}, limits.hidden);
   cmd.view.read_only.push_back(libraries_);
   for (const auto& d : limits.library_dirs) cmd.view.read_only.push_back(d);
+  apply_confinement(limits.gpu, cmd);
   spdlog::debug("starting a judge's session for '{}' on GPU {} in {}", job.kernel, job.device, dir_.string());
   session_ = std::make_unique<SandboxSession>(cmd);
   session_->post(seal_key_);
@@ -49,6 +54,7 @@ bool HarnessSession::serves(const HarnessJob& job) const { return alive() && ses
 HarnessRun HarnessSession::run(const HarnessJob& job, double timeout_s) {
   HarnessRun run;
   HarnessJob sent = job;
+  sent.device = device_index_inside(gpu_, job.device);
   const uint64_t seq = jobs_;  // the judge numbers the jobs it receives
   fs::path copy;
   if (!job.candidate_library.empty()) {

@@ -46,6 +46,7 @@ class HarnessSession {
   std::string seal_key_;
   std::filesystem::path dir_, libraries_;
   std::unique_ptr<SandboxSession> session_;
+  GpuConfinement gpu_;  // jobs are sent with their device numbered as the sandbox sees it
   uint64_t jobs_ = 0;
 };
 

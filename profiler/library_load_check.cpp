@@ -96,6 +96,7 @@ LoadCheck check_library_loads(const std::string& harness, const std::string& lib
   cmd.kind = limits.sandbox;
   cmd.view = harness_view(harness, dir, {library}, {}, limits.hidden);
   for (const auto& d : limits.library_dirs) cmd.view.read_only.push_back(d);
+  apply_confinement(limits.gpu, cmd);
   const SandboxResult r = run_sandboxed(cmd);
   LoadCheck check;
   if (r.succeeded()) {

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <mutex>
 
 #include "profiler/sandbox_process.h"
@@ -122,6 +123,22 @@ std::vector<std::string> system_view_arguments() {
   return argv;
 }
 
+std::vector<std::string> gpu_device_nodes(const fs::path& dev_dir, const std::string& only) {
+  std::vector<std::string> nodes;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dev_dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("nvidia", 0) != 0) continue;
+    // /dev/nvidiaN is one GPU's; the others (nvidiactl, nvidia-uvm, nvidia-caps/) serve them all.
+    const bool one_gpus =
+        name.size() > 6 && std::all_of(name.begin() + 6, name.end(), [](unsigned char c) { return std::isdigit(c); });
+    if (one_gpus && !only.empty() && e.path().filename() != fs::path(only).filename()) continue;
+    nodes.push_back(e.path().string());
+  }
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
 std::vector<std::string> bwrap_argv(const std::string& bwrap, const FilesystemView& view,
                                     const std::vector<std::string>& command, const fs::path& working_dir) {
   std::vector<std::string> argv = {bwrap,           "--unshare-user", "--unshare-pid", "--unshare-ipc",
@@ -135,11 +152,7 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const FilesystemVi
   add(argv, {"--proc", "/proc", "--dev", "/dev", "--size", std::to_string(view.tmp_size_mb * 1024 * 1024), "--tmpfs",
              "/tmp"});
   if (view.gpu) {
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator("/dev", ec)) {
-      const std::string name = e.path().filename().string();
-      if (name.rfind("nvidia", 0) == 0) add(argv, {"--dev-bind", e.path().string(), e.path().string()});
-    }
+    for (const auto& node : gpu_device_nodes("/dev", view.gpu_device_node)) add(argv, {"--dev-bind", node, node});
     // The driver and NVML read the PCI topology and the GPU's attributes from sysfs.
     add(argv, {"--ro-bind", "/sys", "/sys"});
   }

@@ -30,6 +30,9 @@ struct FilesystemView {
   // repository's .git and .kernelbot, the parent's secrets.
   std::vector<std::filesystem::path> hidden;
   bool gpu = false;  // /dev/nvidia* and /sys, for the harness
+  // With `gpu`: the one numbered GPU node to bind ("/dev/nvidia1"; gpu_confinement.h), beside the
+  // nodes every GPU shares (nvidiactl, nvidia-uvm, ...). Empty: every /dev/nvidia*.
+  std::string gpu_device_node;
   int64_t tmp_size_mb = 1024;  // the private /tmp (RAM-backed)
 };
 
@@ -45,6 +48,10 @@ std::string namespace_sandbox_problem();
 // The bwrap arguments that run `command` (argv[0] an absolute path) in `view`, in `working_dir`.
 std::vector<std::string> bwrap_argv(const std::string& bwrap, const FilesystemView& view,
                                     const std::vector<std::string>& command, const std::filesystem::path& working_dir);
+
+// The NVIDIA device nodes in `dev_dir` to bind: every /dev/nvidia* entry, or, when `only` names
+// one GPU's node ("/dev/nvidia1"), that one and the shared ones (nvidiactl, nvidia-uvm, ...).
+std::vector<std::string> gpu_device_nodes(const std::filesystem::path& dev_dir, const std::string& only);
 
 // Adds what a CUDA program or compiler needs beyond the system view: the toolkit `nvcc` belongs to
 // (its real root, which may lie outside /usr) and each directory of $LD_LIBRARY_PATH (a carried

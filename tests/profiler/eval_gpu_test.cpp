@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "core/result_types.h"
+#include "profiler/device_query.h"
 #include "profiler/sandbox_process.h"
 
 namespace kb {
@@ -208,10 +209,12 @@ struct EvalRun {
 };
 
 EvalRun eval_in(const fs::path& repository, const std::string& kernel, const std::string& candidate,
-                const std::string& config = "kernelbot.toml", std::map<std::string, std::string> env = {}) {
+                const std::string& config = "kernelbot.toml", std::map<std::string, std::string> env = {},
+                const std::vector<std::string>& more_args = {}) {
   profiler::SandboxCommand c;
   c.argv = {kernelbot(), "--config", (repository / config).string(), "--json", "eval", "--kernel", kernel, "--candidate",
             (source_dir() / "tests/profiler/candidates" / candidate).string()};
+  c.argv.insert(c.argv.end(), more_args.begin(), more_args.end());
   c.scrub_env = false;  // kernelbot itself is trusted; it must scrub its own children
   // kernelbot is the trusted parent and starts bubblewrap itself: as root, bwrap needs the
   // capabilities a process-sandboxed child would lose (mapping uid 0 takes CAP_SETFCAP).
@@ -392,6 +395,29 @@ TEST(EvalGpu, SandboxedCandidateEscapesNothing) {
   EXPECT_EQ(std::system("pgrep -f 'kb-escape-daemo[n]' >/dev/null"), 256) << "a daemon outlived its job";
   EXPECT_EQ(r.process.out.find(secret), std::string::npos);
   EXPECT_EQ(r.process.err.find(secret), std::string::npos);
+}
+
+// Each job's processes see one GPU, the one it measures on (profiler/gpu_confinement.h): a
+// candidate that poisons its output when it can reach a second GPU (a second CUDA device or
+// /dev/nvidiaN node) is accepted on every GPU of the host, the clock still read through NVML. On
+// a host with several GPUs the control, confinement off, must reject it.
+TEST(EvalGpu, EachJobSeesOnlyTheGpuItMeasuresOn) {
+  const auto devices = profiler::query_devices();
+  for (const auto& d : devices) {
+    SCOPED_TRACE("GPU " + std::to_string(d.index) + " " + d.uuid);
+    EvalRun r = eval_in(repo(), "saxpy", "saxpy_sees_other_gpus.cu", "kernelbot.toml", {},
+                        {"--device", std::to_string(d.index)});
+    expect_accepted(r);
+    EXPECT_EQ(r.result.device.uuid, d.uuid) << "measured on another GPU than asked";
+    ASSERT_FALSE(r.result.timings.empty());
+    EXPECT_GT(r.result.timings.front().candidate.sm_clock_mhz, 0) << "NVML lost the clock inside the confined sandbox";
+  }
+  std::printf("[ confined ] %zu GPU(s) on this host\n", devices.size());
+  if (devices.size() > 1) {
+    EvalRun control = eval_in(repo(), "saxpy", "saxpy_sees_other_gpus.cu", "kernelbot.toml",
+                              {{"KERNELBOT_SANDBOX_EVERY_GPU", "1"}}, {"--device", std::to_string(devices.back().index)});
+    expect_rejected(control, Verdict::wrong_result, "differ");
+  }
 }
 
 // The forged crash line carries what the candidate could read: the verdict is "crashed" (its own
