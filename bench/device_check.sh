@@ -27,6 +27,10 @@
 #                                      the harness and eval tests, one throughput run with and one
 #                                      without the session (about 6 minutes); then run
 #                                      FRESH=1 ... demo and ... production for make demo's time
+#   bench/device_check.sh gpus         on a host with several GPUs: the throughput benchmark on one GPU
+#                                      and on all (one worker per GPU), all with each job confined to
+#                                      its GPU and with every GPU visible (KERNELBOT_SANDBOX_EVERY_GPU=1),
+#                                      alternated on one compile cache (the first run fills it), ROUNDS rounds
 #   bench/device_check.sh stability    five `kernelbot profile` runs of saxpy at n=16M in the sandbox,
 #                                      and ncu on the same kernel (timing noise, agreement with ncu)
 # The machine has no bubblewrap of its own: carry it in .devlibs/ beside the libraries, once, with
@@ -122,6 +126,21 @@ if [ "$stage" = recheck ]; then
     echo "=== $cfg exit $?"; sed -n 1,7p "$OUT/logs/throughput-$cfg.out"
   done
   rm -f examples/kernelbot-one-job-judge.toml
+fi
+
+if [ "$stage" = gpus ]; then
+  tp() {  # name, then search_throughput's extra arguments
+    local name=$1; shift
+    (cd examples && timeout 150 "$here/build/bench/search_throughput" --config kernelbot.toml --kernels saxpy,transpose \
+      --max-candidates 12 "$@") >"$OUT/logs/tp-$name.out" 2>"$OUT/logs/tp-$name.err"
+    echo "=== $name exit $?"; cat "$OUT/logs/tp-$name.out"; tail -2 "$OUT/logs/tp-$name.err"
+  }
+  tp warmup --all-gpus
+  for i in $(seq 1 "${ROUNDS:-2}"); do
+    tp "one-gpu-$i"
+    tp "all-gpus-confined-$i" --all-gpus
+    KERNELBOT_SANDBOX_EVERY_GPU=1 tp "all-gpus-every-gpu-visible-$i" --all-gpus
+  done
 fi
 
 if [ "$stage" = bench ]; then
