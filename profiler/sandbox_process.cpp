@@ -16,10 +16,15 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "common/secret_redactor.h"
 
@@ -330,6 +335,55 @@ SpawnedChild spawn_sandboxed(const SandboxCommand& command, bool pipe_stdin, San
   child.stdin_fd = pipe_stdin ? in_pipe[1] : -1;
   child.stdout_fd = out_pipe[0];
   child.stderr_fd = err_pipe[0];
+  return child;
+}
+
+namespace {
+
+// The one thread that forks lasting children; never joined (it ends with the process, and with
+// it, through PR_SET_PDEATHSIG, every child it forked).
+class LastingSpawner {
+ public:
+  static LastingSpawner& instance() {
+    static auto* spawner = new LastingSpawner();  // never destroyed: its thread serves until exit
+    return *spawner;
+  }
+  void run(const std::function<void()>& task) {
+    std::unique_lock lock(mutex_);
+    const uint64_t mine = ++submitted_;
+    tasks_.push_back(&task);
+    wake_.notify_all();
+    done_.wait(lock, [&] { return finished_ >= mine; });
+  }
+
+ private:
+  LastingSpawner() {
+    std::thread([this] {
+      std::unique_lock lock(mutex_);
+      for (;;) {
+        wake_.wait(lock, [&] { return !tasks_.empty(); });
+        const std::function<void()>* task = tasks_.front();
+        tasks_.pop_front();
+        lock.unlock();
+        (*task)();
+        lock.lock();
+        ++finished_;
+        done_.notify_all();
+      }
+    }).detach();
+  }
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::deque<const std::function<void()>*> tasks_;
+  uint64_t submitted_ = 0, finished_ = 0;
+};
+
+}  // namespace
+
+SpawnedChild spawn_sandboxed_lasting(const SandboxCommand& command, bool pipe_stdin, SandboxResult& result) {
+  SpawnedChild child;
+  const std::function<void()> task = [&] { child = spawn_sandboxed(command, pipe_stdin, result); };
+  LastingSpawner::instance().run(task);
   return child;
 }
 

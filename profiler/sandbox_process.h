@@ -112,6 +112,13 @@ struct SpawnedChild {
 // not used). When it cannot start, result.start_error says why and the pid is -1.
 SpawnedChild spawn_sandboxed(const SandboxCommand& command, bool pipe_stdin, SandboxResult& result);
 
+// spawn_sandboxed for a child that must outlive the calling thread (the judge's session, which a
+// GPU worker of `kernelbot run` starts and the main thread may use after the worker is gone).
+// The child dies with its parent through PR_SET_PDEATHSIG (ours, and bubblewrap's
+// --die-with-parent), which fires when the *thread* that forked it ends, not the process: so the
+// fork happens on one thread that lives as long as kernelbot, and the child still dies with it.
+SpawnedChild spawn_sandboxed_lasting(const SandboxCommand& command, bool pipe_stdin, SandboxResult& result);
+
 // What a child's process tree holds: every process descended from `root` (by parent pid, from
 // /proc/<pid>/stat), which a new session, a new process group or a pid namespace does not leave.
 struct ProcessTreeUsage {

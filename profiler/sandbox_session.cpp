@@ -40,7 +40,7 @@ SandboxSession::SandboxSession(const SandboxCommand& command, size_t max_reply_b
   }
   command_.stdin_data.clear();
   command_.pass_fds = {requests[0], replies[1]};  // the child's 3 and 4
-  const SpawnedChild child = spawn_sandboxed(command_, false, start_);
+  const SpawnedChild child = spawn_sandboxed_lasting(command_, false, start_);
   ::close(requests[0]);
   ::close(replies[1]);
   if (!start_.started) {
