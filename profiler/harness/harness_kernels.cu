@@ -29,6 +29,19 @@ __global__ void fill_kernel(T* dst, size_t count, T value) {
 
 __global__ void probe_kernel() {}
 
+// The brackets of a traced verification call (traced_call.h): the gate holds the legacy stream
+// until the host opens it, the marker starts when everything queued before it there is done.
+__global__ void call_gate_kernel(volatile int32_t* open, volatile int32_t* timed_out, uint64_t timeout_ns) {
+  const uint64_t start = global_timer_ns();
+  while (*open == 0) {
+    if (global_timer_ns() - start > timeout_ns) {
+      *timed_out = 1;
+      break;
+    }
+  }
+}
+__global__ void call_marker_kernel() {}
+
 __global__ void l2_flush_kernel(const int4* buffer, size_t count, int* sink) {
   int acc = 0;
   for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count; i += size_t{gridDim.x} * blockDim.x) {
@@ -99,6 +112,17 @@ cudaError_t launch_l2_flush(const void* buffer, size_t bytes, int* sink, cudaStr
 
 cudaError_t launch_probe_kernel(cudaStream_t stream) {
   probe_kernel<<<1, 1, 0, stream>>>();
+  return cudaGetLastError();
+}
+
+cudaError_t launch_call_gate(volatile int32_t* open, volatile int32_t* timed_out, uint64_t timeout_ns,
+                             cudaStream_t stream) {
+  call_gate_kernel<<<1, 1, 0, stream>>>(open, timed_out, timeout_ns);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_call_marker(cudaStream_t stream) {
+  call_marker_kernel<<<1, 1, 0, stream>>>();
   return cudaGetLastError();
 }
 

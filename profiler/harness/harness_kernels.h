@@ -27,6 +27,16 @@ cudaError_t launch_l2_flush(const void* buffer, size_t bytes, int* sink, cudaStr
 // A trivial kernel, launched on a stream to learn that stream's CUPTI stream id.
 cudaError_t launch_probe_kernel(cudaStream_t stream);
 
+// The two brackets of a traced call (traced_call.h), kernels whose names only the harness uses:
+// a gate that holds `stream` until the host writes 1 to *open (host-mapped) or `timeout_ns` of
+// GPU time pass (then *timed_out = 1), and an empty marker whose start time is when everything
+// queued before it on `stream` was done.
+inline constexpr const char* kCallGateKernelName = "call_gate_kernel";
+inline constexpr const char* kCallMarkerKernelName = "call_marker_kernel";
+cudaError_t launch_call_gate(volatile int32_t* open, volatile int32_t* timed_out, uint64_t timeout_ns,
+                             cudaStream_t stream);
+cudaError_t launch_call_marker(cudaStream_t stream);
+
 // FP32 FFMA throughput kernel: `blocks` x `threads`, each thread runs 8 independent FMA chains
 // of `iterations` steps. Returns the FLOP count it performs through *flops.
 cudaError_t launch_ffma_kernel(int blocks, int threads, int iterations, float* sink, double* flops,

@@ -29,6 +29,10 @@ constexpr size_t kSlotBudgetBytes = size_t{512} << 20;
 // did that): the tolerance is widened so that an honest kernel on other inputs never trips it.
 constexpr double kSampleToleranceFactor = 4;
 constexpr int kWallClockBatches = 3;
+// A claim the clock disagrees with gets up to this many batches in all before it is rejected: an
+// honest 13 us candidate was rejected on an H200 (2026-11-26) at 37.5 us per call against a
+// limit of 36.5 us, the batches' fixed cost varying by tens of microseconds.
+constexpr int kMaxWallClockBatches = 9;
 constexpr int kMaxWallClockCalls = 64;
 constexpr double kWallClockTargetUs = 2000;  // enough work per batch that overheads are small
 // A fill of the candidate's batch inputs this much slower than the original's means the GPU was
@@ -382,7 +386,8 @@ std::string SizeTimer::wall_clock_check(const std::vector<TimingStats>& stats, S
     while (v.batch.size() < calls) add_slot(v, v.batch, v.batch_ids, 100000);
   std::vector<double> best(variants_.size(), HUGE_VAL), fill_us(variants_.size(), HUGE_VAL);
   const uint64_t seed0 = (job_.raw.seed ^ kTimingSeedSalt) + (uint64_t{size_} << 32) + (uint64_t{1} << 31);
-  for (int b = 0; b < kWallClockBatches; ++b) {
+  // Returns a wrong-output note, or "" when the batch's outputs agree.
+  auto run_batch = [&](int b) -> std::string {
     const uint64_t seed = seed0 + static_cast<uint64_t>(b) * kMaxSlots;
     for (size_t n = 0; n < variants_.size(); ++n) {
       const size_t i = b % 2 == 0 ? n : variants_.size() - 1 - n;
@@ -403,7 +408,26 @@ std::string SizeTimer::wall_clock_check(const std::vector<TimingStats>& stats, S
     if (!differ.empty())
       return "WRONG:call " + std::to_string(k + 1) + " of a wall-clock batch at size " + job_.raw.size_labels[size_] +
              ", on fresh inputs: " + differ;
-  }
+    return "";
+  };
+  auto evidence = [&] {
+    WallClockEvidence e;
+    e.size_label = job_.raw.size_labels[size_];
+    e.calls = static_cast<int>(calls);
+    e.baseline_event_us = stats[0].median_us;
+    e.candidate_event_us = stats[1].median_us;
+    e.baseline_wall_us = best[0];
+    e.candidate_wall_us = best[1];
+    return e;
+  };
+  int batches = 0;
+  for (; batches < kWallClockBatches; ++batches)
+    if (std::string wrong = run_batch(batches); !wrong.empty()) return wrong;
+  // A disagreement is confirmed before it rejects: more batches, each a fresh chance for the
+  // clock to see an honest candidate's floor (the best batch counts). Work hidden outside the
+  // timed region is in every batch, so it stays.
+  while (batches < kMaxWallClockBatches && !wall_clock_disagreement(evidence()).empty())
+    if (std::string wrong = run_batch(batches++); !wrong.empty()) return wrong;
   if (fill_us[1] > kFillSlowdown * fill_us[0] + kFillSlackUs) {
     char buf[512];
     std::snprintf(buf, sizeof buf,
@@ -413,18 +437,12 @@ std::string SizeTimer::wall_clock_check(const std::vector<TimingStats>& stats, S
                   job_.raw.size_labels[size_].c_str(), fill_us[1], fill_us[0]);
     return buf;
   }
-  WallClockEvidence e;
-  e.size_label = job_.raw.size_labels[size_];
-  e.calls = static_cast<int>(calls);
-  e.baseline_event_us = stats[0].median_us;
-  e.candidate_event_us = stats[1].median_us;
-  e.baseline_wall_us = best[0];
-  e.candidate_wall_us = best[1];
+  const WallClockEvidence e = evidence();
   st.wall_clock_calls = e.calls;
   st.baseline_wall_us = e.baseline_wall_us;
   st.candidate_wall_us = e.candidate_wall_us;
-  spdlog::info("{}: wall clock over {} calls: original {:.2f} us, candidate {:.2f} us per call", e.size_label, calls,
-               e.baseline_wall_us, e.candidate_wall_us);
+  spdlog::info("{}: wall clock over {} calls, best of {} batches: original {:.2f} us, candidate {:.2f} us per call",
+               e.size_label, calls, batches, e.baseline_wall_us, e.candidate_wall_us);
   return wall_clock_disagreement(e);
 }
 

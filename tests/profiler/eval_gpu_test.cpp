@@ -483,6 +483,21 @@ TEST(EvalGpu, IgnoringTheStreamArgumentIsRejectedNamingTheStream) {
   std::printf("[ %s ] %s\n", to_string(r.result.verdict), why.c_str());
 }
 
+// The same candidate where one call is a few microseconds (n = 4096): its hidden kernel is done
+// long before a host clock could tell it from the caller's work (the 20 us slack that let it win
+// 251x on an H200, 2026-11-26, at n <= 1M). The call's gate and marker (call_order.h) compare
+// GPU timestamps only: the trace of a verification call names the stream, at any size.
+TEST(EvalGpu, IgnoringTheStreamArgumentIsCaughtByTheTraceWhenEachCallIsMicroseconds) {
+  const EvalRun r = eval_in(stream_repo(), "saxpy_stream_small", "saxpy_stream_ignores_stream.cu");
+  ASSERT_TRUE(r.parsed) << describe(r);
+  EXPECT_EQ(r.result.verdict, Verdict::rejected) << describe(r);
+  const std::string& why = r.result.reason;
+  EXPECT_NE(why.find("does work on a stream the caller does not wait for"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("not the stream argument 'stream'"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("queue the work on the stream argument 'stream'"), std::string::npos) << describe(r);
+  std::printf("[ %s ] %s\n", to_string(r.result.verdict), why.c_str());
+}
+
 // Short calls are timed several launches per sample as a CUDA graph: captured on the launcher's
 // stream (capture on any other stream would record none of its work and fall back to back-to-back
 // launches, which the notes would say).
