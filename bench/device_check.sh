@@ -31,6 +31,10 @@
 #                                      and on all (one worker per GPU), all with each job confined to
 #                                      its GPU and with every GPU visible (KERNELBOT_SANDBOX_EVERY_GPU=1),
 #                                      alternated on one compile cache (the first run fills it), ROUNDS rounds
+#   bench/device_check.sh contention   on a host with several GPUs: what they share (bench/host_contention:
+#                                      CPU, host memory, process start, allocation, copies, launches,
+#                                      GPU time, alone and beside another GPU's worker), ROUNDS times,
+#                                      with the host's CPU quota, frequency governor and GPU topology
 #   bench/device_check.sh stability    five `kernelbot profile` runs of saxpy at n=16M in the sandbox,
 #                                      and ncu on the same kernel (timing noise, agreement with ncu)
 # The machine has no bubblewrap of its own: carry it in .devlibs/ beside the libraries, once, with
@@ -140,6 +144,19 @@ if [ "$stage" = gpus ]; then
     tp "one-gpu-$i"
     tp "all-gpus-confined-$i" --all-gpus
     KERNELBOT_SANDBOX_EVERY_GPU=1 tp "all-gpus-every-gpu-visible-$i" --all-gpus
+  done
+fi
+
+if [ "$stage" = contention ]; then
+  { echo "nproc $(nproc)"; cat /sys/fs/cgroup/cpu.max 2>/dev/null | sed 's/^/cgroup cpu.max /'
+    grep -m1 'model name' /proc/cpuinfo; grep MHz /proc/cpuinfo | sort | uniq -c | sort -rn | head -3
+    cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 2>/dev/null | sed 's/^/governor /'
+    nvidia-smi --query-gpu=index,pci.bus_id,persistence_mode,power.limit,clocks.sm --format=csv
+    nvidia-smi topo -m; } >"$OUT/logs/host.txt" 2>&1
+  cat "$OUT/logs/host.txt"
+  for i in $(seq 1 "${ROUNDS:-2}"); do
+    "$here/build/bench/host_contention" >"$OUT/logs/contention-$i.out" 2>"$OUT/logs/contention-$i.err"
+    echo "=== round $i exit $?"; cat "$OUT/logs/contention-$i.out"; tail -2 "$OUT/logs/contention-$i.err"
   done
 fi
 
