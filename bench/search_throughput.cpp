@@ -9,6 +9,8 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -246,7 +248,10 @@ int main(int argc, char** argv) {
                              sample->compile_s);
 
     // A repeated search with an archive: the second run compiles and runs nothing it has seen.
-    auto archive_path = std::filesystem::temp_directory_path() / "kb_search_throughput_archive.sqlite";
+    // One archive per process: two benchmarks run at once (one per GPU, to measure what they
+    // share) each removed and recreated the other's at one fixed path ("disk I/O error").
+    auto archive_path = std::filesystem::temp_directory_path() /
+                        ("kb_search_throughput_archive-" + std::to_string(::getpid()) + ".sqlite");
     std::filesystem::remove(archive_path);
     kb::search::Archive archive(archive_path);
     double runs[2] = {0, 0};
