@@ -30,7 +30,9 @@
 #   bench/device_check.sh gpus         on a host with several GPUs: the throughput benchmark on one GPU
 #                                      and on all (one worker per GPU), all with each job confined to
 #                                      its GPU and with every GPU visible (KERNELBOT_SANDBOX_EVERY_GPU=1),
-#                                      alternated on one compile cache (the first run fills it), ROUNDS rounds
+#                                      alternated on one compile cache (the first run fills it), then
+#                                      saxpy on GPU 0 and transpose on GPU 1 as two processes, alone
+#                                      and at once, ROUNDS rounds
 #   bench/device_check.sh contention   on a host with several GPUs: what they share (bench/host_contention:
 #                                      CPU, host memory, process start, allocation, copies, launches,
 #                                      GPU time, alone and beside another GPU's worker), ROUNDS times,
@@ -135,8 +137,8 @@ fi
 if [ "$stage" = gpus ]; then
   tp() {  # name, then search_throughput's extra arguments
     local name=$1; shift
-    (cd examples && timeout 150 "$here/build/bench/search_throughput" --config kernelbot.toml --kernels saxpy,transpose \
-      --max-candidates 12 "$@") >"$OUT/logs/tp-$name.out" 2>"$OUT/logs/tp-$name.err"
+    (cd examples && timeout 150 "$here/build/bench/search_throughput" --config kernelbot.toml \
+      --kernels "${KERNELS:-saxpy,transpose}" --max-candidates 12 "$@") >"$OUT/logs/tp-$name.out" 2>"$OUT/logs/tp-$name.err"
     echo "=== $name exit $?"; cat "$OUT/logs/tp-$name.out"; tail -2 "$OUT/logs/tp-$name.err"
   }
   tp warmup --all-gpus
@@ -144,6 +146,13 @@ if [ "$stage" = gpus ]; then
     tp "one-gpu-$i"
     tp "all-gpus-confined-$i" --all-gpus
     KERNELBOT_SANDBOX_EVERY_GPU=1 tp "all-gpus-every-gpu-visible-$i" --all-gpus
+    # The same two searches as two separate processes, one per GPU: alone, then at once (what
+    # the host shares, apart from kernelbot's process).
+    CUDA_VISIBLE_DEVICES=0 KERNELS=saxpy tp "process-saxpy-alone-$i"
+    CUDA_VISIBLE_DEVICES=1 KERNELS=transpose tp "process-transpose-alone-$i"
+    CUDA_VISIBLE_DEVICES=0 KERNELS=saxpy tp "process-saxpy-beside-$i" &
+    CUDA_VISIBLE_DEVICES=1 KERNELS=transpose tp "process-transpose-beside-$i" &
+    wait
   done
 fi
 
