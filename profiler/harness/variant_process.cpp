@@ -23,6 +23,21 @@ std::string signal_text(int sig) {
   return "killed by signal " + std::to_string(sig) + (name ? std::string(" (SIG") + name + ")" : "");
 }
 
+// The server's environment: the judge's, with every module loaded when the variant library is
+// (CUDA_MODULE_LOADING=EAGER). Lazily loaded, a kernel's first launch synchronizes with the
+// device; inside a traced verification call it would wait for the call's gate (traced_call.h) and
+// start only after it, where the gate cannot see whether it was ordered with the caller's stream
+// (seen on an H100, 2026-11-26: a hidden-stream candidate's first verification call passed unseen;
+// it was caught at the second). Loading eagerly also spares each job the gate's 20 ms timeout
+// per kernel launched for the first time.
+std::vector<std::string> server_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "CUDA_MODULE_LOADING=", 20) != 0) env.emplace_back(*e);
+  env.emplace_back("CUDA_MODULE_LOADING=EAGER");
+  return env;
+}
+
 }  // namespace
 
 VariantProcess::VariantProcess(Who who, int device, bool verbose) : who_(who) {
@@ -32,6 +47,13 @@ VariantProcess::VariantProcess(Who who, int device, bool verbose) : who_(who) {
   std::vector<std::string> args = {"/proc/self/exe", "--serve", "--who",  to_string(who),
                                    "--fd",           "3",       "--device", std::to_string(device)};
   if (verbose) args.push_back("--verbose");
+  std::vector<std::string> env = server_environment();
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   const pid_t judge = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
@@ -43,10 +65,7 @@ VariantProcess::VariantProcess(Who who, int device, bool verbose) : who_(who) {
     ::dup2(sv[1], 3);
     ::dup2(STDERR_FILENO, STDOUT_FILENO);
     ::close_range(4, ~0U, 0);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv("/proc/self/exe", argv.data());
+    ::execve("/proc/self/exe", argv.data(), envp.data());
     ::_exit(127);
   }
   ::close(sv[1]);

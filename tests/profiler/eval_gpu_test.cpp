@@ -495,6 +495,25 @@ TEST(EvalGpu, IgnoringTheStreamArgumentIsCaughtByTheTraceWhenEachCallIsMicroseco
   EXPECT_NE(why.find("does work on a stream the caller does not wait for"), std::string::npos) << describe(r);
   EXPECT_NE(why.find("not the stream argument 'stream'"), std::string::npos) << describe(r);
   EXPECT_NE(why.find("queue the work on the stream argument 'stream'"), std::string::npos) << describe(r);
+  // At the first call: its kernel was loaded with the library (CUDA_MODULE_LOADING=EAGER in the
+  // servers), so it started while the gate held. Lazily loaded, a first launch waited for the gate
+  // to time out, and the first call passed unseen (an H100, 2026-11-26).
+  EXPECT_NE(why.find("started"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("trial 1 of 3 at size n=4096 "), std::string::npos) << describe(r);
+  std::printf("[ %s ] %s\n", to_string(r.result.verdict), why.c_str());
+}
+
+// A fork without the join: the side stream waits for the caller's earlier work, so nothing starts
+// early, but the caller's stream never waits for it. The marker after the call starts first.
+TEST(EvalGpu, ForkingFromTheStreamArgumentWithoutJoiningIsRejectedAsEndingLate) {
+  const EvalRun r = eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_forks_without_join.cu");
+  ASSERT_TRUE(r.parsed) << describe(r);
+  EXPECT_EQ(r.result.verdict, Verdict::rejected) << describe(r);
+  const std::string& why = r.result.reason;
+  EXPECT_NE(why.find("does work on a stream the caller does not wait for"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("not the stream argument 'stream'"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("after the work queued on the stream argument 'stream' was complete"), std::string::npos)
+      << describe(r);
   std::printf("[ %s ] %s\n", to_string(r.result.verdict), why.c_str());
 }
 
