@@ -40,6 +40,13 @@ void set_flag(volatile int32_t* flag, int32_t value) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
+// Opens the gate however the call ends: a call that throws (a crash, a fault) must not leave the
+// server's next work waiting for the gate's timeout.
+struct GateOpener {
+  volatile int32_t* open;
+  ~GateOpener() { set_flag(open, 1); }
+};
+
 std::string describe_record(const ActivityRecord& r) {
   return r.kind == ActivityRecord::Kind::kernel ? "kernel " + r.name : r.name;
 }
@@ -98,9 +105,14 @@ std::string run_and_check_streams(EntryFn fn, void** args, Who who, ActivityMoni
   // whatever the call queued elsewhere runs meanwhile and is seen starting before the gate ends.
   set_flag(gate.open, 0);
   set_flag(gate.timed_out, 0);
+  GateOpener opener{gate.open};
   cuda_check(launch_call_gate(gate.open, gate.timed_out, kCallGateTimeoutNs, cudaStreamLegacy), "launching the call gate");
   call_variant(fn, args, who);
-  cuda_check(launch_call_marker(cudaStreamLegacy), "launching the call marker");
+  {
+    // A sticky error the call's work raised surfaces at this launch: the variant's, not the judge's.
+    CallScope scope(who, "");
+    check_variant_sync(launch_call_marker(cudaStreamLegacy), who, "launching the call marker");
+  }
   std::this_thread::sleep_for(std::chrono::microseconds(kCallGateHoldUs));
   set_flag(gate.open, 1);
   {

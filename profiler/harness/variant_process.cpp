@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -29,12 +30,19 @@ std::string signal_text(int sig) {
 // start only after it, where the gate cannot see whether it was ordered with the caller's stream
 // (seen on an H100, 2026-11-26: a hidden-stream candidate's first verification call passed unseen;
 // it was caught at the second). Loading eagerly also spares each job the gate's 20 ms timeout
-// per kernel launched for the first time.
+// per kernel launched for the first time. CUDA_LAUNCH_BLOCKING is dropped: with it the gate's own
+// launch would wait out the gate's timeout before the call began (and timing would be meaningless).
 std::vector<std::string> server_environment() {
   std::vector<std::string> env;
-  for (char** e = environ; *e; ++e)
-    if (std::strncmp(*e, "CUDA_MODULE_LOADING=", 20) != 0) env.emplace_back(*e);
+  for (char** e = environ; *e; ++e) {
+    const std::string_view entry(*e);
+    if (entry.starts_with("CUDA_MODULE_LOADING=") || entry.starts_with("CUDA_MODULE_DATA_LOADING=") ||
+        entry.starts_with("CUDA_LAUNCH_BLOCKING="))
+      continue;
+    env.emplace_back(entry);
+  }
   env.emplace_back("CUDA_MODULE_LOADING=EAGER");
+  env.emplace_back("CUDA_MODULE_DATA_LOADING=EAGER");
   return env;
 }
 

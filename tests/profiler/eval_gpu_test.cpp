@@ -517,6 +517,22 @@ TEST(EvalGpu, ForkingFromTheStreamArgumentWithoutJoiningIsRejectedAsEndingLate) 
   std::printf("[ %s ] %s\n", to_string(r.result.verdict), why.c_str());
 }
 
+// Honest launchers the call gate and marker must not reject: work forked from the stream argument
+// onto a stream of the launcher's own and joined back with events; work on the stream argument
+// followed by a cudaStreamSynchronize inside the call (it waits out the gate's timeout).
+void expect_kept_the_stream_order(const EvalRun& r) {
+  ASSERT_TRUE(r.parsed) << describe(r);
+  EXPECT_TRUE(r.result.verdict == Verdict::accepted || r.result.verdict == Verdict::not_faster) << describe(r);
+  EXPECT_EQ(r.result.reason.find("does work on a stream the caller does not wait for"), std::string::npos) << describe(r);
+  std::printf("[ %s ] %s\n", to_string(r.result.verdict), r.result.reason.c_str());
+}
+TEST(EvalGpu, ForkingAndJoiningASideStreamKeepsTheOrder) {
+  expect_kept_the_stream_order(eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_fork_join.cu"));
+}
+TEST(EvalGpu, SynchronizingInsideTheCallKeepsTheOrder) {
+  expect_kept_the_stream_order(eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_syncs.cu"));
+}
+
 // Short calls are timed several launches per sample as a CUDA graph: captured on the launcher's
 // stream (capture on any other stream would record none of its work and fall back to back-to-back
 // launches, which the notes would say).

@@ -84,6 +84,59 @@ TEST(CallOrder, ForgedBracketsOnlyMakeMoreWorkLookOutOfOrder) {
   EXPECT_EQ(forged_gate.finding->kind, CallOrderFinding::Kind::started_early);
 }
 
+TEST(CallOrder, TheToleranceIsOneMicrosecondOnEitherSide) {
+  // The marker starts at 310 us and runs to 320 us here: what counts is its start, not its end.
+  auto with_long_marker = [](std::vector<ActivityRecord> call) {
+    call.push_back(kernel("call_gate_kernel", kLegacy, 0, 300));
+    call.push_back(kernel("call_marker_kernel", kLegacy, 310, 320));
+    return call;
+  };
+  auto at_ns = [](ActivityRecord r, uint64_t start_ns, uint64_t end_ns) {
+    r.start = start_ns;
+    r.end = end_ns;
+    return r;
+  };
+  const ActivityRecord side = kernel("side", kHidden, 0, 0);
+  EXPECT_FALSE(judge(with_long_marker({at_ns(side, 301'000, 310'500)})).finding.has_value());
+  const auto late = judge(with_long_marker({at_ns(side, 301'000, 311'500)}));
+  ASSERT_TRUE(late.finding.has_value());
+  EXPECT_EQ(late.finding->kind, CallOrderFinding::Kind::ended_late);
+  EXPECT_DOUBLE_EQ(late.finding->by_us, 1.5);
+  EXPECT_FALSE(judge(with_long_marker({at_ns(side, 299'500, 305'000)})).finding.has_value());
+  const auto early = judge(with_long_marker({at_ns(side, 298'500, 305'000)}));
+  ASSERT_TRUE(early.finding.has_value());
+  EXPECT_EQ(early.finding->kind, CallOrderFinding::Kind::started_early);
+  EXPECT_DOUBLE_EQ(early.finding->by_us, 1.5);
+}
+
+TEST(CallOrder, ForgedBracketsBeforeTheRealOnesDoNotDecide) {
+  // Listed first, a forged marker that starts before the real one and a forged gate that ends
+  // before the real one: the marker that started first and the gate that ended last decide.
+  std::vector<ActivityRecord> records = {kernel("call_marker_kernel", kLegacy, 302, 303),
+                                         kernel("call_gate_kernel", kLegacy, 0, 50),
+                                         kernel("side", kHidden, 100, 304)};
+  for (const auto& r : bracketed({})) records.push_back(r);
+  const auto v = judge(records);
+  // Rejected either way: judged by the forged marker, the real marker itself ended "late".
+  ASSERT_TRUE(v.judged);
+  EXPECT_TRUE(v.finding.has_value());
+  // A forged gate queued on the default stream just before the real one (0-50 us, the real one
+  // then 51-300 us) and listed first: had it decided, `side` (from 100 us) and everything else
+  // would have kept the order. The gate that ended last decides.
+  const std::vector<ActivityRecord> forged_gate_first = {
+      kernel("call_gate_kernel", kLegacy, 0, 50), kernel("side", kHidden, 100, 200),
+      kernel("call_gate_kernel", kLegacy, 51, 300), kernel("call_marker_kernel", kLegacy, 310, 311)};
+  const auto g = judge(forged_gate_first);
+  ASSERT_TRUE(g.finding.has_value());
+  EXPECT_EQ(g.finding->kind, CallOrderFinding::Kind::started_early);
+}
+
+TEST(CallOrder, EitherBracketMissingMeansNotJudged) {
+  EXPECT_FALSE(judge({kernel("call_gate_kernel", kLegacy, 0, 300), kernel("side", kHidden, 1, 2)}).judged);
+  EXPECT_FALSE(judge({kernel("call_marker_kernel", kLegacy, 310, 311), kernel("side", kHidden, 1, 2)}).judged);
+  EXPECT_TRUE(judge(bracketed({})).judged);
+}
+
 TEST(CallOrder, BracketsOnAnotherStreamAreNotBrackets) {
   // A kernel of the gate's name on a hidden stream is the call's work, and without the real
   // brackets nothing is judged (the caller falls back to the host clock).
