@@ -1,5 +1,7 @@
 #include "profiler/harness/call_order.h"
 
+#include <utility>
+
 namespace kb::harness {
 namespace {
 
@@ -21,18 +23,20 @@ CallOrderVerdict judge_call_order(const std::vector<ActivityRecord>& records, ui
   CallOrderVerdict verdict;
   if (!gate || !marker) return verdict;
   verdict.judged = true;
+  // The worst escape is reported: ending late (the timed region misses its tail) before starting
+  // early, then the larger amount.
+  auto keep_worst = [&](CallOrderFinding f) {
+    const auto rank = [](const CallOrderFinding& x) {
+      return std::pair(x.kind == CallOrderFinding::Kind::ended_late, x.by_us);
+    };
+    if (!verdict.finding || rank(f) > rank(*verdict.finding)) verdict.finding = std::move(f);
+  };
   for (const auto& r : records) {
     if (&r == gate || &r == marker) continue;
-    // Ends late: the worse escape (the timed region misses its tail), reported first.
-    if (r.end > marker->start + kCallOrderToleranceNs) {
-      const double by = static_cast<double>(r.end - marker->start) / 1e3;
-      if (!verdict.finding || verdict.finding->kind == CallOrderFinding::Kind::started_early || by > verdict.finding->by_us)
-        verdict.finding = CallOrderFinding{CallOrderFinding::Kind::ended_late, r, by};
-    } else if (r.start + kCallOrderToleranceNs < gate->end) {
-      const double by = static_cast<double>(gate->end - r.start) / 1e3;
-      if (!verdict.finding || (verdict.finding->kind == CallOrderFinding::Kind::started_early && by > verdict.finding->by_us))
-        verdict.finding = CallOrderFinding{CallOrderFinding::Kind::started_early, r, by};
-    }
+    if (r.end > marker->start + kCallOrderToleranceNs)
+      keep_worst({CallOrderFinding::Kind::ended_late, r, static_cast<double>(r.end - marker->start) / 1e3});
+    else if (r.start + kCallOrderToleranceNs < gate->end)
+      keep_worst({CallOrderFinding::Kind::started_early, r, static_cast<double>(gate->end - r.start) / 1e3});
   }
   return verdict;
 }
