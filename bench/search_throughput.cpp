@@ -24,7 +24,7 @@
 #include "common/clock.h"
 #include "config/config_loader.h"
 #include "profiler/device_query.h"
-#include "profiler/gpu_evaluator.h"
+#include "profiler/evaluate/gpu_evaluator.h"
 #include "search/archive.h"
 #include "search/builtin/builtin_proposer.h"
 #include "search/screening.h"

@@ -8,7 +8,7 @@
 
 #include "bot/cli_context.h"
 #include "profiler/device_query.h"
-#include "profiler/gpu_evaluator.h"
+#include "profiler/evaluate/gpu_evaluator.h"
 #include "search/archive.h"
 #include "search/proposer_factory.h"
 #include "search/search_engine.h"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "config/config.h"
-#include "profiler/evaluator.h"
+#include "profiler/evaluate/evaluator.h"
 #include "search/search_types.h"
 
 namespace kb::bot {

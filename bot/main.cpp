@@ -11,7 +11,7 @@
 #include "bot/commands/commands.h"
 #include "config/config_error.h"
 #include "profiler/device_query.h"
-#include "profiler/sandbox_process.h"
+#include "profiler/sandbox/sandbox_process.h"
 #include "common/secret_redactor.h"
 
 namespace {

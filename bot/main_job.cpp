@@ -14,8 +14,8 @@
 #include "bot/sweep_shard.h"
 #include "search/advisory_findings.h"
 #include "profiler/device_query.h"
-#include "profiler/gpu_evaluator.h"
-#include "profiler/original_variant.h"
+#include "profiler/evaluate/gpu_evaluator.h"
+#include "profiler/evaluate/original_variant.h"
 
 namespace kb::bot {
 

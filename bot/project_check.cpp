@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "profiler/sandbox_process.h"
+#include "profiler/sandbox/sandbox_process.h"
 
 namespace kb::bot {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "bot/source_splicer.h"
 #include "config/config.h"
-#include "profiler/evaluator.h"
+#include "profiler/evaluate/evaluator.h"
 #include "search/search_types.h"
 
 namespace kb::bot {

@@ -10,7 +10,7 @@
 #include "bot/main_job.h"
 #include "bot/shard.h"
 #include "config/config.h"
-#include "profiler/evaluator.h"
+#include "profiler/evaluate/evaluator.h"
 
 namespace kb::bot {
 

@@ -208,7 +208,7 @@ struct Config {
   std::filesystem::path resolve(const std::string& path) const;
 };
 
-// The input distributions the harness generates (profiler/harness/input_distribution.h), and the
+// The input distributions the harness generates (profiler/judge/input_distribution.h), and the
 // values [[kernel.arg]] error_scale takes.
 const std::vector<const char*>& distribution_names();
 const std::vector<const char*>& error_scale_names();

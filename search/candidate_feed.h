@@ -44,7 +44,7 @@ class CandidateFeed {
   bool closed_ = false;
 };
 
-// Closes the feed when the scope ends, however it ends: a runner waiting on an open feed would
+// Closes the feed when the scope ends, however it ends: a round pipeline waiting on an open feed would
 // wait forever if the code feeding it threw.
 class FeedCloser {
  public:

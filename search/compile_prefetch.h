@@ -11,7 +11,7 @@
 
 #include "config/config.h"
 #include "core/variant.h"
-#include "profiler/evaluator.h"
+#include "profiler/evaluate/evaluator.h"
 
 namespace kb::search {
 

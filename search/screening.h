@@ -59,7 +59,7 @@ class ScreeningBar {
 // its own run; it saves a full evaluation when the candidate is screened out. So it pays while
 // (mean screening seconds) < (share saved) x (mean full-evaluation seconds). Candidates that fail
 // their screening are left out of the account: their full evaluation would fail verification
-// about as fast (the runner does not record them). When full
+// about as fast (the round pipeline does not record them). When full
 // evaluations are cheap (fast kernels, the median-error stop) screening every candidate costs
 // more than it saves; when they are long (slow kernels, strict settings) it saves most of them.
 // Until `warm_up` screenings and one full evaluation are measured, every candidate is screened;

@@ -11,11 +11,11 @@
 #include <thread>
 
 #include "common/clock.h"
-#include "profiler/original_variant.h"
+#include "profiler/evaluate/original_variant.h"
 #include "search/advisory_findings.h"
 #include "search/archive.h"
 #include "search/candidate_feed.h"
-#include "search/candidate_runner.h"
+#include "search/round_pipeline.h"
 #include "search/content_hash.h"
 #include "search/compile_prefetch.h"
 #include "search/proposer.h"
@@ -272,7 +272,7 @@ class Engine {
     CandidateFeed feed;
     std::atomic<int64_t> planned{budget_.candidates_used()};
     std::atomic<bool> dropped{false};
-    RunnerSettings settings;
+    RoundSettings settings;
     settings.compile_jobs = cfg_.compile_jobs > 0 ? cfg_.compile_jobs
                                                   : std::max<int64_t>(1, std::thread::hardware_concurrency());
     settings.repair_attempts = config_.llm.repair_attempts;
@@ -280,7 +280,7 @@ class Engine {
     settings.eval_options.sanitize = config_.verify.sanitize;
     settings.screening_bar = cfg_.screening ? &bar_ : nullptr;
     settings.screening_economy = &economy_;
-    RunnerHooks hooks;
+    RoundHooks hooks;
     settings.gpu_wait_s = &result_.phases.gpu_wait_s;
     hooks.reserve = [&] {
       bool ok = budget_.reserve_candidate();

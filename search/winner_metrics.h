@@ -5,7 +5,7 @@
 
 #include "config/config.h"
 #include "core/result_types.h"
-#include "profiler/evaluator.h"
+#include "profiler/evaluate/evaluator.h"
 #include "search/search_types.h"
 
 namespace kb::search {

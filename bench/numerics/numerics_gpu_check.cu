@@ -10,10 +10,10 @@
 #include <cstring>
 #include <vector>
 
-#include "profiler/harness/input_generator.h"
-#include "profiler/harness/output_comparator.h"
+#include "profiler/judge/input_generator.h"
+#include "profiler/judge/output_comparator.h"
 
-using namespace kb::harness;
+using namespace kb::judge;
 
 void launch_row_sum(const float*, float*, int, int);
 void cand_launch_row_sum(const float*, float*, int, int);

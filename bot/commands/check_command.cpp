@@ -12,8 +12,8 @@
 #include <regex>
 
 #include "bot/commands/commands.h"
-#include "profiler/gpu_evaluator.h"
-#include "profiler/original_variant.h"
+#include "profiler/evaluate/gpu_evaluator.h"
+#include "profiler/evaluate/original_variant.h"
 
 namespace kb::bot {
 namespace {

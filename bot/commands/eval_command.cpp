@@ -11,8 +11,8 @@
 #include "bot/commands/commands.h"
 #include "bot/unfinished_kernel.h"
 #include "bot/commands/evaluation_tables.h"
-#include "profiler/gpu_evaluator.h"
-#include "profiler/original_variant.h"
+#include "profiler/evaluate/gpu_evaluator.h"
+#include "profiler/evaluate/original_variant.h"
 
 namespace kb::bot {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/result_types.h"
-#include "profiler/workload_profile.h"
+#include "profiler/workload/workload_profile.h"
 
 namespace kb::bot {
 

@@ -9,7 +9,7 @@
 #include "bot/publish.h"
 #include "bot/result_store.h"
 #include "profiler/device_query.h"
-#include "profiler/gpu_evaluator.h"
+#include "profiler/evaluate/gpu_evaluator.h"
 
 namespace kb::bot {
 namespace {

@@ -10,9 +10,9 @@
 #include "bot/commands/evaluation_tables.h"
 #include "config/config_loader.h"
 #include "profiler/device_query.h"
-#include "profiler/gpu_evaluator.h"
-#include "profiler/original_variant.h"
-#include "profiler/workload_runner.h"
+#include "profiler/evaluate/gpu_evaluator.h"
+#include "profiler/evaluate/original_variant.h"
+#include "profiler/workload/workload_run.h"
 
 namespace kb::bot {
 namespace {

@@ -17,7 +17,7 @@ void register_version_command(CLI::App& app, CliContext& ctx) {
                 << "\n";
     } else {
       std::cout << "kernelbot " << kVersion << " (built with CUDA " << kCudaToolkitVersion
-                << (kBuiltWithCupti ? "" : ", without CUPTI: no GPU runner") << ")\n";
+                << (kBuiltWithCupti ? "" : ", without CUPTI: no judge (kernelbot-harness)") << ")\n";
     }
   });
 }

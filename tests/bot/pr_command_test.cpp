@@ -18,7 +18,7 @@
 #include "config/config_loader.h"
 #include "tests/bot/git_fixture.h"
 #include "tests/bot/simulated_saxpy.h"
-#include "tests/support/kernelbot_runner.h"
+#include "tests/support/kernelbot_process.h"
 
 namespace fs = std::filesystem;
 using namespace kb::testing;

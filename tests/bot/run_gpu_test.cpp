@@ -9,7 +9,7 @@
 
 #include "tests/bot/fake_github.h"
 #include "tests/bot/git_fixture.h"
-#include "tests/support/kernelbot_runner.h"
+#include "tests/support/kernelbot_process.h"
 
 namespace fs = std::filesystem;
 using namespace kb::testing;

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "tests/support/kernelbot_runner.h"
+#include "tests/support/kernelbot_process.h"
 
 namespace fs = std::filesystem;
 
@@ -164,7 +164,7 @@ TEST_F(CliTest, VersionPrintsToolkit) {
   EXPECT_FALSE(j["version"].get<std::string>().empty());
   EXPECT_EQ(j["cuda_toolkit"].get<std::string>().substr(0, 2), "13");
   ASSERT_TRUE(j["cupti"].is_boolean());
-  // The plain form says so when the build has no GPU runner.
+  // The plain form says so when the build has no judge.
   auto text = kernelbot("version", dir_);
   EXPECT_EQ(text.out.find("without CUPTI") != std::string::npos, !j["cupti"].get<bool>()) << text.out;
 }

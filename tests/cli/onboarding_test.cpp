@@ -11,7 +11,7 @@
 #include <regex>
 #include <sstream>
 
-#include "tests/support/kernelbot_runner.h"
+#include "tests/support/kernelbot_process.h"
 
 namespace fs = std::filesystem;
 

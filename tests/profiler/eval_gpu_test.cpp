@@ -23,7 +23,7 @@
 
 #include "core/result_types.h"
 #include "profiler/device_query.h"
-#include "profiler/sandbox_process.h"
+#include "profiler/sandbox/sandbox_process.h"
 
 namespace kb {
 namespace {
@@ -397,7 +397,7 @@ TEST(EvalGpu, SandboxedCandidateEscapesNothing) {
   EXPECT_EQ(r.process.err.find(secret), std::string::npos);
 }
 
-// Each job's processes see one GPU, the one it measures on (profiler/gpu_confinement.h): a
+// Each job's processes see one GPU, the one it measures on (profiler/sandbox/gpu_confinement.h): a
 // candidate that poisons its output when it can reach a second GPU (a second CUDA device or
 // /dev/nvidiaN node) is accepted on every GPU of the host, the clock still read through NVML. On
 // a host with several GPUs the control, confinement off, must reject it.

@@ -1,13 +1,13 @@
 // Verdicts from the harness child's end: crash, hang, memory, missing result; the accept rule;
 // sanitizer output; the device calibration cache.
-#include "profiler/evaluation_outcome.h"
+#include "profiler/evaluate/evaluation_outcome.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <fstream>
 
-#include "profiler/harness_process.h"
+#include "profiler/evaluate/harness_process.h"
 
 namespace kb::profiler {
 namespace {

@@ -1,4 +1,4 @@
-// One GPU per sandbox (profiler/gpu_confinement.h), on the CPU: finding a GPU's device node in
+// One GPU per sandbox (profiler/sandbox/gpu_confinement.h), on the CPU: finding a GPU's device node in
 // the driver's proc files (by UUID, else by bus id), choosing the nodes to bind, and what a job's
 // sandboxed command gets (CUDA_VISIBLE_DEVICES, the node, the device numbered 0 inside).
 #include <gtest/gtest.h>
@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "profiler/gpu_confinement.h"
-#include "profiler/harness_process.h"
-#include "profiler/sandbox_process.h"
+#include "profiler/sandbox/gpu_confinement.h"
+#include "profiler/evaluate/harness_process.h"
+#include "profiler/sandbox/sandbox_process.h"
 
 namespace kb::profiler {
 namespace {

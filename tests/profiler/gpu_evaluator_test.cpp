@@ -1,7 +1,7 @@
 // GpuEvaluator on a CPU: real nvcc compiles, and a fake `kernelbot-harness` (a shell script named
 // by KERNELBOT_HARNESS) plays the GPU runner's side of the process boundary: the job file it
 // receives, the result file it writes, its exit codes, hangs and crash lines.
-#include "profiler/gpu_evaluator.h"
+#include "profiler/evaluate/gpu_evaluator.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -398,7 +398,7 @@ echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
   EXPECT_EQ(sanitized["mode"], "verify");
   EXPECT_EQ(sanitized["trials"], 1);
   EXPECT_EQ(sanitized["size_labels"], nlohmann::json::parse(R"(["n=1000"])"));
-  EXPECT_EQ(sanitized["under_sanitizer"], true);  // the runner must leave CUPTI to the sanitizer
+  EXPECT_EQ(sanitized["under_sanitizer"], true);  // the judge must leave CUPTI to the sanitizer
 }
 
 // [verify].persistent_judge: the jobs of one original run in one judge's session (the CUPTI

@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "profiler/harness_process.h"
-#include "profiler/workload_runner.h"
+#include "profiler/evaluate/harness_process.h"
+#include "profiler/workload/workload_run.h"
 #include "tests/support/scoped_env.h"
 
 namespace {
@@ -39,7 +39,7 @@ TEST(GpuPartsLookup, NothingFoundSaysWhatToDo) {
   ScopedEnv path("PATH", "/nonexistent");
   const std::string no_harness = error_of(kb::profiler::find_harness);
   const std::string no_inject = error_of(kb::profiler::find_inject_library);
-  EXPECT_NE(no_harness.find("kernelbot-harness (the GPU runner) not found"), std::string::npos) << no_harness;
+  EXPECT_NE(no_harness.find("kernelbot-harness (the judge) not found"), std::string::npos) << no_harness;
   EXPECT_NE(no_inject.find("libkernelbot_inject.so (the CUPTI injection library) not found"), std::string::npos)
       << no_inject;
   if (KB_HAVE_CUPTI) {

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "core/result_types.h"
-#include "profiler/sandbox_process.h"
+#include "profiler/sandbox/sandbox_process.h"
 
 namespace kb {
 namespace {

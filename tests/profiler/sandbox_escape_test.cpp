@@ -22,9 +22,9 @@
 #include <sstream>
 #include <thread>
 
-#include "profiler/evaluation_outcome.h"
-#include "profiler/harness_process.h"
-#include "profiler/sandbox_process.h"
+#include "profiler/evaluate/evaluation_outcome.h"
+#include "profiler/evaluate/harness_process.h"
+#include "profiler/sandbox/sandbox_process.h"
 #include "common/secret_redactor.h"
 
 namespace kb::profiler {

@@ -1,5 +1,5 @@
 // The sandbox with real /bin/sh children: limits, kills, scrubbed environment, captured output.
-#include "profiler/sandbox_process.h"
+#include "profiler/sandbox/sandbox_process.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

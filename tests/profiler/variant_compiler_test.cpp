@@ -1,6 +1,6 @@
 // VariantCompiler with the real nvcc (it works without a GPU): flags, cache hits and misses,
 // header changes, compile errors, refused flags, concurrent compiles, compile_commands.json.
-#include "profiler/variant_compiler.h"
+#include "profiler/evaluate/variant_compiler.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "config/config_loader.h"
-#include "profiler/sandbox_process.h"
+#include "profiler/sandbox/sandbox_process.h"
 
 namespace kb::profiler {
 namespace {

@@ -1,5 +1,5 @@
 // Ranking a workload's kernels from the injection library's JSON, mapped back to examples/.
-#include "profiler/workload_profile.h"
+#include "profiler/workload/workload_profile.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

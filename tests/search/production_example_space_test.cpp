@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "config/config_loader.h"
-#include "profiler/original_variant.h"
+#include "profiler/evaluate/original_variant.h"
 #include "search/builtin/tuning_space.h"
 
 using namespace kb;

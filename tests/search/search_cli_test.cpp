@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "tests/support/kernelbot_runner.h"
+#include "tests/support/kernelbot_process.h"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "profiler/evaluator.h"
+#include "profiler/evaluate/evaluator.h"
 
 namespace kb::testing {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "config/config.h"
-#include "profiler/evaluator.h"
+#include "profiler/evaluate/evaluator.h"
 #include "search/proposer.h"
 #include "search/search_engine.h"
 

@@ -1,4 +1,4 @@
-// Accepted, because each job's processes see one GPU (profiler/gpu_confinement.h): a fast saxpy
+// Accepted, because each job's processes see one GPU (profiler/sandbox/gpu_confinement.h): a fast saxpy
 // that writes garbage when it can reach a second GPU, through CUDA (a second device, which it
 // could hide work on or use to disturb another search's timing) or through a second /dev/nvidiaN
 // node (from which a process with CUDA_VISIBLE_DEVICES unset would open it). On a host with

@@ -1,0 +1,399 @@
+#include "profiler/evaluate/gpu_evaluator.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+
+#include "common/clock.h"
+#include "config/size_expression.h"
+#include "profiler/device_query.h"
+#include "profiler/evaluate/harness_job_builder.h"
+
+namespace kb::profiler {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kSanitizerErrorExit = 86;
+
+// Where the libraries link_libs names live: its -L directories and the directories of the
+// libraries it names by path (a variant loads them from there at run time).
+std::vector<fs::path> link_lib_dirs(const config::Config& config, const config::KernelSpec& spec) {
+  std::vector<fs::path> dirs;
+  for (const auto* libs : {&config.project.link_libs, &spec.link_libs})
+    for (const auto& lib : *libs) {
+      if (lib.rfind("-L", 0) == 0 && lib.size() > 2) dirs.push_back(config.resolve(lib.substr(2)));
+      else if (lib.find('/') != std::string::npos) dirs.push_back(config.resolve(lib).parent_path());
+    }
+  return dirs;
+}
+
+// Where to look for the provider of an undefined symbol: link_libs' directories, the toolkit's lib64.
+std::vector<fs::path> library_search_dirs(const config::Config& config, const config::KernelSpec& spec) {
+  std::vector<fs::path> dirs = link_lib_dirs(config, spec);
+  if (const std::string nvcc = find_nvcc(); !nvcc.empty()) {
+    std::error_code ec;
+    const fs::path toolkit = fs::canonical(nvcc, ec).parent_path().parent_path();
+    if (!ec) dirs.push_back(toolkit / "lib64");
+  }
+  return dirs;
+}
+
+// Compiler facts fill what the run did not measure (ptxas knows registers and spills exactly).
+void merge_compiler_report(KernelMetrics& m, const KernelMetrics& ptxas) {
+  if (ptxas.status != "ok") return;
+  if (m.registers_per_thread == 0) m.registers_per_thread = ptxas.registers_per_thread;
+  if (m.static_shared_bytes == 0) m.static_shared_bytes = ptxas.static_shared_bytes;
+  if (m.local_bytes_per_thread == 0) m.local_bytes_per_thread = ptxas.local_bytes_per_thread;
+  m.spill_stores_bytes = ptxas.spill_stores_bytes;
+  m.spill_loads_bytes = ptxas.spill_loads_bytes;
+  m.stack_frame_bytes = ptxas.stack_frame_bytes;
+  if (m.kernel_name.empty()) m.kernel_name = ptxas.kernel_name;
+  if (m.status == "not collected") m.status = "compiler report only";
+}
+
+// A further job's time (a strict pass, metrics) counts in the evaluation's phases.
+void add_phases(EvalResult& into, const EvalResult& from) {
+  for (const auto& [phase, s] : from.phase_s) into.phase_s[phase] += s;
+}
+
+const DeviceInfo& pick_device(const std::vector<DeviceInfo>& devices, int index) {
+  for (const auto& d : devices)
+    if (d.index == index) return d;
+  throw NoDeviceError("no CUDA device with index " + std::to_string(index) + " (this machine has " +
+                      std::to_string(devices.size()) + ")");
+}
+
+// A screening never accepts: a candidate that was correct on it comes back pending, its speedup
+// at the main size kept for the search to rank it; failures keep the full path's verdicts.
+void mark_screened(EvalResult& r) {
+  if (r.verdict != Verdict::accepted && r.verdict != Verdict::not_faster) return;
+  char text[160];
+  std::snprintf(text, sizeof text, "passed the screening (1 trial per size set), %.3fx at %s", r.speedup,
+                r.timings.empty() ? "the main size" : r.timings.front().size_label.c_str());
+  r.verdict = Verdict::pending;
+  r.reason = text;
+}
+
+}  // namespace
+
+SandboxKind candidate_sandbox(const config::Config& config) {
+  if (config.verify.sandbox == "process") {
+    static std::once_flag warned;
+    std::call_once(warned, [] {
+      spdlog::warn("[verify] sandbox = \"process\": candidates compile and run as plain child processes of this user, "
+                   "with no file-system or network isolation; use \"namespaces\" wherever bubblewrap can run");
+    });
+    return SandboxKind::process;
+  }
+  if (std::string problem = namespace_sandbox_problem(); !problem.empty()) throw std::runtime_error(problem);
+  return SandboxKind::namespaces;
+}
+
+GpuEvaluator::GpuEvaluator(const config::Config& config, const DeviceInfo& queried)
+    : config_(config), queried_(queried), work_dir_(fs::absolute(config.resolve(config.search.work_dir))) {
+  harness_ = find_harness();
+  sandbox_ = candidate_sandbox(config);
+  gpu_ = confine_to(queried);
+  spdlog::debug("GPU {}: its jobs' processes see {}", queried.index,
+                !gpu_.active()              ? std::string("every GPU (KERNELBOT_SANDBOX_EVERY_GPU=1, or no UUID)")
+                : gpu_.device_node.empty() ? gpu_.uuid + " (CUDA_VISIBLE_DEVICES; its device node is unknown)"
+                                           : gpu_.uuid + " through " + gpu_.device_node);
+  hidden_ = repository_secrets(fs::absolute(config.root.empty() ? fs::current_path() : config.root),
+                               {work_dir_, fs::absolute(config.resolve(config.search.archive)).parent_path()});
+  CompilerOptions options;
+  options.sandbox = sandbox_;
+  options.hidden = hidden_;
+  options.work_dir = work_dir_;
+  options.arch = resolve_cuda_arch(config.project.cuda_arch, queried.cc_major, queried.cc_minor);
+  arch_ = options.arch;
+  options.max_memory_mb = config.verify.max_host_memory_mb;
+  compiler_ = std::make_unique<VariantCompiler>(config, options);
+}
+
+DeviceInfo GpuEvaluator::device() {
+  std::lock_guard lock(device_mutex_);
+  if (!device_) {
+    device_ = calibrated_device(queried_, work_dir_.parent_path(), [&] {
+      return run_calibration(harness_, queried_.index, work_dir_ / "calibration", {600, 0, sandbox_, hidden_, {}, gpu_});
+    });
+  }
+  return *device_;
+}
+
+CompiledVariant GpuEvaluator::compile(const config::KernelSpec& spec, const Variant& variant) {
+  return compiler_->compile(spec, variant);
+}
+
+HarnessJob GpuEvaluator::job_for(const config::KernelSpec& spec, const std::string& mode) {
+  HarnessJob job = make_harness_job(config_, spec);
+  job.mode = mode;
+  DeviceInfo d = device();
+  job.device = d.index;
+  job.copy_bandwidth_gbps = d.copy_bandwidth_gbps;
+  job.fp32_tflops = d.fp32_tflops;
+  return job;
+}
+
+HarnessRun GpuEvaluator::run_raw(const HarnessJob& job, const std::string& tag,
+                                 const std::vector<std::string>& wrapper, double timeout_scale) {
+  static std::atomic<int> counter{0};
+  const fs::path dir = work_dir_ / "jobs" / (job.kernel + "-" + tag + "-" + std::to_string(getpid()) + "-" +
+                                             std::to_string(counter++));
+  const auto* spec = config_.find_kernel(job.kernel);
+  HarnessLimits limits{config_.verify.timeout_s * timeout_scale, config_.verify.max_host_memory_mb, sandbox_, hidden_,
+                       spec ? link_lib_dirs(config_, *spec) : std::vector<fs::path>{}, gpu_};
+  // The session takes every job but compute-sanitizer's (it wraps the judge's process). After a
+  // metrics job the judge starts the next job with a fresh original (CUPTI's profiler state would
+  // stay in the kept one). Another thread's job on the same evaluator runs on its own, as before.
+  if (config_.verify.persistent_judge && wrapper.empty()) {
+    std::unique_lock lock(session_mutex_, std::try_to_lock);
+    if (lock.owns_lock()) {
+      if (!session_ || !session_->serves(job)) {
+        session_.reset();
+        const fs::path session_dir = work_dir_ / "jobs" / (job.kernel + "-session-" + std::to_string(getpid()) + "-" +
+                                                            std::to_string(counter++));
+        session_ = std::make_unique<JudgeClient>(harness_, job, session_dir, limits);
+      }
+      HarnessRun r = session_->run(job, limits.timeout_s);
+      if (!session_->alive()) session_.reset();  // the next job starts a fresh one
+      if (classify_harness_run(r, limits.max_memory_mb).verdict == Verdict::infra_error)
+        spdlog::warn("{} job for '{}' failed in the judge's session: {}", job.mode, job.kernel,
+                     r.result_error.empty() ? r.process.describe() : r.result_error);
+      return r;
+    }
+  }
+  HarnessRun r = run_harness_job(harness_, job, dir, limits, wrapper);
+  EvalResult verdict = classify_harness_run(r, limits.max_memory_mb);
+  if (verdict.verdict == Verdict::infra_error && wrapper.empty()) {
+    spdlog::warn("{} job for '{}' failed; its files are kept in {}", job.mode, job.kernel, dir.string());
+  } else {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  return r;
+}
+
+void GpuEvaluator::release() {
+  std::lock_guard lock(session_mutex_);
+  session_.reset();
+}
+
+EvalResult GpuEvaluator::run(const HarnessJob& job, const std::string& tag) {
+  return classify_harness_run(run_raw(job, tag), config_.verify.max_host_memory_mb);
+}
+
+EvalResult GpuEvaluator::evaluate(const config::KernelSpec& spec, const CompiledVariant& baseline,
+                                  const CompiledVariant& candidate, const EvalOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  EvalResult result;
+  result.device = device();
+  result.compile_log = candidate.log;
+  result.compile_s = candidate.compile_s;
+  if (!baseline.ok) {
+    result.verdict = Verdict::infra_error;
+    result.reason = "the original kernel did not compile; nothing to compare against";
+    return result;
+  }
+  if (!candidate.ok) {
+    result.verdict = Verdict::compile_error;
+    result.reason = "the candidate did not compile";
+    return result;
+  }
+  HarnessJob job;
+  try {
+    job = job_for(spec, options.time || options.screening ? "verify_and_time" : "verify");
+    if (options.screening)
+      make_screening_job(job, ScreeningBench{config_.search.screen_max_samples, config_.search.screen_min_time_s});
+  } catch (const config::ExpressionError& e) {
+    result.verdict = Verdict::infra_error;
+    result.reason = std::string("kernel '") + spec.name + "': " + e.what();
+    return result;
+  }
+  job.baseline_library = baseline.library_path;
+  job.candidate_library = candidate.library_path;
+
+  EvalResult ran = run(job, options.screening ? "screen" : "eval");
+  ran.device = result.device;
+  ran.compile_log = result.compile_log;
+  ran.compile_s = result.compile_s;
+  result = std::move(ran);
+  if (options.screening) {
+    // The same rules as the full path (evidence of verification, work escaping the timing)...
+    apply_accept_rule(result, config_.bench.min_speedup);
+    // ...but never an acceptance.
+    mark_screened(result);
+    merge_compiler_report(result.candidate_metrics, candidate.compiler_report);
+    result.run_s = seconds_since(start);
+    return result;
+  }
+  if (options.time) apply_accept_rule(result, config_.bench.min_speedup);
+  else apply_accept_rule(result, 0);  // verified only: not_faster "verified only, not timed" when correct
+
+  if (result.verdict == Verdict::accepted && result.speedup > config_.verify.strict_speedup)
+    strict_check(spec, baseline, candidate, result);
+  if (options.sanitize && verdict_is_correct(result.verdict)) sanitize(spec, baseline, candidate, result);
+  if (options.collect_metrics && result.verdict != Verdict::crashed && result.verdict != Verdict::timed_out &&
+      result.verdict != Verdict::infra_error)
+    collect_metrics(spec, baseline, &candidate, result);
+  merge_compiler_report(result.baseline_metrics, baseline.compiler_report);
+  merge_compiler_report(result.candidate_metrics, candidate.compiler_report);
+  result.run_s = seconds_since(start);
+  return result;
+}
+
+void GpuEvaluator::strict_check(const config::KernelSpec& spec, const CompiledVariant& baseline,
+                                const CompiledVariant& candidate, EvalResult& result) {
+  char claim[64];
+  std::snprintf(claim, sizeof claim, "%.1fx", result.speedup);
+  spdlog::info("'{}': a {} speedup is over [verify].strict_speedup = {}; verifying again, strictly", spec.name, claim,
+               config_.verify.strict_speedup);
+  HarnessJob job = job_for(spec, "verify");
+  job.strict = true;
+  job.baseline_library = baseline.library_path;
+  job.candidate_library = candidate.library_path;
+  EvalResult strict = run(job, "strict");
+  add_phases(result, strict);
+  if (strict.verdict == Verdict::pending || verdict_is_correct(strict.verdict)) {
+    if (strict.verification.passed) {
+      result.verification.strict_pass = true;
+      result.verification.seeds.insert(result.verification.seeds.end(), strict.verification.seeds.begin(),
+                                       strict.verification.seeds.end());
+      result.verification.trials += strict.verification.trials;
+      return;
+    }
+  }
+  result.verification.strict_pass = false;
+  result.verdict = strict.verdict == Verdict::pending || verdict_is_correct(strict.verdict) ? Verdict::wrong_result
+                                                                                             : strict.verdict;
+  std::string why = strict.verification.failure.empty() ? strict.reason : strict.verification.failure;
+  result.reason = std::string("claimed a ") + claim + " speedup, but the strict re-verification failed: " + why;
+  if (!strict.verification.failure.empty()) result.verification.failure = strict.verification.failure;
+  result.verification.passed = false;
+}
+
+void GpuEvaluator::sanitize(const config::KernelSpec& spec, const CompiledVariant& baseline,
+                            const CompiledVariant& candidate, EvalResult& result) {
+  const std::string tool_path = find_compute_sanitizer();
+  if (tool_path.empty()) {
+    result.verdict = Verdict::infra_error;
+    result.reason = "--sanitize: compute-sanitizer not found (looked in $CUDA_HOME/bin, /usr/local/cuda/bin, PATH)";
+    return;
+  }
+  HarnessJob full = job_for(spec, "verify");
+  HarnessJob job = single_size_job(full, smallest_size_index(full));
+  job.trials = 1;
+  job.under_sanitizer = true;
+  job.distributions = {job.distributions.empty() ? std::string("uniform") : job.distributions.front()};
+  job.baseline_library = baseline.library_path;
+  job.candidate_library = candidate.library_path;
+  std::string reports;
+  for (const std::string tool : {"memcheck", "racecheck"}) {
+    std::vector<std::string> wrapper = {tool_path, "--tool", tool, "--error-exitcode",
+                                        std::to_string(kSanitizerErrorExit), "--print-limit", "20"};
+    if (tool == "memcheck") wrapper.insert(wrapper.end(), {"--leak-check", "no"});
+    // The tools slow kernels down 10-100x; the job is one trial at the smallest size.
+    HarnessRun r = run_raw(job, "sanitize-" + tool, wrapper, 10);
+    SanitizerFindings f = read_sanitizer_output(tool, r.process, kSanitizerErrorExit);
+    reports += f.report;
+    if (r.process.timed_out) {
+      result.verdict = Verdict::timed_out;
+      result.reason = "hung under compute-sanitizer " + tool + ": killed after " +
+                      std::to_string(static_cast<int>(r.process.wall_s)) + " s";
+      break;
+    }
+    if (f.errors > 0) {
+      result.verdict = Verdict::rejected;
+      result.reason = "compute-sanitizer " + tool + " found " + std::to_string(f.errors) + " error" +
+                      (f.errors == 1 ? "" : "s") + " (see the sanitizer report)";
+      break;
+    }
+    EvalResult classified = classify_harness_run(r, config_.verify.max_host_memory_mb);
+    if (!f.ran || classified.verdict == Verdict::infra_error || classified.verdict == Verdict::crashed) {
+      result.verdict = classified.verdict == Verdict::crashed ? Verdict::crashed : Verdict::infra_error;
+      result.reason = "compute-sanitizer " + tool + " did not finish: " + classified.reason;
+      reports += f.report.empty() ? r.process.err.substr(0, 4000) : "";
+      break;
+    }
+  }
+  result.verification.sanitized = true;
+  result.verification.sanitizer_report = verdict_is_correct(result.verdict) ? "" : reports;
+}
+
+void GpuEvaluator::collect_metrics(const config::KernelSpec& spec, const CompiledVariant& baseline,
+                                   const CompiledVariant* candidate, EvalResult& result) {
+  HarnessJob job = job_for(spec, "metrics");
+  job.baseline_library = baseline.library_path;
+  job.candidate_library = candidate ? candidate->library_path : "";
+  EvalResult m = run(job, "metrics");
+  add_phases(result, m);
+  if (m.verdict == Verdict::pending || verdict_is_correct(m.verdict)) {
+    result.baseline_metrics = m.baseline_metrics;
+    if (candidate) result.candidate_metrics = m.candidate_metrics;
+  } else {
+    // Metrics are evidence, not a verdict: a failed metrics run leaves the verdict alone.
+    result.baseline_metrics.status = "metrics run failed: " + m.reason;
+    if (candidate) result.candidate_metrics.status = "metrics run failed: " + m.reason;
+  }
+}
+
+EvalResult GpuEvaluator::profile_baseline(const config::KernelSpec& spec, const CompiledVariant& baseline,
+                                          bool metrics) {
+  auto start = std::chrono::steady_clock::now();
+  EvalResult result;
+  result.device = device();
+  result.compile_log = baseline.log;
+  result.compile_s = baseline.compile_s;
+  if (!baseline.ok) {
+    result.verdict = Verdict::compile_error;
+    result.reason = "the kernel's source did not compile";
+    return result;
+  }
+  HarnessJob job = job_for(spec, "time_baseline");
+  job.baseline_library = baseline.library_path;
+  EvalResult timed = run(job, "profile");
+  timed.device = result.device;
+  timed.compile_log = result.compile_log;
+  timed.compile_s = result.compile_s;
+  result = std::move(timed);
+  if (metrics && (result.verdict == Verdict::pending || verdict_is_correct(result.verdict)))
+    collect_metrics(spec, baseline, nullptr, result);
+  merge_compiler_report(result.baseline_metrics, baseline.compiler_report);
+  result.run_s = seconds_since(start);
+  return result;
+}
+
+LoadCheck GpuEvaluator::check_load(const config::KernelSpec& spec, const CompiledVariant& compiled) {
+  static std::atomic<int> counter{0};
+  const fs::path dir = work_dir_ / "jobs" / (spec.name + "-load-" + std::to_string(getpid()) + "-" +
+                                             std::to_string(counter++));
+  HarnessLimits limits{60, config_.verify.max_host_memory_mb, sandbox_, hidden_, link_lib_dirs(config_, spec), gpu_};
+  LoadCheck check = check_library_loads(harness_, compiled.library_path, dir, limits, library_search_dirs(config_, spec));
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  return check;
+}
+
+std::unique_ptr<GpuEvaluator> make_gpu_evaluator_for_profile(const config::Config& config, int device) {
+  std::vector<DeviceInfo> devices = query_devices();  // throws NoDeviceError on a machine without a GPU
+  return std::make_unique<GpuEvaluator>(config, pick_device(devices, device));
+}
+
+std::unique_ptr<GpuEvaluator> make_gpu_evaluator_for_check(const config::Config& config) {
+  DeviceInfo queried;  // compute capability 0.0: resolve_cuda_arch falls back to the config, then sm_90
+  try {
+    queried = query_devices().front();
+  } catch (const NoDeviceError&) {
+    // No GPU is the normal case here.
+  }
+  return std::make_unique<GpuEvaluator>(config, queried);
+}
+
+std::unique_ptr<Evaluator> make_gpu_evaluator(const config::Config& config, int device) {
+  return make_gpu_evaluator_for_profile(config, device);
+}
+
+}  // namespace kb::profiler

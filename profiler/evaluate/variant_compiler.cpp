@@ -1,0 +1,377 @@
+#include "common/file_io.h"
+#include "profiler/evaluate/variant_compiler.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "common/sha256.h"
+#include "profiler/evaluate/compile_commands.h"
+#include "profiler/evaluate/entry_shim.h"
+#include "profiler/evaluate/ptxas_report.h"
+#include "profiler/sandbox/sandbox_process.h"
+#include "common/secret_redactor.h"
+#include "common/sha256.h"
+
+namespace kb::profiler {
+namespace fs = std::filesystem;
+namespace {
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+
+// Writes through a temporary name and a rename, so a reader never sees half a file.
+void write_file_atomic(const fs::path& p, const std::string& text) {
+  static std::atomic<int> counter{0};
+  fs::path tmp = p.string() + ".tmp" + std::to_string(getpid()) + "-" + std::to_string(counter++);
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    if (!f) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, p);
+}
+
+// The files a make-style dependency list (nvcc -MD) names, except the target itself.
+std::vector<std::string> parse_make_deps(const std::string& text) {
+  std::vector<std::string> deps;
+  std::string joined;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
+      joined += ' ';
+      ++i;
+    } else {
+      joined += text[i];
+    }
+  }
+  size_t colon = joined.find(": ");
+  if (colon == std::string::npos) return deps;
+  std::istringstream words(joined.substr(colon + 2));
+  std::string w;
+  while (words >> w) deps.push_back(w);
+  return deps;
+}
+
+// Headers outside the toolkit and the system directories can change between runs without the
+// variant's text changing: they are part of the cache key through this manifest.
+bool dependency_tracked(const std::string& path, const fs::path& build_dir) {
+  fs::path p = fs::path(path).lexically_normal();
+  if (!p.is_absolute()) return false;
+  if (starts_with(p.string(), "/usr/") || starts_with(p.string(), "/opt/") || starts_with(p.string(), "/etc/"))
+    return false;
+  return !starts_with(p.string(), build_dir.string());
+}
+
+std::string dependency_key(const std::string& key1, const std::vector<std::string>& deps) {
+  Sha256 h;
+  h.field(key1);
+  for (const auto& d : deps) {
+    h.field(d);
+    std::error_code ec;
+    h.field(fs::exists(d, ec) ? sha256_hex(try_read_text_file(d).value_or("")) : "missing");
+  }
+  return h.hex();
+}
+
+std::vector<std::string> link_arguments(const config::Config& config, const std::vector<std::string>& libs) {
+  std::vector<std::string> out;
+  for (const auto& lib : libs) {
+    if (starts_with(lib, "-")) out.push_back(lib);
+    else if (lib.find('/') != std::string::npos || lib.find(".so") != std::string::npos ||
+             (lib.size() > 2 && lib.substr(lib.size() - 2) == ".a"))
+      out.push_back(config.resolve(lib).string());
+    else out.push_back("-l" + lib);
+  }
+  return out;
+}
+
+std::vector<fs::path> extra_sources(const config::Config& config, const config::KernelSpec& spec) {
+  std::vector<fs::path> out;
+  for (const auto& s : config.project.extra_sources) out.push_back(config.resolve(s));
+  for (const auto& s : spec.extra_sources) out.push_back(config.resolve(s));
+  return out;
+}
+
+}  // namespace
+
+FilesystemView compile_view(const std::vector<std::string>& argv, const fs::path& build_dir,
+                            const std::vector<fs::path>& hidden) {
+  FilesystemView view;
+  view.hidden = hidden;
+  view.writable = {build_dir};
+  if (!argv.empty()) add_toolchain(view, argv.front());
+  static const char* const kPathFlags[] = {"-isystem", "-iquote", "-idirafter", "-include", "--include-path=",
+                                           "--library-path=", "-I", "-L"};
+  std::string pending;  // a flag whose path is the next argument ("-isystem DIR")
+  for (size_t i = 1; i < argv.size(); ++i) {
+    std::string arg = argv[i];
+    if (!pending.empty()) {
+      pending.clear();
+    } else {
+      for (const char* flag : kPathFlags)
+        if (starts_with(arg, flag)) {
+          arg = arg.substr(std::string(flag).size());
+          if (arg.empty()) pending = flag;
+          break;
+        }
+      if (!pending.empty()) continue;
+    }
+    if (arg.empty() || arg[0] != '/') continue;
+    std::error_code ec;
+    if (fs::exists(arg, ec) && !starts_with(fs::path(arg).lexically_normal().string(), build_dir.string()))
+      view.read_only.push_back(arg);
+  }
+  return view;
+}
+
+std::string resolve_cuda_arch(const std::string& configured, int cc_major, int cc_minor) {
+  if (!configured.empty()) {
+    std::string a = configured;
+    if (starts_with(a, "sm_")) return a;
+    if (starts_with(a, "compute_")) return "sm_" + a.substr(8);
+    a.erase(std::remove(a.begin(), a.end(), '.'), a.end());
+    return "sm_" + a;
+  }
+  if (cc_major > 0) return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor);
+  return "sm_90";
+}
+
+std::string find_nvcc() {
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* root = std::getenv(var); root && *root && access((std::string(root) + "/bin/nvcc").c_str(), X_OK) == 0)
+      return std::string(root) + "/bin/nvcc";
+  if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0) return "/usr/local/cuda/bin/nvcc";
+  const char* path = std::getenv("PATH");
+  std::string found = find_executable("nvcc", path ? path : "");
+  // A symlink such as /usr/local/bin/nvcc: the toolkit (its lib64 for the rpath) is where it points.
+  std::error_code ec;
+  if (!found.empty())
+    if (fs::path real = fs::canonical(found, ec); !ec) return real.string();
+  return found;
+}
+
+bool variant_flag_allowed(const std::string& flag) {
+  static const char* const kExact[] = {
+      "--use_fast_math", "-use_fast_math", "-lineinfo", "--restrict", "-restrict", "--expt-relaxed-constexpr",
+      "--extended-lambda", "--extra-device-vectorization", "-extra-device-vectorization"};
+  for (const char* e : kExact)
+    if (flag == e) return true;
+  static const char* const kPrefixes[] = {"-O",           "-Xptxas=",      "--ptxas-options=", "-maxrregcount=",
+                                          "--maxrregcount=", "-ftz=",       "--ftz=",           "-prec-div=",
+                                          "--prec-div=",  "-prec-sqrt=",   "--prec-sqrt=",     "-fmad=",
+                                          "--fmad=",      "-std=",         "--default-stream="};
+  for (const char* p : kPrefixes)
+    if (starts_with(flag, p) && flag.size() > std::string(p).size()) {
+      // -O takes a level only; ptxas options must not smuggle in an output file.
+      if (std::string(p) == "-O") return flag.size() == 3 && std::isdigit(static_cast<unsigned char>(flag[2]));
+      const std::string value = flag.substr(std::string(p).size());
+      return value.find(' ') == std::string::npos && !starts_with(value, "-o") &&
+             value.find(",-o") == std::string::npos && value.find("--output") == std::string::npos;
+    }
+  return false;
+}
+
+VariantCompiler::VariantCompiler(const config::Config& config, CompilerOptions options)
+    : config_(config), options_(std::move(options)) {
+  if (options_.nvcc.empty()) options_.nvcc = find_nvcc();
+  if (options_.nvcc.empty())
+    throw std::runtime_error("nvcc not found: set CUDA_HOME or put the CUDA toolkit's bin directory on PATH");
+  SandboxCommand cmd;
+  cmd.argv = {options_.nvcc, "--version"};
+  cmd.limits.wall_time_s = 60;
+  SandboxResult r = run_sandboxed(cmd);
+  if (!r.succeeded()) throw std::runtime_error(options_.nvcc + " --version failed: " + r.describe() + "\n" + r.err);
+  nvcc_version_ = r.out;
+  fs::create_directories(options_.work_dir / "cache");
+}
+
+std::vector<std::string> VariantCompiler::flags(const config::KernelSpec& spec, const Variant& variant) const {
+  std::vector<std::string> f = {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", "-arch=" + options_.arch,
+                                "-O3",     "-lineinfo",  "-Xptxas", "-v"};
+  // The library finds the toolkit's libcudart when dlopen()ed from anywhere.
+  const fs::path cuda_lib = fs::path(options_.nvcc).parent_path().parent_path() / "lib64";
+  if (fs::exists(cuda_lib)) f.push_back("-Xlinker=-rpath," + cuda_lib.lexically_normal().string());
+  const fs::path source = config_.resolve(spec.source);
+  {
+    // The repository's own flags for this file (-I/-D/-std) come first: the config's may add to them.
+    std::lock_guard lock(mutex_);
+    auto it = compile_db_flags_.find(source.string());
+    if (it == compile_db_flags_.end()) {
+      std::vector<std::string> found;
+      if (auto db = lookup_compile_flags(config_.root.empty() ? fs::current_path() : config_.root,
+                                         config_.project.compile_commands, source)) {
+        spdlog::debug("{}: using the flags of {} from {}", spec.name, source.string(), db->database.string());
+        found = db->flags;
+      }
+      it = compile_db_flags_.emplace(source.string(), found).first;
+    }
+    f.insert(f.end(), it->second.begin(), it->second.end());
+  }
+  for (const auto& d : config_.project.include_dirs) f.push_back("-I" + config_.resolve(d).string());
+  for (const auto& d : spec.include_dirs) f.push_back("-I" + config_.resolve(d).string());
+  // Quoted #includes of the original resolve against its directory; the variant lives elsewhere.
+  f.push_back("-I" + source.parent_path().lexically_normal().string());
+  for (const auto& d : config_.project.defines) f.push_back("-D" + d);
+  for (const auto& d : spec.defines) f.push_back("-D" + d);
+  f.insert(f.end(), config_.project.nvcc_flags.begin(), config_.project.nvcc_flags.end());
+  f.insert(f.end(), spec.nvcc_flags.begin(), spec.nvcc_flags.end());
+  for (const auto& d : variant.defines) f.push_back("-D" + d);
+  f.insert(f.end(), variant.nvcc_flags.begin(), variant.nvcc_flags.end());
+  return f;
+}
+
+CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const Variant& variant, bool retry) {
+  for (const auto& flag : variant.nvcc_flags)
+    if (!variant_flag_allowed(flag)) {
+      CompiledVariant refused;
+      refused.log = "the variant's nvcc flag '" + flag +
+                    "' is not allowed (allowed: -O<n>, --use_fast_math, -Xptxas=..., -maxrregcount=..., -ftz=, "
+                    "-prec-div=, -prec-sqrt=, -fmad=, -std=, --restrict, -lineinfo, --extra-device-vectorization)";
+      return refused;
+    }
+  const auto f = flags(spec, variant);
+  Sha256 h;
+  h.field("kernelbot-variant-v1").field(nvcc_version_).field(generate_entry_shim(spec, "variant.cu"));
+  h.field(variant.source);
+  for (const auto& x : f) h.field(x);
+  for (const auto& src : extra_sources(config_, spec))
+    h.field(src.string()).field(try_read_text_file(src).value_or(""));
+  for (const auto& l : link_arguments(config_, config_.project.link_libs)) h.field(l);
+  for (const auto& l : link_arguments(config_, spec.link_libs)) h.field(l);
+  const std::string key1 = h.hex();
+
+  std::promise<CompiledVariant> promise;
+  {
+    std::unique_lock lock(mutex_);
+    if (auto it = in_flight_.find(key1); it != in_flight_.end()) {
+      auto future = it->second;
+      lock.unlock();
+      CompiledVariant shared = future.get();
+      // A failure of the machine's (nvcc killed for time or memory, or not started: a compile run
+      // ahead at low priority while others ran, say) is not the variant's: each waiter tries once
+      // more on its own. nvcc's own errors are the variant's, and shared.
+      if (!shared.ok && shared.machine_failure) return retry ? compile(spec, variant, false) : shared;
+      shared.from_cache = true;
+      shared.compile_s = 0;
+      return shared;
+    }
+    in_flight_.emplace(key1, promise.get_future().share());
+  }
+
+  CompiledVariant result;
+  try {
+    const fs::path cache = options_.work_dir / "cache";
+    const fs::path manifest = cache / (key1 + ".deps");
+    bool hit = false;
+    if (fs::exists(manifest)) {
+      std::vector<std::string> deps;
+      std::istringstream lines(try_read_text_file(manifest).value_or(""));
+      for (std::string line; std::getline(lines, line);)
+        if (!line.empty()) deps.push_back(line);
+      const fs::path entry = cache / dependency_key(key1, deps);
+      if (fs::exists(entry / "result.json") && fs::exists(entry / "variant.so")) {
+        result = nlohmann::json::parse(read_text_file(entry / "result.json")).get<CompiledVariant>();
+        result.library_path = (entry / "variant.so").string();
+        result.from_cache = true;
+        result.compile_s = 0;
+        hit = true;
+      }
+    }
+    if (!hit) result = compile_uncached(spec, variant, key1, f);
+  } catch (const std::exception& e) {
+    result = CompiledVariant{};
+    result.log = std::string("kernelbot could not compile the variant: ") + e.what();
+    result.machine_failure = true;
+  }
+  if (!result.ok && result.machine_failure) {
+    // Forgotten before the waiters wake: a retry, theirs or anyone's, compiles it again.
+    std::lock_guard lock(mutex_);
+    in_flight_.erase(key1);
+  }
+  promise.set_value(result);
+  return result;
+}
+
+CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec, const Variant& variant,
+                                                  const std::string& key1, const std::vector<std::string>& flags) {
+  static std::atomic<int> counter{0};
+  const fs::path cache = options_.work_dir / "cache";
+  const fs::path build = cache / ("build-" + key1.substr(0, 16) + "-" + std::to_string(getpid()) + "-" +
+                                  std::to_string(counter++));
+  fs::remove_all(build);
+  fs::create_directories(build);
+  const fs::path variant_file = build / "variant.cu";
+  const fs::path shim_file = build / "kb_entry.cu";
+  {
+    std::ofstream(variant_file, std::ios::binary) << variant.source;
+    std::ofstream(shim_file, std::ios::binary) << generate_entry_shim(spec, variant_file.string());
+  }
+
+  SandboxCommand cmd;
+  cmd.argv.push_back(options_.nvcc);
+  cmd.argv.insert(cmd.argv.end(), flags.begin(), flags.end());
+  for (const auto& a : std::vector<std::string>{"-MD", "-MF", (build / "deps.d").string(), "-o",
+                                                (build / "variant.so").string()})
+    cmd.argv.push_back(a);
+  // The shim goes last: nvcc writes the dependency list of the last input file.
+  for (const auto& src : extra_sources(config_, spec)) cmd.argv.push_back(src.string());
+  cmd.argv.push_back(shim_file.string());
+  for (const auto& l : link_arguments(config_, config_.project.link_libs)) cmd.argv.push_back(l);
+  for (const auto& l : link_arguments(config_, spec.link_libs)) cmd.argv.push_back(l);
+  cmd.working_dir = build;
+  cmd.limits.wall_time_s = options_.timeout_s;
+  cmd.limits.max_rss_mb = options_.max_memory_mb;
+  cmd.limits.max_output_bytes = 256 * 1024;
+  cmd.kind = options_.sandbox;
+  cmd.view = compile_view(cmd.argv, build, options_.hidden);
+
+  spdlog::debug("compiling {} ({}): {}", spec.name, variant.label.empty() ? "variant" : variant.label,
+                [&] {
+                  std::string s;
+                  for (const auto& a : cmd.argv) s += (s.empty() ? "" : " ") + a;
+                  return s;
+                }());
+  auto start = std::chrono::steady_clock::now();
+  SandboxResult run = run_sandboxed(cmd);
+  CompiledVariant result;
+  result.compile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // Stored in the cache and the archive and sent back to the LLM in repair prompts.
+  result.log = untrusted_text(run.out + run.err, 256 * 1024);
+  result.compiler_report = summarize_ptxas(parse_ptxas_report(result.log));
+  if (!run.succeeded()) {
+    result.ok = false;
+    if (!(run.started && run.exit_code > 0 && !run.timed_out && run.signal == 0)) {
+      result.log = "nvcc " + run.describe() + "\n" + result.log;
+      result.machine_failure = true;
+    }
+    fs::remove_all(build);
+    return result;
+  }
+  std::vector<std::string> deps;
+  for (const auto& d : parse_make_deps(try_read_text_file(build / "deps.d").value_or("")))
+    if (dependency_tracked(d, build)) deps.push_back(fs::path(d).lexically_normal().string());
+  std::string manifest;
+  for (const auto& d : deps) manifest += d + "\n";
+  write_file_atomic(cache / (key1 + ".deps"), manifest);
+  const std::string key2 = dependency_key(key1, deps);
+  const fs::path entry = cache / key2;
+
+  result.ok = true;
+  result.cache_key = key2;
+  result.library_path = (entry / "variant.so").string();
+  write_file_atomic(build / "result.json", nlohmann::json(result).dump(1));
+  std::error_code ec;
+  fs::rename(build, entry, ec);
+  if (ec) {
+    // Another process stored the same variant first: theirs is identical, use it.
+    fs::remove_all(build);
+    if (!fs::exists(entry / "variant.so")) throw std::runtime_error("cannot store " + entry.string() + ": " + ec.message());
+  }
+  return result;
+}
+
+}  // namespace kb::profiler

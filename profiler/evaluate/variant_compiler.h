@@ -1,0 +1,79 @@
+// Compiles variants into shared libraries with nvcc: the generated entry shim (which #includes the
+// variant's translation unit), the repository's flags, the variant's own defines and flags.
+// Results are cached on disk under <work_dir>/cache/, keyed by a SHA-256 of everything that
+// reaches the compiler, so a repeated candidate costs nothing. Thread-safe.
+#pragma once
+
+#include <filesystem>
+#include <future>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "core/result_types.h"
+#include "core/variant.h"
+#include "profiler/sandbox/sandbox_launcher.h"
+
+namespace kb::profiler {
+
+struct CompilerOptions {
+  std::filesystem::path work_dir;  // <work_dir>/cache holds the compiled variants
+  std::string arch = "sm_90";      // -arch=...
+  std::string nvcc;                // empty: find_nvcc()
+  double timeout_s = 600;          // one nvcc run
+  int64_t max_memory_mb = 0;       // 0 = unlimited
+  // Where nvcc runs on a candidate's source: a candidate's #include could otherwise pull any file
+  // the user can read (.git/config's auth header) into the compile log.
+  SandboxKind sandbox = SandboxKind::namespaces;
+  std::vector<std::filesystem::path> hidden;  // repository_secrets()
+};
+
+// "90", "sm_90", "90a", "sm_90a" from [project].cuda_arch, else the GPU's compute capability,
+// else (no GPU, nothing configured) sm_90.
+std::string resolve_cuda_arch(const std::string& configured, int cc_major, int cc_minor);
+
+// $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, /usr/local/cuda/bin/nvcc, then PATH; empty if none.
+std::string find_nvcc();
+
+// Whether a variant's own nvcc flag is one of the code-generation switches a proposer may set
+// (-O, fast math, register limits, ptxas options...). Proposers' text is untrusted: flags that
+// load plugins, run programs or write elsewhere (-o, --run, -Xcompiler -fplugin) are refused.
+bool variant_flag_allowed(const std::string& flag);
+
+// What nvcc may see in the namespace sandbox: the system, the toolkit, every path its arguments
+// name (-I/-isystem/-iquote/-L directories, -include files, sources and libraries: what the
+// kernel's config names, so the sources and include directories of the spec), with `hidden`
+// masked inside them, and `build_dir`, the only place it may write.
+FilesystemView compile_view(const std::vector<std::string>& nvcc_argv, const std::filesystem::path& build_dir,
+                            const std::vector<std::filesystem::path>& hidden);
+
+class VariantCompiler {
+ public:
+  VariantCompiler(const config::Config& config, CompilerOptions options);
+
+  // Never throws for the variant's fault: a compile error is ok=false with the log. A compile
+  // under way is shared with whoever asks for the same variant meanwhile, and its result with every
+  // later request, unless nvcc did not finish on its own (timed out, killed): that is not the
+  // variant's fault, and is compiled again (`retry`: a waiter that shared one tries once itself).
+  CompiledVariant compile(const config::KernelSpec& spec, const Variant& variant, bool retry = true);
+
+  // The nvcc arguments (without nvcc itself, the output and the input files), for tests and logs.
+  std::vector<std::string> flags(const config::KernelSpec& spec, const Variant& variant) const;
+
+  const std::string& nvcc_version() const { return nvcc_version_; }
+
+ private:
+  CompiledVariant compile_uncached(const config::KernelSpec& spec, const Variant& variant, const std::string& key1,
+                                   const std::vector<std::string>& flags);
+
+  const config::Config& config_;
+  CompilerOptions options_;
+  std::string nvcc_version_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_future<CompiledVariant>> in_flight_;  // by source+flags key
+  mutable std::map<std::string, std::vector<std::string>> compile_db_flags_;  // by source file
+};
+
+}  // namespace kb::profiler

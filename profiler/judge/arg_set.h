@@ -1,0 +1,71 @@
+// The arguments of one launcher call at one size set: a device buffer per buffer parameter,
+// host storage per scalar, size and stream, and the `void*` array kb_launch takes. The judge owns the
+// buffers (allocates, fills, poisons, reads them back) and exports them through CUDA IPC; a
+// variant server maps them (the mapped constructor) and only calls the launcher on them, so what
+// the judge reads back is what the variant's kernels wrote, not what its process says they wrote.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "profiler/judge/job_io.h"
+
+namespace kb::judge {
+
+using HostBuffer = std::vector<unsigned char>;
+
+class ArgSet {
+ public:
+  // Allocates every buffer of size set `size_index`; literal scalars and sizes get their values.
+  // Throws HarnessError when device memory runs out.
+  ArgSet(const DecodedJob& job, size_t size_index);
+  // Server side: the judge's buffers, mapped from their IPC handles (`handles[i]` for each buffer
+  // argument with `has_handle[i]`). Throws HarnessError when a handle cannot be opened.
+  ArgSet(const DecodedJob& job, size_t size_index, const unsigned char (*handles)[64], const uint8_t* has_handle);
+  ~ArgSet();
+
+  // The IPC handle of buffer `i` (64 bytes), for a server to map. Throws HarnessError.
+  void ipc_handle(size_t i, unsigned char out[64]) const;
+  ArgSet(const ArgSet&) = delete;
+  ArgSet& operator=(const ArgSet&) = delete;
+
+  void** args() { return pointers_.data(); }
+  size_t size_index() const { return size_index_; }
+  const DecodedArg& arg(size_t i) const { return job_.args[i]; }
+  size_t arg_count() const { return job_.args.size(); }
+
+  size_t count(size_t i) const { return counts_[i]; }
+  size_t bytes(size_t i) const { return counts_[i] * elem_size(job_.args[i].type); }
+  void* device(size_t i) const { return device_[i]; }
+  size_t total_bytes() const;
+
+  // Host value of scalar/size `i` (stored in the argument's own type).
+  void set_scalar(size_t i, double value);
+  // The cudaStream_t that stream argument `i` passes (a server's LauncherStream; null until set).
+  void set_stream(size_t i, cudaStream_t stream);
+  double scalar(size_t i) const { return scalar_values_[i]; }
+
+  // Synchronous copies on the legacy default stream (verification needs them complete).
+  void upload(size_t i, const HostBuffer& data);
+  HostBuffer download(size_t i) const;
+  void poison(size_t i);  // the dtype's poison pattern in every element
+  void poison_outputs();  // every output (not inout): asynchronously, on the legacy stream
+
+
+ private:
+  ArgSet(const DecodedJob& job, size_t size_index, bool mapped);  // empty slots, sized for the job
+  void release();
+  bool mapped_ = false;  // buffers belong to the judge: closed, not freed
+
+  const DecodedJob& job_;
+  size_t size_index_;
+  std::vector<size_t> counts_;
+  std::vector<void*> device_;
+  std::vector<uint64_t> scalar_storage_;  // 8 bytes per argument: every scalar type, or a cudaStream_t
+  std::vector<double> scalar_values_;
+  std::vector<void*> pointers_;
+};
+
+}  // namespace kb::judge

@@ -1,0 +1,59 @@
+// Judging two timing distributions: is a speedup real, how close is a kernel to its roofline
+// floor, and which verdict the numbers support. Pure functions of the measured statistics.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kb::judge {
+
+// The part of a timing distribution the judgement needs (microseconds; noise = stdev / mean).
+struct TimingSummary {
+  double median = 0, q1 = 0, q3 = 0, noise = 0;
+};
+
+// One distribution's relative spread as the significance test reads it: the smaller of
+// stdev / mean and the interquartile range as a standard deviation (IQR / 1.349, over the
+// median). A few outliers (a preempted sample) inflate the first and not the second; and the
+// median-error stop ends sampling as soon as the middle is tight, often at min_samples, where one
+// outlier among twenty is not diluted by thousands of samples as it was under the old stops.
+double significance_spread(const TimingSummary& t);
+
+// A ratio of medians is significant when both
+//   |ratio - 1| > 2 * sqrt(spread_a^2 + spread_b^2)   (beyond twice the combined relative spread), and
+//   the interquartile ranges do not overlap (the middle halves of the two distributions are apart).
+// The first guards against noisy kernels, the second against a shifted but overlapping
+// distribution; both are conservative for medians of many samples, on purpose.
+bool speedup_is_significant(const TimingSummary& baseline, const TimingSummary& candidate);
+
+// The roofline floor in microseconds: the larger of bytes / copy bandwidth and flops / FP32
+// rate. 0 when neither ceiling (or neither count) is known.
+double roofline_floor_us(double bytes, double flops, double copy_bandwidth_gbps, double fp32_tflops);
+// floor / median * 100, 0 when either is unknown.
+double percent_of_floor(double floor_us, double median_us);
+
+double geometric_mean(const std::vector<double>& values);
+
+// The verdict on a verified candidate from its per-size results.
+struct SpeedupJudgement {
+  bool accepted = false;
+  std::string reason;
+};
+struct SizeOutcome {
+  std::string label;
+  double speedup = 0;
+  bool significant = false;
+};
+// Accepted when the geometric-mean speedup reaches `min_speedup`, at least one size is
+// significantly faster and none is significantly slower.
+SpeedupJudgement judge_speedup(const std::vector<SizeOutcome>& sizes, double min_speedup);
+
+// Launches per sample for a kernel whose single-call median is `median_us`: 1 at or above
+// `graph_below_us`, otherwise enough for a sample of about 50 us, at most 200 (more queued
+// launches than that could fill the launch queue behind the blocking kernel).
+int launches_per_sample(double median_us, double graph_below_us);
+
+// True when a sample's SM clock was more than `max_sag` (a fraction) below the maximum.
+bool clock_sagged(double clock_mhz, double max_clock_mhz, double max_sag);
+
+}  // namespace kb::judge

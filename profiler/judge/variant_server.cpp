@@ -1,0 +1,265 @@
+#include "profiler/judge/variant_server.h"
+
+#include <cuda_runtime_api.h>
+#include <spdlog/spdlog.h>
+
+#include <map>
+#include <memory>
+
+#include "profiler/judge/arg_inputs.h"
+#include "profiler/judge/arg_set.h"
+#include "profiler/judge/cuda_check.h"
+#include "profiler/judge/launcher_stream.h"
+#include "profiler/judge/metrics_collector.h"
+#include "profiler/judge/server_wire.h"
+#include "profiler/judge/timer.h"
+#include "profiler/judge/traced_call.h"
+#include "profiler/judge/variant_library.h"
+
+namespace kb::judge {
+namespace {
+
+class Server {
+ public:
+  Server(const DecodedJob& job, EntryFn fn, Who who, const LauncherStream& stream)
+      : job_(job), fn_(fn), who_(who), stream_(stream) {}
+
+  Reply handle(const Request& r) {
+    switch (r.op) {
+      case Op::bind: return bind(r);
+      case Op::call: {
+        ArgSet& a = slot(r.slots[0]);
+        apply_scalars(r, a);
+        ActivityMonitor* monitor = r.value != 0 ? &ActivityMonitor::instance() : nullptr;
+        if (monitor) monitor->enable();
+        const std::string late = run_and_check_streams(fn_, a.args(), who_, monitor, stream_);
+        if (monitor) monitor->disable();
+        return late.empty() ? make_reply(Status::ok) : make_reply(Status::late_work, late);
+      }
+      case Op::warm_up:
+        timer().warm_up(calls(r), r.value);
+        return make_reply(Status::ok);
+      case Op::profile: {
+        const CallProfile p = timer().profile_calls(calls(r), r.value);
+        std::string kernels;
+        for (const auto& rec : p.records)
+          if (rec.kind == ActivityRecord::Kind::kernel) kernels += (kernels.empty() ? "" : ", ") + rec.name;
+        return make_reply(Status::ok, p.note.empty() ? kernels : p.note, p.span_us, p.on_capture_stream ? 1 : 0);
+      }
+      case Op::capture: return make_reply(Status::ok, "", timer().capture(calls(r), r.value) ? 1 : 0);
+      case Op::drop_graph:
+        timer().drop_graph();
+        return make_reply(Status::ok);
+      case Op::sample: {
+        const SampleTime t = timer().sample(calls(r), r.value);
+        return t.blocked ? make_reply(Status::blocked) : make_reply(Status::ok, "", t.us_per_launch);
+      }
+      case Op::batch: {
+        const TimedCalls c = calls(r);
+        for (size_t k = 0; k < c.slots.size(); ++k) call_variant(fn_, c.slots[k]->args(), who_);
+        CallScope scope(who_, "");
+        check_variant_sync(cudaDeviceSynchronize(), who_, "");
+        return make_reply(Status::ok);
+      }
+      case Op::local_metrics: return local_metrics(r);
+      case Op::local_call: return local_call(r);
+      case Op::unbind:
+        for (uint32_t k = 0; k < r.slot_count; ++k) slots_.erase(r.slots[k]);
+        return make_reply(Status::ok);
+      case Op::quit: return make_reply(Status::ok);
+      case Op::renew: break;  // serve_variant's own: it replaces the job and this Server with it
+    }
+    return make_reply(Status::harness_error, "unknown request");
+  }
+
+ private:
+  Reply bind(const Request& r) {
+    if (r.size_index < 0 || static_cast<size_t>(r.size_index) >= job_.size_count())
+      return make_reply(Status::harness_error, "bind: no such size set");
+    auto set = std::make_unique<ArgSet>(job_, static_cast<size_t>(r.size_index), r.handles, r.has_handle);
+    stream_.bind(*set);
+    apply_scalars(r, *set);
+    slots_[r.slots[0]] = std::move(set);
+    return make_reply(Status::ok);
+  }
+
+  void apply_scalars(const Request& r, ArgSet& a) {
+    for (size_t i = 0; i < job_.args.size() && i < kMaxArgs; ++i)
+      if (r.has_scalar[i] && job_.args[i].is_value()) a.set_scalar(i, r.scalars[i]);
+  }
+
+  ArgSet& slot(int id) {
+    auto it = slots_.find(id);
+    if (it == slots_.end()) throw HarnessError("no argument slot " + std::to_string(id));
+    return *it->second;
+  }
+
+  TimedCalls calls(const Request& r) {
+    TimedCalls c;
+    c.who = who_;
+    c.fn = fn_;
+    c.stream = stream_.handle();
+    for (uint32_t k = 0; k < r.slot_count; ++k) c.slots.push_back(&slot(r.slots[k]));
+    if (c.slots.empty()) throw HarnessError("a request without argument slots");
+    return c;
+  }
+
+  SampleTimer& timer() {
+    if (!timer_) timer_ = std::make_unique<SampleTimer>(job_.raw.bench.flush_l2);
+    return *timer_;
+  }
+
+  // Buffers of its own, filled from the seed on the host: for runs whose outputs nobody compares
+  // (hardware metrics, compute-sanitizer), where the judge's IPC buffers would only add tooling risk.
+  std::unique_ptr<ArgSet> own_buffers(const Request& r) {
+    const auto s = static_cast<size_t>(r.size_index);
+    if (r.size_index < 0 || s >= job_.size_count()) throw HarnessError("no such size set");
+    auto a = std::make_unique<ArgSet>(job_, s);
+    stream_.bind(*a);
+    const auto d = static_cast<Distribution>(r.distribution);
+    for (size_t i = 0; i < job_.args.size(); ++i) {
+      const auto& arg = job_.args[i];
+      if (arg.is_read()) {
+        HostBuffer data(a->bytes(i));
+        fill_input(arg, s, d, r.seed, i, data.data(), a->count(i));
+        a->upload(i, data);
+      } else if (arg.role == ArgRole::output) {
+        a->poison(i);
+      } else if (arg.is_value() && arg.values[s].empty()) {
+        a->set_scalar(i, random_scalar(arg.type, input_distribution(arg, d), r.seed, i));
+      }
+    }
+    return a;
+  }
+
+  Reply local_call(const Request& r) {
+    auto a = own_buffers(r);
+    run_and_check_streams(fn_, a->args(), who_, nullptr, stream_);
+    return make_reply(Status::ok);
+  }
+
+  Reply local_metrics(const Request& r) {
+    auto a = own_buffers(r);
+    call_variant(fn_, a->args(), who_);  // loads the modules outside the profiled call
+    {
+      CallScope scope(who_, "");
+      check_variant_sync(cudaDeviceSynchronize(), who_, "");
+    }
+    TimedCalls c{who_, fn_, {a.get()}, stream_.handle()};
+    const CallProfile profile = timer().profile_calls(c, 1);
+    KernelMetrics m = collect_metrics(fn_, *a, who_, job_.raw.device);
+    const ActivityRecord* longest = nullptr;
+    int64_t kernels = 0;
+    for (const auto& rec : profile.records) {
+      if (rec.kind != ActivityRecord::Kind::kernel) continue;
+      ++kernels;
+      if (!longest || rec.end - rec.start > longest->end - longest->start) longest = &rec;
+    }
+    if (longest) {
+      m.kernel_name = longest->name;
+      m.registers_per_thread = longest->registers_per_thread;
+      m.static_shared_bytes = longest->static_shared_bytes;
+      m.dynamic_shared_bytes = longest->dynamic_shared_bytes;
+      m.local_bytes_per_thread = longest->local_bytes_per_thread;
+    }
+    if (m.kernel_count == 0) m.kernel_count = kernels;
+    m.size_label = job_.raw.size_labels[static_cast<size_t>(r.size_index)];
+    // The metrics travel as JSON in the note; the judge parses them as untrusted numbers.
+    std::string text = nlohmann::json(m).dump();
+    if (text.size() >= kNoteBytes) {
+      m.kernel_name = m.kernel_name.substr(0, 64);
+      m.status = m.status.substr(0, 200);
+      text = nlohmann::json(m).dump();
+    }
+    return make_reply(Status::ok, text);
+  }
+
+  const DecodedJob& job_;
+  EntryFn fn_;
+  Who who_;
+  std::map<int, std::unique_ptr<ArgSet>> slots_;
+  std::unique_ptr<SampleTimer> timer_;
+  const LauncherStream& stream_;
+};
+
+}  // namespace
+
+int serve_variant(int fd, int device, Who who) {
+  const int crashed = who == Who::candidate ? kExitCandidateCrashed : kExitBaselineCrashed;
+  std::string text;
+  if (!receive_text(fd, text, kMaxJobBytes)) {
+    // The judge is gone (then nobody reads this), or sent something that is not a job.
+    send_reply(fd, make_reply(Status::harness_error, "could not read the job from the judge"));
+    return kExitHarnessError;
+  }
+  DecodedJob job;
+  std::unique_ptr<LauncherStream> stream;  // created before any variant code is loaded
+  try {
+    job = parse_job(text, "the job from the judge");
+    if (job.raw.device != device) throw HarnessError("the job is for device " + std::to_string(job.raw.device) +
+                                                     ", this server runs on device " + std::to_string(device));
+    cuda_check(cudaSetDevice(device), "selecting the CUDA device");
+    cuda_check(cudaFree(nullptr), "creating the CUDA context");
+    stream = std::make_unique<LauncherStream>(job);
+  } catch (const std::exception& e) {
+    send_reply(fd, make_reply(Status::harness_error, e.what()));
+    return kExitHarnessError;
+  }
+  // First start-up reply, sent before any variant code runs: only this one may say the server
+  // itself failed (a library's initializer could write any reply after it).
+  if (!send_reply(fd, make_reply(Status::ok))) return kExitOk;
+  const std::string library = who == Who::candidate ? job.raw.candidate_library : job.raw.baseline_library;
+  VariantLibrary lib;
+  try {
+    CallScope scope(who, "loading " + library);
+    lib = load_variant_library(library);
+  } catch (const LibraryError& e) {
+    send_reply(fd, make_reply(Status::fault, std::string("cannot load: ") + e.what()));
+    return kExitOk;
+  }
+  if (!send_reply(fd, make_reply(Status::ok))) return kExitOk;
+  auto server = std::make_unique<Server>(job, lib.entry, who, *stream);
+  for (;;) {
+    Request r;
+    if (!receive_request(fd, r)) return kExitOk;  // the judge is gone
+    set_phase(r.phase[0] ? std::string(r.phase) : std::string(to_string(r.op)) + " request");
+    if (r.op == Op::renew) {
+      // The next job of a session (judge_session.h): the same library and launcher, new sizes,
+      // seeds and settings. Slots and timer belong to the old job and go with its Server.
+      std::string next_text;
+      if (!receive_text(fd, next_text, kMaxJobBytes)) return kExitOk;
+      Reply reply = make_reply(Status::ok);
+      try {
+        DecodedJob next = parse_job(next_text, "the renewed job from the judge");
+        const std::string& next_library =
+            who == Who::candidate ? next.raw.candidate_library : next.raw.baseline_library;
+        if (next.raw.device != device || next_library != library)
+          throw HarnessError("a renewed job must keep the device and the library");
+        server.reset();
+        job = std::move(next);
+        server = std::make_unique<Server>(job, lib.entry, who, *stream);
+      } catch (const std::exception& e) {
+        reply = make_reply(Status::harness_error, e.what());
+      }
+      if (!send_reply(fd, reply)) return kExitOk;
+      continue;
+    }
+    Reply reply;
+    bool sticky = false;
+    try {
+      reply = server->handle(r);
+    } catch (const VariantFault& f) {
+      sticky = f.sticky;
+      reply = make_reply(f.sticky ? Status::sticky_fault : Status::fault, f.what());
+    } catch (const std::exception& e) {
+      reply = make_reply(Status::harness_error, e.what());
+    }
+    if (!send_reply(fd, reply) || r.op == Op::quit) return kExitOk;
+    if (sticky) {
+      print_crash_line(who, reply.note);
+      return crashed;
+    }
+  }
+}
+
+}  // namespace kb::judge

@@ -1,0 +1,476 @@
+#include "profiler/sandbox/sandbox_process.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/keyctl.h>
+#include <linux/securebits.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "common/secret_redactor.h"
+
+extern char** environ;
+
+namespace kb::profiler {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+}  // namespace
+
+ProcessTreeUsage process_tree_usage(pid_t root) {
+  static const long page = sysconf(_SC_PAGESIZE);
+  std::map<pid_t, std::vector<pid_t>> children;
+  std::map<pid_t, long long> rss;
+  DIR* dir = opendir("/proc");
+  if (!dir) return {};
+  while (dirent* e = readdir(dir)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    std::ifstream f(std::string("/proc/") + e->d_name + "/stat");
+    std::string line;
+    if (!std::getline(f, line)) continue;
+    // The command name (field 2) may contain spaces: fields after it follow the last ')'.
+    size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    std::string field;
+    long long ppid = 0, pages = 0;
+    // Fields 3.. : state ppid pgrp ... rss is field 24.
+    for (int index = 3; index <= 24 && rest >> field; ++index) {
+      if (index == 4) ppid = std::atoll(field.c_str());
+      if (index == 24) pages = std::atoll(field.c_str());
+    }
+    const pid_t pid = std::atoi(e->d_name);
+    children[static_cast<pid_t>(ppid)].push_back(pid);
+    rss[pid] = pages;
+  }
+  closedir(dir);
+  ProcessTreeUsage usage;
+  long long pages = 0;
+  std::vector<pid_t> stack = {root};
+  while (!stack.empty()) {
+    pid_t p = stack.back();
+    stack.pop_back();
+    ++usage.processes;
+    pages += rss[p];
+    for (pid_t c : children[p]) stack.push_back(c);
+  }
+  usage.rss_mb = pages * page / (1024 * 1024);
+  return usage;
+}
+
+namespace {
+
+// In the forked child, before exec: no capabilities now or after exec (root's exec would grant
+// them all again unless the bounding set is empty and SECBIT_NOROOT set), no privilege gained
+// through setuid files. Failures are ignored: a non-root parent has nothing to drop.
+void drop_privileges() {
+  prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED);
+  for (int cap = 0; cap <= 63; ++cap) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  syscall(SYS_capset, &header, data);
+  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGKILL: return "SIGKILL";
+    case SIGTERM: return "SIGTERM";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGXFSZ: return "SIGXFSZ";
+    case SIGPIPE: return "SIGPIPE";
+    default: return nullptr;
+  }
+}
+
+std::string format_seconds(double s) {
+  std::ostringstream out;
+  out << (s >= 10 ? static_cast<double>(static_cast<int64_t>(s + 0.5)) : s) << " s";
+  return out.str();
+}
+
+}  // namespace
+
+void BoundedOutput::append(const char* data, size_t n) {
+  total_ += n;
+  size_t to_head = std::min(n, half_ - std::min(half_, head_.size()));
+  head_.append(data, to_head);
+  if (to_head < n) {
+    tail_.append(data + to_head, n - to_head);
+    if (tail_.size() > 2 * half_) tail_.erase(0, tail_.size() - half_);
+  }
+}
+
+std::string BoundedOutput::text(bool& truncated) const {
+  std::string tail = tail_.size() > half_ ? tail_.substr(tail_.size() - half_) : tail_;
+  size_t dropped = total_ - head_.size() - tail.size();
+  truncated = dropped > 0;
+  if (!truncated) return head_ + tail;
+  return head_ + "\n[... " + std::to_string(dropped) + " bytes omitted ...]\n" + tail;
+}
+
+std::string SandboxResult::describe() const {
+  if (!started) return "did not start: " + start_error;
+  if (timed_out) return "timed out: killed after " + format_seconds(wall_s);
+  if (killed_for_memory) return "killed for using " + std::to_string(peak_rss_mb) + " MiB of host memory";
+  if (killed_for_processes) return "killed for starting over " + std::to_string(peak_processes - 1) + " processes";
+  if (signal != 0) {
+    const char* name = signal_name(signal);
+    return "killed by signal " + std::to_string(signal) + (name ? std::string(" (") + name + ")" : "");
+  }
+  return "exit code " + std::to_string(exit_code);
+}
+
+bool env_name_allowed(const std::string& name) {
+  if (env_name_looks_secret(name)) return false;
+  static const char* const kExact[] = {"PATH", "HOME", "LANG", "TMPDIR", "TZ", "LD_LIBRARY_PATH"};
+  for (const char* e : kExact)
+    if (name == e) return true;
+  return starts_with(name, "LC_") || starts_with(name, "CUDA_");
+}
+
+void harden_parent_process() { prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
+
+std::vector<std::string> scrubbed_environment(char** parent, const std::map<std::string, std::string>& extra) {
+  std::vector<std::string> env;
+  for (char** e = parent; e && *e; ++e) {
+    std::string entry = *e;
+    size_t eq = entry.find('=');
+    if (eq == std::string::npos) continue;
+    std::string name = entry.substr(0, eq);
+    if (env_name_allowed(name) && !extra.count(name)) env.push_back(entry);
+  }
+  for (const auto& [name, value] : extra) env.push_back(name + "=" + value);
+  return env;
+}
+
+std::string find_executable(const std::string& name, const std::string& path_list) {
+  if (name.empty()) return "";
+  if (name.find('/') != std::string::npos) return name;
+  std::istringstream dirs(path_list);
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+SpawnedChild spawn_sandboxed(const SandboxCommand& command, bool pipe_stdin, SandboxResult& result) {
+  SpawnedChild child;
+  if (command.argv.empty()) {
+    result.start_error = "empty command";
+    return child;
+  }
+  // Everything the child needs is prepared before fork(): after fork() in a threaded process
+  // only async-signal-safe calls are allowed until execve().
+  std::vector<std::string> env_strings;
+  if (command.scrub_env) {
+    env_strings = scrubbed_environment(environ, command.extra_env);
+  } else {
+    for (char** e = environ; *e; ++e) {
+      std::string entry = *e;
+      const std::string name = entry.substr(0, entry.find('='));
+      if (!command.extra_env.count(name) && !env_name_looks_secret(name)) env_strings.push_back(entry);
+    }
+    for (const auto& [name, value] : command.extra_env) env_strings.push_back(name + "=" + value);
+  }
+  std::string path_list = "/usr/local/bin:/usr/bin:/bin";
+  for (const auto& e : env_strings)
+    if (starts_with(e, "PATH=")) path_list = e.substr(5);
+  std::string exe = find_executable(command.argv[0], path_list);
+  if (exe.empty()) {
+    result.start_error = "'" + command.argv[0] + "' not found in PATH";
+    return child;
+  }
+  std::vector<std::string> args = command.argv;
+  const bool namespaced = command.kind == SandboxKind::namespaces;
+  const bool launches_bwrap = command.launches_bwrap;
+  if (namespaced) {
+    if (std::string problem = namespace_sandbox_problem(); !problem.empty()) {
+      result.start_error = problem;
+      return child;
+    }
+    args[0] = exe.find('/') == 0 ? exe : std::filesystem::absolute(exe).string();
+    args = bwrap_argv(find_bwrap(), command.view, args, command.working_dir);
+    exe = args[0];
+  }
+  std::vector<char*> argv, envp;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const auto& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  std::string workdir = command.working_dir.string();
+  const rlim_t fsize = static_cast<rlim_t>(command.limits.max_file_mb) * 1024 * 1024;
+  const rlim_t cpu_s = static_cast<rlim_t>(command.limits.max_cpu_s > 0 ? command.limits.max_cpu_s
+                                                                          : 2 * command.limits.wall_time_s + 60);
+  // A backstop only (it counts all the user's processes, and root is exempt): the tree count
+  // below is the limit that holds.
+  const rlim_t nproc = static_cast<rlim_t>(std::max<int64_t>(command.limits.max_processes, 1) * 16);
+
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+    result.start_error = std::string("pipe: ") + std::strerror(errno);
+    return child;
+  }
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    result.start_error = std::string("pipe: ") + std::strerror(errno);
+    close(out_pipe[0]), close(out_pipe[1]);
+    return child;
+  }
+  int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  // stdin_data goes through a pipe written before the child can read it (it fits the pipe's
+  // buffer), so only the child's first reader sees it: nothing of it is on disk or in argv/env.
+  int in_pipe[2] = {-1, -1};
+  if (pipe_stdin) {
+    if (pipe2(in_pipe, O_CLOEXEC) != 0) {
+      result.start_error = std::string("pipe: ") + std::strerror(errno);
+      close(out_pipe[0]), close(out_pipe[1]), close(err_pipe[0]), close(err_pipe[1]);
+      if (devnull >= 0) close(devnull);
+      return child;
+    }
+  } else if (!command.stdin_data.empty()) {
+    if (command.stdin_data.size() > 4096 || pipe2(in_pipe, O_CLOEXEC) != 0) {
+      result.start_error = "cannot pass stdin data to the child";
+      close(out_pipe[0]), close(out_pipe[1]), close(err_pipe[0]), close(err_pipe[1]);
+      if (devnull >= 0) close(devnull);
+      return child;
+    }
+    const ssize_t w = write(in_pipe[1], command.stdin_data.data(), command.stdin_data.size());
+    close(in_pipe[1]);
+    if (w != static_cast<ssize_t>(command.stdin_data.size())) {
+      result.start_error = "cannot pass stdin data to the child";
+      close(in_pipe[0]), close(out_pipe[0]), close(out_pipe[1]), close(err_pipe[0]), close(err_pipe[1]);
+      if (devnull >= 0) close(devnull);
+      return child;
+    }
+  }
+
+  int pass[8];
+  const int passed = static_cast<int>(std::min<size_t>(command.pass_fds.size(), 8));
+  for (int i = 0; i < passed; ++i) pass[i] = command.pass_fds[static_cast<size_t>(i)];
+  pid_t pid = fork();
+  if (pid == 0) {
+    // Child: own session (so the whole group can be killed), limits, pipes, then exec.
+    setsid();
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    signal(SIGPIPE, SIG_DFL);
+    rlimit core{0, 0};
+    setrlimit(RLIMIT_CORE, &core);
+    rlimit fs{fsize, fsize};
+    setrlimit(RLIMIT_FSIZE, &fs);
+    rlimit cpu{cpu_s, cpu_s};
+    setrlimit(RLIMIT_CPU, &cpu);
+    rlimit np{nproc, nproc};
+    setrlimit(RLIMIT_NPROC, &np);
+    // bwrap run by root needs its capabilities to map uid 0 into the namespace (CAP_SETFCAP since
+    // Linux 5.12); it drops them all for the command it runs (--cap-drop ALL).
+    if (!namespaced && !launches_bwrap) drop_privileges();
+    else prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    // The passed descriptors become 3, 4, ...: first moved above that range (and above stdio,
+    // which is replaced next), so that none is overwritten before it is placed.
+    for (int i = 0; i < passed; ++i)
+      if ((pass[i] = fcntl(pass[i], F_DUPFD, 3 + passed)) < 0) _exit(126);
+    if (in_pipe[0] >= 0) dup2(in_pipe[0], STDIN_FILENO);
+    else if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+    dup2(out_pipe[1], STDOUT_FILENO);
+    dup2(err_pipe[1], STDERR_FILENO);
+    for (int i = 0; i < passed; ++i)
+      if (dup2(pass[i], 3 + i) < 0) _exit(126);
+    // A session keyring of its own: bubblewrap keeps the caller's, which every sandbox (and
+    // kernelbot) would otherwise share, a place for one job's process to leave keys for another's.
+    syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, nullptr);
+    // Inherited descriptors the parent's libraries left open without O_CLOEXEC are closed here.
+    syscall(SYS_close_range, static_cast<unsigned>(3 + passed), ~0u, 0u);
+    int err = 0;
+    if (!workdir.empty() && chdir(workdir.c_str()) != 0) err = errno;
+    if (err == 0) {
+      execve(exe.c_str(), argv.data(), envp.data());
+      err = errno;
+    }
+    _exit(err == ENOENT ? 127 : 126);  // the shell's codes for "not found" / "cannot execute"
+  }
+  if (devnull >= 0) close(devnull);
+  if (in_pipe[0] >= 0) close(in_pipe[0]);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  if (pid < 0) {
+    result.start_error = std::string("fork: ") + std::strerror(errno);
+    close(out_pipe[0]), close(err_pipe[0]);
+    if (pipe_stdin) close(in_pipe[1]);
+    return child;
+  }
+  result.started = true;
+  child.pid = pid;
+  child.stdin_fd = pipe_stdin ? in_pipe[1] : -1;
+  child.stdout_fd = out_pipe[0];
+  child.stderr_fd = err_pipe[0];
+  return child;
+}
+
+namespace {
+
+// The one thread that forks lasting children; never joined (it ends with the process, and with
+// it, through PR_SET_PDEATHSIG, every child it forked).
+class LastingSpawner {
+ public:
+  static LastingSpawner& instance() {
+    static auto* spawner = new LastingSpawner();  // never destroyed: its thread serves until exit
+    return *spawner;
+  }
+  void run(const std::function<void()>& task) {
+    std::unique_lock lock(mutex_);
+    const uint64_t mine = ++submitted_;
+    tasks_.push_back(&task);
+    wake_.notify_all();
+    done_.wait(lock, [&] { return finished_ >= mine; });
+  }
+
+ private:
+  LastingSpawner() {
+    std::thread([this] {
+      std::unique_lock lock(mutex_);
+      for (;;) {
+        wake_.wait(lock, [&] { return !tasks_.empty(); });
+        const std::function<void()>* task = tasks_.front();
+        tasks_.pop_front();
+        lock.unlock();
+        (*task)();
+        lock.lock();
+        ++finished_;
+        done_.notify_all();
+      }
+    }).detach();
+  }
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::deque<const std::function<void()>*> tasks_;
+  uint64_t submitted_ = 0, finished_ = 0;
+};
+
+}  // namespace
+
+SpawnedChild spawn_sandboxed_lasting(const SandboxCommand& command, bool pipe_stdin, SandboxResult& result) {
+  SpawnedChild child;
+  const std::function<void()> task = [&] { child = spawn_sandboxed(command, pipe_stdin, result); };
+  LastingSpawner::instance().run(task);
+  return child;
+}
+
+SandboxResult run_sandboxed(const SandboxCommand& command) {
+  SandboxResult result;
+  const auto start = Clock::now();
+  const SpawnedChild child = spawn_sandboxed(command, false, result);
+  if (!result.started) return result;
+  const pid_t pid = child.pid;
+  const int out_pipe[2] = {child.stdout_fd, -1};
+  const int err_pipe[2] = {child.stderr_fd, -1};
+
+  BoundedOutput out(command.limits.max_output_bytes), err(command.limits.max_output_bytes);
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  bool open_fds[2] = {true, true};
+  auto seconds = [](double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };
+  auto deadline = start + seconds(command.limits.wall_time_s);
+  auto kill_at = Clock::time_point::max();
+  auto next_tree_check = start;
+  auto drain_until = Clock::time_point::max();
+  bool exited = false;
+  int status = 0;
+  char buf[65536];
+
+  while (true) {
+    auto now = Clock::now();
+    if (!exited) {
+      pid_t w = waitpid(pid, &status, WNOHANG);
+      if (w == pid) {
+        exited = true;
+        result.wall_s = std::chrono::duration<double>(now - start).count();
+        // The child's own children die with it: kill what is left of its process group.
+        kill(-pid, SIGKILL);
+        drain_until = now + std::chrono::seconds(2);
+      }
+    }
+    if (exited && ((!open_fds[0] && !open_fds[1]) || now > drain_until)) break;
+    if (!exited) {
+      if (now >= deadline && kill_at == Clock::time_point::max()) {
+        result.timed_out = true;
+        kill(-pid, SIGTERM);
+        kill_at = now + seconds(command.limits.term_grace_s);
+      }
+      if (now >= kill_at) kill(-pid, SIGKILL);
+      if (now >= next_tree_check) {
+        ProcessTreeUsage usage = process_tree_usage(pid);
+        result.peak_rss_mb = std::max(result.peak_rss_mb, usage.rss_mb);
+        result.peak_processes = std::max(result.peak_processes, usage.processes);
+        if (command.limits.max_rss_mb > 0 && usage.rss_mb > command.limits.max_rss_mb && !result.killed_for_memory) {
+          result.killed_for_memory = true;
+          kill(-pid, SIGKILL);
+        }
+        // The tree includes bwrap's own two processes; a count over the limit is a fork bomb.
+        if (usage.processes > command.limits.max_processes + 2 && !result.killed_for_processes) {
+          result.killed_for_processes = true;
+          kill(-pid, SIGKILL);
+        }
+        next_tree_check = now + std::chrono::milliseconds(50);
+      }
+    }
+    int n_open = 0;
+    pollfd active[2];
+    int map[2];
+    for (int i = 0; i < 2; ++i)
+      if (open_fds[i]) map[n_open] = i, active[n_open++] = fds[i];
+    if (n_open == 0) {
+      usleep(20000);
+      continue;
+    }
+    int ready = poll(active, n_open, 20);
+    if (ready <= 0) continue;
+    for (int k = 0; k < n_open; ++k) {
+      if (!(active[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t n = read(active[k].fd, buf, sizeof buf);
+      if (n > 0) (map[k] == 0 ? out : err).append(buf, static_cast<size_t>(n));
+      else if (n == 0 || (errno != EINTR && errno != EAGAIN)) open_fds[map[k]] = false;
+    }
+  }
+  close(out_pipe[0]);
+  close(err_pipe[0]);
+  if (!exited) waitpid(pid, &status, 0);
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  // Whatever the child printed may carry a secret it found: nothing unredacted leaves here.
+  result.out = redact(out.text(result.out_truncated));
+  result.err = redact(err.text(result.err_truncated));
+  return result;
+}
+
+}  // namespace kb::profiler
