@@ -90,6 +90,14 @@ class TuningSpace {
   const std::vector<cuda_source::ArgumentKnob>& argument_knobs() const { return argument_knobs_; }
 
  private:
+  // The steps of build(), each adding its dimensions.
+  void add_macro_dimensions(const config::KernelSpec& spec, const TuningSpaceOptions& options);
+  void add_macro_dimension(const std::map<std::string, std::string>& base_defines, const std::string& name,
+                           std::vector<std::string> values, cuda_source::MacroRole role,
+                           std::optional<std::string> source_default);
+  void add_launcher_knob_dimensions(const config::KernelSpec& spec);
+  void add_compiler_dimensions(const config::KernelSpec& spec, const TuningSpaceOptions& options);
+
   std::string source_of(const TuningPoint& point) const;
 
   Variant base_;
