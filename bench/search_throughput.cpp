@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "common/number_format.h"
 #include "config/config_loader.h"
 #include "profiler/device_query.h"
 #include "profiler/evaluate/gpu_evaluator.h"
@@ -121,9 +122,9 @@ int main(int argc, char** argv) {
                               "candidates", "compiled", "cached", "verified", "timed", "wall s", "compile s",
                               "eval s", "per minute", "best");
     auto line = [](const Row& r) {
-      return fmt::format("{:<12} {:>10} {:>9} {:>7} {:>9} {:>6} {:>8.1f} {:>10.1f} {:>10.1f} {:>12.1f} {:>6.2f}x\n",
+      return fmt::format("{:<12} {:>10} {:>9} {:>7} {:>9} {:>6} {:>8.1f} {:>10.1f} {:>10.1f} {:>12.1f} {:>7}\n",
                          r.kernel, r.candidates, r.compiled, r.cached, r.verified, r.timed, r.wall_s, r.compile_s,
-                         r.run_s, r.candidates / r.wall_s * 60, r.best);
+                         r.run_s, r.candidates / r.wall_s * 60, kb::format_speedup(r.best));
     };
     std::cout << header << std::flush;
     for (const auto& name : names)
