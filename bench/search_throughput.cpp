@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "common/number_format.h"
 #include "config/config_loader.h"
 #include "profiler/device_query.h"
 #include "profiler/evaluate/gpu_evaluator.h"
@@ -71,9 +72,9 @@ std::vector<std::string> split(const std::string& list) {
 }
 
 std::string throughput_line(const Row& r) {
-  return fmt::format("{:<12} {:>10} {:>9} {:>7} {:>9} {:>6} {:>8.1f} {:>10.1f} {:>10.1f} {:>12.1f} {:>6.2f}x\n",
+  return fmt::format("{:<12} {:>10} {:>9} {:>7} {:>9} {:>6} {:>8.1f} {:>10.1f} {:>10.1f} {:>12.1f} {:>7}\n",
                      r.kernel, r.candidates, r.compiled, r.cached, r.verified, r.timed, r.wall_s, r.compile_s, r.run_s,
-                     r.candidates / r.wall_s * 60, r.best);
+                     r.candidates / r.wall_s * 60, kb::format_speedup(r.best));
 }
 
 // The rows' sum, with the whole run's wall time (the searches' own walls overlap when they run
