@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
+
+#include "core/arg_type_names.h"
+#include "core/arg_types.h"
 
 namespace kb::config {
 
@@ -134,12 +136,7 @@ struct ProjectConfig {
   std::vector<std::string> discover_exclude = {"build", ".git", ".kernelbot", "third_party"};
 };
 
-// stream: a `cudaStream_t` parameter; the harness passes its own stream (timing, verification and
-// the escape checks follow it). It has no dtype, count or value.
-enum class ArgRole { input, output, inout, scalar, size, stream };
-enum class DType { float64, float32, float16, bfloat16, int64, int32, uint32, int8, uint8 };
-
-// One parameter of a kernel's launcher, in order.
+// One parameter of a kernel's launcher, in order (ArgRole and DType: core/arg_types.h).
 struct ArgSpec {
   std::string name;
   ArgRole role = ArgRole::input;
@@ -212,15 +209,5 @@ struct Config {
 // values [[kernel.arg]] error_scale takes.
 const std::vector<const char*>& distribution_names();
 const std::vector<const char*>& error_scale_names();
-
-const char* to_string(ArgRole role);
-const char* to_string(DType dtype);
-std::optional<ArgRole> parse_arg_role(const std::string& text);
-std::optional<DType> parse_dtype(const std::string& text);
-size_t dtype_size(DType dtype);
-bool dtype_is_float(DType dtype);
-bool role_is_buffer(ArgRole role);
-// The C++ type a launcher parameter of this dtype has (for generated code and docs).
-const char* dtype_cpp_type(DType dtype);
 
 }  // namespace kb::config

@@ -5,16 +5,19 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "core/arg_types.h"
 
 namespace kb {
 
 // One launcher parameter with its expressions already evaluated for every size set.
 struct HarnessArg {
   std::string name;
-  std::string role;   // input | output | inout | scalar | size | stream
-  std::string dtype;  // float32, int32, ... (the config's dtype names); "" for a stream
+  ArgRole role = ArgRole::input;
+  std::optional<DType> dtype;       // none for a stream (the JSON's "")
   std::vector<int64_t> counts;      // per size set: elements, for buffers
   std::vector<std::string> values;  // per size set: literal value for size/scalar; "" = random scalar
   std::string distribution;         // "" = the job's distributions
@@ -40,11 +43,21 @@ struct HarnessBench {
   double max_error = 0.0015;  // the median's relative standard error at which timing stops
 };
 
+// What the judge is asked to do; the JSON spells each as its name here.
+enum class JobMode {
+  verify_and_time,  // verify the candidate against the baseline, then time both interleaved
+  verify,           // verification only
+  time_baseline,    // time the baseline alone (its profile)
+  metrics,          // CUPTI range-profiler metrics of each library given (a separate run: replay changes timing)
+};
+const char* to_string(JobMode mode);
+// verify_and_time and verify judge a candidate; the other modes measure the libraries alone.
+constexpr bool mode_compares_candidate(JobMode mode) {
+  return mode == JobMode::verify_and_time || mode == JobMode::verify;
+}
+
 struct HarnessJob {
-  // verify_and_time: verify candidate vs baseline, then time both interleaved.
-  // verify: verification only. time_baseline: time the baseline alone (profile).
-  // metrics: CUPTI range-profiler metrics of each library given (separate run; replay changes timing).
-  std::string mode = "verify_and_time";
+  JobMode mode = JobMode::verify_and_time;
   std::string kernel;
   std::string baseline_library;   // shared library exporting kb_launch
   std::string candidate_library;  // empty for time_baseline / metrics of the baseline only
@@ -83,8 +96,12 @@ struct HarnessJob {
 // launcher. Returns 0.
 inline constexpr const char* kEntrySymbol = "kb_launch";
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessArg, name, role, dtype, counts, values, distribution, rtol,
-                                                atol, error_scale, ranges)
+// Roles, dtypes and modes travel as their names (core/arg_type_names.h); a name the reader does
+// not know throws nlohmann::json::other_error naming the field ("job field args ('y').dtype: ...").
+void to_json(nlohmann::json& j, const JobMode& mode);
+void from_json(const nlohmann::json& j, JobMode& mode);
+void to_json(nlohmann::json& j, const HarnessArg& arg);
+void from_json(const nlohmann::json& j, HarnessArg& arg);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessBench, warmup_runs, min_time_s, min_samples, max_samples,
                                                 max_noise, timeout_s, flush_l2, graph_below_us, max_clock_sag,
                                                 max_error)

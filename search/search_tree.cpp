@@ -55,8 +55,8 @@ std::string launcher_signature(const config::KernelSpec& spec, const std::string
   }
   std::string params;
   for (const auto& a : spec.args) {
-    std::string type = a.role == config::ArgRole::stream ? "cudaStream_t" : config::dtype_cpp_type(a.dtype);
-    if (config::role_is_buffer(a.role)) type = (a.role == config::ArgRole::input ? "const " : "") + type + "*";
+    std::string type = a.role == ArgRole::stream ? "cudaStream_t" : dtype_cpp_type(a.dtype);
+    if (role_is_buffer(a.role)) type = (a.role == ArgRole::input ? "const " : "") + type + "*";
     params += (params.empty() ? "" : ", ") + type + " " + a.name;
   }
   return fmt::format("void {}({})", spec.launcher, params);

@@ -49,8 +49,8 @@ void fill_in_parallel(size_t count, const Fill& fill_part) {
 
 }  // namespace
 
-void fill_random(ElemType t, Distribution d, uint64_t seed, uint64_t stream, void* data, size_t count) {
-  const bool is_float = elem_is_float(t);
+void fill_random(DType t, Distribution d, uint64_t seed, uint64_t stream, void* data, size_t count) {
+  const bool is_float = dtype_is_float(t);
   fill_in_parallel(count, [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
       const double v = element_value(t, d, seed, stream, i);
@@ -62,7 +62,7 @@ void fill_random(ElemType t, Distribution d, uint64_t seed, uint64_t stream, voi
   });
 }
 
-void fill_range(ElemType t, int64_t lo, int64_t hi, uint64_t seed, uint64_t stream, void* data, size_t count) {
+void fill_range(DType t, int64_t lo, int64_t hi, uint64_t seed, uint64_t stream, void* data, size_t count) {
   fill_in_parallel(count, [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) store_double(t, data, i, range_value(lo, hi, seed, stream, i));
   });

@@ -81,15 +81,15 @@ config::Config load() {
 TEST(HarnessJob, EvaluatesEveryExpressionPerSizeSet) {
   auto config = load();
   HarnessJob job = make_harness_job(config, config.kernels[0]);
-  EXPECT_EQ(job.mode, "verify_and_time");
+  EXPECT_EQ(job.mode, JobMode::verify_and_time);
   EXPECT_EQ(job.kernel, "layer");
   ASSERT_EQ(job.size_labels.size(), 2u);
   EXPECT_EQ(job.size_labels[0], "cols=8,rows=4");
   ASSERT_EQ(job.args.size(), 7u);
 
   const HarnessArg& x = job.args[0];
-  EXPECT_EQ(x.role, "input");
-  EXPECT_EQ(x.dtype, "float32");
+  EXPECT_EQ(x.role, ArgRole::input);
+  EXPECT_EQ(x.dtype, DType::float32);
   EXPECT_EQ(x.counts, (std::vector<int64_t>{32, 3001000}));
   EXPECT_EQ(x.distribution, "normal");
   EXPECT_EQ(x.rtol, 0);  // inputs carry no tolerance
@@ -121,7 +121,7 @@ TEST(HarnessJob, EvaluatesEveryExpressionPerSizeSet) {
 
   // The kernel's tolerance override applies to its float32 outputs.
   auto config2 = config;
-  config2.kernels[0].args[2].dtype = config::DType::float32;
+  config2.kernels[0].args[2].dtype = DType::float32;
   EXPECT_EQ(make_harness_job(config2, config2.kernels[0]).args[2].rtol, 1e-3);
   EXPECT_EQ(make_harness_job(config2, config2.kernels[0]).args[2].atol, 2e-3);
 }
@@ -156,6 +156,13 @@ TEST(HarnessJob, RoundTripsThroughJson) {
   EXPECT_EQ(back.bytes, job.bytes);
   EXPECT_EQ(back.seed, job.seed);
   EXPECT_EQ(back.args[2].error_scale, "abs_inputs");
+  EXPECT_EQ(back.args[2].role, ArgRole::output);
+  EXPECT_EQ(back.args[2].dtype, DType::float16);
+  EXPECT_EQ(back.mode, job.mode);
+  // On the wire, roles, dtypes and modes keep their names.
+  EXPECT_EQ(j["mode"], "verify_and_time");
+  EXPECT_EQ(j["args"][2]["role"], "output");
+  EXPECT_EQ(j["args"][2]["dtype"], "float16");
   // The job's default distributions are the config's: every one the harness has.
   EXPECT_EQ(HarnessJob{}.distributions, config::Config{}.verify.distributions);
 }
@@ -166,13 +173,13 @@ TEST(HarnessJob, StreamArgumentsAndRangesAreEvaluatedPerSizeSet) {
   auto& spec = config.kernels[0];
   config::ArgSpec ids;
   ids.name = "ids";
-  ids.role = config::ArgRole::input;
-  ids.dtype = config::DType::int32;
+  ids.role = ArgRole::input;
+  ids.dtype = DType::int32;
   ids.count = "rows";
   ids.range = {"1", "cols - 1"};
   config::ArgSpec stream;
   stream.name = "stream";
-  stream.role = config::ArgRole::stream;
+  stream.role = ArgRole::stream;
   spec.args.push_back(ids);
   spec.args.push_back(stream);
   const HarnessJob job = make_harness_job(config, spec);
@@ -180,8 +187,9 @@ TEST(HarnessJob, StreamArgumentsAndRangesAreEvaluatedPerSizeSet) {
   EXPECT_EQ(job.args[7].ranges, (std::vector<std::vector<int64_t>>{{1, 7}, {1, 3000}}));
   EXPECT_TRUE(job.args[0].ranges.empty());
   const HarnessArg& s = job.args[8];
-  EXPECT_EQ(s.role, "stream");
-  EXPECT_EQ(s.dtype, "") << "a stream has no element type";
+  EXPECT_EQ(s.role, ArgRole::stream);
+  EXPECT_FALSE(s.dtype.has_value()) << "a stream has no element type";
+  EXPECT_EQ(nlohmann::json(s)["dtype"], "") << "written as no dtype on the wire";
   EXPECT_TRUE(s.counts.empty());
   EXPECT_TRUE(s.values.empty());
   // ids adds rows * 4 bytes read; the stream adds nothing.
@@ -189,7 +197,8 @@ TEST(HarnessJob, StreamArgumentsAndRangesAreEvaluatedPerSizeSet) {
 
   const HarnessJob back = nlohmann::json(job).get<HarnessJob>();
   EXPECT_EQ(back.args[7].ranges, job.args[7].ranges);
-  EXPECT_EQ(back.args[8].role, "stream");
+  EXPECT_EQ(back.args[8].role, ArgRole::stream);
+  EXPECT_FALSE(back.args[8].dtype.has_value());
 
   spec.args[7].range = {"cols", "cols"};
   try {

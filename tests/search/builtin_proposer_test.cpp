@@ -150,8 +150,8 @@ TEST(BuiltinRules, FastMathOnlyWhenEveryFloatOutputToleratesIt) {
   EXPECT_TRUE(fast_math_allowed(p.config, p.spec()));
   config::ArgSpec d;
   d.name = "d";
-  d.role = config::ArgRole::output;
-  d.dtype = config::DType::float64;
+  d.role = ArgRole::output;
+  d.dtype = DType::float64;
   p.spec().args.push_back(d);
   EXPECT_FALSE(fast_math_allowed(p.config, p.spec()));
   p.spec().tolerance["float64"] = {1e-2, 1e-5};

@@ -70,8 +70,8 @@ double number_after(const std::string& source, const std::string& pattern, doubl
 void add_threads_arg(TestProject& p, const std::string& value) {
   config::ArgSpec threads;
   threads.name = "threads";
-  threads.role = config::ArgRole::scalar;
-  threads.dtype = config::DType::int32;
+  threads.role = ArgRole::scalar;
+  threads.dtype = DType::int32;
   threads.value = value;
   p.spec().args.push_back(threads);
 }
