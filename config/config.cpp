@@ -3,13 +3,26 @@
 namespace kb::config {
 
 const std::vector<const char*>& distribution_names() {
-  static const std::vector<const char*> names = {"uniform", "normal", "large", "mixed_sign", "offset", "extreme"};
+  static const std::vector<const char*> names(kDistributionNames.begin(), kDistributionNames.end());
   return names;
 }
 
 const std::vector<const char*>& error_scale_names() {
   static const std::vector<const char*> names = {"plain", "abs_inputs"};
   return names;
+}
+
+HarnessBench BenchConfig::harness() const {
+  return HarnessBench{.warmup_runs = warmup_runs,
+                      .min_time_s = min_time_s,
+                      .min_samples = min_samples,
+                      .max_samples = max_samples,
+                      .max_noise = max_noise,
+                      .timeout_s = timeout_s,
+                      .flush_l2 = flush_l2,
+                      .graph_below_us = graph_below_us,
+                      .max_clock_sag = max_clock_sag,
+                      .max_error = max_error};
 }
 
 std::string SizeSet::label() const {

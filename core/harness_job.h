@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/arg_types.h"
+#include "core/measurement_defaults.h"
 
 namespace kb {
 
@@ -28,19 +29,6 @@ struct HarnessArg {
   // Integer inputs with `range = [lo, hi]`: per size set the evaluated {lo, hi}; every fill draws
   // lo <= v < hi instead of a distribution (indices a gather must not read out of bounds with).
   std::vector<std::vector<int64_t>> ranges;
-};
-
-struct HarnessBench {
-  int64_t warmup_runs = 3;
-  double min_time_s = 0.05;
-  int64_t min_samples = 20;
-  int64_t max_samples = 2000;
-  double max_noise = 0.005;
-  double timeout_s = 20;
-  bool flush_l2 = true;
-  double graph_below_us = 10;
-  double max_clock_sag = 0.05;
-  double max_error = 0.0015;  // the median's relative standard error at which timing stops
 };
 
 // What the judge is asked to do; the JSON spells each as its name here.
@@ -65,15 +53,15 @@ struct HarnessJob {
   std::vector<HarnessArg> args;
   std::vector<double> flops;  // per size set, 0 = unknown
   std::vector<double> bytes;  // per size set: bytes moved (inputs read once, outputs written once)
-  int64_t trials = 5;
-  std::vector<std::string> distributions = {"uniform", "normal", "large", "mixed_sign", "offset", "extreme"};
+  int64_t trials = kDefaultTrials;
+  std::vector<std::string> distributions = default_distributions();
   uint64_t seed = 1;
   bool strict = false;  // extra-strict verification (more trials, tighter checks)
   HarnessBench bench;
   int device = 0;
   double copy_bandwidth_gbps = 0;  // measured device ceilings, for the roofline floor
   double fp32_tflops = 0;
-  double min_speedup = 1.05;  // [bench].min_speedup: the geometric-mean ratio a win must reach
+  double min_speedup = kDefaultMinSpeedup;  // [bench].min_speedup: the geometric-mean ratio a win must reach
   int metrics_size = -1;      // size set index the metrics mode profiles; -1 = the largest (most bytes)
   // The run is under compute-sanitizer, which holds the process's only CUPTI subscription
   // (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED): verify without CUPTI activity tracing.

@@ -103,9 +103,7 @@ HarnessJob make_harness_job(const config::Config& config, const config::KernelSp
   job.distributions = config.verify.distributions;
   job.seed = config.verify.seed != 0 ? static_cast<uint64_t>(config.verify.seed) : fresh_seed();
   job.min_speedup = config.bench.min_speedup;
-  const auto& b = config.bench;
-  job.bench = HarnessBench{b.warmup_runs, b.min_time_s, b.min_samples, b.max_samples, b.max_noise,
-                           b.timeout_s,   b.flush_l2,   b.graph_below_us, b.max_clock_sag, b.max_error};
+  job.bench = config.bench.harness();
   return job;
 }
 

@@ -4,6 +4,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/measurement_defaults.h"
+
 namespace kb::judge {
 
 std::optional<Distribution> parse_distribution(const std::string& name) {
@@ -14,16 +16,12 @@ std::optional<Distribution> parse_distribution(const std::string& name) {
   return std::nullopt;
 }
 
+// The names are the config's too (core/measurement_defaults.h), in this enum's order.
+static_assert(kDistributionNames.size() == kDistributionCount, "every Distribution has a name");
+
 const char* to_string(Distribution d) {
-  switch (d) {
-    case Distribution::uniform: return "uniform";
-    case Distribution::normal: return "normal";
-    case Distribution::large: return "large";
-    case Distribution::mixed_sign: return "mixed_sign";
-    case Distribution::offset: return "offset";
-    case Distribution::extreme: return "extreme";
-  }
-  return "unknown";
+  const int i = static_cast<int>(d);
+  return i >= 0 && i < kDistributionCount ? kDistributionNames[static_cast<size_t>(i)] : "unknown";
 }
 
 namespace {

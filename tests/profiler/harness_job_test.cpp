@@ -126,6 +126,33 @@ TEST(HarnessJob, EvaluatesEveryExpressionPerSizeSet) {
   EXPECT_EQ(make_harness_job(config2, config2.kernels[0]).args[2].atol, 2e-3);
 }
 
+// Every [bench] timing setting reaches the job, each to its own field.
+TEST(HarnessJob, EveryBenchSettingReachesTheJob) {
+  auto config = load();
+  auto& b = config.bench;
+  b.warmup_runs = 7;
+  b.min_time_s = 0.5;
+  b.min_samples = 11;
+  b.max_samples = 99;
+  b.max_noise = 0.02;
+  b.timeout_s = 33;
+  b.flush_l2 = false;
+  b.graph_below_us = 4;
+  b.max_clock_sag = 0.1;
+  b.max_error = 0.003;
+  const HarnessBench j = make_harness_job(config, config.kernels[0]).bench;
+  EXPECT_EQ(j.warmup_runs, 7);
+  EXPECT_EQ(j.min_time_s, 0.5);
+  EXPECT_EQ(j.min_samples, 11);
+  EXPECT_EQ(j.max_samples, 99);
+  EXPECT_EQ(j.max_noise, 0.02);
+  EXPECT_EQ(j.timeout_s, 33);
+  EXPECT_FALSE(j.flush_l2);
+  EXPECT_EQ(j.graph_below_us, 4);
+  EXPECT_EQ(j.max_clock_sag, 0.1);
+  EXPECT_EQ(j.max_error, 0.003);
+}
+
 TEST(HarnessJob, BytesOverrideAndFreshSeeds) {
   auto config = load();
   config.kernels[0].bytes = "rows*cols*4 + 100";
@@ -163,8 +190,14 @@ TEST(HarnessJob, RoundTripsThroughJson) {
   EXPECT_EQ(j["mode"], "verify_and_time");
   EXPECT_EQ(j["args"][2]["role"], "output");
   EXPECT_EQ(j["args"][2]["dtype"], "float16");
-  // The job's default distributions are the config's: every one the harness has.
-  EXPECT_EQ(HarnessJob{}.distributions, config::Config{}.verify.distributions);
+  // The job's defaults are the config's: every distribution the harness has, the trials, the
+  // timing settings and the speedup a win needs.
+  const HarnessJob defaults;
+  const config::Config config_defaults;
+  EXPECT_EQ(defaults.distributions, config_defaults.verify.distributions);
+  EXPECT_EQ(defaults.trials, config_defaults.verify.trials);
+  EXPECT_EQ(defaults.min_speedup, config_defaults.bench.min_speedup);
+  EXPECT_EQ(nlohmann::json(defaults.bench), nlohmann::json(config_defaults.bench.harness()));
 }
 
 // A gather's launcher: token ids in [0, vocab) per size set, and a trailing stream.
