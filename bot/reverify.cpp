@@ -7,6 +7,7 @@
 
 #include "common/clock.h"
 #include "common/sha256.h"
+#include "core/speedup_rule.h"
 
 namespace kb::bot {
 namespace {
@@ -41,11 +42,9 @@ std::string judge(const EvalResult& eval, double min_speedup) {
   if (!eval.verification.passed)
     return "its verification did not pass" +
            (eval.verification.failure.empty() ? "" : ": " + eval.verification.failure);
-  bool significant = false;
-  for (const auto& t : eval.timings) significant |= t.significant && t.speedup > 1;
-  if (eval.verdict != Verdict::accepted || !significant)
+  if (eval.verdict != Verdict::accepted || !significantly_faster_somewhere(eval.timings))
     return fmt::format("correct, but not faster beyond the noise ({:.2f}x)", eval.speedup);
-  if (eval.speedup < min_speedup)
+  if (!reaches_min_speedup(eval.speedup, min_speedup))
     return fmt::format("{:.2f}x is under [bench].min_speedup {:.2f}x", eval.speedup, min_speedup);
   return "";
 }

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "core/speedup_rule.h"
 #include "profiler/judge/arg_inputs.h"
 #include "profiler/judge/clock_monitor.h"
 #include "profiler/judge/cuda_check.h"
@@ -452,7 +453,6 @@ void run_timing(const DecodedJob& job, const Servers& servers, EvalResult& resul
   ClockMonitor clocks(job.raw.device);
   if (!clocks.available()) spdlog::warn("{}: timing samples are not checked for clock sag", clocks.unavailable_reason());
   const bool candidate = servers.candidate != nullptr;
-  std::vector<SizeOutcome> outcomes;
   // A screening times only the first size sets (the main size); the full measurement times all.
   const size_t timed = job.raw.timed_sizes > 0 ? std::min(job.size_count(), static_cast<size_t>(job.raw.timed_sizes))
                                                : job.size_count();
@@ -480,7 +480,6 @@ void run_timing(const DecodedJob& job, const Servers& servers, EvalResult& resul
       st.significant = speedup_is_significant({st.baseline.median_us, st.baseline.q1_us, st.baseline.q3_us, st.baseline.noise},
                                               {st.candidate.median_us, st.candidate.q1_us, st.candidate.q3_us, st.candidate.noise});
       st.candidate_pct_of_floor = percent_of_floor(st.floor_us, st.candidate.median_us);
-      outcomes.push_back({label, st.speedup, st.significant});
       spdlog::info("{}: original {:.2f} us, candidate {:.2f} us, speedup {:.3f}x{} ({} samples checked)", label,
                    st.baseline.median_us, st.candidate.median_us, st.speedup, st.significant ? " (significant)" : "",
                    st.checked_samples);
@@ -512,12 +511,10 @@ void run_timing(const DecodedJob& job, const Servers& servers, EvalResult& resul
     result.reason = "timed the original at " + std::to_string(timed) + " size sets";
     return;
   }
-  std::vector<double> ratios;
-  for (const auto& o : outcomes) ratios.push_back(o.speedup);
-  result.speedup = geometric_mean(ratios);
-  const SpeedupJudgement j = judge_speedup(outcomes, job.raw.min_speedup);
-  result.verdict = j.accepted ? Verdict::accepted : Verdict::not_faster;
-  result.reason = j.reason;
+  const SpeedupDecision decision = decide_speedup(result.timings, job.raw.min_speedup);
+  result.speedup = decision.speedup;
+  result.verdict = decision.accepted() ? Verdict::accepted : Verdict::not_faster;
+  result.reason = decision.reason();
 }
 
 }  // namespace kb::judge

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace kb::judge {
 
@@ -31,46 +30,6 @@ double roofline_floor_us(double bytes, double flops, double copy_bandwidth_gbps,
 double percent_of_floor(double floor_us, double median_us) {
   if (floor_us <= 0 || median_us <= 0) return 0;
   return floor_us / median_us * 100.0;
-}
-
-double geometric_mean(const std::vector<double>& values) {
-  if (values.empty()) return 0;
-  double log_sum = 0;
-  for (double v : values) {
-    if (v <= 0) return 0;
-    log_sum += std::log(v);
-  }
-  return std::exp(log_sum / static_cast<double>(values.size()));
-}
-
-SpeedupJudgement judge_speedup(const std::vector<SizeOutcome>& sizes, double min_speedup) {
-  SpeedupJudgement j;
-  std::vector<double> ratios;
-  int faster = 0;
-  std::string slower;
-  for (const auto& s : sizes) {
-    ratios.push_back(s.speedup);
-    if (s.significant && s.speedup > 1) ++faster;
-    if (s.significant && s.speedup < 1 && slower.empty()) slower = s.label;
-  }
-  const double g = geometric_mean(ratios);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3fx", g);
-  if (!slower.empty()) {
-    j.reason = std::string("correct, but significantly slower than the original at ") + slower +
-               " (geometric-mean speedup " + buf + ")";
-  } else if (g < min_speedup) {
-    char need[32];
-    std::snprintf(need, sizeof need, "%.3gx", min_speedup);
-    j.reason = std::string("correct, geometric-mean speedup ") + buf + " is under the required " + need;
-  } else if (faster == 0) {
-    j.reason = std::string("correct, geometric-mean speedup ") + buf + " but no size is faster beyond the noise";
-  } else {
-    j.accepted = true;
-    j.reason = std::string("correct and faster: geometric-mean speedup ") + buf + ", significant at " +
-               std::to_string(faster) + " of " + std::to_string(sizes.size()) + " sizes";
-  }
-  return j;
 }
 
 int launches_per_sample(double median_us, double graph_below_us) {
