@@ -62,8 +62,8 @@ bool pr_text_verified(const config::Config& config, const config::KernelSpec& sp
 
 const search::CandidateRecord* pr_worthy_winner(const config::Config& config, const search::SearchResult& result) {
   const auto* best = result.best();
-  if (!best || best->verdict != Verdict::accepted || !best->eval.verification.passed ||
-      !reaches_min_speedup(best->speedup, config.bench.min_speedup))
+  if (!best || best->verdict() != Verdict::accepted || !best->eval.verification.passed ||
+      !reaches_min_speedup(best->speedup(), config.bench.min_speedup))
     return nullptr;
   // Faster beyond the noise at one size at least (the evaluator's accept rule says the same;
   // checked again here because a PR is the one output that must never overstate).
@@ -80,8 +80,8 @@ PublishOutcome publish_result(const config::Config& config, const config::Kernel
   const auto* best = pr_worthy_winner(config, result);
   if (!best) {
     outcome.note = !result.best() ? "nothing beat the original beyond noise"
-                   : !reaches_min_speedup(result.best()->speedup, config.bench.min_speedup)
-                       ? fmt::format("best {:.2f}x is under [bench].min_speedup {:.2f}x", result.best()->speedup,
+                   : !reaches_min_speedup(result.best()->speedup(), config.bench.min_speedup)
+                       ? fmt::format("best {:.2f}x is under [bench].min_speedup {:.2f}x", result.best()->speedup(),
                                      config.bench.min_speedup)
                        : "the best candidate is not an accepted, significant win";
     return outcome;

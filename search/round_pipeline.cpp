@@ -46,11 +46,6 @@ void apply_evaluation(CandidateRecord& r, const CompiledVariant& compiled, EvalR
     result.candidate_metrics.values.insert(values.begin(), values.end());
     if (!values.empty()) result.candidate_metrics.status = status;
   }
-  r.verdict = result.verdict;
-  r.reason = result.reason;
-  r.speedup = verdict_is_correct(result.verdict) ? result.speedup : 0;
-  r.median_us = result.timings.empty() ? 0 : result.timings.front().candidate.median_us;
-  r.compile_s = compiled.compile_s;
   r.compile_cached = compiled.from_cache;
   r.eval = std::move(result);
 }
@@ -96,8 +91,8 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
           compiled = evaluators.front()->compile(spec, record.variant);
         } catch (const std::exception& e) {
           compiled.ok = false;
-          record.verdict = Verdict::infra_error;
-          record.reason = std::string("the compiler could not be run: ") + e.what();
+          record.eval.verdict = Verdict::infra_error;
+          record.eval.reason = std::string("the compiler could not be run: ") + e.what();
           std::lock_guard<std::mutex> lock(mutex);
           slots[job].push_back(record);
           finished(record);
@@ -105,19 +100,17 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
         }
         if (compiled.ok) {
           std::lock_guard<std::mutex> lock(mutex);
-          record.compile_s = compiled.compile_s;
+          record.eval.compile_s = compiled.compile_s;
           record.compile_cached = compiled.from_cache;
           slots[job].push_back(record);
           queue.push_back(EvalItem{job, slots[job].size() - 1, std::move(compiled)});
           ready.notify_one();
           break;
         }
-        record.verdict = Verdict::compile_error;
-        record.reason = "does not compile: " + first_error_line(compiled.log);
+        record.eval.verdict = Verdict::compile_error;
+        record.eval.reason = "does not compile: " + first_error_line(compiled.log);
         record.eval.compile_log = compiled.log;
         record.eval.compile_s = compiled.compile_s;
-        record.eval.verdict = Verdict::compile_error;
-        record.compile_s = compiled.compile_s;
         {
           std::lock_guard<std::mutex> lock(mutex);
           slots[job].push_back(record);
@@ -186,9 +179,7 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
   auto screened_out = [&](CandidateRecord& record, const CompiledVariant& compiled, EvalResult screening,
                           const std::string& why) {
     apply_evaluation(record, compiled, std::move(screening));
-    record.verdict = Verdict::screened_out;
     record.eval.verdict = Verdict::screened_out;
-    record.reason = why;
     record.eval.reason = why;
   };
 
@@ -238,7 +229,7 @@ std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, cons
     const ScreeningRecord screening = record.screening;
     apply_evaluation(record, c.item.compiled, evaluate_fully(e, c.item.compiled));
     record.screening = screening;
-    if (record.verdict == Verdict::accepted) bar->confirm(record.id, c.reading);
+    if (record.verdict() == Verdict::accepted) bar->confirm(record.id, c.reading);
     store(c.item, record);
   };
 

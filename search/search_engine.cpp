@@ -103,7 +103,7 @@ class Engine {
     result_.tree.push_back(baseline_record(original, hash, profile));
     seen_.insert(hash);
     signature_ = launcher_signature(spec_, original_);
-    spdlog::info("{}: the original measures {:.2f} us at {} on {}", spec_.name, result_.tree.front().median_us,
+    spdlog::info("{}: the original measures {:.2f} us at {} on {}", spec_.name, result_.tree.front().median_us(),
                  profile.timings.empty() ? "?" : profile.timings.front().size_label, result_.device.name);
   }
 
@@ -137,8 +137,8 @@ class Engine {
       best->parent_id = kBaselineId;
       best->round = 0;
       seen_.insert(best->variant_hash);
-      spdlog::info("{}: starting from the archive's best, {:.2f}x ({})", spec_.name, best->speedup, best->idea.text);
-      best_seen_ = std::max(best_seen_, best->speedup);
+      spdlog::info("{}: starting from the archive's best, {:.2f}x ({})", spec_.name, best->speedup(), best->idea.text);
+      best_seen_ = std::max(best_seen_, best->speedup());
       result_.tree.push_back(*best);
       ++result_.archive_reused;
     }
@@ -165,7 +165,7 @@ class Engine {
 
   const CandidateRecord* find_correct(const std::string& id) const {
     const CandidateRecord* c = result_.find(id);
-    return c && verdict_is_correct(c->verdict) ? c : nullptr;
+    return c && verdict_is_correct(c->verdict()) ? c : nullptr;
   }
 
   // Crossover (from round 2): the two best seeds the model wrote, of different families if possible.
@@ -209,21 +209,21 @@ class Engine {
 
   void on_finished(const CandidateRecord& r, int64_t round, int64_t planned) {
     // Called by the runner's threads, one at a time, while the round's feed may still grow.
-    if (req_.archive && key_ && r.verdict != Verdict::infra_error) {
+    if (req_.archive && key_ && r.verdict() != Verdict::infra_error) {
       try {
         req_.archive->store(*key_, r, describe_variant_change(original_, r.variant, spec_.source));
       } catch (const std::exception& e) {
         spdlog::warn("{}: not archived: {}", r.id, e.what());
       }
     }
-    if (verdict_is_correct(r.verdict)) best_seen_ = std::max(best_seen_, r.speedup);
-    spdlog::info("  {} {} {}{}", r.id, to_string(r.verdict),
-                 verdict_is_correct(r.verdict) ? fmt::format("{:.2f}x", r.speedup) : r.reason,
+    if (verdict_is_correct(r.verdict())) best_seen_ = std::max(best_seen_, r.speedup());
+    spdlog::info("  {} {} {}{}", r.id, to_string(r.verdict()),
+                 verdict_is_correct(r.verdict()) ? fmt::format("{:.2f}x", r.speedup()) : r.reason(),
                  r.compile_cached ? " (compile cached)" : "");
     if (req_.on_progress) {
       try {
         req_.on_progress(SearchProgress{round, budget_.candidates_used(), planned, best_seen_,
-                                        fmt::format("{} {}", r.id, to_string(r.verdict))});
+                                        fmt::format("{} {}", r.id, to_string(r.verdict()))});
       } catch (const std::exception& e) {
         spdlog::warn("progress callback failed: {}", e.what());
       }
@@ -316,9 +316,9 @@ class Engine {
     std::string infra_reason;
     for (auto& r : records) {
       seen_.insert(r.variant_hash);
-      if (r.verdict == Verdict::infra_error) {
+      if (r.verdict() == Verdict::infra_error) {
         ++infra;
-        infra_reason = r.reason;
+        infra_reason = r.reason();
       }
       ++evaluated;
       result_.tree.push_back(std::move(r));
@@ -326,7 +326,7 @@ class Engine {
     double best_after = best_correct_speedup(result_.tree);
     const CandidateRecord* best = best_accepted(result_.tree);
     spdlog::info("round {} done: {} candidates, best so far {} ({:.0f} s elapsed)", round, evaluated,
-                 best ? fmt::format("{:.2f}x ({})", best->speedup, best->id) : std::string("none accepted"),
+                 best ? fmt::format("{:.2f}x ({})", best->speedup(), best->id) : std::string("none accepted"),
                  budget_.elapsed_s());
 
     if (evaluated > 0 && infra == evaluated) {
@@ -356,9 +356,9 @@ class Engine {
     r.round = round;
     r.idea = req.idea.idea;
     if (!branch.variant) {
-      r.verdict = Verdict::rejected;
-      r.reason = "no candidate: " + branch.failure;
-      spdlog::info("  {} rejected: {}", id, r.reason);
+      r.eval.verdict = Verdict::rejected;
+      r.eval.reason = "no candidate: " + branch.failure;
+      spdlog::info("  {} rejected: {}", id, r.reason());
       result_.tree.push_back(r);
       return std::nullopt;
     }
@@ -383,7 +383,7 @@ class Engine {
       archived->round = round;
       archived->idea = r.idea;
       archived->variant.label = r.variant.label;
-      spdlog::info("  {} {} (from the archive)", id, to_string(archived->verdict));
+      spdlog::info("  {} {} (from the archive)", id, to_string(archived->verdict()));
       result_.tree.push_back(*archived);
       ++result_.archive_reused;
       return std::nullopt;
@@ -413,7 +413,7 @@ class Engine {
     const CandidateRecord* best = result_.best();
     spdlog::info("{}: search ended ({}) after {} candidates in {:.0f} s; {}", spec_.name, result_.stop_reason,
                  result_.budget.candidates, result_.budget.wall_time_s,
-                 best ? fmt::format("winner {} at {:.2f}x", best->id, best->speedup)
+                 best ? fmt::format("winner {} at {:.2f}x", best->id, best->speedup())
                       : std::string("nothing beat the original"));
     req_.proposer->finish(result_);
   }

@@ -177,7 +177,7 @@ TEST(BuiltinProposer, FindsTheBestBlockSizeOfSaxpyExhaustively) {
   ASSERT_NE(result.best(), nullptr);
   EXPECT_EQ(result.best()->variant.defines, std::vector<std::string>{"SAXPY_BLOCK=256"});
   EXPECT_NE(result.best()->variant.source.find("__launch_bounds__"), std::string::npos);
-  EXPECT_GT(result.best()->speedup, 1.5);
+  EXPECT_GT(result.best()->speedup(), 1.5);
   // The idea text of every step says what its variant is (seen on the H100: a step from a seed
   // that already had launch bounds was labelled "Add" while it removed them).
   for (const auto& c : result.tree) {
