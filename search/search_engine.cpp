@@ -68,7 +68,7 @@ class Engine {
     }
     for (int64_t round = 1; round <= cfg_.rounds; ++round)
       if (!run_round(round)) break;
-    if (result_.stop_reason.empty()) result_.stop_reason = "rounds done";
+    if (result_.stop_reason.empty()) result_.stop_reason = "rounds done";  // the kind stays as set
     finish();
     return std::move(result_);
   }
@@ -230,10 +230,16 @@ class Engine {
     }
   }
 
+  // Ends the search: records why, as a kind and in words. Returns false (no further round).
+  bool stop(SearchStop kind, std::string reason) {
+    result_.stop = kind;
+    result_.stop_reason = std::move(reason);
+    return false;
+  }
+
   bool run_round(int64_t round) {
     if (auto spent = budget_.exhausted(req_.proposer->usage()); !spent.empty()) {
-      result_.stop_reason = spent;
-      return false;
+      return stop(SearchStop::budget, spent);
     }
     ProposalContext ctx = context(round);
     std::vector<ProposedIdea> ideas;
@@ -241,16 +247,14 @@ class Engine {
     try {
       ideas = req_.proposer->propose_ideas(ctx);
     } catch (const std::exception& e) {
-      result_.stop_reason = std::string("proposer failed: ") + e.what();
-      spdlog::error("round {}: {}", round, result_.stop_reason);
-      return false;
+      spdlog::error("round {}: proposer failed: {}", round, e.what());
+      return stop(SearchStop::proposer_failed, std::string("proposer failed: ") + e.what());
     }
     result_.phases.proposing_s += seconds_since(proposing);
     if (round >= 2 && req_.proposer->supports_crossover())
       if (auto c = crossover_idea(ctx)) ideas.push_back(*c);
     if (ideas.empty()) {
-      result_.stop_reason = req_.proposer->exhausted_reason();
-      return false;
+      return stop(SearchStop::proposer_exhausted, req_.proposer->exhausted_reason());
     }
     auto requests = branch_requests(ctx, round, ideas);
     result_.rounds_run = round;
@@ -330,18 +334,16 @@ class Engine {
                  budget_.elapsed_s());
 
     if (evaluated > 0 && infra == evaluated) {
-      result_.stop_reason = "evaluator failing: " + infra_reason;
-      return false;
+      return stop(SearchStop::evaluator_failing, "evaluator failing: " + infra_reason);
     }
     if (dropped) {
-      result_.stop_reason = budget_.exhausted(req_.proposer->usage());
-      if (result_.stop_reason.empty()) result_.stop_reason = "budget: candidates";
-      return false;
+      const std::string spent = budget_.exhausted(req_.proposer->usage());
+      return stop(SearchStop::budget, spent.empty() ? "budget: candidates" : spent);
     }
     if (best_after < best_before * (1.0 + cfg_.min_round_gain)) {
-      result_.stop_reason = fmt::format("no gain in round {}: best {:.3f}x after {:.3f}x (min_round_gain {:g})", round,
-                                        best_after, best_before, cfg_.min_round_gain);
-      return false;
+      return stop(SearchStop::no_gain,
+                  fmt::format("no gain in round {}: best {:.3f}x after {:.3f}x (min_round_gain {:g})", round,
+                              best_after, best_before, cfg_.min_round_gain));
     }
     return true;
   }

@@ -130,12 +130,25 @@ struct AdvisoryFinding {
   double speedup = 0;
 };
 
+// Why a search stopped, as a value code can test (stop_reason says it to people).
+enum class SearchStop {
+  rounds_done,         // every round ran
+  budget,              // a budget was spent
+  proposer_failed,     // the proposer could not be asked: with no winner, the search failed
+  proposer_exhausted,  // the proposer had no ideas left
+  evaluator_failing,   // every candidate of a round was the evaluator's failure
+  no_gain,             // a round improved the best by less than min_round_gain
+};
+
 struct SearchResult {
   std::string kernel;
   std::string proposer;
   std::vector<CandidateRecord> tree;  // in evaluation order, baseline first
   std::string best_id;                // empty: nothing beat the original
   std::string stop_reason;            // "rounds done", "no gain in round 3", "budget: candidates", ...
+  // The kind of stop_reason. In memory only, for the command that ran the search (its exit
+  // status); the JSON keeps stop_reason's words, and a result read back says rounds_done.
+  SearchStop stop = SearchStop::rounds_done;
   BudgetUse budget;
   DeviceInfo device;
   EvalResult baseline_profile;        // the original measured on its own (timing + metrics)

@@ -127,7 +127,7 @@ void run(CliContext& ctx, const SearchOptions& opts) {
     print_winner(result, saved);
   }
   // A search that could not ask its proposer at all failed; one that found nothing did not.
-  if (result.best_id.empty() && result.stop_reason.rfind("proposer failed", 0) == 0) ctx.exit_code = 1;
+  if (result.best_id.empty() && result.stop == search::SearchStop::proposer_failed) ctx.exit_code = 1;
 }
 
 }  // namespace

@@ -50,6 +50,7 @@ TEST(SearchEngine, RecordsEveryCandidateWithParentRoundIdeaAndVerdict) {
   EXPECT_EQ(result.tree.front().verdict(), Verdict::not_faster);
   EXPECT_EQ(result.tree.size(), 1u + 3 * 2 * 2);  // 3 rounds x 2 ideas x 2 branches
   EXPECT_EQ(result.stop_reason, "rounds done");
+  EXPECT_EQ(result.stop, SearchStop::rounds_done);
   EXPECT_EQ(result.rounds_run, 3);
   std::set<std::string> ids;
   for (const auto& c : result.tree) {
@@ -177,6 +178,7 @@ TEST(SearchEngine, StopsAtTheCandidateBudget) {
   EXPECT_EQ(e.compiles(), 1 + 5);
   EXPECT_EQ(result.tree.size(), 1u + 5);
   EXPECT_EQ(result.stop_reason, "budget: candidates (5)");
+  EXPECT_EQ(result.stop, SearchStop::budget);
 }
 
 TEST(SearchEngine, StopsAtTheWallTimeBudget) {
@@ -190,6 +192,7 @@ TEST(SearchEngine, StopsAtTheWallTimeBudget) {
   auto result = run_search(request_for(p, e, proposer));
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(result.stop_reason.rfind("budget: wall time", 0), 0u) << result.stop_reason;
+  EXPECT_EQ(result.stop, SearchStop::budget);
   EXPECT_LT(result.budget.candidates, 50 * 4);
   EXPECT_LT(elapsed, 2.0);
 }
@@ -203,6 +206,7 @@ TEST(SearchEngine, StopsAtTheTokenBudget) {
   proposer.tokens_per_round = 1000;
   auto result = run_search(request_for(p, e, proposer));
   EXPECT_EQ(result.stop_reason, "budget: tokens (2500)");
+  EXPECT_EQ(result.stop, SearchStop::budget);
   EXPECT_EQ(proposer.contexts.size(), 3u);  // 1000, 2000, then 3000 >= 2500 stops before round 4
   EXPECT_EQ(result.budget.prompt_tokens, 3000);
 }
@@ -216,6 +220,7 @@ TEST(SearchEngine, StopsWhenARoundBringsTooLittle) {
   auto proposer = improving_proposer([](int64_t r, size_t, int64_t) { return r == 1 ? 50.0 : 49.0; });
   auto result = run_search(request_for(p, e, proposer));
   EXPECT_EQ(result.stop_reason.rfind("no gain in round 2", 0), 0u) << result.stop_reason;
+  EXPECT_EQ(result.stop, SearchStop::no_gain);
   EXPECT_EQ(proposer.contexts.size(), 2u);
 }
 
@@ -364,6 +369,7 @@ TEST(SearchEngine, StopsWhenTheProposerHasNothingLeft) {
                             [](const BranchRequest&) { return std::vector<Branch>{}; });
   auto result = run_search(request_for(p, e, proposer));
   EXPECT_EQ(result.stop_reason, "no more ideas");
+  EXPECT_EQ(result.stop, SearchStop::proposer_exhausted);
   EXPECT_EQ(result.tree.size(), 1u);
   EXPECT_TRUE(result.best_id.empty());
 }
@@ -379,6 +385,7 @@ TEST(SearchEngine, AProposerErrorEndsTheSearchWithoutLosingTheTree) {
       [](const BranchRequest& r) { return std::vector<Branch>{Branch{timed_variant(50, r.id_prefix), ""}}; });
   auto result = run_search(request_for(p, e, proposer));
   EXPECT_EQ(result.stop_reason, "proposer failed: HTTP 401: invalid API key");
+  EXPECT_EQ(result.stop, SearchStop::proposer_failed);
   EXPECT_EQ(result.best_id, "r1-i0-b0");
 }
 
@@ -419,5 +426,6 @@ TEST(SearchEngine, AFailingEvaluatorEndsTheSearch) {
   auto result = run_search(request_for(p, e, proposer));
   EXPECT_EQ(result.stop_reason.rfind("evaluator failing: the evaluator failed: kernelbot-harness not found", 0), 0u)
       << result.stop_reason;
+  EXPECT_EQ(result.stop, SearchStop::evaluator_failing);
   EXPECT_EQ(result.find("r1-i0-b0")->verdict(), Verdict::infra_error);
 }
