@@ -1,6 +1,6 @@
 // The effective kernelbot configuration: one struct per TOML section, every field with its default.
 // Parsing and validation live in config_loader.cpp. Each field of a fixed section also has one
-// line in config_keys.cpp's key table (and a README row): config_keys_test fails until it does.
+// line in config_keys.cpp's key table (and a row in docs/configuration.md): config_keys_test fails until it does.
 #pragma once
 
 #include <cstdint>
