@@ -175,11 +175,19 @@ void LoopbackHttpServer::serve(int fd) {
   auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(resp.delay_s);
   while (!stopping_ && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  // A request stops counting as in flight just before its response's last bytes leave: a client
+  // that has read them may send its next request at once, and must not find this one still counted.
+  bool counted = true;
+  auto done = [&] {
+    if (counted) --in_flight_;
+    counted = false;
+  };
   if (!resp.hang_up && !stopping_) {
     std::string out = "HTTP/1.1 " + std::to_string(resp.status) + " " + reason_phrase(resp.status) + "\r\n";
     for (const auto& [name, value] : resp.headers) out += name + ": " + value + "\r\n";
     if (resp.stream.empty()) {
       out += "Content-Length: " + std::to_string(resp.body.size()) + "\r\nConnection: close\r\n\r\n" + resp.body;
+      done();
       send_all(fd, out);
     } else {
       send_all(fd, out + "Connection: close\r\n\r\n" + resp.body);  // the body ends when the connection does
@@ -192,7 +200,7 @@ void LoopbackHttpServer::serve(int fd) {
       }
     }
   }
-  --in_flight_;
+  done();  // a streamed body or a hang-up: the client learns that it ended at the shutdown
   shutdown(fd, SHUT_RDWR);
   close(fd);
 }
