@@ -68,6 +68,7 @@ const std::vector<ConfigKey>& config_keys() {
       {KEY(verify, max_host_memory_mb), "host memory limit of that process", positive},
       {KEY(verify, sandbox), "where candidates compile and run: namespaces (bubblewrap) or process", any,
        {"namespaces", "process"}},
+      {KEY(verify, source_policy), "refuse candidates that add host file, environment, process or network access"},
       {KEY(verify, persistent_judge), "one judge and original's process per search and GPU; a fresh process per candidate"},
 
       {KEY(bench, warmup_runs), "untimed launches first", zero_or_more},

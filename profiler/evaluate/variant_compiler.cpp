@@ -234,6 +234,16 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
       return refused;
     }
   const auto f = flags(spec, variant);
+  if (options_.source_policy)
+    if (auto violations = policy_violations(spec, variant, f); !violations.empty()) {
+      CompiledVariant refused;
+      refused.log = untrusted_text(cuda_source::policy_refusal_log(violations), 64 * 1024);
+      refused.failure_reason = untrusted_text(
+          "refused by the candidate source policy before compiling: " + violations.front().describe(), 1024);
+      spdlog::debug("{}: {} {}", spec.name, variant.label.empty() ? "a variant" : variant.label,
+                    refused.failure_reason);
+      return refused;
+    }
   Sha256 h;
   h.field("kernelbot-variant-v1").field(nvcc_version_).field(generate_entry_shim(spec, "variant.cu"));
   h.field(variant.source);
@@ -294,6 +304,36 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
   }
   promise.set_value(result);
   return result;
+}
+
+std::vector<cuda_source::PolicyFinding> VariantCompiler::policy_violations(const config::KernelSpec& spec,
+                                                                           const Variant& variant,
+                                                                           const std::vector<std::string>& flags) {
+  const fs::path source = config_.resolve(spec.source);
+  std::string original;
+  {
+    // The original as first seen: a file rewritten later (a splice) does not become the standard.
+    std::lock_guard lock(mutex_);
+    auto it = original_texts_.find(source.string());
+    if (it == original_texts_.end())
+      it = original_texts_.emplace(source.string(), try_read_text_file(source).value_or("")).first;
+    original = it->second;
+  }
+  if (variant.source == original) return {};
+  cuda_source::IncludeScope scope;
+  scope.repository = fs::absolute(config_.root.empty() ? fs::current_path() : config_.root).lexically_normal();
+  scope.source_dir = source.parent_path().lexically_normal();
+  for (size_t i = 0; i < flags.size(); ++i)
+    for (const char* flag : {"-I", "-isystem", "-iquote"})
+      if (starts_with(flags[i], flag)) {
+        std::string dir = flags[i].substr(std::string(flag).size());
+        if (dir.empty() && i + 1 < flags.size()) dir = flags[i + 1];
+        if (!dir.empty()) scope.include_dirs.push_back(fs::path(dir).lexically_normal());
+        break;
+      }
+  const fs::path toolkit = fs::path(options_.nvcc).parent_path().parent_path();
+  scope.toolkit_include_dirs = {toolkit / "include"};
+  return cuda_source::candidate_policy_violations(variant.source, original, scope);
 }
 
 CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec, const Variant& variant,

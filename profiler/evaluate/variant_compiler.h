@@ -14,6 +14,7 @@
 #include "config/config.h"
 #include "core/result_types.h"
 #include "core/variant.h"
+#include "cuda_source/candidate_policy.h"
 #include "profiler/sandbox/sandbox_launcher.h"
 
 namespace kb::profiler {
@@ -28,6 +29,9 @@ struct CompilerOptions {
   // the user can read (.git/config's auth header) into the compile log.
   SandboxKind sandbox = SandboxKind::namespaces;
   std::vector<std::filesystem::path> hidden;  // repository_secrets()
+  // Hold candidates to the candidate source policy (cuda_source/candidate_policy.h) before nvcc
+  // runs: a variant whose text adds refused host code is a compile error, never compiled.
+  bool source_policy = true;
 };
 
 // "90", "sm_90", "90a", "sm_90a" from [project].cuda_arch, else the GPU's compute capability,
@@ -68,12 +72,17 @@ class VariantCompiler {
   CompiledVariant compile_uncached(const config::KernelSpec& spec, const Variant& variant, const std::string& key1,
                                    const std::vector<std::string>& flags);
 
+  // The policy's findings beyond the original's, for a variant whose text is not the original's.
+  std::vector<cuda_source::PolicyFinding> policy_violations(const config::KernelSpec& spec, const Variant& variant,
+                                                             const std::vector<std::string>& flags);
+
   const config::Config& config_;
   CompilerOptions options_;
   std::string nvcc_version_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_future<CompiledVariant>> in_flight_;  // by source+flags key
   mutable std::map<std::string, std::vector<std::string>> compile_db_flags_;  // by source file
+  std::map<std::string, std::string> original_texts_;  // by source file, as first read
 };
 
 }  // namespace kb::profiler

@@ -119,6 +119,12 @@ TEST_F(VariantCompilerTest, CandidateCannotIncludeRepositorySecrets) {
     CompilerOptions o = options();
     o.hidden = repository_secrets(root_);
     o.sandbox = SandboxKind::namespaces;
+    // The candidate source policy refuses these before nvcc runs (next test); without it, the
+    // sandbox is what keeps them out.
+    const CompiledVariant refused = VariantCompiler(config_, o).compile(config_.kernels[0], v);
+    EXPECT_FALSE(refused.ok);
+    EXPECT_EQ(refused.failure_reason.find("refused by the candidate source policy"), 0u) << refused.failure_reason;
+    o.source_policy = false;
     CompiledVariant sandboxed = VariantCompiler(config_, o).compile(config_.kernels[0], v);
     EXPECT_FALSE(sandboxed.ok) << target;
     EXPECT_EQ(sandboxed.log.find(marker), std::string::npos) << target << ":\n" << sandboxed.log;
@@ -129,6 +135,37 @@ TEST_F(VariantCompilerTest, CandidateCannotIncludeRepositorySecrets) {
     EXPECT_EQ(plain.log.find("No such file"), std::string::npos) << "control: without namespaces the include works\n"
                                                                 << plain.log;
   }
+}
+
+// The candidate source policy runs before nvcc: a candidate that adds host code the policy
+// refuses is a compile error naming the rule, the line and the token, and is never compiled; what
+// the original already has, and the repository's own headers, pass.
+TEST_F(VariantCompilerTest, SourcePolicyRefusesBeforeNvcc) {
+  VariantCompiler compiler(config_, options());
+  Variant leaks = original();
+  leaks.source += "#include <cstdlib>\nstatic bool leak() { return std::getenv(\"GITHUB_TOKEN\"); }\n";
+  const CompiledVariant refused = compiler.compile(config_.kernels[0], leaks);
+  EXPECT_FALSE(refused.ok);
+  EXPECT_FALSE(refused.machine_failure);
+  EXPECT_EQ(refused.compile_s, 0) << "nvcc never ran";
+  EXPECT_EQ(refused.failure_reason,
+            "refused by the candidate source policy before compiling: line 13: `getenv` (environment)");
+  EXPECT_EQ(refused.log.rfind("error: refused by kernelbot's candidate source policy", 0), 0u) << refused.log;
+  EXPECT_EQ(refused.log.find("ptxas"), std::string::npos);
+
+  // Device PTX and the repository's header by a path of its own pass, and compile.
+  Variant honest = original();
+  honest.source = "#include \"../include/scale.h\"\n#include <cstdint>\n" + honest.source +
+                  "__device__ unsigned lane() { unsigned v; asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(v)); return v; }\n";
+  const CompiledVariant compiled = compiler.compile(config_.kernels[0], honest);
+  EXPECT_TRUE(compiled.ok) << compiled.failure_reason << "\n" << compiled.log;
+
+  // Off ([verify] source_policy = false, and `eval --candidate`): nvcc sees it.
+  CompilerOptions off = options();
+  off.source_policy = false;
+  const CompiledVariant unchecked = VariantCompiler(config_, off).compile(config_.kernels[0], leaks);
+  EXPECT_TRUE(unchecked.ok) << unchecked.log;
+  EXPECT_TRUE(unchecked.failure_reason.empty());
 }
 
 TEST_F(VariantCompilerTest, FlagsIncludeRepositoryConfigAndVariant) {
