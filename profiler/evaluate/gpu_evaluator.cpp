@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 
 #include "common/clock.h"
 #include "core/number_format.h"
@@ -109,7 +110,8 @@ GpuEvaluator::GpuEvaluator(const config::Config& config, const DeviceInfo& queri
   options.arch = resolve_cuda_arch(config.project.cuda_arch, queried.cc_major, queried.cc_minor);
   arch_ = options.arch;
   options.source_policy = config.verify.source_policy;
-  options.max_memory_mb = config.verify.max_host_memory_mb;
+  options.timeout_s = config.verify.compile_timeout_s;
+  options.max_memory_mb = std::llround(config.verify.compile_memory_gib * 1024);
   compiler_ = std::make_unique<VariantCompiler>(config, options);
 }
 

@@ -1,6 +1,7 @@
 #include "common/file_io.h"
 #include "profiler/evaluate/variant_compiler.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -56,14 +57,29 @@ std::vector<std::string> parse_make_deps(const std::string& text) {
   return deps;
 }
 
-// Headers outside the toolkit and the system directories can change between runs without the
-// variant's text changing: they are part of the cache key through this manifest.
-bool dependency_tracked(const std::string& path, const fs::path& build_dir) {
-  fs::path p = fs::path(path).lexically_normal();
-  if (!p.is_absolute()) return false;
-  if (starts_with(p.string(), "/usr/") || starts_with(p.string(), "/opt/") || starts_with(p.string(), "/etc/"))
-    return false;
-  return !starts_with(p.string(), build_dir.string());
+// Whether `p` (lexically normal) lies inside `dir`.
+bool inside(const fs::path& p, fs::path dir) {
+  if (!dir.has_filename()) dir = dir.parent_path();
+  return !dir.empty() && std::mismatch(dir.begin(), dir.end(), p.begin(), p.end()).first == dir.end();
+}
+
+// Headers of the repository (and of the kernel's configured include directories) can change
+// between runs without the variant's text changing: they are part of the cache key through this
+// manifest. The list comes from nvcc -MD on a candidate's source, which may name any path the
+// sandbox shows (/proc/self/environ, /dev/stdin, a FIFO, a symlink out): kernelbot reads only
+// regular files that are, symlinks resolved, inside those directories, and never the build's own
+// (the toolkit's and the system's headers are covered by the nvcc version in the key).
+bool dependency_tracked(const std::string& path, const fs::path& build_dir, const std::vector<fs::path>& roots) {
+  const fs::path p = fs::path(path).lexically_normal();
+  if (!p.is_absolute() || inside(p, build_dir)) return false;
+  std::error_code ec;
+  const fs::path real = fs::canonical(p, ec);
+  if (ec || !fs::is_regular_file(real, ec) || inside(real, build_dir)) return false;
+  for (const auto& root : roots) {
+    const fs::path real_root = fs::canonical(root, ec);
+    if (!ec && inside(p, root.lexically_normal()) && inside(real, real_root)) return true;
+  }
+  return false;
 }
 
 std::string dependency_key(const std::string& key1, const std::vector<std::string>& deps) {
@@ -72,9 +88,26 @@ std::string dependency_key(const std::string& key1, const std::vector<std::strin
   for (const auto& d : deps) {
     h.field(d);
     std::error_code ec;
-    h.field(fs::exists(d, ec) ? sha256_hex(try_read_text_file(d).value_or("")) : "missing");
+    h.field(fs::is_regular_file(d, ec) ? sha256_hex(try_read_text_file(d).value_or("")) : "missing");
   }
   return h.hex();
+}
+
+// What ran out, when nvcc was stopped by one of the compile's limits; empty otherwise. An
+// allocation refused by the address-space backstop ends the compiler with its own message.
+std::string compile_limit_reason(const SandboxResult& run, const std::string& log, const CompilerOptions& options) {
+  auto gib = [](int64_t mb) { return fmt::format("{:g} GiB", static_cast<double>(mb) / 1024); };
+  if (run.timed_out)
+    return fmt::format("the compile ran out of its time limit ({:g} s, [verify] compile_timeout_s)", options.timeout_s);
+  const bool memory_message = log.find("out of memory") != std::string::npos ||
+                              log.find("memory exhausted") != std::string::npos ||
+                              log.find("bad_alloc") != std::string::npos ||
+                              log.find("Cannot allocate memory") != std::string::npos ||
+                              log.find("MemoryError") != std::string::npos;
+  if (run.killed_for_memory || (options.max_memory_mb > 0 && run.started && run.exit_code != 0 && memory_message))
+    return "the compile ran out of its memory limit (" + gib(options.max_memory_mb) +
+           " of host memory, [verify] compile_memory_gib)";
+  return {};
 }
 
 std::vector<std::string> link_arguments(const config::Config& config, const std::vector<std::string>& libs) {
@@ -280,8 +313,9 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
     if (fs::exists(manifest)) {
       std::vector<std::string> deps;
       std::istringstream lines(try_read_text_file(manifest).value_or(""));
+      const auto roots = dependency_roots(spec);
       for (std::string line; std::getline(lines, line);)
-        if (!line.empty()) deps.push_back(line);
+        if (!line.empty() && dependency_tracked(line, cache, roots)) deps.push_back(line);
       const fs::path entry = cache / dependency_key(key1, deps);
       if (fs::exists(entry / "result.json") && fs::exists(entry / "variant.so")) {
         result = nlohmann::json::parse(read_text_file(entry / "result.json")).get<CompiledVariant>();
@@ -297,13 +331,20 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
     result.log = std::string("kernelbot could not compile the variant: ") + e.what();
     result.machine_failure = true;
   }
-  if (!result.ok && result.machine_failure) {
-    // Forgotten before the waiters wake: a retry, theirs or anyone's, compiles it again.
+  if (!result.ok && (result.machine_failure || !result.failure_reason.empty())) {
+    // Forgotten before the waiters wake: a later request (or a waiter's retry) compiles it again.
     std::lock_guard lock(mutex_);
     in_flight_.erase(key1);
   }
   promise.set_value(result);
   return result;
+}
+
+std::vector<fs::path> VariantCompiler::dependency_roots(const config::KernelSpec& spec) const {
+  std::vector<fs::path> roots = {fs::absolute(config_.root.empty() ? fs::current_path() : config_.root)};
+  for (const auto& d : config_.project.include_dirs) roots.push_back(fs::absolute(config_.resolve(d)));
+  for (const auto& d : spec.include_dirs) roots.push_back(fs::absolute(config_.resolve(d)));
+  return roots;
 }
 
 std::vector<cuda_source::PolicyFinding> VariantCompiler::policy_violations(const config::KernelSpec& spec,
@@ -365,6 +406,8 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
   cmd.working_dir = build;
   cmd.limits.wall_time_s = options_.timeout_s;
   cmd.limits.max_rss_mb = options_.max_memory_mb;
+  // A backstop for an allocation faster than the RSS watch (nvcc starts no CUDA).
+  cmd.limits.max_address_space_mb = options_.max_memory_mb > 0 ? 2 * options_.max_memory_mb : 0;
   cmd.limits.max_output_bytes = 256 * 1024;
   cmd.kind = options_.sandbox;
   cmd.view = compile_view(cmd.argv, build, options_.hidden);
@@ -384,7 +427,10 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
   result.compiler_report = summarize_ptxas(parse_ptxas_report(result.log));
   if (!run.succeeded()) {
     result.ok = false;
-    if (!(run.started && run.exit_code > 0 && !run.timed_out && run.signal == 0)) {
+    if (std::string limit = compile_limit_reason(run, result.log, options_); !limit.empty()) {
+      result.log = "nvcc " + run.describe() + "\n" + result.log;
+      result.failure_reason = limit;
+    } else if (!(run.started && run.exit_code > 0 && !run.timed_out && run.signal == 0)) {
       result.log = "nvcc " + run.describe() + "\n" + result.log;
       result.machine_failure = true;
     }
@@ -392,8 +438,9 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
     return result;
   }
   std::vector<std::string> deps;
+  const auto roots = dependency_roots(spec);
   for (const auto& d : parse_make_deps(try_read_text_file(build / "deps.d").value_or("")))
-    if (dependency_tracked(d, build)) deps.push_back(fs::path(d).lexically_normal().string());
+    if (dependency_tracked(d, build, roots)) deps.push_back(fs::path(d).lexically_normal().string());
   std::string manifest;
   for (const auto& d : deps) manifest += d + "\n";
   write_file_atomic(cache / (key1 + ".deps"), manifest);
