@@ -11,6 +11,8 @@ namespace {
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
+const char* const kUnreadable = "unreadable source";
+
 // Names refused wherever they appear (except as a member: `x.open`), after normalize(): the libc
 // and POSIX functions and objects whose only use is reaching the system.
 const std::map<std::string, std::string>& refused_names() {
@@ -204,11 +206,9 @@ class Checker {
     } else if (kw == "pragma") {
       pragma(same_directive(k, k + 2) ? t_[k + 2].text : "", same_directive(k, k + 3) ? t_[k + 3].text : "",
              keyword.line);
-    } else if (kw == "define") {
-      // A #define's body is checked token by token below, as any code is: `#define F fopen` is `fopen`.
     }
     // The directive's other tokens (a #define's body, an #if's condition) are read as the
-    // caller goes on: refused names are refused there too.
+    // caller goes on, as any code is: `#define F fopen` is `fopen`.
   }
 
   void pragma(const std::string& first, const std::string& second, int line) {
@@ -250,9 +250,9 @@ class Checker {
     }
   }
 
-  // Called, declared, or its address taken: `read(`, `&read`, `(read)`. A variable of that name
-  // passed on (`f(x, write)`) is not: kernels name flags so. Qualified by anything but `std::`
-  // or `::`, it is someone else's `read` (`cg::wait`).
+  // Called, or its address taken: `read(`, `&read`, `(read)`. A variable of that name passed on
+  // (`f(x, write)`) is not: kernels name flags so; nor is a declaration of one's own after a
+  // type's name. Qualified by anything but `std::` or `::`, it is someone else's `read`.
   bool used_as_function(size_t k) const {
     // In a macro's body it may become a call wherever the macro is used.
     if (t_[k].in_directive) return true;
@@ -342,9 +342,11 @@ std::string PolicyFinding::describe() const {
 
 std::vector<PolicyFinding> policy_findings(const std::string& text, const IncludeScope& includes) {
   const PpTokens pp = preprocessing_tokens(text);
-  if (!pp.problem.empty())
-    return {PolicyFinding{"unreadable source", pp.problem, pp.problem_line, "the check reads the text as the compiler does"}};
-  return Checker(pp, includes).run();
+  std::vector<PolicyFinding> found = Checker(pp, includes).run();
+  for (const auto& problem : pp.problems)
+    found.push_back(PolicyFinding{kUnreadable, problem.what, problem.line, "not every compiler reads it alike"});
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.line < b.line; });
+  return found;
 }
 
 std::vector<PolicyFinding> candidate_policy_violations(const std::string& candidate, const std::string& original,
@@ -352,8 +354,10 @@ std::vector<PolicyFinding> candidate_policy_violations(const std::string& candid
   std::map<std::pair<std::string, std::string>, int> excused;
   for (const auto& f : policy_findings(original, includes)) ++excused[{f.rule, f.token}];
   std::vector<PolicyFinding> out;
+  // What cannot be read alike is never excused: the original's harmless "??!" must not let a
+  // candidate's `??=include` through.
   for (auto& f : policy_findings(candidate, includes))
-    if (--excused[{f.rule, f.token}] < 0) out.push_back(std::move(f));
+    if (f.rule == kUnreadable || --excused[{f.rule, f.token}] < 0) out.push_back(std::move(f));
   return out;
 }
 

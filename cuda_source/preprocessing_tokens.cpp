@@ -66,21 +66,17 @@ PpTokens preprocessing_tokens(const std::string& original) {
   // Trigraphs are replaced before anything else where a compiler still honours them (-std=c++14):
   // `??=include` would be an #include no later step sees. None is needed in a kernel.
   static const char kTrigraphEnds[] = "=/'()!<>-";
-  for (size_t i = 0; i + 2 < original.size(); ++i)
-    if (original[i] == '?' && original[i + 1] == '?' && std::strchr(kTrigraphEnds, original[i + 2]) &&
-        original[i + 2] != '\0') {
-      out.problem = "a trigraph";
-      int line = 1;
-      for (size_t k = 0; k < i; ++k) line += original[k] == '\n';
-      out.problem_line = line;
-      return out;
-    }
+  int trigraph_line = 1;
+  for (size_t i = 0; i + 2 < original.size(); ++i) {
+    if (original[i] == '\n') ++trigraph_line;
+    if (original[i] == '?' && original[i + 1] == '?' && original[i + 2] != '\0' &&
+        std::strchr(kTrigraphEnds, original[i + 2]))
+      out.problems.push_back({"a trigraph", trigraph_line});
+  }
   const Spliced sp = splice(original);
   const std::string& s = sp.text;
-  auto fail = [&](size_t at, const std::string& why) {
-    out.problem = why;
-    out.problem_line = at < sp.line.size() ? sp.line[at] : (sp.line.empty() ? 1 : sp.line.back());
-    return out;
+  auto problem = [&](size_t at, const std::string& why) {
+    out.problems.push_back({why, at < sp.line.size() ? sp.line[at] : (sp.line.empty() ? 1 : sp.line.back())});
   };
   bool line_start = true, in_directive = false;
   // After `# include` (and its kin): the next token is a header name.
@@ -123,7 +119,10 @@ PpTokens preprocessing_tokens(const std::string& original) {
     }
     if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
       const size_t close = s.find("*/", i + 2);
-      if (close == std::string::npos) return fail(i, "an unterminated /* comment");
+      if (close == std::string::npos) {
+        problem(i, "an unterminated /* comment");
+        return out;
+      }
       i = close + 2;
       continue;
     }
@@ -132,12 +131,14 @@ PpTokens preprocessing_tokens(const std::string& original) {
     if (directive_state == include && (c == '<' || c == '"')) {
       const size_t close = s.find(c == '<' ? '>' : '"', i + 1);
       const size_t eol = s.find('\n', i);
-      if (close == std::string::npos || (eol != std::string::npos && close > eol))
-        return fail(i, "an unterminated #include operand");
-      push(PpToken::header_name, i, s.substr(i, close + 1 - i));
-      i = close + 1;
       directive_state = none;
-      continue;
+      if (close == std::string::npos || (eol != std::string::npos && close > eol)) {
+        problem(i, "an unterminated #include operand");
+      } else {
+        push(PpToken::header_name, i, s.substr(i, close + 1 - i));
+        i = close + 1;
+        continue;
+      }
     }
     if (ident_start(c)) {
       size_t j = i;
@@ -146,17 +147,25 @@ PpTokens preprocessing_tokens(const std::string& original) {
       if (j < s.size() && s[j] == '"' && is_prefix(word, {"R", "u8R", "uR", "UR", "LR"})) {
         // R"delim( ... )delim"
         const size_t open = s.find('(', j + 1);
-        if (open == std::string::npos || open - j - 1 > 16) return fail(i, "a malformed raw string literal");
-        const std::string terminator = ")" + s.substr(j + 1, open - j - 1) + "\"";
-        const size_t close = s.find(terminator, open + 1);
-        if (close == std::string::npos) return fail(i, "an unterminated raw string literal");
-        push(PpToken::string_literal, i, s.substr(i, close + terminator.size() - i));
-        i = close + terminator.size();
+        const size_t close = open == std::string::npos || open - j - 1 > 16
+                                 ? std::string::npos
+                                 : s.find(")" + s.substr(j + 1, open - j - 1) + "\"", open + 1);
+        if (close != std::string::npos) {
+          const size_t after = close + (open - j) + 1;  // ")" + delimiter + '"'
+          push(PpToken::string_literal, i, s.substr(i, after - i));
+          i = after;
+          continue;
+        }
+        // Read on from the quote, as code: the compiler stops here with an error.
+        problem(i, "an unterminated or malformed raw string literal");
+        push(PpToken::identifier, i, word);
+        i = j;
         continue;
       }
       if (j < s.size() && (s[j] == '"' || s[j] == '\'') && is_prefix(word, {"u8", "u", "U", "L"})) {
-        if (!quoted(i, j, s[j] == '"' ? PpToken::string_literal : PpToken::char_literal))
-          return fail(i, "an unterminated literal");
+        if (quoted(i, j, s[j] == '"' ? PpToken::string_literal : PpToken::char_literal)) continue;
+        push(PpToken::identifier, i, word);  // the prefix; its lone quote follows as punctuation
+        i = j;
         continue;
       }
       push(PpToken::identifier, i, word);
@@ -185,12 +194,9 @@ PpTokens preprocessing_tokens(const std::string& original) {
       i = j;
       continue;
     }
-    if (c == '"' || c == '\'') {
-      if (!quoted(i, i, c == '"' ? PpToken::string_literal : PpToken::char_literal))
-        return fail(i, "an unterminated literal");
+    if ((c == '"' || c == '\'') && quoted(i, i, c == '"' ? PpToken::string_literal : PpToken::char_literal))
       continue;
-    }
-    if (c == '\\') return fail(i, "a backslash outside a literal");
+    // A lone quote or a stray backslash is one punctuator (below), and reading goes on.
     std::string means(1, static_cast<char>(c));
     size_t length = 1;
     for (const auto& p : kPunctuators) {

@@ -3,8 +3,10 @@
 // first (so `fo\<newline>pen` is `fopen`), raw and prefixed string literals are read whole,
 // digraphs are spelled as what they stand for (`%:` is `#`, `%:%:` is `##`), and the operand of
 // `#include` is one header-name token. code_tokens.h is the lighter tokenizer for edits; this one
-// gives up (a `problem`) where the text cannot be read the way a compiler would, rather than
-// guess: an unterminated comment or literal, a trigraph, a stray backslash.
+// reports a `problem` where the text cannot be read the way every compiler would (a trigraph, an
+// unterminated comment or raw string) and goes on reading. A quote that never closes is one
+// punctuation token and what follows it is read as code: where the compiler reads that text it
+// is an error, and where it skips it (#if 0) reading more than it does is only stricter.
 #pragma once
 
 #include <string>
@@ -22,9 +24,12 @@ struct PpToken {
 };
 
 struct PpTokens {
+  struct Problem {
+    std::string what;  // "a trigraph", "an unterminated /* comment"
+    int line = 0;
+  };
   std::vector<PpToken> tokens;
-  std::string problem;  // empty when the whole text was read
-  int problem_line = 0;
+  std::vector<Problem> problems;  // none when the whole text was read as every compiler reads it
 };
 
 PpTokens preprocessing_tokens(const std::string& text);

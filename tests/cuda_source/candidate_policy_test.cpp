@@ -76,6 +76,14 @@ TEST(CandidatePolicy, OriginalsFindingsAreExcusedAsOftenAsTheOriginalHasThem) {
   EXPECT_EQ(twice[0].describe(), "line 3: `getenv` (environment)");
 }
 
+// An original's unreadable text (a "??!" in a message) is never an excuse: what follows a
+// trigraph may be read differently by the compiler.
+TEST(CandidatePolicy, UnreadableTextIsNeverExcused) {
+  const std::string original = "void f() { printf(\"what??!\"); }\n";
+  EXPECT_EQ(candidate_policy_violations(original, original, scope()).size(), 1u);
+  EXPECT_TRUE(candidate_policy_violations("void f() {}\n", original, scope()).empty());
+}
+
 TEST(CandidatePolicy, DeviceAsmPassesAndHostAsmDoesNot) {
   const std::string device =
       "struct S { __device__ unsigned f() { unsigned v; asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(v)); return v; } };\n"
@@ -120,7 +128,7 @@ TEST(CandidatePolicy, IncludeRules) {
 
 TEST(PreprocessingTokens, ReadsWhatTheCompilerReads) {
   const PpTokens t = preprocessing_tokens("int a = 1'000; // x\n%:define X f\\\nopen\nR\"d(\"raw)\")d\" u8\"s\" 'c'\n");
-  ASSERT_TRUE(t.problem.empty()) << t.problem;
+  ASSERT_TRUE(t.problems.empty()) << t.problems.front().what;
   std::vector<std::string> texts;
   for (const auto& x : t.tokens) texts.push_back(x.text);
   EXPECT_EQ(texts, (std::vector<std::string>{"int", "a", "=", "1'000", ";", "#", "define", "X", "fopen",
@@ -132,8 +140,17 @@ TEST(PreprocessingTokens, ReadsWhatTheCompilerReads) {
   EXPECT_EQ(string_literal_value(t.tokens[9].text), "\"raw)\"");
   EXPECT_EQ(string_literal_value("\"\\x2fproc\\057x\""), "/proc/x");
   EXPECT_EQ(preprocessing_tokens("#include <a b.h>\n").tokens.back().kind, PpToken::header_name);
-  EXPECT_FALSE(preprocessing_tokens("\"open\n").problem.empty());
-  EXPECT_TRUE(preprocessing_tokens("#error don't\n").problem.empty());
+  EXPECT_TRUE(preprocessing_tokens("#error don't\n").problems.empty());
+  // A quote that never closes is punctuation, and what follows is read as code.
+  const PpTokens lone = preprocessing_tokens("#if 0\nit's fopen\n#endif\nR\"x(never\n");
+  ASSERT_EQ(lone.problems.size(), 1u);
+  EXPECT_EQ(lone.problems[0].line, 4);
+  bool seen = false;
+  for (const auto& x : lone.tokens) seen |= x.text == "fopen";
+  EXPECT_TRUE(seen);
+  const PpTokens trigraphs = preprocessing_tokens("a\n\"??!\" ??=\n");
+  ASSERT_EQ(trigraphs.problems.size(), 2u);
+  EXPECT_EQ(trigraphs.problems[1].line, 2);
 }
 
 }  // namespace
