@@ -107,6 +107,13 @@ struct VerifyConfig {
   // (bubblewrap: no network, no repository .git/.kernelbot, no secrets) or "process" (a scrubbed
   // child process only; chosen explicitly where bubblewrap cannot run, and said in the PR).
   std::string sandbox = "namespaces";
+  // Refuse, before nvcc runs, a candidate whose source adds host code a kernel replacement does
+  // not need (file, environment, process, network access...: cuda_source/candidate_policy.h).
+  bool source_policy = true;
+  // One candidate's compile: wall-clock and memory (its process tree's RSS) limits. Running out
+  // of either is the candidate's compile_error.
+  double compile_timeout_s = 120;
+  double compile_memory_gib = 8;
   // One judge per search and GPU (kernelbot-harness --session): the judge's CUDA context and the
   // original's server are kept from job to job, each candidate still runs in a fresh process of
   // its own. false: a sandbox, a judge and both servers started for every job.

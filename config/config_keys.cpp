@@ -70,6 +70,9 @@ const std::vector<ConfigKey>& config_keys() {
       {KEY(verify, max_host_memory_mb), "host memory limit of that process", positive},
       {KEY(verify, sandbox), "where candidates compile and run: namespaces (bubblewrap) or process", any,
        {"namespaces", "process"}},
+      {KEY(verify, source_policy), "refuse candidates that add host file, environment, process or network access"},
+      {KEY(verify, compile_timeout_s), "wall-time limit of one candidate's compile", positive},
+      {KEY(verify, compile_memory_gib), "host memory limit of one candidate's compile (its processes' RSS)", positive},
       {KEY(verify, persistent_judge), "one judge and original's process per search and GPU; a fresh process per candidate"},
 
       {KEY(bench, warmup_runs), "untimed launches first", zero_or_more},

@@ -165,6 +165,9 @@ struct CompiledVariant {
   // The compiler did not finish on its own (timed out, killed, not started): the machine's
   // failure, not the variant's. In memory only (not in the cache's JSON): never stored.
   bool machine_failure = false;
+  // When it failed before or around nvcc rather than in it (the candidate source policy refused
+  // it, a compile limit ran out): the verdict's one-line reason. In memory only, as above.
+  std::string failure_reason;
 };
 
 void to_json(nlohmann::json& j, const Verdict& v);

@@ -134,7 +134,8 @@ class RoundPipeline {
 
   static void record_compile_error(CandidateRecord& record, const CompiledVariant& compiled) {
     record.eval.verdict = Verdict::compile_error;
-    record.eval.reason = "does not compile: " + first_error_line(compiled.log);
+    record.eval.reason =
+        compiled.failure_reason.empty() ? "does not compile: " + first_error_line(compiled.log) : compiled.failure_reason;
     record.eval.compile_log = compiled.log;
     record.eval.compile_s = compiled.compile_s;
   }

@@ -34,7 +34,11 @@ const config::KernelSpec& kernel_or_usage_error(const config::Config& config, co
 }
 
 void run_eval(CliContext& ctx, const EvalArgs& args) {
-  const config::Config& config = ctx.config();
+  // The candidate is a file a person hands over, like the original: the user's code, not held to
+  // the candidate source policy that a search's proposals are (the hostile candidates of the
+  // judge's own tests come this way too).
+  config::Config config = ctx.config();
+  config.verify.source_policy = false;
   const config::KernelSpec& spec = kernel_or_usage_error(config, args.kernel);
   require_finished({&spec});
   const std::optional<std::string> text = try_read_text_file(args.candidate);

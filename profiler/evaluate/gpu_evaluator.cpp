@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 
 #include "common/clock.h"
 #include "core/number_format.h"
@@ -108,7 +109,9 @@ GpuEvaluator::GpuEvaluator(const config::Config& config, const DeviceInfo& queri
   options.work_dir = work_dir_;
   options.arch = resolve_cuda_arch(config.project.cuda_arch, queried.cc_major, queried.cc_minor);
   arch_ = options.arch;
-  options.max_memory_mb = config.verify.max_host_memory_mb;
+  options.source_policy = config.verify.source_policy;
+  options.timeout_s = config.verify.compile_timeout_s;
+  options.max_memory_mb = std::llround(config.verify.compile_memory_gib * 1024);
   compiler_ = std::make_unique<VariantCompiler>(config, options);
 }
 
@@ -198,7 +201,7 @@ EvalResult GpuEvaluator::evaluate(const config::KernelSpec& spec, const Compiled
   }
   if (!candidate.ok) {
     result.verdict = Verdict::compile_error;
-    result.reason = "the candidate did not compile";
+    result.reason = candidate.failure_reason.empty() ? "the candidate did not compile" : candidate.failure_reason;
     return result;
   }
   HarnessJob job;

@@ -1,6 +1,7 @@
 #include "common/file_io.h"
 #include "profiler/evaluate/variant_compiler.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 
 #include "common/sha256.h"
 #include "profiler/evaluate/compile_commands.h"
+#include "profiler/evaluate/compile_dependencies.h"
 #include "profiler/evaluate/entry_shim.h"
 #include "profiler/evaluate/ptxas_report.h"
 #include "profiler/sandbox/sandbox_process.h"
@@ -36,45 +38,21 @@ void write_file_atomic(const fs::path& p, const std::string& text) {
   fs::rename(tmp, p);
 }
 
-// The files a make-style dependency list (nvcc -MD) names, except the target itself.
-std::vector<std::string> parse_make_deps(const std::string& text) {
-  std::vector<std::string> deps;
-  std::string joined;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
-      joined += ' ';
-      ++i;
-    } else {
-      joined += text[i];
-    }
-  }
-  size_t colon = joined.find(": ");
-  if (colon == std::string::npos) return deps;
-  std::istringstream words(joined.substr(colon + 2));
-  std::string w;
-  while (words >> w) deps.push_back(w);
-  return deps;
-}
-
-// Headers outside the toolkit and the system directories can change between runs without the
-// variant's text changing: they are part of the cache key through this manifest.
-bool dependency_tracked(const std::string& path, const fs::path& build_dir) {
-  fs::path p = fs::path(path).lexically_normal();
-  if (!p.is_absolute()) return false;
-  if (starts_with(p.string(), "/usr/") || starts_with(p.string(), "/opt/") || starts_with(p.string(), "/etc/"))
-    return false;
-  return !starts_with(p.string(), build_dir.string());
-}
-
-std::string dependency_key(const std::string& key1, const std::vector<std::string>& deps) {
-  Sha256 h;
-  h.field(key1);
-  for (const auto& d : deps) {
-    h.field(d);
-    std::error_code ec;
-    h.field(fs::exists(d, ec) ? sha256_hex(try_read_text_file(d).value_or("")) : "missing");
-  }
-  return h.hex();
+// What ran out, when nvcc was stopped by one of the compile's limits; empty otherwise. An
+// allocation refused by the address-space backstop ends the compiler with its own message.
+std::string compile_limit_reason(const SandboxResult& run, const std::string& log, const CompilerOptions& options) {
+  auto gib = [](int64_t mb) { return fmt::format("{:g} GiB", static_cast<double>(mb) / 1024); };
+  if (run.timed_out)
+    return fmt::format("the compile ran out of its time limit ({:g} s, [verify] compile_timeout_s)", options.timeout_s);
+  const bool memory_message = log.find("out of memory") != std::string::npos ||
+                              log.find("memory exhausted") != std::string::npos ||
+                              log.find("bad_alloc") != std::string::npos ||
+                              log.find("Cannot allocate memory") != std::string::npos ||
+                              log.find("MemoryError") != std::string::npos;
+  if (run.killed_for_memory || (options.max_memory_mb > 0 && run.started && run.exit_code != 0 && memory_message))
+    return "the compile ran out of its memory limit (" + gib(options.max_memory_mb) +
+           " of host memory, [verify] compile_memory_gib)";
+  return {};
 }
 
 std::vector<std::string> link_arguments(const config::Config& config, const std::vector<std::string>& libs) {
@@ -234,6 +212,16 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
       return refused;
     }
   const auto f = flags(spec, variant);
+  if (options_.source_policy)
+    if (auto violations = policy_violations(spec, variant, f); !violations.empty()) {
+      CompiledVariant refused;
+      refused.log = untrusted_text(cuda_source::policy_refusal_log(violations), 64 * 1024);
+      refused.failure_reason = untrusted_text(
+          "refused by the candidate source policy before compiling: " + violations.front().describe(), 1024);
+      spdlog::debug("{}: {} {}", spec.name, variant.label.empty() ? "a variant" : variant.label,
+                    refused.failure_reason);
+      return refused;
+    }
   Sha256 h;
   h.field("kernelbot-variant-v1").field(nvcc_version_).field(generate_entry_shim(spec, "variant.cu"));
   h.field(variant.source);
@@ -270,8 +258,9 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
     if (fs::exists(manifest)) {
       std::vector<std::string> deps;
       std::istringstream lines(try_read_text_file(manifest).value_or(""));
+      const auto roots = dependency_roots(spec);
       for (std::string line; std::getline(lines, line);)
-        if (!line.empty()) deps.push_back(line);
+        if (!line.empty() && dependency_tracked(line, cache, roots)) deps.push_back(line);
       const fs::path entry = cache / dependency_key(key1, deps);
       if (fs::exists(entry / "result.json") && fs::exists(entry / "variant.so")) {
         result = nlohmann::json::parse(read_text_file(entry / "result.json")).get<CompiledVariant>();
@@ -287,13 +276,50 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
     result.log = std::string("kernelbot could not compile the variant: ") + e.what();
     result.machine_failure = true;
   }
-  if (!result.ok && result.machine_failure) {
-    // Forgotten before the waiters wake: a retry, theirs or anyone's, compiles it again.
+  if (!result.ok && (result.machine_failure || !result.failure_reason.empty())) {
+    // Forgotten before the waiters wake: a later request (or a waiter's retry) compiles it again.
     std::lock_guard lock(mutex_);
     in_flight_.erase(key1);
   }
   promise.set_value(result);
   return result;
+}
+
+std::vector<fs::path> VariantCompiler::dependency_roots(const config::KernelSpec& spec) const {
+  std::vector<fs::path> roots = {fs::absolute(config_.root.empty() ? fs::current_path() : config_.root)};
+  for (const auto& d : config_.project.include_dirs) roots.push_back(fs::absolute(config_.resolve(d)));
+  for (const auto& d : spec.include_dirs) roots.push_back(fs::absolute(config_.resolve(d)));
+  return roots;
+}
+
+std::vector<cuda_source::PolicyFinding> VariantCompiler::policy_violations(const config::KernelSpec& spec,
+                                                                           const Variant& variant,
+                                                                           const std::vector<std::string>& flags) {
+  const fs::path source = config_.resolve(spec.source);
+  std::string original;
+  {
+    // The original as first seen: a file rewritten later (a splice) does not become the standard.
+    std::lock_guard lock(mutex_);
+    auto it = original_texts_.find(source.string());
+    if (it == original_texts_.end())
+      it = original_texts_.emplace(source.string(), try_read_text_file(source).value_or("")).first;
+    original = it->second;
+  }
+  if (variant.source == original) return {};
+  cuda_source::IncludeScope scope;
+  scope.repository = fs::absolute(config_.root.empty() ? fs::current_path() : config_.root).lexically_normal();
+  scope.source_dir = source.parent_path().lexically_normal();
+  for (size_t i = 0; i < flags.size(); ++i)
+    for (const char* flag : {"-I", "-isystem", "-iquote"})
+      if (starts_with(flags[i], flag)) {
+        std::string dir = flags[i].substr(std::string(flag).size());
+        if (dir.empty() && i + 1 < flags.size()) dir = flags[i + 1];
+        if (!dir.empty()) scope.include_dirs.push_back(fs::path(dir).lexically_normal());
+        break;
+      }
+  const fs::path toolkit = fs::path(options_.nvcc).parent_path().parent_path();
+  scope.toolkit_include_dirs = {toolkit / "include"};
+  return cuda_source::candidate_policy_violations(variant.source, original, scope);
 }
 
 CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec, const Variant& variant,
@@ -325,6 +351,8 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
   cmd.working_dir = build;
   cmd.limits.wall_time_s = options_.timeout_s;
   cmd.limits.max_rss_mb = options_.max_memory_mb;
+  // A backstop for an allocation faster than the RSS watch (nvcc starts no CUDA).
+  cmd.limits.max_address_space_mb = options_.max_memory_mb > 0 ? 2 * options_.max_memory_mb : 0;
   cmd.limits.max_output_bytes = 256 * 1024;
   cmd.kind = options_.sandbox;
   cmd.view = compile_view(cmd.argv, build, options_.hidden);
@@ -344,7 +372,10 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
   result.compiler_report = summarize_ptxas(parse_ptxas_report(result.log));
   if (!run.succeeded()) {
     result.ok = false;
-    if (!(run.started && run.exit_code > 0 && !run.timed_out && run.signal == 0)) {
+    if (std::string limit = compile_limit_reason(run, result.log, options_); !limit.empty()) {
+      result.log = "nvcc " + run.describe() + "\n" + result.log;
+      result.failure_reason = limit;
+    } else if (!(run.started && run.exit_code > 0 && !run.timed_out && run.signal == 0)) {
       result.log = "nvcc " + run.describe() + "\n" + result.log;
       result.machine_failure = true;
     }
@@ -352,8 +383,9 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
     return result;
   }
   std::vector<std::string> deps;
+  const auto roots = dependency_roots(spec);
   for (const auto& d : parse_make_deps(try_read_text_file(build / "deps.d").value_or("")))
-    if (dependency_tracked(d, build)) deps.push_back(fs::path(d).lexically_normal().string());
+    if (dependency_tracked(d, build, roots)) deps.push_back(fs::path(d).lexically_normal().string());
   std::string manifest;
   for (const auto& d : deps) manifest += d + "\n";
   write_file_atomic(cache / (key1 + ".deps"), manifest);

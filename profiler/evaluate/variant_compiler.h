@@ -14,6 +14,7 @@
 #include "config/config.h"
 #include "core/result_types.h"
 #include "core/variant.h"
+#include "cuda_source/candidate_policy.h"
 #include "profiler/sandbox/sandbox_launcher.h"
 
 namespace kb::profiler {
@@ -22,12 +23,17 @@ struct CompilerOptions {
   std::filesystem::path work_dir;  // <work_dir>/cache holds the compiled variants
   std::string arch = "sm_90";      // -arch=...
   std::string nvcc;                // empty: find_nvcc()
-  double timeout_s = 600;          // one nvcc run
-  int64_t max_memory_mb = 0;       // 0 = unlimited
+  // One candidate's compile ([verify] compile_timeout_s, compile_memory_gib): running out of
+  // either is the candidate's compile error, with a reason that names the limit.
+  double timeout_s = 120;          // nvcc and everything it starts, wall clock
+  int64_t max_memory_mb = 0;       // the RSS of nvcc's process tree; 0 = unlimited
   // Where nvcc runs on a candidate's source: a candidate's #include could otherwise pull any file
   // the user can read (.git/config's auth header) into the compile log.
   SandboxKind sandbox = SandboxKind::namespaces;
   std::vector<std::filesystem::path> hidden;  // repository_secrets()
+  // Hold candidates to the candidate source policy (cuda_source/candidate_policy.h) before nvcc
+  // runs: a variant whose text adds refused host code is a compile error, never compiled.
+  bool source_policy = true;
 };
 
 // "90", "sm_90", "90a", "sm_90a" from [project].cuda_arch, else the GPU's compute capability,
@@ -55,8 +61,11 @@ class VariantCompiler {
 
   // Never throws for the variant's fault: a compile error is ok=false with the log. A compile
   // under way is shared with whoever asks for the same variant meanwhile, and its result with every
-  // later request, unless nvcc did not finish on its own (timed out, killed): that is not the
-  // variant's fault, and is compiled again (`retry`: a waiter that shared one tries once itself).
+  // later request, with two exceptions. A compile that ran out of its time or memory limit is
+  // the variant's compile error (failure_reason names the limit) for everyone who waited on it,
+  // but not remembered: a later request compiles again (a compile run ahead beside many others
+  // may have been slowed by them). One that did not finish for the machine's reasons (killed by a
+  // signal, not started) is compiled again by each waiter (`retry`: a waiter tries once itself).
   CompiledVariant compile(const config::KernelSpec& spec, const Variant& variant, bool retry = true);
 
   // The nvcc arguments (without nvcc itself, the output and the input files), for tests and logs.
@@ -68,12 +77,20 @@ class VariantCompiler {
   CompiledVariant compile_uncached(const config::KernelSpec& spec, const Variant& variant, const std::string& key1,
                                    const std::vector<std::string>& flags);
 
+  // Where the headers whose contents key the cache may lie: the repository and the kernel's
+  // configured include directories.
+  std::vector<std::filesystem::path> dependency_roots(const config::KernelSpec& spec) const;
+  // The policy's findings beyond the original's, for a variant whose text is not the original's.
+  std::vector<cuda_source::PolicyFinding> policy_violations(const config::KernelSpec& spec, const Variant& variant,
+                                                             const std::vector<std::string>& flags);
+
   const config::Config& config_;
   CompilerOptions options_;
   std::string nvcc_version_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_future<CompiledVariant>> in_flight_;  // by source+flags key
   mutable std::map<std::string, std::vector<std::string>> compile_db_flags_;  // by source file
+  std::map<std::string, std::string> original_texts_;  // by source file, as first read
 };
 
 }  // namespace kb::profiler

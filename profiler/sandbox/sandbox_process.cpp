@@ -278,7 +278,7 @@ struct ExecPlan {
   std::string exe;
   std::vector<char*> argv, envp;
   std::string workdir;
-  rlim_t fsize = 0, cpu_s = 0, nproc = 0;
+  rlim_t fsize = 0, cpu_s = 0, nproc = 0, address_space = 0;
   bool keep_capabilities = false;  // bwrap needs them
   int pass[8] = {};
   int passed = 0;
@@ -294,6 +294,7 @@ ExecPlan exec_plan(const SandboxCommand& command, const std::string& exe, std::v
   plan.envp.push_back(nullptr);
   plan.workdir = command.working_dir.string();
   plan.fsize = static_cast<rlim_t>(command.limits.max_file_mb) * 1024 * 1024;
+  plan.address_space = static_cast<rlim_t>(std::max<int64_t>(command.limits.max_address_space_mb, 0)) * 1024 * 1024;
   plan.cpu_s = static_cast<rlim_t>(command.limits.max_cpu_s > 0 ? command.limits.max_cpu_s
                                                                 : 2 * command.limits.wall_time_s + 60);
   // A backstop only (it counts all the user's processes, and root is exempt): the process-tree
@@ -322,6 +323,10 @@ ExecPlan exec_plan(const SandboxCommand& command, const std::string& exe, std::v
   setrlimit(RLIMIT_CPU, &cpu);
   rlimit np{plan.nproc, plan.nproc};
   setrlimit(RLIMIT_NPROC, &np);
+  if (plan.address_space > 0) {
+    rlimit as{plan.address_space, plan.address_space};
+    setrlimit(RLIMIT_AS, &as);
+  }
   // bwrap run by root needs its capabilities to map uid 0 into the namespace (CAP_SETFCAP since
   // Linux 5.12); it drops them all for the command it runs (--cap-drop ALL).
   if (!plan.keep_capabilities) drop_privileges();

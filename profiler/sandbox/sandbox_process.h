@@ -15,7 +15,9 @@
 // the GPU's memory, so a limit that is safe on one machine kills CUDA on another. What we want to
 // bound is the RAM the child actually takes, so the parent watches the resident set (RSS from
 // /proc/<pid>/stat) of every process descended from the child (a new session or a pid namespace
-// does not leave that tree) and kills the group when the sum exceeds the limit.
+// does not leave that tree) and kills the group when the sum exceeds the limit. A compiler starts
+// no CUDA: its processes may also have an RLIMIT_AS (max_address_space_mb), which stops an
+// allocation too fast for the watch.
 #pragma once
 
 #include <sys/types.h>
@@ -40,6 +42,9 @@ struct SandboxLimits {
   size_t max_output_bytes = 1 << 20;  // per stream; the middle of longer output is dropped
   int64_t max_processes = 256;  // in the child's process tree; then it is killed
   double max_cpu_s = 0;         // RLIMIT_CPU per process; 0 = twice the wall time and a minute
+  // RLIMIT_AS of each process, a backstop for an allocation faster than the RSS watch; 0 = none.
+  // Never for a process that initializes CUDA (see above): for compilers.
+  int64_t max_address_space_mb = 0;
 };
 
 // One command to run.

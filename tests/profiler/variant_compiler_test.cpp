@@ -2,14 +2,19 @@
 // header changes, compile errors, refused flags, concurrent compiles, compile_commands.json.
 #include "profiler/evaluate/variant_compiler.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "common/file_io.h"
 #include "config/config_loader.h"
 #include "profiler/sandbox/sandbox_process.h"
 
@@ -119,6 +124,12 @@ TEST_F(VariantCompilerTest, CandidateCannotIncludeRepositorySecrets) {
     CompilerOptions o = options();
     o.hidden = repository_secrets(root_);
     o.sandbox = SandboxKind::namespaces;
+    // The candidate source policy refuses these before nvcc runs (next test); without it, the
+    // sandbox is what keeps them out.
+    const CompiledVariant refused = VariantCompiler(config_, o).compile(config_.kernels[0], v);
+    EXPECT_FALSE(refused.ok);
+    EXPECT_EQ(refused.failure_reason.find("refused by the candidate source policy"), 0u) << refused.failure_reason;
+    o.source_policy = false;
     CompiledVariant sandboxed = VariantCompiler(config_, o).compile(config_.kernels[0], v);
     EXPECT_FALSE(sandboxed.ok) << target;
     EXPECT_EQ(sandboxed.log.find(marker), std::string::npos) << target << ":\n" << sandboxed.log;
@@ -129,6 +140,37 @@ TEST_F(VariantCompilerTest, CandidateCannotIncludeRepositorySecrets) {
     EXPECT_EQ(plain.log.find("No such file"), std::string::npos) << "control: without namespaces the include works\n"
                                                                 << plain.log;
   }
+}
+
+// The candidate source policy runs before nvcc: a candidate that adds host code the policy
+// refuses is a compile error naming the rule, the line and the token, and is never compiled; what
+// the original already has, and the repository's own headers, pass.
+TEST_F(VariantCompilerTest, SourcePolicyRefusesBeforeNvcc) {
+  VariantCompiler compiler(config_, options());
+  Variant leaks = original();
+  leaks.source += "#include <cstdlib>\nstatic bool leak() { return std::getenv(\"GITHUB_TOKEN\"); }\n";
+  const CompiledVariant refused = compiler.compile(config_.kernels[0], leaks);
+  EXPECT_FALSE(refused.ok);
+  EXPECT_FALSE(refused.machine_failure);
+  EXPECT_EQ(refused.compile_s, 0) << "nvcc never ran";
+  EXPECT_EQ(refused.failure_reason,
+            "refused by the candidate source policy before compiling: line 13: `getenv` (environment)");
+  EXPECT_EQ(refused.log.rfind("error: refused by kernelbot's candidate source policy", 0), 0u) << refused.log;
+  EXPECT_EQ(refused.log.find("ptxas"), std::string::npos);
+
+  // Device PTX and the repository's header by a path of its own pass, and compile.
+  Variant honest = original();
+  honest.source = "#include \"../include/scale.h\"\n#include <cstdint>\n" + honest.source +
+                  "__device__ unsigned lane() { unsigned v; asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(v)); return v; }\n";
+  const CompiledVariant compiled = compiler.compile(config_.kernels[0], honest);
+  EXPECT_TRUE(compiled.ok) << compiled.failure_reason << "\n" << compiled.log;
+
+  // Off ([verify] source_policy = false, and `eval --candidate`): nvcc sees it.
+  CompilerOptions off = options();
+  off.source_policy = false;
+  const CompiledVariant unchecked = VariantCompiler(config_, off).compile(config_.kernels[0], leaks);
+  EXPECT_TRUE(unchecked.ok) << unchecked.log;
+  EXPECT_TRUE(unchecked.failure_reason.empty());
 }
 
 TEST_F(VariantCompilerTest, FlagsIncludeRepositoryConfigAndVariant) {
@@ -230,8 +272,8 @@ TEST_F(VariantCompilerTest, ConcurrentCompilesOfOneVariantCompileOnce) {
   EXPECT_NE(results[0].cache_key, compiler.compile(config_.kernels[0], original()).cache_key);
 }
 
-// nvcc killed by its time limit is the machine's failure, not the variant's: it is not remembered,
-// and the next request compiles again (a compile run ahead beside many others can time out).
+// nvcc killed by its time limit is the candidate's compile error (below), but it is not remembered:
+// the next request compiles again (a compile run ahead beside many others can time out).
 TEST_F(VariantCompilerTest, ACompileKilledForTimeIsNotRemembered) {
   CompilerOptions o = options();
   o.timeout_s = 0.05;
@@ -239,8 +281,97 @@ TEST_F(VariantCompilerTest, ACompileKilledForTimeIsNotRemembered) {
   const CompiledVariant first = compiler.compile(config_.kernels[0], original());
   ASSERT_FALSE(first.ok);
   EXPECT_EQ(first.log.rfind("nvcc timed out", 0), 0u) << first.log.substr(0, 200);
+  EXPECT_NE(first.failure_reason.find("time limit"), std::string::npos) << first.failure_reason;
   const CompiledVariant again = compiler.compile(config_.kernels[0], original());
   EXPECT_FALSE(again.from_cache) << "compiled again, not answered from memory";
+}
+
+// A stand-in for nvcc (the compile's limits and its dependency list are the compiler's
+// behaviour, which the real nvcc does not misbehave in): a script that answers --version and
+// otherwise runs `body` with $MF (the -MF file) and $OUT (the -o file) set.
+fs::path fake_nvcc(const fs::path& dir, const std::string& body) {
+  fs::create_directories(dir);
+  const fs::path script = dir / "nvcc";
+  std::ofstream(script) << "#!/bin/sh\n"
+                           "if [ \"$1\" = --version ]; then echo 'fake nvcc'; exit 0; fi\n"
+                           "while [ $# -gt 0 ]; do case \"$1\" in -MF) MF=\"$2\"; shift;; -o) OUT=\"$2\"; shift;; esac; "
+                           "shift; done\n"
+                        << body << "\n";
+  fs::permissions(script, fs::perms::owner_all);
+  return script;
+}
+
+// A candidate's compile has its own wall-clock limit: running out of it is the candidate's
+// compile error, reported at once with the limit in the reason (the process group is killed, so
+// a compiler's children die too), and not remembered (a later request compiles again).
+TEST_F(VariantCompilerTest, ACompilePastItsTimeLimitIsTheCandidatesCompileError) {
+  CompilerOptions o = options();
+  o.nvcc = fake_nvcc(root_ / "fake", "sleep 30 & sleep 30").string();
+  o.sandbox = SandboxKind::process;
+  o.timeout_s = 1;
+  VariantCompiler compiler(config_, o);
+  const auto start = std::chrono::steady_clock::now();
+  const CompiledVariant r = compiler.compile(config_.kernels[0], original());
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
+  EXPECT_FALSE(r.ok);
+  EXPECT_FALSE(r.machine_failure);
+  EXPECT_EQ(r.failure_reason, "the compile ran out of its time limit (1 s, [verify] compile_timeout_s)");
+  EXPECT_EQ(r.log.rfind("nvcc timed out", 0), 0u) << r.log;
+}
+
+// And a memory limit (the RSS of its process tree, with an address-space backstop per process):
+// a compiler that allocates without end is stopped, and the reason says which limit.
+TEST_F(VariantCompilerTest, ACompilePastItsMemoryLimitIsTheCandidatesCompileError) {
+  CompilerOptions o = options();
+  // tail keeps a whole "line" of /dev/zero in memory: it grows until something stops it.
+  o.nvcc = fake_nvcc(root_ / "fake", "tail /dev/zero").string();
+  o.sandbox = SandboxKind::process;
+  o.timeout_s = 60;
+  o.max_memory_mb = 256;
+  VariantCompiler compiler(config_, o);
+  const CompiledVariant r = compiler.compile(config_.kernels[0], original());
+  EXPECT_FALSE(r.ok);
+  EXPECT_FALSE(r.machine_failure);
+  EXPECT_EQ(r.failure_reason, "the compile ran out of its memory limit (0.25 GiB of host memory, [verify] compile_memory_gib)")
+      << r.log;
+}
+
+// nvcc -MD lists what a candidate's #includes reached, and kernelbot hashes those files into the
+// cache key: only regular files inside the repository (or a configured include directory) are
+// read. /proc, /dev, a FIFO and a symlink out are not opened (a FIFO would hang the reader).
+TEST_F(VariantCompilerTest, DependencyTrackingReadsOnlyRegularFilesOfTheRepository) {
+  const fs::path fifo = root_ / "include" / "pipe.h";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  fs::create_symlink("/etc/hostname", root_ / "include" / "outside.h");
+  const fs::path header = root_ / "include" / "scale.h";
+  const std::string deps = "/proc/self/environ /dev/stdin " + fifo.string() + " " +
+                           (root_ / "include" / "outside.h").string() + " /etc/passwd " + header.string() + " " +
+                           (root_ / "include" / ".." / "include" / "scale.h").string();
+  CompilerOptions o = options();
+  o.nvcc = fake_nvcc(root_ / "fake", "printf 'x.o: " + deps + "\\n' > \"$MF\"; : > \"$OUT\"").string();
+  o.sandbox = SandboxKind::process;
+  // Whoever opens the FIFO for reading would block: a writer that finds a reader says so and lets it go.
+  std::atomic<bool> done{false}, opened{false};
+  std::thread watcher([&] {
+    while (!done) {
+      int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+      if (fd >= 0) {
+        opened = true;
+        ::close(fd);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
+  VariantCompiler compiler(config_, o);
+  const CompiledVariant r = compiler.compile(config_.kernels[0], original());
+  done = true;
+  watcher.join();
+  ASSERT_TRUE(r.ok) << r.log;
+  EXPECT_FALSE(opened) << "the FIFO was opened";
+  std::string manifest;
+  for (const auto& e : fs::directory_iterator(root_ / ".kernelbot" / "work" / "cache"))
+    if (e.path().extension() == ".deps") manifest += read_text_file(e.path());
+  EXPECT_EQ(manifest, header.string() + "\n" + header.string() + "\n");
 }
 
 }  // namespace

@@ -263,6 +263,32 @@ TEST(SearchEngine, FailuresAreVerdictsAndACompileErrorGetsOneRepair) {
   EXPECT_EQ(result.budget.candidates, 4);  // three compiled branches and the repair; the empty branch is free
 }
 
+// A candidate refused before nvcc ran (the source policy, a compile limit) is a compile error
+// whose reason is the refusal's own, and its log goes to the repair like nvcc's would.
+TEST(SearchEngine, ARefusedCandidateIsACompileErrorWithTheRefusalAsItsReason) {
+  TestProject p;
+  p.config.search.rounds = 1;
+  p.config.search.ideas_per_round = 1;
+  p.config.search.branches_per_idea = 1;
+  SimulatedEvaluator e;
+  ScriptedProposer proposer([](const ProposalContext&) { return std::vector<ProposedIdea>{idea("x", "fusion")}; },
+                            [](const BranchRequest&) {
+                              return std::vector<Branch>{Branch{timed_variant(50, "b", "SIM_REFUSED"), ""}};
+                            });
+  std::string repair_log;
+  proposer.repair_fn = [&](const Variant&, const std::string& log) -> std::optional<Variant> {
+    repair_log = log;
+    return timed_variant(40, "rewritten");
+  };
+  auto result = run_search(request_for(p, e, proposer));
+  const auto* refused = result.find("r1-i0-b0");
+  ASSERT_NE(refused, nullptr);
+  EXPECT_EQ(refused->verdict(), Verdict::compile_error);
+  EXPECT_EQ(refused->reason(), "refused by the candidate source policy before compiling: line 2: `getenv` (environment)");
+  EXPECT_NE(repair_log.find("candidate source policy"), std::string::npos) << repair_log;
+  EXPECT_EQ(result.find("r1-i0-b0-fix1")->verdict(), Verdict::accepted);
+}
+
 TEST(SearchEngine, ARepairThatStillFailsIsNotRepairedAgain) {
   TestProject p;
   p.config.search.rounds = 1;

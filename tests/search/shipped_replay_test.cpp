@@ -1,5 +1,6 @@
 // The replays shipped for the demo (examples/replays/*.jsonl): every reply parses as the
-// engine will parse it, its code compiles with the real nvcc (the broken one fails as intended),
+// engine will parse it, passes the candidate source policy (so the GPU runs that replay them
+// reach nvcc), its code compiles with the real nvcc (the broken one fails as intended),
 // and saxpy's drives a whole search with its scripted failures. That every replay reaches its
 // crossover in either order of round 2 is shipped_replay_search_test.cpp's business.
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <regex>
 
 #include "config/config_loader.h"
+#include "cuda_source/candidate_policy.h"
 #include "search/llm/replay_log.h"
 #include "search/llm/reply_parser.h"
 #include "search/proposer_factory.h"
@@ -149,3 +151,33 @@ TEST_P(ShippedKernelReplay, EveryReplyParsesAndCompilesWithNvcc) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, ShippedKernelReplay, ::testing::Values("transpose", "row_sum", "layernorm"),
                          [](const ::testing::TestParamInfo<std::string>& param_info) { return param_info.param; });
+
+// Every shipped reply is what an honest model writes: the candidate source policy lets it through
+// against its kernel's original, as the compiler will in a replayed search.
+TEST(ShippedReplay, EveryReplyPassesTheCandidateSourcePolicy) {
+  namespace fs = std::filesystem;
+  const auto config = config::load_config(KB_SOURCE_DIR "/examples/kernelbot.toml");
+  int checked = 0;
+  for (const std::string kernel : {"saxpy", "transpose", "row_sum", "layernorm"}) {
+    const auto* spec = config.find_kernel(kernel);
+    ASSERT_NE(spec, nullptr) << kernel;
+    const fs::path source = config.resolve(spec->source);
+    std::ifstream in(source);
+    const std::string original((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_FALSE(original.empty()) << source;
+    cuda_source::IncludeScope scope;
+    scope.repository = fs::path(KB_SOURCE_DIR) / "examples";
+    scope.source_dir = source.parent_path();
+    for (const auto& d : config.project.include_dirs) scope.include_dirs.push_back(config.resolve(d));
+    for (const auto& e : read_replay_file(KB_SOURCE_DIR "/examples/replays/" + kernel + ".jsonl").entries) {
+      if (e.step == "ideas") continue;
+      auto code = extract_code(e.reply, e.finish_reason, spec->launcher);
+      if (!code.ok()) continue;  // saxpy's truncated reply
+      const auto violations = cuda_source::candidate_policy_violations(code.code, original, scope);
+      EXPECT_TRUE(violations.empty()) << kernel << " " << e.step << " " << e.key << ": "
+                                      << cuda_source::policy_refusal_log(violations);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 9 + 3 * 7);
+}

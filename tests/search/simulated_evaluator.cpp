@@ -94,6 +94,13 @@ CompiledVariant SimulatedEvaluator::compile(const config::KernelSpec&, const Var
   CompiledVariant c;
   c.cache_key = search::variant_hash(variant);
   c.compile_s = compile_delay_s;
+  if (variant.source.find("SIM_REFUSED") != std::string::npos) {
+    c.ok = false;
+    c.log = "error: refused by kernelbot's candidate source policy before compiling: line 2: `getenv` (environment)\n";
+    c.failure_reason = "refused by the candidate source policy before compiling: line 2: `getenv` (environment)";
+    c.compile_s = 0;
+    return c;
+  }
   if (cost_(variant).compile_error) {
     c.ok = false;
     c.log = "candidate.cu(3): error: identifier \"undefined_thing\" is undefined\n1 error detected";

@@ -19,7 +19,8 @@
 namespace kb::testing {
 
 // What a simulated variant does. Markers in the source set the fields of the default cost:
-//   SIM_COMPILE_ERROR, SIM_WRONG, SIM_CRASH, SIM_TIME=<microseconds>
+//   SIM_COMPILE_ERROR, SIM_WRONG, SIM_CRASH, SIM_TIME=<microseconds>; SIM_REFUSED: refused before
+//   compiling, as the candidate source policy or a compile limit does (with a failure_reason)
 struct SimBehaviour {
   double time_us = 100;
   bool compile_error = false;

@@ -1,0 +1,4 @@
+// refused: #pragma | #pragma GCC dependency
+#pragma GCC dependency "/etc/hostname"
+__global__ void k(float* y) { y[0] = 1; }
+void launch_scale(const float* x, float* y, int n) { k<<<1, 1>>>(y); }

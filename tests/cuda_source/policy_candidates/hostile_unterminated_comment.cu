@@ -1,0 +1,4 @@
+// refused: unreadable source | an unterminated /* comment
+__global__ void k(float* y) { y[0] = 1; }
+void launch_scale(const float* x, float* y, int n) { k<<<1, 1>>>(y); }
+/* never closed
