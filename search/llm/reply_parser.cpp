@@ -1,6 +1,8 @@
 #include "search/llm/reply_parser.h"
 
 #include <nlohmann/json.hpp>
+#include <algorithm>
+#include <set>
 #include <regex>
 #include <sstream>
 
@@ -118,8 +120,10 @@ std::string string_field(const nlohmann::json& j, std::initializer_list<const ch
 
 bool ideas_from_json(const nlohmann::json& j, std::vector<ProposedIdea>& out) {
   const nlohmann::json* list = nullptr;
+  const nlohmann::json single = nlohmann::json::array({j});  // one idea written as an object
   if (j.is_array()) list = &j;
   else if (j.is_object() && j.contains("ideas") && j["ideas"].is_array()) list = &j["ideas"];
+  else if (j.is_object() && !string_field(j, {"text", "idea", "description"}).empty()) list = &single;
   if (!list) return false;
   for (const auto& item : *list) {
     ProposedIdea idea;
@@ -157,6 +161,29 @@ std::string balanced_from(const std::string& s, size_t open) {
   return "";
 }
 
+// Removes commas that only precede a closing bracket (outside strings), as models write in
+// JSON lists: [{"text": "a"},] -> [{"text": "a"}].
+std::string without_trailing_commas(const std::string& s) {
+  std::string out;
+  bool in_string = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < s.size()) out += s[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (c == ',') {
+      size_t j = s.find_first_not_of(" \t\r\n", i + 1);
+      if (j != std::string::npos && (s[j] == ']' || s[j] == '}')) continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 bool defines_function(const std::string& code, const std::string& name) {
@@ -180,6 +207,45 @@ bool defines_function(const std::string& code, const std::string& name) {
   return false;
 }
 
+namespace {
+
+// The chosen block, preceded by the other blocks that define what it launches or calls but does
+// not define itself (a model that shows the kernel in one block and the launcher in the next),
+// in the reply's order; the last block defining a name wins, as for the launcher.
+std::string joined_with_definitions(const std::vector<Block>& blocks, const Block& chosen) {
+  static const std::regex use("\\b([A-Za-z_]\\w*)\\s*(<<<|\\()");
+  std::vector<const Block*> joined = {&chosen};
+  for (size_t pass = 0; pass < blocks.size(); ++pass) {
+    bool added = false;
+    std::string text;
+    for (const Block* b : joined) text += b->text + "\n";
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), use); it != std::sregex_iterator(); ++it) {
+      const std::string name = (*it)[1];
+      static const std::set<std::string> kKeywords = {"if", "for", "while", "switch", "return", "sizeof", "catch",
+                                                       "alignof", "decltype", "__launch_bounds__", "defined"};
+      if (kKeywords.count(name) || defines_function(text, name)) continue;
+      const Block* found = nullptr;
+      for (const auto& b : blocks)
+        if (std::find(joined.begin(), joined.end(), &b) == joined.end() && !is_unified_diff(b.text) &&
+            defines_function(b.text, name))
+          found = &b;
+      if (found) {
+        joined.push_back(found);
+        added = true;
+        break;
+      }
+    }
+    if (!added) break;
+  }
+  if (joined.size() == 1) return chosen.text;
+  std::string code;
+  for (const auto& b : blocks)
+    if (std::find(joined.begin(), joined.end(), &b) != joined.end() && &b != &chosen) code += b.text;
+  return code + chosen.text;
+}
+
+}  // namespace
+
 ExtractedCode extract_code(const std::string& reply, const std::string& finish_reason, const std::string& launcher,
                            const std::string& seed_source) {
   if (finish_reason == "length")
@@ -197,7 +263,7 @@ ExtractedCode extract_code(const std::string& reply, const std::string& finish_r
   }
   std::string code;
   if (chosen) {
-    code = chosen->text;
+    code = joined_with_definitions(blocks, *chosen);
   } else if (diff_seen) {
     return {"", diff_failure};
   } else if (!blocks.empty()) {
@@ -252,7 +318,9 @@ ReasoningSplit split_reasoning(const std::string& content) {
 ParsedIdeas parse_ideas(const std::string& reply) {
   ParsedIdeas parsed;
   auto accept = [&](const std::string& text) {
-    auto j = nlohmann::json::parse(text, nullptr, false);
+    // Models write JSON with // and /* */ comments and trailing commas; both are read.
+    auto j = nlohmann::json::parse(text, nullptr, false, /*ignore_comments=*/true);
+    if (j.is_discarded()) j = nlohmann::json::parse(without_trailing_commas(text), nullptr, false, true);
     if (j.is_discarded()) return false;
     std::vector<ProposedIdea> ideas;
     if (!ideas_from_json(j, ideas)) return false;

@@ -167,3 +167,42 @@ TEST(ParseIdeas, NoJsonIsAFailure) {
   EXPECT_FALSE(parse_ideas("```json\n[{\"text\": \"cut off").ok());
   EXPECT_FALSE(parse_ideas("[]").ok());
 }
+
+TEST(ExtractCode, AKernelAndItsLauncherInSeparateBlocksAreJoined) {
+  const std::string kernel =
+      "```cuda\n#include <cuda_runtime.h>\n"
+      "__device__ float twice(float x) { return 2 * x; }\n"
+      "__global__ void k(float* y, int n) { int i = threadIdx.x; if (i < n) y[i] = twice(y[i]); }\n```\n";
+  const std::string unrelated = "```cuda\n__global__ void other(float* y) { if (y) { y[0] = 0; } }\n```\n";
+  const std::string launcher = "```cuda\nvoid launch_k(float* y, int n) {\n  k<<<(n + 255) / 256, 256>>>(y, n);\n}\n```\n";
+  auto r = extract_code("The kernel:\n" + kernel + "Not needed:\n" + unrelated + "And its launcher:\n" + launcher, "stop",
+                        "launch_k");
+  ASSERT_TRUE(r.ok()) << r.failure;
+  EXPECT_NE(r.code.find("__global__ void k("), std::string::npos) << r.code;
+  EXPECT_NE(r.code.find("twice"), std::string::npos);
+  EXPECT_LT(r.code.find("__global__ void k("), r.code.find("void launch_k("));  // defined before it is used
+  EXPECT_EQ(r.code.find("other"), std::string::npos) << "a block the launcher does not use stays out";
+
+  // A launcher whose kernel no block defines is left as it is (nvcc will name what is missing).
+  auto alone = extract_code(launcher, "stop", "launch_k");
+  ASSERT_TRUE(alone.ok()) << alone.failure;
+  EXPECT_EQ(alone.code.find("__global__"), std::string::npos);
+}
+
+TEST(ParseIdeas, CommentsTrailingCommasAndASingleObjectAreRead) {
+  auto commented = parse_ideas(
+      "```json\n[\n  // the biggest win first\n  {\"text\": \"vectorize with float4\", \"family\": \"memory_access\"},\n"
+      "  /* then */ {\"text\": \"larger blocks\", \"family\": \"parallelism\",},\n]\n```");
+  ASSERT_TRUE(commented.ok()) << commented.failure;
+  ASSERT_EQ(commented.ideas.size(), 2u);
+  EXPECT_EQ(commented.ideas[1].idea.text, "larger blocks");
+  // A comma inside a string is text, not a trailing comma.
+  auto quoted = parse_ideas("[{\"text\": \"tile it, ]\", \"family\": \"memory_access\"},]");
+  ASSERT_TRUE(quoted.ok()) << quoted.failure;
+  EXPECT_EQ(quoted.ideas[0].idea.text, "tile it, ]");
+  auto single = parse_ideas("{\"text\": \"fuse the two passes\", \"family\": \"fusion\", \"rationale\": \"one read\"}");
+  ASSERT_TRUE(single.ok()) << single.failure;
+  ASSERT_EQ(single.ideas.size(), 1u);
+  EXPECT_EQ(single.ideas[0].idea.rationale, "one read");
+  EXPECT_FALSE(parse_ideas("{\"model\": \"x\", \"usage\": {}}").ok());
+}
