@@ -20,7 +20,7 @@ class Sha256 {
  private:
   void block(const unsigned char* p);
   uint32_t h_[8];
-  unsigned char buf_[64];
+  unsigned char buf_[64] = {};
   size_t used_ = 0;
   uint64_t bits_ = 0;
 };

@@ -60,9 +60,8 @@ ChatReply parse_reply(const std::string& body, const ChatRequest& request) {
 
 }  // namespace
 
-OpenAiChatClient::OpenAiChatClient(const config::LlmConfig& llm, std::shared_ptr<TokenLedger> ledger,
-                                   RetryPolicy policy)
-    : llm_(llm), ledger_(std::move(ledger)), policy_(policy) {
+OpenAiChatClient::OpenAiChatClient(config::LlmConfig llm, std::shared_ptr<TokenLedger> ledger, RetryPolicy policy)
+    : llm_(std::move(llm)), ledger_(std::move(ledger)), policy_(policy) {
   while (!llm_.base_url.empty() && llm_.base_url.back() == '/') llm_.base_url.pop_back();
   if (!llm_.api_key_env.empty()) {
     const char* key = std::getenv(llm_.api_key_env.c_str());

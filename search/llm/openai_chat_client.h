@@ -27,7 +27,7 @@ class OpenAiChatClient : public ChatBackend {
  public:
   // Throws std::runtime_error naming the variable when [llm].api_key_env is set but the
   // environment has no such variable (api_key_env = "" sends no key, for local servers).
-  OpenAiChatClient(const config::LlmConfig& llm, std::shared_ptr<TokenLedger> ledger, RetryPolicy policy = {});
+  OpenAiChatClient(config::LlmConfig llm, std::shared_ptr<TokenLedger> ledger, RetryPolicy policy = {});
 
   ChatReply complete(const ChatRequest& request) override;
   TokenUsage usage() const override { return ledger_->usage(); }
