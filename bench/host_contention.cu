@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "common/number_format.h"
+
 namespace {
 
 #define CHECK(call)                                                                          \
@@ -253,7 +255,8 @@ int main(int argc, char** argv) {
   for (const char* p : kPhases) {
     if (gpus >= 2) {
       double worst = beside0[p] > beside1[p] ? beside0[p] : beside1[p];
-      std::printf("%-15s %10.3f %14.3f %14.3f %7.2fx\n", p, alone[p], beside0[p], beside1[p], worst / alone[p]);
+      std::printf("%-15s %10.3f %14.3f %14.3f %8s\n", p, alone[p], beside0[p], beside1[p],
+                  kb::format_speedup(worst / alone[p]).c_str());
     } else {
       std::printf("%-15s %10.3f %14s %14s %8s\n", p, alone[p], "-", "-", "-");
     }

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "common/number_format.h"
 #include "config/config_loader.h"
 #include "profiler/device_query.h"
 #include "profiler/evaluate/gpu_evaluator.h"
@@ -68,6 +69,125 @@ std::vector<std::string> split(const std::string& list) {
   for (std::string item; std::getline(s, item, ',');)
     if (!item.empty()) out.push_back(item);
   return out;
+}
+
+std::string throughput_line(const Row& r) {
+  return fmt::format("{:<12} {:>10} {:>9} {:>7} {:>9} {:>6} {:>8.1f} {:>10.1f} {:>10.1f} {:>12.1f} {:>7}\n",
+                     r.kernel, r.candidates, r.compiled, r.cached, r.verified, r.timed, r.wall_s, r.compile_s, r.run_s,
+                     r.candidates / r.wall_s * 60, kb::format_speedup(r.best));
+}
+
+// The rows' sum, with the whole run's wall time (the searches' own walls overlap when they run
+// side by side).
+Row total_of(const std::vector<Row>& rows, double all_wall_s, size_t gpus) {
+  Row total;
+  total.kernel = "all";
+  for (const auto& r : rows) {
+    total.candidates += r.candidates, total.compiled += r.compiled, total.cached += r.cached;
+    total.verified += r.verified, total.timed += r.timed;
+    total.compile_s += r.compile_s, total.run_s += r.run_s;
+    total.best = std::max(total.best, r.best);
+  }
+  total.wall_s = all_wall_s;
+  total.gpus = static_cast<double>(gpus);
+  return total;
+}
+
+// Where the evaluation time went, and what the screening saved.
+void print_screening_table(const std::vector<Row>& rows) {
+  std::cout << fmt::format("{:<12} {:>9} {:>9} {:>7} {:>9} {:>10} {:>10} {:>9} {:>16}\n", "kernel", "screened",
+                           "screened", "failed", "fully", "compile s", "screen s", "full s", "per GPU-minute");
+  std::cout << fmt::format("{:<12} {:>9} {:>9} {:>7} {:>9}\n", "", "", "out", "screen", "evaluated");
+  for (const auto& r : rows) {
+    const auto& p = r.phases;
+    std::cout << fmt::format("{:<12} {:>9} {:>8.0f}% {:>7} {:>9} {:>10.1f} {:>10.1f} {:>9.1f} {:>16.1f}\n", r.kernel,
+                             p.screened, p.screened ? 100.0 * p.screened_out / p.screened : 0.0, p.failed_screening,
+                             p.fully_evaluated, p.compile_s, p.screen_s, p.full_s, r.candidates / r.wall_s * 60 / r.gpus);
+  }
+  std::cout << "(screened out: correct on the screening, clearly slower than a confirmed candidate or the original; "
+               "per GPU-minute: candidates per minute of wall time divided by the GPUs)\n\n";
+}
+
+// GPU seconds no candidate's job used.
+double idle_gpu_s(const Row& r) {
+  double in_jobs = 0;
+  for (const auto& [phase, v] : r.phases.job_phase_s) in_jobs += v;
+  return std::max(0.0, r.wall_s * r.gpus - in_jobs);
+}
+
+// Inside the evaluations: the harness jobs' phases, and the GPU time no job used.
+void print_job_phase_table(const std::vector<Row>& rows) {
+  std::vector<std::string> phase_names;
+  for (const auto& r : rows)
+    for (const auto& [phase, unused] : r.phases.job_phase_s)
+      if (std::find(phase_names.begin(), phase_names.end(), phase) == phase_names.end()) phase_names.push_back(phase);
+  std::cout << fmt::format("{:<12}", "kernel");
+  for (const auto& phase : phase_names) std::cout << fmt::format(" {:>16}", phase);
+  std::cout << fmt::format(" {:>10}\n", "idle GPU");
+  for (const auto& r : rows) {
+    std::cout << fmt::format("{:<12}", r.kernel);
+    for (const auto& phase : phase_names) {
+      const auto it = r.phases.job_phase_s.find(phase);
+      std::cout << fmt::format(" {:>16.1f}", it == r.phases.job_phase_s.end() ? 0 : it->second);
+    }
+    std::cout << fmt::format(" {:>10.1f}\n", idle_gpu_s(r));
+  }
+  std::cout << "(seconds summed over the candidates' harness jobs, screening and full; idle GPU: wall s times the "
+               "GPUs minus the candidates' job seconds: measuring the original, compiling while no job ran, and "
+               "the search's own work)\n\n";
+}
+
+// The idle GPU, explained: the search's own phases, outside the candidates' jobs.
+void print_idle_gpu_table(const std::vector<Row>& rows) {
+  std::cout << fmt::format("{:<12} {:>12} {:>10} {:>14} {:>16} {:>10}\n", "kernel", "original s", "propose s",
+                           "GPU waiting s", "winner counters", "rest s");
+  for (const auto& r : rows) {
+    const auto& p = r.phases;
+    const double rest = idle_gpu_s(r) - p.original_s - p.proposing_s - p.gpu_wait_s - p.winner_metrics_s;
+    std::cout << fmt::format("{:<12} {:>12.1f} {:>10.1f} {:>14.1f} {:>16.1f} {:>10.1f}\n", r.kernel, p.original_s,
+                             p.proposing_s, p.gpu_wait_s, p.winner_metrics_s, rest);
+  }
+  std::cout << "(original: compiling and measuring it, with counters; propose: the proposer's ideas; GPU waiting: "
+               "GPU workers with nothing to evaluate during rounds (compiles, replies); rest: the idle GPU left "
+               "unexplained: between rounds, process handling around jobs)\n\n";
+}
+
+// A repeated candidate: the same variant compiled again comes from the compile cache.
+void print_repeat_compile(kb::Evaluator& evaluator, const kb::config::KernelSpec& spec,
+                          const kb::search::SearchResult& first) {
+  const kb::search::CandidateRecord* sample = first.best() ? first.best() : &first.tree.back();
+  auto t0 = Clock::now();
+  auto again = evaluator.compile(spec, sample->variant);
+  double again_s = kb::seconds_since(t0);
+  std::cout << fmt::format("repeat compile of {} ({}): {:.3f} s wall, from cache: {} (first compile took {:.2f} s)\n",
+                           sample->id, sample->variant.label, again_s, again.from_cache ? "yes" : "no",
+                           sample->compile_s);
+}
+
+// A repeated search with an archive: the second run compiles and runs nothing it has seen.
+// One archive per process: two benchmarks run at once (one per GPU, to measure what they share)
+// each removed and recreated the other's at one fixed path ("disk I/O error").
+void print_repeat_search(const kb::config::Config& config, const kb::config::KernelSpec& spec,
+                         kb::Evaluator* evaluator, const std::vector<kb::Evaluator*>& more) {
+  auto archive_path = std::filesystem::temp_directory_path() /
+                      ("kb_search_throughput_archive-" + std::to_string(::getpid()) + ".sqlite");
+  std::filesystem::remove(archive_path);
+  kb::search::Archive archive(archive_path);
+  double runs[2] = {0, 0};
+  int64_t evaluated[2] = {0, 0}, reused[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    kb::search::BuiltinProposer proposer(config, spec);
+    kb::search::SearchRequest req{&config, &spec, evaluator, more, &proposer, &archive, {}};
+    auto t1 = Clock::now();
+    auto result = kb::search::run_search(req);
+    runs[i] = kb::seconds_since(t1);
+    evaluated[i] = result.budget.candidates;
+    reused[i] = result.archive_reused;
+  }
+  std::cout << fmt::format("repeat search of {} with an archive: first {:.1f} s ({} evaluated), again {:.1f} s "
+                           "({} evaluated, {} reused from the archive; only the original is re-measured)\n",
+                           spec.name, runs[0], evaluated[0], runs[1], evaluated[1], reused[1]);
+  std::filesystem::remove(archive_path);
 }
 
 }  // namespace
@@ -117,15 +237,10 @@ int main(int argc, char** argv) {
     std::vector<std::string> names = split(kernels);
     if (names.empty())
       for (const auto& k : config.kernels) names.push_back(k.name);
-    auto header = fmt::format("{:<12} {:>10} {:>9} {:>7} {:>9} {:>6} {:>8} {:>10} {:>10} {:>12} {:>7}\n", "kernel",
-                              "candidates", "compiled", "cached", "verified", "timed", "wall s", "compile s",
-                              "eval s", "per minute", "best");
-    auto line = [](const Row& r) {
-      return fmt::format("{:<12} {:>10} {:>9} {:>7} {:>9} {:>6} {:>8.1f} {:>10.1f} {:>10.1f} {:>12.1f} {:>6.2f}x\n",
-                         r.kernel, r.candidates, r.compiled, r.cached, r.verified, r.timed, r.wall_s, r.compile_s,
-                         r.run_s, r.candidates / r.wall_s * 60, r.best);
-    };
-    std::cout << header << std::flush;
+    std::cout << fmt::format("{:<12} {:>10} {:>9} {:>7} {:>9} {:>6} {:>8} {:>10} {:>10} {:>12} {:>7}\n", "kernel",
+                             "candidates", "compiled", "cached", "verified", "timed", "wall s", "compile s", "eval s",
+                             "per minute", "best")
+              << std::flush;
     for (const auto& name : names)
       if (!config.find_kernel(name)) throw std::runtime_error("no [[kernel]] named '" + name + "' in " + config_path);
     // One search: on `evaluator` alone, or with its candidates spread over `others` too.
@@ -148,7 +263,7 @@ int main(int argc, char** argv) {
       for (size_t i = 0; i < names.size(); ++i) {
         auto [row, result] = search(names[i], evaluators.front().get(), more);
         rows[i] = row;
-        std::cout << line(rows[i]) << std::flush;  // row by row: a long run still reports what it measured
+        std::cout << throughput_line(rows[i]) << std::flush;  // row by row: a long run still reports what it measured
         if (!first) first = std::move(result);
       }
     } else {
@@ -161,114 +276,25 @@ int main(int argc, char** argv) {
             auto [row, result] = search(names[i], evaluator, {});
             std::lock_guard lock(printing);
             rows[i] = row;
-            std::cout << line(rows[i]) << std::flush;
+            std::cout << throughput_line(rows[i]) << std::flush;
             if (i == 0) first = std::move(result);
           }
         });
     }
-    const double all_wall_s = kb::seconds_since(all_start);
-    Row total;
-    total.kernel = "all";
-    for (const auto& r : rows) {
-      total.candidates += r.candidates, total.compiled += r.compiled, total.cached += r.cached;
-      total.verified += r.verified, total.timed += r.timed;
-      total.compile_s += r.compile_s, total.run_s += r.run_s;
-      total.best = std::max(total.best, r.best);
-    }
-    total.wall_s = all_wall_s;  // the searches' own walls overlap when they run side by side
-    total.gpus = static_cast<double>(evaluators.size());
-    if (rows.size() > 1) std::cout << line(total);
+    const Row total = total_of(rows, kb::seconds_since(all_start), evaluators.size());
+    if (rows.size() > 1) std::cout << throughput_line(total);
     std::cout << fmt::format("per GPU: {:.1f} candidates a minute ({} candidates in {:.1f} s on {} GPU{})\n",
                              total.candidates / total.wall_s * 60 / total.gpus, total.candidates, total.wall_s,
                              evaluators.size(), evaluators.size() == 1 ? "" : "s");
     std::cout << "(wall s includes measuring each original; compile s and eval s are summed over candidates, "
                  "which overlap" << (queue ? "; one kernel per GPU at a time, so the kernels' walls overlap and all's "
                                               "is the whole run's" : "") << ")\n\n";
-
-    // Where the evaluation time went, and what the screening saved.
-    std::cout << fmt::format("{:<12} {:>9} {:>9} {:>7} {:>9} {:>10} {:>10} {:>9} {:>16}\n", "kernel", "screened",
-                             "screened", "failed", "fully", "compile s", "screen s", "full s", "per GPU-minute");
-    std::cout << fmt::format("{:<12} {:>9} {:>9} {:>7} {:>9}\n", "", "", "out", "screen", "evaluated");
-    for (const auto& r : rows) {
-      const auto& p = r.phases;
-      std::cout << fmt::format("{:<12} {:>9} {:>8.0f}% {:>7} {:>9} {:>10.1f} {:>10.1f} {:>9.1f} {:>16.1f}\n", r.kernel,
-                               p.screened, p.screened ? 100.0 * p.screened_out / p.screened : 0.0, p.failed_screening,
-                               p.fully_evaluated, p.compile_s, p.screen_s, p.full_s,
-                               r.candidates / r.wall_s * 60 / r.gpus);
-    }
-    std::cout << "(screened out: correct on the screening, clearly slower than a confirmed candidate or the original; "
-                 "per GPU-minute: candidates per minute of wall time divided by the GPUs)\n\n";
-
-    // Inside the evaluations: the harness jobs' phases, and the GPU time no job used.
-    auto idle_gpu_s = [](const Row& r) {
-      double in_jobs = 0;
-      for (const auto& [phase, v] : r.phases.job_phase_s) in_jobs += v;
-      return std::max(0.0, r.wall_s * r.gpus - in_jobs);
-    };
-    std::vector<std::string> phase_names;
-    for (const auto& r : rows)
-      for (const auto& [phase, unused] : r.phases.job_phase_s)
-        if (std::find(phase_names.begin(), phase_names.end(), phase) == phase_names.end()) phase_names.push_back(phase);
-    std::cout << fmt::format("{:<12}", "kernel");
-    for (const auto& phase : phase_names) std::cout << fmt::format(" {:>16}", phase);
-    std::cout << fmt::format(" {:>10}\n", "idle GPU");
-    for (const auto& r : rows) {
-      std::cout << fmt::format("{:<12}", r.kernel);
-      for (const auto& phase : phase_names) {
-        const auto it = r.phases.job_phase_s.find(phase);
-        std::cout << fmt::format(" {:>16.1f}", it == r.phases.job_phase_s.end() ? 0 : it->second);
-      }
-      std::cout << fmt::format(" {:>10.1f}\n", idle_gpu_s(r));
-    }
-    std::cout << "(seconds summed over the candidates' harness jobs, screening and full; idle GPU: wall s times the "
-                 "GPUs minus the candidates' job seconds: measuring the original, compiling while no job ran, and "
-                 "the search's own work)\n\n";
-
-    // The idle GPU, explained: the search's own phases, outside the candidates' jobs.
-    std::cout << fmt::format("{:<12} {:>12} {:>10} {:>14} {:>16} {:>10}\n", "kernel", "original s", "propose s",
-                             "GPU waiting s", "winner counters", "rest s");
-    for (const auto& r : rows) {
-      const auto& p = r.phases;
-      const double rest = idle_gpu_s(r) - p.original_s - p.proposing_s - p.gpu_wait_s - p.winner_metrics_s;
-      std::cout << fmt::format("{:<12} {:>12.1f} {:>10.1f} {:>14.1f} {:>16.1f} {:>10.1f}\n", r.kernel, p.original_s,
-                               p.proposing_s, p.gpu_wait_s, p.winner_metrics_s, rest);
-    }
-    std::cout << "(original: compiling and measuring it, with counters; propose: the proposer's ideas; GPU waiting: "
-                 "GPU workers with nothing to evaluate during rounds (compiles, replies); rest: the idle GPU left "
-                 "unexplained: between rounds, process handling around jobs)\n\n";
-
-    // A repeated candidate: the same variant compiled again comes from the compile cache.
+    print_screening_table(rows);
+    print_job_phase_table(rows);
+    print_idle_gpu_table(rows);
     const auto* spec = config.find_kernel(names.front());
-    const kb::search::CandidateRecord* sample = first->best() ? first->best() : &first->tree.back();
-    auto t0 = Clock::now();
-    auto again = evaluators.front()->compile(*spec, sample->variant);
-    double again_s = kb::seconds_since(t0);
-    std::cout << fmt::format("repeat compile of {} ({}): {:.3f} s wall, from cache: {} (first compile took {:.2f} s)\n",
-                             sample->id, sample->variant.label, again_s, again.from_cache ? "yes" : "no",
-                             sample->compile_s);
-
-    // A repeated search with an archive: the second run compiles and runs nothing it has seen.
-    // One archive per process: two benchmarks run at once (one per GPU, to measure what they
-    // share) each removed and recreated the other's at one fixed path ("disk I/O error").
-    auto archive_path = std::filesystem::temp_directory_path() /
-                        ("kb_search_throughput_archive-" + std::to_string(::getpid()) + ".sqlite");
-    std::filesystem::remove(archive_path);
-    kb::search::Archive archive(archive_path);
-    double runs[2] = {0, 0};
-    int64_t evaluated[2] = {0, 0}, reused[2] = {0, 0};
-    for (int i = 0; i < 2; ++i) {
-      kb::search::BuiltinProposer proposer(config, *spec);
-      kb::search::SearchRequest req{&config, spec, evaluators.front().get(), more, &proposer, &archive, {}};
-      auto t1 = Clock::now();
-      auto result = kb::search::run_search(req);
-      runs[i] = kb::seconds_since(t1);
-      evaluated[i] = result.budget.candidates;
-      reused[i] = result.archive_reused;
-    }
-    std::cout << fmt::format("repeat search of {} with an archive: first {:.1f} s ({} evaluated), again {:.1f} s "
-                             "({} evaluated, {} reused from the archive; only the original is re-measured)\n",
-                             spec->name, runs[0], evaluated[0], runs[1], evaluated[1], reused[1]);
-    std::filesystem::remove(archive_path);
+    print_repeat_compile(*evaluators.front(), *spec, *first);
+    print_repeat_search(config, *spec, evaluators.front().get(), more);
     return 0;
   } catch (const kb::profiler::NoDeviceError& e) {
     std::cerr << "search_throughput: " << e.what() << "\n";

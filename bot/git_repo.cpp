@@ -83,12 +83,6 @@ std::optional<GitRepo> GitRepo::discover(const std::filesystem::path& dir) {
 
 std::filesystem::path GitRepo::workdir() const { return git_repository_workdir(repo_.get()); }
 
-std::string GitRepo::branch_head(const std::string& branch) const {
-  git_oid oid;
-  if (git_reference_name_to_id(&oid, repo_.get(), ("refs/heads/" + branch).c_str()) != 0) return "";
-  return hex(oid);
-}
-
 std::string GitRepo::remote_url(const std::string& name) const {
   Remote remote;
   if (git_remote_lookup(remote.out(), repo_.get(), name.c_str()) != 0) return "";

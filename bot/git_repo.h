@@ -33,9 +33,6 @@ class GitRepo {
   // Throws std::runtime_error with libgit2's message, never the token.
   void push(const std::string& remote, const std::string& branch, const std::string& token);
 
-  // The hex id refs/heads/<branch> points at, or "" when there is no such branch.
-  std::string branch_head(const std::string& branch) const;
-
   // The content of `path` (relative to workdir) in the commit `base` resolves to (as for
   // commit_on_branch), or nullopt when that commit has no such file.
   std::optional<std::string> file_at(const std::string& base, const std::string& path) const;

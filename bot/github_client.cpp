@@ -216,7 +216,7 @@ HttpResponse GitHubClient::send(const std::string& method, const std::string& pa
     const bool limited = response.status == 403 || response.status == 429;
     if (limited && response.header("x-ratelimit-remaining") == "0") {
       // The primary limit: nothing succeeds before the reset, so wait for it if the budget allows.
-      double reset_wait = retry_after_seconds(response).value_or(60) + 1;
+      double reset_wait = retry_after_seconds(response, RateLimitHeaders::github).value_or(60) + 1;
       if (rate_limit_waited_s_ + reset_wait > policy_.rate_limit_budget_s || last)
         throw GitHubError(response.status, "GitHub " + what + ": API rate limit exhausted; it resets in " +
                                                std::to_string(static_cast<int64_t>(reset_wait)) + " s, beyond the " +
@@ -233,7 +233,7 @@ HttpResponse GitHubClient::send(const std::string& method, const std::string& pa
                                        contains_ci(message, "secondary rate limit") || response.status == 429);
     if ((secondary || response.status >= 500) && !last) {
       // Retry-After when given; for a secondary limit without it GitHub asks for at least a minute.
-      std::optional<double> server_wait = retry_after_seconds(response);
+      std::optional<double> server_wait = retry_after_seconds(response, RateLimitHeaders::github);
       if (secondary && !server_wait) server_wait = policy_.secondary_min_wait_s;
       double delay = backoff_delay_s(attempt, policy_.base_delay_s, policy_.max_delay_s, server_wait,
                                              policy_.random());

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "bot/cli_context.h"
+#include "common/number_format.h"
 #include "profiler/device_query.h"
 #include "profiler/evaluate/gpu_evaluator.h"
 #include "search/archive.h"
@@ -46,8 +47,8 @@ search::SearchResult search_kernel(const config::Config& config, const config::K
   request.proposer = proposer.get();
   request.archive = archive.get();
   request.on_progress = [](const search::SearchProgress& p) {
-    spdlog::info("round {}: {}/{} candidates, best {:.2f}x: {}", p.round, p.candidates_done, p.candidates_planned,
-                  p.best_speedup, p.message);
+    spdlog::info("round {}: {}/{} candidates, best {}: {}", p.round, p.candidates_done, p.candidates_planned,
+                  format_speedup(p.best_speedup), p.message);
   };
   request.collect_winner_metrics = true;  // the PR shows the counters before and after
   return search::run_search(request);

@@ -27,8 +27,8 @@ std::string timing_table(const EvalResult& eval) {
     std::string floor = t.floor_us > 0 ? fmt::format("{:.0f}% → {:.0f}%", t.baseline_pct_of_floor,
                                                      t.candidate_pct_of_floor)
                                        : "not known (no bandwidth or FLOP count)";
-    out += fmt::format("| {} | {} | {} | **{:.2f}x**{} | {} / {} | {} | {} / {} |\n", t.size_label,
-                       us(t.baseline.median_us), us(t.candidate.median_us), t.speedup,
+    out += fmt::format("| {} | {} | {} | **{}**{} | {} / {} | {} | {} / {} |\n", t.size_label,
+                       us(t.baseline.median_us), us(t.candidate.median_us), format_speedup(t.speedup),
                        t.significant ? "" : " (within noise)", pct(t.baseline.noise), pct(t.candidate.noise), floor,
                        t.baseline.samples, t.candidate.samples);
   }
@@ -79,10 +79,10 @@ std::string correctness(const search::SearchResult& result, const search::Candid
   const auto& v = r.eval.verification;
   std::string out = fmt::format(
       "This file, exactly as this PR changes it, was compiled with the project's flags, verified against the original "
-      "and timed by `{}` on {}{}, after the search: {:.2f}x. The search had measured its winner `{}` at {:.2f}x{}. "
+      "and timed by `{}` on {}{}, after the search: {}. The search had measured its winner `{}` at {}{}. "
       "The timings above and the evidence below are from this re-verification of the PR's text.\n\n",
       r.by, r.eval.device.name.empty() ? "the GPU" : r.eval.device.name, r.at.empty() ? "" : " (" + r.at + ")",
-      r.eval.speedup, best.id, best.speedup, best.from_archive ? ", in an earlier run (kernelbot's archive)" : "");
+      format_speedup(r.eval.speedup), best.id, format_speedup(best.speedup), best.from_archive ? ", in an earlier run (kernelbot's archive)" : "");
   out += "Checks that ran, with the original as the reference:\n\n";
   out += fmt::format(
       "- {} trial{} on fresh random inputs (never zeros) at {} size set{} ({}), input distributions {}{}.\n", v.trials,
@@ -93,8 +93,8 @@ std::string correctness(const search::SearchResult& result, const search::Candid
   if (v.trials * static_cast<int64_t>(std::max<size_t>(v.sizes.size(), 1)) > 1)
     out += "- Consecutive calls with different inputs had to give different, correct outputs.\n";
   if (v.strict_pass)
-    out += fmt::format("- The extra-strict verification, for speedups over [verify].strict_speedup = {:g}x: passed.\n",
-                       r.strict_speedup);
+    out += fmt::format("- The extra-strict verification, for speedups over [verify].strict_speedup = {}: passed.\n",
+                       format_speedup(r.strict_speedup));
   if (v.sanitized)
     out += "- compute-sanitizer (memcheck, racecheck) on one trial: " +
            (v.sanitizer_report.empty() ? std::string("found nothing.") : cell(v.sanitizer_report)) + "\n";
@@ -102,8 +102,8 @@ std::string correctness(const search::SearchResult& result, const search::Candid
   if (!v.strict_pass)
     not_run.push_back(r.eval.speedup <= r.strict_speedup
                           ? fmt::format("the extra-strict verification (it runs for speedups over "
-                                        "[verify].strict_speedup = {:g}x)",
-                                        r.strict_speedup)
+                                        "[verify].strict_speedup = {})",
+                                        format_speedup(r.strict_speedup))
                           : std::string("the extra-strict verification"));
   if (!v.sanitized)
     not_run.push_back(r.sanitize ? "compute-sanitizer (asked for, but it did not run)"
@@ -206,7 +206,7 @@ std::string idea_path(const search::SearchResult& result, const search::Candidat
   for (const auto* c : result.path_to(best.id)) {
     std::string outcome = c->id == "baseline" ? "the original"
                           : verdict_is_correct(c->verdict)
-                              ? fmt::format("{}, {:.2f}x", to_string(c->verdict), c->speedup)
+                              ? fmt::format("{}, {}", to_string(c->verdict), format_speedup(c->speedup))
                               : to_string(c->verdict);
     if (c->from_archive) outcome += " (measured in an earlier run, from the archive)";
     std::string idea = c->id == "baseline" ? "—" : cell(c->idea.text);
@@ -244,7 +244,7 @@ std::string sandbox_sentence(const std::string& sandbox) {
 
 std::string render_pr_title(const search::SearchResult& result) {
   verified_winner(result);
-  return fmt::format("kernelbot: {} {:.2f}x faster", result.kernel, result.reverification.eval.speedup);
+  return fmt::format("kernelbot: {} {} faster", result.kernel, format_speedup(result.reverification.eval.speedup));
 }
 
 std::string render_pr_body(const search::SearchResult& result, const SourceChange& change, const PrContext& ctx) {
@@ -252,9 +252,9 @@ std::string render_pr_body(const search::SearchResult& result, const SourceChang
   const EvalResult& measured = result.reverification.eval;
   const DeviceInfo& d = measured.device.name.empty() ? result.device : measured.device;
   std::string verdict = fmt::format(
-      "**`{}` is {:.2f}x faster** (geometric mean over {} size set{}): this PR's file, verified against the original "
+      "**`{}` is {} faster** (geometric mean over {} size set{}): this PR's file, verified against the original "
       "on {} trials and timed on {} after the search.",
-      ctx.kernel, measured.speedup, measured.timings.size(), measured.timings.size() == 1 ? "" : "s",
+      ctx.kernel, format_speedup(measured.speedup), measured.timings.size(), measured.timings.size() == 1 ? "" : "s",
       measured.verification.trials, d.name.empty() ? "unnamed GPU" : d.name);
   std::string summary = fmt::format("This changes `{}` only. The winning candidate is `{}`: {}", ctx.source_path,
                                     best->id, best->idea.text.empty() ? "(no idea text)" : best->idea.text);

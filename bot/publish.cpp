@@ -20,11 +20,11 @@ namespace {
 std::string commit_message(const search::SearchResult& result, const search::CandidateRecord& best) {
   const search::Reverification& r = result.reverification;
   const std::string& gpu = !r.eval.device.name.empty() ? r.eval.device.name : result.device.name;
-  std::string msg = fmt::format("{}: {:.2f}x faster (verified on {})\n\n", result.kernel, r.eval.speedup,
+  std::string msg = fmt::format("{}: {} faster (verified on {})\n\n", result.kernel, format_speedup(r.eval.speedup),
                                 gpu.empty() ? "the GPU" : gpu);
   for (const auto& t : r.eval.timings)
-    msg += fmt::format("{}: {} us -> {} us ({:.2f}x)\n", t.size_label, format_us(t.baseline.median_us),
-                       format_us(t.candidate.median_us), t.speedup);
+    msg += fmt::format("{}: {} us -> {} us ({})\n", t.size_label, format_us(t.baseline.median_us),
+                       format_us(t.candidate.median_us), format_speedup(t.speedup));
   msg += fmt::format("\nFound by kernelbot's {} search: {}\n", result.proposer, best.idea.text);
   return msg;
 }
@@ -82,8 +82,8 @@ PublishOutcome publish_result(const config::Config& config, const config::Kernel
   if (!best) {
     outcome.note = !result.best() ? "nothing beat the original beyond noise"
                    : result.best()->speedup < config.bench.min_speedup
-                       ? fmt::format("best {:.2f}x is under [bench].min_speedup {:.2f}x", result.best()->speedup,
-                                     config.bench.min_speedup)
+                       ? fmt::format("best {} is under [bench].min_speedup {}", format_speedup(result.best()->speedup),
+                                     format_speedup(config.bench.min_speedup))
                        : "the best candidate is not an accepted, significant win";
     return outcome;
   }

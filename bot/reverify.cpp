@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "common/clock.h"
+#include "common/number_format.h"
 #include "common/sha256.h"
 
 namespace kb::bot {
@@ -44,9 +45,9 @@ std::string judge(const EvalResult& eval, double min_speedup) {
   bool significant = false;
   for (const auto& t : eval.timings) significant |= t.significant && t.speedup > 1;
   if (eval.verdict != Verdict::accepted || !significant)
-    return fmt::format("correct, but not faster beyond the noise ({:.2f}x)", eval.speedup);
+    return fmt::format("correct, but not faster beyond the noise ({})", format_speedup(eval.speedup));
   if (eval.speedup < min_speedup)
-    return fmt::format("{:.2f}x is under [bench].min_speedup {:.2f}x", eval.speedup, min_speedup);
+    return fmt::format("{} is under [bench].min_speedup {}", format_speedup(eval.speedup), format_speedup(min_speedup));
   return "";
 }
 
@@ -104,7 +105,7 @@ search::Reverification reverify_pr_text(const config::Config& config, const conf
   record.passed = record.failure.empty();
   for (const auto& w : eval.verification.warnings) spdlog::warn("{}: {}", spec.name, w);
   if (record.passed)
-    spdlog::info("{}: the PR's text re-verified: {}, {:.2f}x", spec.name, to_string(eval.verdict), eval.speedup);
+    spdlog::info("{}: the PR's text re-verified: {}, {}", spec.name, to_string(eval.verdict), format_speedup(eval.speedup));
   else
     spdlog::warn("{}: the PR's text failed re-verification: {}", spec.name, record.failure);
   return record;

@@ -15,6 +15,7 @@
 #include "bot/sweep_bundle.h"
 #include "bot/version.h"
 #include "common/clock.h"
+#include "common/number_format.h"
 #include "profiler/device_query.h"
 #include "search/advisory_findings.h"
 #include "search/archive.h"
@@ -110,7 +111,7 @@ std::vector<KernelOutcome> search_into_bundle(const config::Config& config, cons
                                  : "the spliced file failed re-verification: " + record.failure);
         } else {
           row.speedup = record.eval.speedup;
-          row.note = fmt::format("the PR's text re-verified: {:.2f}x", record.eval.speedup);
+          row.note = "the PR's text re-verified: " + format_speedup(record.eval.speedup);
         }
       }
     } catch (const profiler::NoDeviceError&) {

@@ -26,19 +26,35 @@ struct Tolerance {
   bool operator==(const Tolerance&) const = default;
 };
 
+// A TOML table kept as the text of the JSON object it stands for ({"reasoning_effort": "high"}),
+// so that this header needs neither a TOML nor a JSON library.
+struct JsonTable {
+  std::string json = "{}";
+  bool operator==(const JsonTable&) const = default;
+};
+
 // [llm]: the OpenAI-compatible chat endpoint the `llm` proposer talks to.
 struct LlmConfig {
   std::string provider = "none";  // "openai-compatible" or "none"
-  std::string base_url = "https://api.openai.com/v1";
+  std::string base_url = "https://api.openai.com/v1";  // may end in a query: ...?api-version=2024-10-21
   std::string model;
   std::string api_key_env = "OPENAI_API_KEY";
+  // "Authorization" sends "Bearer KEY"; any other header (Azure's "api-key") sends the bare key.
+  std::string api_key_header = "Authorization";
   double temperature = 0.7;
-  int64_t max_tokens_per_reply = 8192;
-  double timeout_s = 180;
+  std::string send_temperature = "auto";  // auto (not to reasoning models) | true | false
+  int64_t max_tokens_per_reply = 32768;    // reasoning models spend much of it thinking
+  // auto: max_completion_tokens for OpenAI's reasoning models and api.openai.com, else max_tokens.
+  std::string token_parameter = "auto";
+  double timeout_s = 180;  // the whole reply; when streaming, the longest silence
+  bool stream = true;      // server-sent events
+  int64_t concurrency = 8;  // requests in flight at once
   int64_t max_retries = 5;
   int64_t repair_attempts = 1;  // compile errors fed back for one repair by default
   double usd_per_million_prompt_tokens = 0;
   double usd_per_million_completion_tokens = 0;
+  JsonTable extra_body;  // merged into every request's JSON: reasoning_effort, top_p, chat_template_kwargs...
+  std::map<std::string, std::string> extra_headers;  // sent with every request
 };
 
 // [search]: the reasoning-branching search and its budgets.

@@ -16,7 +16,7 @@ namespace kb::config {
 
 // A typed pointer to one field of a Config; the alternative held is the key's TOML type.
 using FieldRef = std::variant<std::string*, int64_t*, double*, bool*, std::vector<std::string>*,
-                              std::map<std::string, Tolerance>*>;
+                              std::map<std::string, Tolerance>*, std::map<std::string, std::string>*, JsonTable*>;
 
 enum class Bound { any, positive, zero_or_more };  // for integer and number keys
 

@@ -4,6 +4,8 @@
 
 #include <toml++/toml.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <fstream>
 #include <set>
@@ -222,6 +224,43 @@ void read_tolerance_map(TableReader& parent, std::string_view key, std::map<std:
 void read_value(TableReader& r, const char* key, std::map<std::string, Tolerance>& out) {
   read_tolerance_map(r, key, out);
 }
+
+// A table of strings (HTTP headers).
+void read_value(TableReader& r, const char* key, std::map<std::string, std::string>& out) {
+  const toml::table* t = r.subtable(key);
+  if (!t) return;
+  out.clear();
+  for (const auto& [name, node] : *t) {
+    if (auto v = node.value_exact<std::string>()) out[std::string(name.str())] = *v;
+    else r.diag().error(node.source(), r.field(key) + "." + std::string(name.str()),
+                        std::string("expected a string, got ") + type_name(node));
+  }
+}
+
+nlohmann::json to_json(const toml::node& node) {
+  if (const auto* t = node.as_table()) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [name, value] : *t) j[std::string(name.str())] = to_json(value);
+    return j;
+  }
+  if (const auto* a = node.as_array()) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& value : *a) j.push_back(to_json(value));
+    return j;
+  }
+  if (auto v = node.value_exact<std::string>()) return *v;
+  if (auto v = node.value_exact<int64_t>()) return *v;
+  if (auto v = node.value_exact<double>()) return *v;
+  if (auto v = node.value_exact<bool>()) return *v;
+  std::ostringstream text;  // dates and times: as TOML writes them
+  node.visit([&](const auto& value) { text << value; });
+  return text.str();
+}
+
+// Any table, kept as the JSON object it converts to (request fields merged into every request).
+void read_value(TableReader& r, const char* key, JsonTable& out) {
+  if (const toml::table* t = r.subtable(key)) out.json = to_json(*t).dump();
+}
 template <class T>
 void read_value(TableReader& r, const char* key, T& out) {
   r.get(key, out);
@@ -258,6 +297,10 @@ void check_section_rules(TableReader& r, const std::string& section, const Confi
   };
   if (section == "llm" && c.llm.provider == "openai-compatible" && c.llm.model.empty())
     error("model", "missing required field 'model' (needed when provider = \"openai-compatible\")");
+  if (section == "llm" && c.llm.api_key_header.find_first_of(" :\r\n") != std::string::npos)
+    error("api_key_header", "must be a header name (\"Authorization\", \"api-key\"), got \"" + c.llm.api_key_header + "\"");
+  if (section == "llm" && c.llm.api_key_header.empty())
+    error("api_key_header", "must name a header (\"Authorization\" sends \"Bearer KEY\")");
   if (section == "search" && c.search.proposer == "replay" && c.search.replay_file.empty())
     error("replay_file", "missing required field 'replay_file' (needed when proposer = \"replay\")");
   if (section == "search" && c.search.screen_margin < 1.0) error("screen_margin", "must be 1.0 or more");
@@ -273,9 +316,28 @@ void check_section_rules(TableReader& r, const std::string& section, const Confi
 
 // One fixed section, driven by the key table: read every key (wrong types reported in table
 // order), then unknown keys, then the per-key rules, then the section's own rules.
+// A string key whose values include "true" and "false" (send_temperature = auto | true | false)
+// also takes a TOML boolean, as people write one.
+bool read_boolean_as_string(TableReader& r, const ConfigKey& key, Config& c) {
+  FieldRef field = key.field(c);
+  std::string** text = std::get_if<std::string*>(&field);
+  const toml::node* n = r.table().get(key.name);
+  if (!text || !n || !n->is_boolean()) return false;
+  bool has_true = false, has_false = false;
+  for (const char* a : key.allowed) {
+    has_true = has_true || std::string_view(a) == "true";
+    has_false = has_false || std::string_view(a) == "false";
+  }
+  if (!has_true || !has_false) return false;
+  r.node(key.name);
+  **text = *n->value_exact<bool>() ? "true" : "false";
+  return true;
+}
+
 void read_section(TableReader& r, const std::string& section, Config& c) {
   for (const auto& key : config_keys())
-    if (key.section == section) std::visit([&](auto* field) { read_value(r, key.name, *field); }, key.field(c));
+    if (key.section == section && !read_boolean_as_string(r, key, c))
+      std::visit([&](auto* field) { read_value(r, key.name, *field); }, key.field(c));
   r.finish();
   for (const auto& key : config_keys())
     if (key.section == section) check_key(r, key, key.field(c));

@@ -2,6 +2,8 @@
 
 #include <toml++/toml.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <sstream>
 #include <type_traits>
@@ -63,6 +65,51 @@ toml::table kernel_table(const KernelSpec& k) {
   return t;
 }
 
+toml::table string_table(const std::map<std::string, std::string>& values) {
+  toml::table t;
+  for (const auto& [name, value] : values) t.insert(name, value);
+  return t;
+}
+
+// JSON values back into TOML (JSON's null has no TOML form: it is left out).
+void insert_json(toml::table& t, const std::string& name, const nlohmann::json& value);
+
+toml::array json_array(const nlohmann::json& items) {
+  toml::array a;
+  for (const auto& item : items) {
+    toml::table holder;
+    insert_json(holder, "v", item);
+    if (auto* node = holder.get("v")) a.push_back(std::move(*node));
+  }
+  return a;
+}
+
+void insert_json(toml::table& t, const std::string& name, const nlohmann::json& value) {
+  if (value.is_object()) {
+    toml::table sub;
+    for (const auto& [k, v] : value.items()) insert_json(sub, k, v);
+    t.insert(name, std::move(sub));
+  } else if (value.is_array()) {
+    t.insert(name, json_array(value));
+  } else if (value.is_string()) {
+    t.insert(name, value.get<std::string>());
+  } else if (value.is_boolean()) {
+    t.insert(name, value.get<bool>());
+  } else if (value.is_number_integer()) {
+    t.insert(name, value.get<int64_t>());
+  } else if (value.is_number()) {
+    t.insert(name, value.get<double>());
+  }
+}
+
+toml::table json_table(const JsonTable& value) {
+  toml::table t;
+  auto j = nlohmann::json::parse(value.json, nullptr, false);
+  if (j.is_object())
+    for (const auto& [k, v] : j.items()) insert_json(t, k, v);
+  return t;
+}
+
 // Adds one key of the key table to `t`, as whatever TOML type its field has.
 void insert_key(toml::table& t, const ConfigKey& key, const Config& c) {
   // The table's accessors hand out mutable pointers (the loader fills through them); here the
@@ -72,6 +119,8 @@ void insert_key(toml::table& t, const ConfigKey& key, const Config& c) {
         using T = std::remove_cvref_t<decltype(*value)>;
         if constexpr (std::is_same_v<T, std::vector<std::string>>) t.insert(key.name, strings(*value));
         else if constexpr (std::is_same_v<T, std::map<std::string, Tolerance>>) t.insert(key.name, tolerances(*value));
+        else if constexpr (std::is_same_v<T, std::map<std::string, std::string>>) t.insert(key.name, string_table(*value));
+        else if constexpr (std::is_same_v<T, JsonTable>) t.insert(key.name, json_table(*value));
         else t.insert(key.name, *value);
       },
       key.field(const_cast<Config&>(c)));
@@ -127,7 +176,7 @@ std::string commented_defaults() {
       toml::table one;
       insert_key(one, key, defaults);
       std::vector<std::string> lines;
-      if (const auto* table = one.get(key.name)->as_table()) {
+      if (const auto* table = one.get(key.name)->as_table(); table && !table->empty()) {
         // A table (tolerance) gets one dotted line per entry: short, and valid TOML uncommented.
         for (const auto& [name, value] : *table) {
           toml::table entry;

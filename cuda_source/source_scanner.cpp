@@ -308,190 +308,239 @@ std::vector<SourceChunk> directive_chunks(const std::string& text) {
   return directives;
 }
 
-void scan_source(const std::string& text, const std::string& file, ScanResult& result) {
-  auto t = tokenize(text, file, result.skipped);
-  std::vector<Scope> scopes;
-  size_t header_start = 0;  // first token of the current declaration
+namespace {
 
-  auto qualified = [&](const std::string& name) {
-    std::string q;
-    for (const auto& s : scopes)
-      if ((s.kind == Scope::ns || s.kind == Scope::cls) && !s.name.empty()) q += s.name + "::";
-    return q + name;
-  };
-  auto enclosing_function = [&]() -> Scope* {
-    for (auto it = scopes.rbegin(); it != scopes.rend(); ++it)
-      if (it->kind == Scope::function) return &*it;
-    return nullptr;
-  };
+// One pass over a file's tokens that keeps the scopes (namespaces, classes, function bodies) it is
+// in, and records kernels, functions, launch sites and what it could not read.
+class SourceScan {
+ public:
+  SourceScan(const std::string& text, const std::string& file, ScanResult& result)
+      : text_(text), file_(file), result_(result), t_(tokenize(text, file, result.skipped)) {}
 
-  for (size_t i = 0; i < t.size(); ++i) {
-    const Token& tok = t[i];
-    if (tok.text == ";") {
-      // A __global__ declaration without a body.
-      header_start = i + 1;
-      continue;
-    }
-    if (tok.text == "__global__") {
-      size_t end = i;
-      while (end < t.size() && t[end].text != "{" && t[end].text != ";") ++end;
-      size_t name_at = 0, paren_at = 0;
-      // A template header before __global__ belongs to this kernel.
-      std::string tparams;
-      for (size_t k = header_start; k < i; ++k)
-        if (t[k].text == "template" && k + 1 < i && t[k + 1].text == "<") {
-          size_t m = match(t, k + 1);
-          if (m < i) tparams = join(t, k + 2, m);
-        }
-      if (end < t.size() && find_function(t, i + 1, end, name_at, paren_at)) {
-        size_t close = match(t, paren_at);
-        ScannedKernel k{t[name_at].text, file, t[name_at].line, params_from_tokens(t, paren_at, close), tparams,
-                        t[end].text == "{"};
-        size_t last = t[end].text == "{" ? match(t, end) : end;
-        k.begin = t[std::min(header_start, i)].offset;
-        k.end = last < t.size() ? t[last].offset + t[last].text.size() : text.size();
-        result.kernels.push_back(k);
-      } else {
-        result.skipped.push_back({file, tok.line, "__global__ without a readable function signature"});
+  void run() {
+    for (size_t i = 0; i < t_.size(); ++i) {
+      const Token& tok = t_[i];
+      if (tok.text == ";") {
+        // A __global__ declaration without a body.
+        header_start_ = i + 1;
+      } else if (tok.text == "__global__") {
+        read_kernel(i);
+      } else if (tok.text == "{") {
+        scopes_.push_back(scope_opened_at(i));
+        header_start_ = i + 1;
+      } else if (tok.text == "}") {
+        if (!scopes_.empty()) scopes_.pop_back();
+        header_start_ = i + 1;
+      } else if (tok.text == "<<<") {
+        i = read_launch(i);
+      } else if (tok.kind == Token::ident && is_launch_api(tok.text) && i + 1 < t_.size() && t_[i + 1].text == "(") {
+        result_.skipped.push_back({file_, tok.line, "launch through " + tok.text + "() is not traced to a kernel"});
       }
-      continue;
-    }
-    if (tok.text == "{") {
-      Scope s{Scope::other, "", static_cast<size_t>(-1), {}};
-      size_t name_at = 0, paren_at = 0;
-      bool in_function = enclosing_function() != nullptr;
-      if (!in_function && i > header_start) {
-        // What is this brace? namespace / class / function body / something else.
-        const std::string& first = t[header_start].text;
-        // An initializer ("int a[] = {", "auto f = [] {"), but not a default argument or a
-        // template's default: '=' inside (...) or template<...> does not count.
-        bool has_eq = false;
-        for (size_t k = header_start; k < i; ++k) {
-          if (t[k].text == "(") k = std::min(match(t, k), i);
-          else if (t[k].text == "template" && k + 1 < i && t[k + 1].text == "<") k = std::min(match(t, k + 1), i);
-          else has_eq |= t[k].text == "=";
-        }
-        if (first == "namespace") {
-          s.kind = Scope::ns;
-          for (size_t k = header_start + 1; k < i; ++k)
-            if (t[k].kind == Token::ident) s.name += (s.name.empty() ? "" : "::") + t[k].text;
-        } else if ((first == "struct" || first == "class" || first == "union") ||
-                   (first == "template" && std::any_of(t.begin() + static_cast<long>(header_start),
-                                                       t.begin() + static_cast<long>(i), [](const Token& x) {
-                                                         return x.text == "struct" || x.text == "class";
-                                                       }) && std::none_of(t.begin() + static_cast<long>(header_start),
-                                                                          t.begin() + static_cast<long>(i),
-                                                                          [](const Token& x) { return x.text == "("; }))) {
-          s.kind = Scope::cls;
-          for (size_t k = header_start; k < i; ++k)
-            if ((t[k].text == "struct" || t[k].text == "class" || t[k].text == "union") && k + 1 < i &&
-                t[k + 1].kind == Token::ident) {
-              s.name = t[k + 1].text;
-              break;
-            }
-        } else if (first == "extern" && i == header_start + 2 && t[header_start + 1].kind == Token::string_lit) {
-          s.kind = Scope::other;  // extern "C" { ... }: transparent
-        } else if (!has_eq && find_function(t, header_start, i, name_at, paren_at)) {
-          s.kind = Scope::function;
-          size_t close = match(t, paren_at);
-          std::string name = t[name_at].text;
-          // Out-of-class definitions: Foo::bar(...)
-          size_t q = name_at;
-          while (q >= header_start + 2 && t[q - 1].text == "::" && t[q - 2].kind == Token::ident) {
-            name = t[q - 2].text + "::" + name;
-            q -= 2;
-          }
-          bool is_kernel = false;
-          size_t type_begin = header_start;
-          for (size_t k = header_start; k < q; ++k) {
-            if (t[k].text == "__global__") is_kernel = true;
-            if (t[k].text == "template" && k + 1 < q && t[k + 1].text == "<") {
-              size_t m = match(t, k + 1);
-              if (m < q) type_begin = m + 1;
-            }
-          }
-          std::vector<Token> type_tokens;
-          for (size_t k = type_begin; k < q; ++k) {
-            static const char* drop[] = {"static", "inline", "__host__", "__device__", "__global__", "__forceinline__",
-                                         "extern", "constexpr", "__noinline__"};
-            if (std::none_of(std::begin(drop), std::end(drop), [&](const char* d) { return t[k].text == d; }) &&
-                t[k].kind != Token::string_lit)
-              type_tokens.push_back(t[k]);
-          }
-          s.pending = ScannedLauncher{qualified(name),
-                                      file,
-                                      t[name_at].line,
-                                      join(type_tokens, 0, type_tokens.size()),
-                                      params_from_tokens(t, paren_at, close),
-                                      {},
-                                      is_kernel};
-          size_t body_close = match(t, i);
-          s.pending.begin = t[header_start].offset;
-          s.pending.end = body_close < t.size() ? t[body_close].offset + 1 : text.size();
-          result.functions.push_back(s.pending);
-        }
-      }
-      scopes.push_back(std::move(s));
-      header_start = i + 1;
-      continue;
-    }
-    if (tok.text == "}") {
-      if (!scopes.empty()) scopes.pop_back();
-      header_start = i + 1;
-      continue;
-    }
-    if (tok.text == "<<<") {
-      // Callee: identifier (maybe qualified, maybe with <template args>) before <<<.
-      size_t k = i;
-      std::string callee;
-      if (k > 0 && t[k - 1].text == ">") {
-        int depth = 0;
-        size_t j = k - 1;
-        for (;; --j) {
-          if (t[j].text == ">") ++depth;
-          else if (t[j].text == "<" && --depth == 0) break;
-          if (j == 0) break;
-        }
-        k = j;
-      } else if (k > 0 && t[k - 1].text == ">>") {
-        k = 0;  // tokenized oddly; reported below
-      }
-      if (k > 0 && t[k - 1].kind == Token::ident) callee = t[k - 1].text;
-      size_t close = i + 1;
-      int depth = 0;
-      while (close < t.size() && !(t[close].text == ">>>" && depth == 0)) {
-        if (t[close].text == "(") ++depth;
-        else if (t[close].text == ")") --depth;
-        ++close;
-      }
-      if (callee.empty() || close >= t.size()) {
-        result.skipped.push_back({file, tok.line, "launch site whose kernel name could not be read"});
-        continue;
-      }
-      ScannedLaunch launch{callee, join(t, i + 1, close), split_top_level(t, i + 1, close), {}, file, tok.line};
-      if (close + 1 < t.size() && t[close + 1].text == "(") {
-        size_t args_close = match(t, close + 1);
-        if (args_close < t.size()) launch.arguments = split_top_level(t, close + 2, args_close);
-      }
-      Scope* fn = enclosing_function();
-      if (!fn) {
-        result.skipped.push_back({file, tok.line, "launch of " + callee + " outside any function"});
-        continue;
-      }
-      if (fn->launcher_index == static_cast<size_t>(-1)) {
-        fn->launcher_index = result.launchers.size();
-        result.launchers.push_back(fn->pending);
-      }
-      result.launchers[fn->launcher_index].launches.push_back(launch);
-      i = close;
-      continue;
-    }
-    if (tok.kind == Token::ident && (tok.text == "cudaLaunchKernel" || tok.text == "cudaLaunchKernelEx" ||
-                                     tok.text == "cudaLaunchCooperativeKernel" || tok.text == "cuLaunchKernel")) {
-      if (i + 1 < t.size() && t[i + 1].text == "(")
-        result.skipped.push_back({file, tok.line, "launch through " + tok.text + "() is not traced to a kernel"});
     }
   }
+
+ private:
+  static bool is_launch_api(const std::string& name) {
+    return name == "cudaLaunchKernel" || name == "cudaLaunchKernelEx" || name == "cudaLaunchCooperativeKernel" ||
+           name == "cuLaunchKernel";
+  }
+
+  std::string qualified(const std::string& name) const {
+    std::string q;
+    for (const auto& s : scopes_)
+      if ((s.kind == Scope::ns || s.kind == Scope::cls) && !s.name.empty()) q += s.name + "::";
+    return q + name;
+  }
+
+  Scope* enclosing_function() {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+      if (it->kind == Scope::function) return &*it;
+    return nullptr;
+  }
+
+  // The kernel declared or defined by the `__global__` at token i.
+  void read_kernel(size_t i) {
+    size_t end = i;
+    while (end < t_.size() && t_[end].text != "{" && t_[end].text != ";") ++end;
+    size_t name_at = 0, paren_at = 0;
+    // A template header before __global__ belongs to this kernel.
+    std::string tparams;
+    for (size_t k = header_start_; k < i; ++k)
+      if (t_[k].text == "template" && k + 1 < i && t_[k + 1].text == "<") {
+        size_t m = match(t_, k + 1);
+        if (m < i) tparams = join(t_, k + 2, m);
+      }
+    if (end < t_.size() && find_function(t_, i + 1, end, name_at, paren_at)) {
+      size_t close = match(t_, paren_at);
+      ScannedKernel k{t_[name_at].text, file_, t_[name_at].line, params_from_tokens(t_, paren_at, close), tparams,
+                      t_[end].text == "{"};
+      size_t last = t_[end].text == "{" ? match(t_, end) : end;
+      k.begin = t_[std::min(header_start_, i)].offset;
+      k.end = last < t_.size() ? t_[last].offset + t_[last].text.size() : text_.size();
+      result_.kernels.push_back(k);
+    } else {
+      result_.skipped.push_back({file_, t_[i].line, "__global__ without a readable function signature"});
+    }
+  }
+
+  // What the brace at token i opens: a namespace, a class, a function body (recorded as a
+  // function) or something else. Braces inside a function body are "something else".
+  Scope scope_opened_at(size_t i) {
+    Scope s{Scope::other, "", static_cast<size_t>(-1), {}};
+    if (enclosing_function() != nullptr || i <= header_start_) return s;
+    const std::string& first = t_[header_start_].text;
+    size_t name_at = 0, paren_at = 0;
+    if (first == "namespace") {
+      s.kind = Scope::ns;
+      for (size_t k = header_start_ + 1; k < i; ++k)
+        if (t_[k].kind == Token::ident) s.name += (s.name.empty() ? "" : "::") + t_[k].text;
+    } else if (opens_class(i)) {
+      s.kind = Scope::cls;
+      s.name = class_name(i);
+    } else if (first == "extern" && i == header_start_ + 2 && t_[header_start_ + 1].kind == Token::string_lit) {
+      s.kind = Scope::other;  // extern "C" { ... }: transparent
+    } else if (!header_has_initializer(i) && find_function(t_, header_start_, i, name_at, paren_at)) {
+      s.kind = Scope::function;
+      s.pending = function_at(i, name_at, paren_at);
+      result_.functions.push_back(s.pending);
+    }
+    return s;
+  }
+
+  // An initializer ("int a[] = {", "auto f = [] {"), but not a default argument or a template's
+  // default: '=' inside (...) or template<...> does not count.
+  bool header_has_initializer(size_t i) const {
+    bool has_eq = false;
+    for (size_t k = header_start_; k < i; ++k) {
+      if (t_[k].text == "(") k = std::min(match(t_, k), i);
+      else if (t_[k].text == "template" && k + 1 < i && t_[k + 1].text == "<") k = std::min(match(t_, k + 1), i);
+      else has_eq |= t_[k].text == "=";
+    }
+    return has_eq;
+  }
+
+  // struct/class/union, or a class template (a template header with `struct`/`class` and no '(').
+  bool opens_class(size_t i) const {
+    const std::string& first = t_[header_start_].text;
+    if (first == "struct" || first == "class" || first == "union") return true;
+    if (first != "template") return false;
+    const auto b = t_.begin() + static_cast<long>(header_start_), e = t_.begin() + static_cast<long>(i);
+    return std::any_of(b, e, [](const Token& x) { return x.text == "struct" || x.text == "class"; }) &&
+           std::none_of(b, e, [](const Token& x) { return x.text == "("; });
+  }
+
+  std::string class_name(size_t i) const {
+    for (size_t k = header_start_; k < i; ++k)
+      if ((t_[k].text == "struct" || t_[k].text == "class" || t_[k].text == "union") && k + 1 < i &&
+          t_[k + 1].kind == Token::ident)
+        return t_[k + 1].text;
+    return "";
+  }
+
+  // The function whose body opens at token i, its name at name_at and its parameters at paren_at.
+  ScannedLauncher function_at(size_t i, size_t name_at, size_t paren_at) const {
+    size_t close = match(t_, paren_at);
+    std::string name = t_[name_at].text;
+    // Out-of-class definitions: Foo::bar(...)
+    size_t q = name_at;
+    while (q >= header_start_ + 2 && t_[q - 1].text == "::" && t_[q - 2].kind == Token::ident) {
+      name = t_[q - 2].text + "::" + name;
+      q -= 2;
+    }
+    bool is_kernel = false;
+    size_t type_begin = header_start_;
+    for (size_t k = header_start_; k < q; ++k) {
+      if (t_[k].text == "__global__") is_kernel = true;
+      if (t_[k].text == "template" && k + 1 < q && t_[k + 1].text == "<") {
+        size_t m = match(t_, k + 1);
+        if (m < q) type_begin = m + 1;
+      }
+    }
+    std::vector<Token> type_tokens;
+    for (size_t k = type_begin; k < q; ++k) {
+      static const char* drop[] = {"static", "inline", "__host__", "__device__", "__global__", "__forceinline__",
+                                   "extern", "constexpr", "__noinline__"};
+      if (std::none_of(std::begin(drop), std::end(drop), [&](const char* d) { return t_[k].text == d; }) &&
+          t_[k].kind != Token::string_lit)
+        type_tokens.push_back(t_[k]);
+    }
+    ScannedLauncher f{qualified(name),
+                      file_,
+                      t_[name_at].line,
+                      join(type_tokens, 0, type_tokens.size()),
+                      params_from_tokens(t_, paren_at, close),
+                      {},
+                      is_kernel};
+    size_t body_close = match(t_, i);
+    f.begin = t_[header_start_].offset;
+    f.end = body_close < t_.size() ? t_[body_close].offset + 1 : text_.size();
+    return f;
+  }
+
+  // The kernel named before the `<<<` at token i: the identifier (maybe qualified, maybe with
+  // <template args>) before it; "" when it cannot be read.
+  std::string launched_kernel(size_t i) const {
+    size_t k = i;
+    if (k > 0 && t_[k - 1].text == ">") {
+      int depth = 0;
+      size_t j = k - 1;
+      for (;; --j) {
+        if (t_[j].text == ">") ++depth;
+        else if (t_[j].text == "<" && --depth == 0) break;
+        if (j == 0) break;
+      }
+      k = j;
+    } else if (k > 0 && t_[k - 1].text == ">>") {
+      k = 0;  // tokenized oddly; reported by the caller
+    }
+    return k > 0 && t_[k - 1].kind == Token::ident ? t_[k - 1].text : "";
+  }
+
+  // The launch site whose `<<<` is token i, added to the launcher it is in. Returns the token to
+  // continue after (its `>>>`), or i when it could not be read.
+  size_t read_launch(size_t i) {
+    const std::string callee = launched_kernel(i);
+    size_t close = i + 1;
+    int depth = 0;
+    while (close < t_.size() && !(t_[close].text == ">>>" && depth == 0)) {
+      if (t_[close].text == "(") ++depth;
+      else if (t_[close].text == ")") --depth;
+      ++close;
+    }
+    if (callee.empty() || close >= t_.size()) {
+      result_.skipped.push_back({file_, t_[i].line, "launch site whose kernel name could not be read"});
+      return i;
+    }
+    ScannedLaunch launch{callee, join(t_, i + 1, close), split_top_level(t_, i + 1, close), {}, file_, t_[i].line};
+    if (close + 1 < t_.size() && t_[close + 1].text == "(") {
+      size_t args_close = match(t_, close + 1);
+      if (args_close < t_.size()) launch.arguments = split_top_level(t_, close + 2, args_close);
+    }
+    Scope* fn = enclosing_function();
+    if (!fn) {
+      result_.skipped.push_back({file_, t_[i].line, "launch of " + callee + " outside any function"});
+      return i;
+    }
+    if (fn->launcher_index == static_cast<size_t>(-1)) {
+      fn->launcher_index = result_.launchers.size();
+      result_.launchers.push_back(fn->pending);
+    }
+    result_.launchers[fn->launcher_index].launches.push_back(launch);
+    return close;
+  }
+
+  const std::string& text_;
+  const std::string& file_;
+  ScanResult& result_;
+  std::vector<Token> t_;
+  std::vector<Scope> scopes_;
+  size_t header_start_ = 0;  // first token of the current declaration
+};
+
+}  // namespace
+
+void scan_source(const std::string& text, const std::string& file, ScanResult& result) {
+  SourceScan(text, file, result).run();
 }
 
 ScanResult scan_tree(const std::filesystem::path& root, const std::vector<std::string>& exclude) {

@@ -26,7 +26,7 @@ done
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 
 packages=(build-essential cmake ninja-build pkg-config git
-          libgit2-dev libcurl4-openssl-dev libspdlog-dev nlohmann-json3-dev libcli11-dev
+          libgit2-dev libcurl4-openssl-dev libssl-dev libspdlog-dev nlohmann-json3-dev libcli11-dev
           libsqlite3-dev libgtest-dev libgmock-dev
           bubblewrap)  # the candidate sandbox ([verify] sandbox = "namespaces")
 # toml++ is packaged from Debian 12 and Ubuntu 23.04 on; on Ubuntu 22.04 CMake fetches it instead.

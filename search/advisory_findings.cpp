@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/number_format.h"
 #include "cuda_source/literal_knobs.h"
 
 namespace kb::search {
@@ -29,8 +30,8 @@ std::vector<AdvisoryFinding> collect_advisory_findings(const std::vector<Candida
 std::string advisory_text(const AdvisoryFinding& f) {
   // The label names every knob of the measured variant; when the probe was not alone, say so.
   bool alone = f.setting.find(',') == std::string::npos;
-  return fmt::format("advisory: {} measured {:.2f}x faster at {} (verified{}); change it at the call sites", f.subject,
-                     f.speedup, f.value, alone ? "" : "; measured as " + f.setting);
+  return fmt::format("advisory: {} measured {} faster at {} (verified{}); change it at the call sites", f.subject,
+                     format_speedup(f.speedup), f.value, alone ? "" : "; measured as " + f.setting);
 }
 
 }  // namespace kb::search

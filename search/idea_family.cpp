@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <utility>
+#include <vector>
 
 namespace kb::search {
 namespace {
@@ -46,15 +47,6 @@ std::string lower(std::string s) {
 }
 
 }  // namespace
-
-const std::vector<std::string>& idea_families() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const auto& f : family_table()) out.push_back(f.name);
-    return out;
-  }();
-  return names;
-}
 
 std::string describe_idea_families() {
   std::string out;

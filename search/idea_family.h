@@ -1,15 +1,12 @@
 // The families optimization ideas fall into (after the published kernel-search work): the
 // seed selection's diversity rule counts seeds per family, and prompts list them to the model.
+// They are memory_access, async_latency, precision, control_flow, parallelism, fusion,
+// compile_flags, then the engine's own: crossover (two seeds merged) and original (the baseline).
 #pragma once
 
 #include <string>
-#include <vector>
 
 namespace kb::search {
-
-// memory_access, async_latency, precision, control_flow, parallelism, fusion, compile_flags,
-// then the engine's own: crossover (two seeds merged) and original (the baseline).
-const std::vector<std::string>& idea_families();
 
 // One line per family describing it, for prompts.
 std::string describe_idea_families();

@@ -20,7 +20,8 @@ struct TokenUsage {
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
   double cost_usd = 0;
-  int64_t requests = 0;
+  int64_t requests = 0;          // answered
+  int64_t estimated_tokens = 0;  // of the tokens above, those of failed requests (no usage came back)
   int64_t total() const { return prompt_tokens + completion_tokens; }
 };
 

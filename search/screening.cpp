@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/number_format.h"
 #include "search/search_tree.h"
 
 namespace kb::search {
@@ -44,10 +45,10 @@ std::string ScreeningBar::clearly_slower(const ScreenReading& reading) const {
   };
   auto why = [&](const Bar& bar, const std::string& how) {
     const double margin = screening_margin(reading, bar.reading, floor_);
-    return fmt::format("screened {:.3f}x (noise {:.1f}%), clearly below {}'s screened {:.3f}x (noise {:.1f}%) "
-                       "divided by the margin {:.3f} (= {:.3f}x){}",
-                       reading.speedup, reading.noise * 100, bar.id, bar.reading.speedup, bar.reading.noise * 100,
-                       margin, bar.reading.speedup / margin, how);
+    return fmt::format("screened {} (noise {:.1f}%), clearly below {}'s screened {} (noise {:.1f}%) "
+                       "divided by the margin {:.3f} (= {}){}",
+                       format_speedup(reading.speedup), reading.noise * 100, bar.id, format_speedup(bar.reading.speedup),
+                       bar.reading.noise * 100, margin, format_speedup(bar.reading.speedup / margin), how);
   };
   // The original against itself is exactly 1x: the candidate's own reading carries the noise.
   const Bar original{"the original", {1.0, 0.0}};

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "common/number_format.h"
 #include "profiler/evaluate/original_variant.h"
 #include "search/advisory_findings.h"
 #include "search/archive.h"
@@ -137,7 +138,8 @@ class Engine {
       best->parent_id = kBaselineId;
       best->round = 0;
       seen_.insert(best->variant_hash);
-      spdlog::info("{}: starting from the archive's best, {:.2f}x ({})", spec_.name, best->speedup, best->idea.text);
+      spdlog::info("{}: starting from the archive's best, {} ({})", spec_.name, format_speedup(best->speedup),
+                   best->idea.text);
       best_seen_ = std::max(best_seen_, best->speedup);
       result_.tree.push_back(*best);
       ++result_.archive_reused;
@@ -218,7 +220,7 @@ class Engine {
     }
     if (verdict_is_correct(r.verdict)) best_seen_ = std::max(best_seen_, r.speedup);
     spdlog::info("  {} {} {}{}", r.id, to_string(r.verdict),
-                 verdict_is_correct(r.verdict) ? fmt::format("{:.2f}x", r.speedup) : r.reason,
+                 verdict_is_correct(r.verdict) ? format_speedup(r.speedup) : r.reason,
                  r.compile_cached ? " (compile cached)" : "");
     if (req_.on_progress) {
       try {
@@ -326,7 +328,7 @@ class Engine {
     double best_after = best_correct_speedup(result_.tree);
     const CandidateRecord* best = best_accepted(result_.tree);
     spdlog::info("round {} done: {} candidates, best so far {} ({:.0f} s elapsed)", round, evaluated,
-                 best ? fmt::format("{:.2f}x ({})", best->speedup, best->id) : std::string("none accepted"),
+                 best ? fmt::format("{} ({})", format_speedup(best->speedup), best->id) : std::string("none accepted"),
                  budget_.elapsed_s());
 
     if (evaluated > 0 && infra == evaluated) {
@@ -339,8 +341,8 @@ class Engine {
       return false;
     }
     if (best_after < best_before * (1.0 + cfg_.min_round_gain)) {
-      result_.stop_reason = fmt::format("no gain in round {}: best {:.3f}x after {:.3f}x (min_round_gain {:g})", round,
-                                        best_after, best_before, cfg_.min_round_gain);
+      result_.stop_reason = fmt::format("no gain in round {}: best {} after {} (min_round_gain {:g})", round,
+                                        format_speedup(best_after), format_speedup(best_before), cfg_.min_round_gain);
       return false;
     }
     return true;
@@ -413,7 +415,7 @@ class Engine {
     const CandidateRecord* best = result_.best();
     spdlog::info("{}: search ended ({}) after {} candidates in {:.0f} s; {}", spec_.name, result_.stop_reason,
                  result_.budget.candidates, result_.budget.wall_time_s,
-                 best ? fmt::format("winner {} at {:.2f}x", best->id, best->speedup)
+                 best ? fmt::format("winner {} at {}", best->id, format_speedup(best->speedup))
                       : std::string("nothing beat the original"));
     req_.proposer->finish(result_);
   }

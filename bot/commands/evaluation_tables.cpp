@@ -25,7 +25,6 @@ constexpr const char* kFloorNote =
 std::string us(double v) { return format_us(v); }
 std::string pct(double fraction) { return format_fraction_percent(fraction); }
 std::string pct_value(double v) { return v <= 0 ? "-" : format_fixed(v, 1) + "%"; }
-std::string ratio(double v) { return format_fixed(v, 3) + "x"; }
 
 std::string metric(const KernelMetrics& m, const std::string& key) {
   auto it = m.values.find(key);
@@ -60,7 +59,7 @@ std::string render_eval_result(const EvalResult& r, const std::string& kernel, c
   s << "kernel " << kernel << ": candidate " << candidate;
   if (!r.device.name.empty()) s << " on " << r.device.name;
   s << "\nverdict: " << to_string(r.verdict) << "\nreason: " << r.reason << "\n";
-  if (r.speedup > 0 && !r.timings.empty()) s << "speedup: " << ratio(r.speedup) << " (geometric mean)\n";
+  if (r.speedup > 0 && !r.timings.empty()) s << "speedup: " << format_speedup(r.speedup) << " (geometric mean)\n";
 
   const auto& v = r.verification;
   if (v.trials > 0 || !v.failure.empty()) {
@@ -79,7 +78,7 @@ std::string render_eval_result(const EvalResult& r, const std::string& kernel, c
     TextTable t({"size", "baseline us", "candidate us", "speedup", "significant", "noise b/c", "% of floor b/c"});
     for (const auto& st : r.timings)
       t.add_row({st.size_label, us(st.baseline.median_us), us(st.candidate.median_us),
-                 st.speedup > 0 ? ratio(st.speedup) : "-", st.significant ? "yes" : "no",
+                 format_speedup(st.speedup), st.significant ? "yes" : "no",
                  pct(st.baseline.noise) + " / " + pct(st.candidate.noise),
                  pct_value(st.baseline_pct_of_floor) + " / " + pct_value(st.candidate_pct_of_floor)});
     s << "\n" << t.render();

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "common/number_format.h"
 #include "common/text_table.h"
 
 namespace kb::bot {
@@ -23,7 +24,7 @@ void print_outcomes(const std::vector<KernelOutcome>& rows, bool json) {
   for (const auto& r : rows)
     table.add_row({r.kernel, r.baseline_us > 0 ? fmt::format("{:.2f}", r.baseline_us) : "-",
                    r.best_us > 0 ? fmt::format("{:.2f}", r.best_us) : "-",
-                   r.speedup > 0 ? fmt::format("{:.2f}x", r.speedup) : "-", r.verdict,
+                   format_speedup(r.speedup), r.verdict,
                    r.pr.empty() ? r.note : r.pr});
   std::cout << "\n" << table.render();
   // What no PR can change but a person can: verified probes of caller-chosen block sizes.

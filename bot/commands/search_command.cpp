@@ -37,7 +37,7 @@ std::string shorten(const std::string& s, size_t max) {
 }
 
 std::string speedup_cell(const search::CandidateRecord& c) {
-  return verdict_is_correct(c.verdict) ? fmt::format("{:.2f}x", c.speedup) : "-";
+  return verdict_is_correct(c.verdict) ? format_speedup(c.speedup) : "-";
 }
 
 void print_tree(const search::SearchResult& result) {
@@ -64,12 +64,12 @@ void print_winner(const search::SearchResult& result, const std::filesystem::pat
     std::cout << "no candidate beat the original of '" << result.kernel << "' beyond noise\n";
     return;
   }
-  std::cout << fmt::format("winner: {} is {:.2f}x faster than the original (geometric mean over {} sizes){}\n",
-                           best->id, best->speedup, best->eval.timings.size(),
+  std::cout << fmt::format("winner: {} is {} faster than the original (geometric mean over {} sizes){}\n",
+                           best->id, format_speedup(best->speedup), best->eval.timings.size(),
                            best->from_archive ? ", measured in an earlier search (archive)" : "");
   for (const auto& t : best->eval.timings)
-    std::cout << fmt::format("  {}: {} us -> {} us ({:.2f}x)\n", t.size_label, format_us(t.baseline.median_us),
-                             format_us(t.candidate.median_us), t.speedup);
+    std::cout << fmt::format("  {}: {} us -> {} us ({})\n", t.size_label, format_us(t.baseline.median_us),
+                             format_us(t.candidate.median_us), format_speedup(t.speedup));
   std::cout << "idea path:\n";
   for (const auto* step : result.path_to(best->id))
     std::cout << "  " << step->id << ": " << step->idea.text << "\n";

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "common/number_format.h"
 #include "common/secret_redactor.h"
 
 namespace kb::profiler {
@@ -25,12 +26,6 @@ std::string last_lines(const std::string& text, size_t n) {
 std::string seconds_text(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, s >= 10 ? "%.0f s" : "%.1f s", s);
-  return buf;
-}
-
-std::string ratio_text(double r) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3fx", r);
   return buf;
 }
 
@@ -237,16 +232,17 @@ void apply_accept_rule(EvalResult& result, double min_speedup) {
   if (!slower.empty()) {
     result.verdict = Verdict::not_faster;
     result.reason = "correct, but significantly slower than the original at " + slower + " (geometric-mean speedup " +
-                    ratio_text(g) + ")";
+                    format_speedup(g) + ")";
   } else if (g < min_speedup) {
     result.verdict = Verdict::not_faster;
-    result.reason = "correct, geometric-mean speedup " + ratio_text(g) + " is under the required " + ratio_text(min_speedup);
+    result.reason = "correct, geometric-mean speedup " + format_speedup(g) + " is under the required " +
+                    format_speedup(min_speedup);
   } else if (faster == 0) {
     result.verdict = Verdict::not_faster;
-    result.reason = "correct, geometric-mean speedup " + ratio_text(g) + " but no size is faster beyond the noise";
+    result.reason = "correct, geometric-mean speedup " + format_speedup(g) + " but no size is faster beyond the noise";
   } else {
     result.verdict = Verdict::accepted;
-    result.reason = "correct and faster: geometric-mean speedup " + ratio_text(g) + ", significant at " +
+    result.reason = "correct and faster: geometric-mean speedup " + format_speedup(g) + ", significant at " +
                     std::to_string(faster) + " of " + std::to_string(result.timings.size()) + " sizes";
   }
   if (!advice.empty()) result.reason += " (" + advice + ")";

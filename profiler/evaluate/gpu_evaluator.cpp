@@ -5,9 +5,9 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdio>
 
 #include "common/clock.h"
+#include "common/number_format.h"
 #include "config/size_expression.h"
 #include "profiler/device_query.h"
 #include "profiler/evaluate/harness_job_builder.h"
@@ -71,11 +71,9 @@ const DeviceInfo& pick_device(const std::vector<DeviceInfo>& devices, int index)
 // at the main size kept for the search to rank it; failures keep the full path's verdicts.
 void mark_screened(EvalResult& r) {
   if (r.verdict != Verdict::accepted && r.verdict != Verdict::not_faster) return;
-  char text[160];
-  std::snprintf(text, sizeof text, "passed the screening (1 trial per size set), %.3fx at %s", r.speedup,
-                r.timings.empty() ? "the main size" : r.timings.front().size_label.c_str());
+  r.reason = "passed the screening (1 trial per size set), " + format_speedup(r.speedup) + " at " +
+             (r.timings.empty() ? std::string("the main size") : r.timings.front().size_label);
   r.verdict = Verdict::pending;
-  r.reason = text;
 }
 
 }  // namespace
@@ -247,10 +245,9 @@ EvalResult GpuEvaluator::evaluate(const config::KernelSpec& spec, const Compiled
 
 void GpuEvaluator::strict_check(const config::KernelSpec& spec, const CompiledVariant& baseline,
                                 const CompiledVariant& candidate, EvalResult& result) {
-  char claim[64];
-  std::snprintf(claim, sizeof claim, "%.1fx", result.speedup);
+  const std::string claim = format_speedup(result.speedup);
   spdlog::info("'{}': a {} speedup is over [verify].strict_speedup = {}; verifying again, strictly", spec.name, claim,
-               config_.verify.strict_speedup);
+               format_speedup(config_.verify.strict_speedup));
   HarnessJob job = job_for(spec, "verify");
   job.strict = true;
   job.baseline_library = baseline.library_path;
@@ -270,7 +267,7 @@ void GpuEvaluator::strict_check(const config::KernelSpec& spec, const CompiledVa
   result.verdict = strict.verdict == Verdict::pending || verdict_is_correct(strict.verdict) ? Verdict::wrong_result
                                                                                              : strict.verdict;
   std::string why = strict.verification.failure.empty() ? strict.reason : strict.verification.failure;
-  result.reason = std::string("claimed a ") + claim + " speedup, but the strict re-verification failed: " + why;
+  result.reason = "claimed a " + claim + " speedup, but the strict re-verification failed: " + why;
   if (!strict.verification.failure.empty()) result.verification.failure = strict.verification.failure;
   result.verification.passed = false;
 }

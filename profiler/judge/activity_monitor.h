@@ -29,7 +29,6 @@ class ActivityMonitor {
   // cannot trace (the harness cannot then vouch for side-stream work).
   void enable();
   void disable();
-  bool enabled() const { return enabled_; }
 
   uint64_t timestamp() const;  // now, in the records' time base
   // Flushes CUPTI's buffers and returns every record completed since the last call. Call it

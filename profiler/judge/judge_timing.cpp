@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "common/number_format.h"
 #include "profiler/judge/arg_inputs.h"
 #include "profiler/judge/clock_monitor.h"
 #include "profiler/judge/cuda_check.h"
@@ -481,9 +482,9 @@ void run_timing(const DecodedJob& job, const Servers& servers, EvalResult& resul
                                               {st.candidate.median_us, st.candidate.q1_us, st.candidate.q3_us, st.candidate.noise});
       st.candidate_pct_of_floor = percent_of_floor(st.floor_us, st.candidate.median_us);
       outcomes.push_back({label, st.speedup, st.significant});
-      spdlog::info("{}: original {:.2f} us, candidate {:.2f} us, speedup {:.3f}x{} ({} samples checked)", label,
-                   st.baseline.median_us, st.candidate.median_us, st.speedup, st.significant ? " (significant)" : "",
-                   st.checked_samples);
+      spdlog::info("{}: original {:.2f} us, candidate {:.2f} us, speedup {}{} ({} samples checked)", label,
+                   st.baseline.median_us, st.candidate.median_us, format_speedup(st.speedup),
+                   st.significant ? " (significant)" : "", st.checked_samples);
       std::string wall;
       if (job.raw.wall_clock_check) {
         phases.begin("wall-clock check");

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+
+#include "common/number_format.h"
 
 namespace kb::judge {
 
@@ -54,20 +55,17 @@ SpeedupJudgement judge_speedup(const std::vector<SizeOutcome>& sizes, double min
     if (s.significant && s.speedup < 1 && slower.empty()) slower = s.label;
   }
   const double g = geometric_mean(ratios);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3fx", g);
+  const std::string mean = format_speedup(g);
   if (!slower.empty()) {
     j.reason = std::string("correct, but significantly slower than the original at ") + slower +
-               " (geometric-mean speedup " + buf + ")";
+               " (geometric-mean speedup " + mean + ")";
   } else if (g < min_speedup) {
-    char need[32];
-    std::snprintf(need, sizeof need, "%.3gx", min_speedup);
-    j.reason = std::string("correct, geometric-mean speedup ") + buf + " is under the required " + need;
+    j.reason = "correct, geometric-mean speedup " + mean + " is under the required " + format_speedup(min_speedup);
   } else if (faster == 0) {
-    j.reason = std::string("correct, geometric-mean speedup ") + buf + " but no size is faster beyond the noise";
+    j.reason = "correct, geometric-mean speedup " + mean + " but no size is faster beyond the noise";
   } else {
     j.accepted = true;
-    j.reason = std::string("correct and faster: geometric-mean speedup ") + buf + ", significant at " +
+    j.reason = "correct and faster: geometric-mean speedup " + mean + ", significant at " +
                std::to_string(faster) + " of " + std::to_string(sizes.size()) + " sizes";
   }
   return j;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/number_format.h"
+
 namespace kb::judge {
 
 size_t wall_clock_calls(double baseline_event_us, double candidate_event_us, size_t bytes_per_call,
@@ -33,10 +35,10 @@ std::string wall_clock_disagreement(const WallClockEvidence& e) {
                 "the candidate's timing is not what the parent's clock sees at %s: over %d back-to-back calls on "
                 "fresh inputs (outputs checked) the judge's clock measured %.3g us per call for the candidate and %.3g "
                 "us for the original, but the candidate's timed samples claim %.3g us (the original's %.3g us): a "
-                "%.2fx speedup claimed, %.2fx seen; more than %.3g us per call is work outside the timed region "
+                "%s speedup claimed, %s seen; more than %.3g us per call is work outside the timed region "
                 "(a side stream, deferred or host-side work)",
                 e.size_label.c_str(), e.calls, e.candidate_wall_us, e.baseline_wall_us, e.candidate_event_us,
-                e.baseline_event_us, claimed, seen, limit);
+                e.baseline_event_us, format_speedup(claimed).c_str(), format_speedup(seen).c_str(), limit);
   return buf;
 }
 

@@ -26,6 +26,7 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "common/secret_redactor.h"
 
@@ -184,159 +185,200 @@ std::string find_executable(const std::string& name, const std::string& path_lis
   return "";
 }
 
+namespace {
+
+// The environment the child gets: scrubbed to an allow-list, or the parent's less its secrets,
+// plus the command's own variables.
+std::vector<std::string> child_environment(const SandboxCommand& command) {
+  if (command.scrub_env) return scrubbed_environment(environ, command.extra_env);
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('='));
+    if (!command.extra_env.count(name) && !env_name_looks_secret(name)) env.push_back(entry);
+  }
+  for (const auto& [name, value] : command.extra_env) env.push_back(name + "=" + value);
+  return env;
+}
+
+// The argv to execute and, in `exe`, the program's path: the command found on the child's PATH
+// (its argv[0] as given), or bubblewrap running it for the namespace sandbox. Empty with
+// `result.start_error` set when it cannot be started.
+std::vector<std::string> child_argv(const SandboxCommand& command, const std::vector<std::string>& env,
+                                    std::string& exe, SandboxResult& result) {
+  std::string path_list = "/usr/local/bin:/usr/bin:/bin";
+  for (const auto& e : env)
+    if (starts_with(e, "PATH=")) path_list = e.substr(5);
+  exe = find_executable(command.argv[0], path_list);
+  if (exe.empty()) {
+    result.start_error = "'" + command.argv[0] + "' not found in PATH";
+    return {};
+  }
+  std::vector<std::string> args = command.argv;
+  if (command.kind != SandboxKind::namespaces) return args;
+  if (std::string problem = namespace_sandbox_problem(); !problem.empty()) {
+    result.start_error = problem;
+    return {};
+  }
+  args[0] = exe.find('/') == 0 ? exe : std::filesystem::absolute(exe).string();
+  args = bwrap_argv(find_bwrap(), command.view, args, command.working_dir);
+  exe = args[0];
+  return args;
+}
+
+// The child's standard streams, opened before fork(). Closes what it still owns when it ends.
+struct ChildStdio {
+  int out[2] = {-1, -1};
+  int err[2] = {-1, -1};
+  int in[2] = {-1, -1};  // a pipe for stdin: the parent's end kept open, or stdin_data written into it
+  int devnull = -1;      // stdin when there is no pipe
+
+  ChildStdio() = default;
+  ChildStdio(const ChildStdio&) = delete;
+  ChildStdio& operator=(const ChildStdio&) = delete;
+  ~ChildStdio() {
+    for (int* fd : {&out[0], &out[1], &err[0], &err[1], &in[0], &in[1], &devnull})
+      if (*fd >= 0) close(*fd);
+  }
+  // Hands a descriptor over to the caller: this no longer closes it.
+  static int release(int& fd) { return std::exchange(fd, -1); }
+};
+
+// Opens the child's pipes. stdin_data goes through a pipe written before the child can read it
+// (it fits the pipe's buffer), so only the child's first reader sees it: nothing of it is on disk
+// or in argv/env. False with `result.start_error` set when that fails.
+bool open_child_stdio(const SandboxCommand& command, bool pipe_stdin, ChildStdio& io, SandboxResult& result) {
+  if (pipe2(io.out, O_CLOEXEC) != 0 || pipe2(io.err, O_CLOEXEC) != 0) {
+    result.start_error = std::string("pipe: ") + std::strerror(errno);
+    return false;
+  }
+  io.devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (pipe_stdin) {
+    if (pipe2(io.in, O_CLOEXEC) != 0) {
+      result.start_error = std::string("pipe: ") + std::strerror(errno);
+      return false;
+    }
+  } else if (!command.stdin_data.empty()) {
+    if (command.stdin_data.size() > 4096 || pipe2(io.in, O_CLOEXEC) != 0) {
+      result.start_error = "cannot pass stdin data to the child";
+      return false;
+    }
+    const ssize_t w = write(io.in[1], command.stdin_data.data(), command.stdin_data.size());
+    close(ChildStdio::release(io.in[1]));
+    if (w != static_cast<ssize_t>(command.stdin_data.size())) {
+      result.start_error = "cannot pass stdin data to the child";
+      return false;
+    }
+  }
+  return true;
+}
+
+// Everything the forked child uses, prepared before fork(): after fork() in a threaded process
+// only async-signal-safe calls are allowed until execve().
+struct ExecPlan {
+  std::string exe;
+  std::vector<char*> argv, envp;
+  std::string workdir;
+  rlim_t fsize = 0, cpu_s = 0, nproc = 0;
+  bool keep_capabilities = false;  // bwrap needs them
+  int pass[8] = {};
+  int passed = 0;
+};
+
+ExecPlan exec_plan(const SandboxCommand& command, const std::string& exe, std::vector<std::string>& args,
+                   std::vector<std::string>& env) {
+  ExecPlan plan;
+  plan.exe = exe;
+  for (auto& a : args) plan.argv.push_back(a.data());
+  plan.argv.push_back(nullptr);
+  for (auto& e : env) plan.envp.push_back(e.data());
+  plan.envp.push_back(nullptr);
+  plan.workdir = command.working_dir.string();
+  plan.fsize = static_cast<rlim_t>(command.limits.max_file_mb) * 1024 * 1024;
+  plan.cpu_s = static_cast<rlim_t>(command.limits.max_cpu_s > 0 ? command.limits.max_cpu_s
+                                                                : 2 * command.limits.wall_time_s + 60);
+  // A backstop only (it counts all the user's processes, and root is exempt): the process-tree
+  // count the parent watches is the limit that holds.
+  plan.nproc = static_cast<rlim_t>(std::max<int64_t>(command.limits.max_processes, 1) * 16);
+  plan.keep_capabilities = command.kind == SandboxKind::namespaces || command.launches_bwrap;
+  plan.passed = static_cast<int>(std::min<size_t>(command.pass_fds.size(), 8));
+  for (int i = 0; i < plan.passed; ++i) plan.pass[i] = command.pass_fds[static_cast<size_t>(i)];
+  return plan;
+}
+
+// The forked child: own session (so the whole group can be killed), limits, descriptors, then
+// exec. Async-signal-safe calls only.
+[[noreturn]] void exec_child(ExecPlan& plan, const ChildStdio& io) {
+  setsid();
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  signal(SIGPIPE, SIG_DFL);
+  rlimit core{0, 0};
+  setrlimit(RLIMIT_CORE, &core);
+  rlimit fs{plan.fsize, plan.fsize};
+  setrlimit(RLIMIT_FSIZE, &fs);
+  rlimit cpu{plan.cpu_s, plan.cpu_s};
+  setrlimit(RLIMIT_CPU, &cpu);
+  rlimit np{plan.nproc, plan.nproc};
+  setrlimit(RLIMIT_NPROC, &np);
+  // bwrap run by root needs its capabilities to map uid 0 into the namespace (CAP_SETFCAP since
+  // Linux 5.12); it drops them all for the command it runs (--cap-drop ALL).
+  if (!plan.keep_capabilities) drop_privileges();
+  else prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  // The passed descriptors become 3, 4, ...: first moved above that range (and above stdio,
+  // which is replaced next), so that none is overwritten before it is placed.
+  const int passed = plan.passed;
+  for (int i = 0; i < passed; ++i)
+    if ((plan.pass[i] = fcntl(plan.pass[i], F_DUPFD, 3 + passed)) < 0) _exit(126);
+  if (io.in[0] >= 0) dup2(io.in[0], STDIN_FILENO);
+  else if (io.devnull >= 0) dup2(io.devnull, STDIN_FILENO);
+  dup2(io.out[1], STDOUT_FILENO);
+  dup2(io.err[1], STDERR_FILENO);
+  for (int i = 0; i < passed; ++i)
+    if (dup2(plan.pass[i], 3 + i) < 0) _exit(126);
+  // A session keyring of its own: bubblewrap keeps the caller's, which every sandbox (and
+  // kernelbot) would otherwise share, a place for one job's process to leave keys for another's.
+  syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, nullptr);
+  // Inherited descriptors the parent's libraries left open without O_CLOEXEC are closed here.
+  syscall(SYS_close_range, static_cast<unsigned>(3 + passed), ~0u, 0u);
+  int err = 0;
+  if (!plan.workdir.empty() && chdir(plan.workdir.c_str()) != 0) err = errno;
+  if (err == 0) {
+    execve(plan.exe.c_str(), plan.argv.data(), plan.envp.data());
+    err = errno;
+  }
+  _exit(err == ENOENT ? 127 : 126);  // the shell's codes for "not found" / "cannot execute"
+}
+
+}  // namespace
+
 SpawnedChild spawn_sandboxed(const SandboxCommand& command, bool pipe_stdin, SandboxResult& result) {
   SpawnedChild child;
   if (command.argv.empty()) {
     result.start_error = "empty command";
     return child;
   }
-  // Everything the child needs is prepared before fork(): after fork() in a threaded process
-  // only async-signal-safe calls are allowed until execve().
-  std::vector<std::string> env_strings;
-  if (command.scrub_env) {
-    env_strings = scrubbed_environment(environ, command.extra_env);
-  } else {
-    for (char** e = environ; *e; ++e) {
-      std::string entry = *e;
-      const std::string name = entry.substr(0, entry.find('='));
-      if (!command.extra_env.count(name) && !env_name_looks_secret(name)) env_strings.push_back(entry);
-    }
-    for (const auto& [name, value] : command.extra_env) env_strings.push_back(name + "=" + value);
-  }
-  std::string path_list = "/usr/local/bin:/usr/bin:/bin";
-  for (const auto& e : env_strings)
-    if (starts_with(e, "PATH=")) path_list = e.substr(5);
-  std::string exe = find_executable(command.argv[0], path_list);
-  if (exe.empty()) {
-    result.start_error = "'" + command.argv[0] + "' not found in PATH";
-    return child;
-  }
-  std::vector<std::string> args = command.argv;
-  const bool namespaced = command.kind == SandboxKind::namespaces;
-  const bool launches_bwrap = command.launches_bwrap;
-  if (namespaced) {
-    if (std::string problem = namespace_sandbox_problem(); !problem.empty()) {
-      result.start_error = problem;
-      return child;
-    }
-    args[0] = exe.find('/') == 0 ? exe : std::filesystem::absolute(exe).string();
-    args = bwrap_argv(find_bwrap(), command.view, args, command.working_dir);
-    exe = args[0];
-  }
-  std::vector<char*> argv, envp;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  for (const auto& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  std::string workdir = command.working_dir.string();
-  const rlim_t fsize = static_cast<rlim_t>(command.limits.max_file_mb) * 1024 * 1024;
-  const rlim_t cpu_s = static_cast<rlim_t>(command.limits.max_cpu_s > 0 ? command.limits.max_cpu_s
-                                                                          : 2 * command.limits.wall_time_s + 60);
-  // A backstop only (it counts all the user's processes, and root is exempt): the tree count
-  // below is the limit that holds.
-  const rlim_t nproc = static_cast<rlim_t>(std::max<int64_t>(command.limits.max_processes, 1) * 16);
-
-  int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
-    result.start_error = std::string("pipe: ") + std::strerror(errno);
-    return child;
-  }
-  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
-    result.start_error = std::string("pipe: ") + std::strerror(errno);
-    close(out_pipe[0]), close(out_pipe[1]);
-    return child;
-  }
-  int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  // stdin_data goes through a pipe written before the child can read it (it fits the pipe's
-  // buffer), so only the child's first reader sees it: nothing of it is on disk or in argv/env.
-  int in_pipe[2] = {-1, -1};
-  if (pipe_stdin) {
-    if (pipe2(in_pipe, O_CLOEXEC) != 0) {
-      result.start_error = std::string("pipe: ") + std::strerror(errno);
-      close(out_pipe[0]), close(out_pipe[1]), close(err_pipe[0]), close(err_pipe[1]);
-      if (devnull >= 0) close(devnull);
-      return child;
-    }
-  } else if (!command.stdin_data.empty()) {
-    if (command.stdin_data.size() > 4096 || pipe2(in_pipe, O_CLOEXEC) != 0) {
-      result.start_error = "cannot pass stdin data to the child";
-      close(out_pipe[0]), close(out_pipe[1]), close(err_pipe[0]), close(err_pipe[1]);
-      if (devnull >= 0) close(devnull);
-      return child;
-    }
-    const ssize_t w = write(in_pipe[1], command.stdin_data.data(), command.stdin_data.size());
-    close(in_pipe[1]);
-    if (w != static_cast<ssize_t>(command.stdin_data.size())) {
-      result.start_error = "cannot pass stdin data to the child";
-      close(in_pipe[0]), close(out_pipe[0]), close(out_pipe[1]), close(err_pipe[0]), close(err_pipe[1]);
-      if (devnull >= 0) close(devnull);
-      return child;
-    }
-  }
-
-  int pass[8];
-  const int passed = static_cast<int>(std::min<size_t>(command.pass_fds.size(), 8));
-  for (int i = 0; i < passed; ++i) pass[i] = command.pass_fds[static_cast<size_t>(i)];
-  pid_t pid = fork();
-  if (pid == 0) {
-    // Child: own session (so the whole group can be killed), limits, pipes, then exec.
-    setsid();
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    signal(SIGPIPE, SIG_DFL);
-    rlimit core{0, 0};
-    setrlimit(RLIMIT_CORE, &core);
-    rlimit fs{fsize, fsize};
-    setrlimit(RLIMIT_FSIZE, &fs);
-    rlimit cpu{cpu_s, cpu_s};
-    setrlimit(RLIMIT_CPU, &cpu);
-    rlimit np{nproc, nproc};
-    setrlimit(RLIMIT_NPROC, &np);
-    // bwrap run by root needs its capabilities to map uid 0 into the namespace (CAP_SETFCAP since
-    // Linux 5.12); it drops them all for the command it runs (--cap-drop ALL).
-    if (!namespaced && !launches_bwrap) drop_privileges();
-    else prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-    // The passed descriptors become 3, 4, ...: first moved above that range (and above stdio,
-    // which is replaced next), so that none is overwritten before it is placed.
-    for (int i = 0; i < passed; ++i)
-      if ((pass[i] = fcntl(pass[i], F_DUPFD, 3 + passed)) < 0) _exit(126);
-    if (in_pipe[0] >= 0) dup2(in_pipe[0], STDIN_FILENO);
-    else if (devnull >= 0) dup2(devnull, STDIN_FILENO);
-    dup2(out_pipe[1], STDOUT_FILENO);
-    dup2(err_pipe[1], STDERR_FILENO);
-    for (int i = 0; i < passed; ++i)
-      if (dup2(pass[i], 3 + i) < 0) _exit(126);
-    // A session keyring of its own: bubblewrap keeps the caller's, which every sandbox (and
-    // kernelbot) would otherwise share, a place for one job's process to leave keys for another's.
-    syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, nullptr);
-    // Inherited descriptors the parent's libraries left open without O_CLOEXEC are closed here.
-    syscall(SYS_close_range, static_cast<unsigned>(3 + passed), ~0u, 0u);
-    int err = 0;
-    if (!workdir.empty() && chdir(workdir.c_str()) != 0) err = errno;
-    if (err == 0) {
-      execve(exe.c_str(), argv.data(), envp.data());
-      err = errno;
-    }
-    _exit(err == ENOENT ? 127 : 126);  // the shell's codes for "not found" / "cannot execute"
-  }
-  if (devnull >= 0) close(devnull);
-  if (in_pipe[0] >= 0) close(in_pipe[0]);
-  close(out_pipe[1]);
-  close(err_pipe[1]);
+  std::vector<std::string> env = child_environment(command);
+  std::string exe;
+  std::vector<std::string> args = child_argv(command, env, exe, result);
+  if (args.empty()) return child;
+  ChildStdio io;
+  if (!open_child_stdio(command, pipe_stdin, io, result)) return child;
+  ExecPlan plan = exec_plan(command, exe, args, env);
+  const pid_t pid = fork();
+  if (pid == 0) exec_child(plan, io);
   if (pid < 0) {
     result.start_error = std::string("fork: ") + std::strerror(errno);
-    close(out_pipe[0]), close(err_pipe[0]);
-    if (pipe_stdin) close(in_pipe[1]);
-    return child;
+    return child;  // io closes every descriptor
   }
   result.started = true;
   child.pid = pid;
-  child.stdin_fd = pipe_stdin ? in_pipe[1] : -1;
-  child.stdout_fd = out_pipe[0];
-  child.stderr_fd = err_pipe[0];
-  return child;
+  child.stdin_fd = pipe_stdin ? ChildStdio::release(io.in[1]) : -1;
+  child.stdout_fd = ChildStdio::release(io.out[0]);
+  child.stderr_fd = ChildStdio::release(io.err[0]);
+  return child;  // io closes the child's ends and /dev/null
 }
 
 namespace {

@@ -59,27 +59,20 @@ std::vector<std::string> register_caps(int64_t registers) {
 TuningSpace TuningSpace::build(const Variant& base, const config::KernelSpec& spec, const TuningSpaceOptions& options) {
   TuningSpace space;
   space.base_ = base;
-  std::map<std::string, std::string> base_defines;
-  for (const auto& d : base.defines)
-    if (auto kv = split_define(d)) base_defines[kv->first] = kv->second;
+  space.launcher_ = spec.launcher;
+  space.add_macro_dimensions(spec, options);
+  if (options.literal_knobs) space.add_launcher_knob_dimensions(spec);
+  space.add_compiler_dimensions(spec, options);
+  return space;
+}
 
-  auto macros = cuda_source::detect_tunable_macros(base.source);
-  auto add_macro = [&](const std::string& name, std::vector<std::string> values, cuda_source::MacroRole role,
-                       std::optional<std::string> source_default) {
-    for (const auto& d : space.dims_)
-      if (d.name == name) return;
-    TuningDimension dim;
-    dim.name = name;
-    dim.role = role;
-    dim.source_default = source_default;
-    dim.values = std::move(values);
-    if (source_default) index_of(dim.values, *source_default);
-    auto current = base_defines.find(name);
-    if (current != base_defines.end()) dim.default_index = index_of(dim.values, current->second);
-    else if (source_default) dim.default_index = index_of(dim.values, *source_default);
-    else dim.default_index = 0;
-    if (dim.values.size() > 1) space.dims_.push_back(std::move(dim));
-  };
+// The spec's [[kernel]].tunables first (they keep the config's values), then every tunable macro
+// the source defines; a macro is offered once.
+void TuningSpace::add_macro_dimensions(const config::KernelSpec& spec, const TuningSpaceOptions& options) {
+  std::map<std::string, std::string> base_defines;
+  for (const auto& d : base_.defines)
+    if (auto kv = split_define(d)) base_defines[kv->first] = kv->second;
+  const auto macros = cuda_source::detect_tunable_macros(base_.source);
   if (options.spec_tunables)
     for (const auto& [name, values] : spec.tunables) {
       const cuda_source::TunableMacro* found = nullptr;
@@ -87,75 +80,99 @@ TuningSpace TuningSpace::build(const Variant& base, const config::KernelSpec& sp
         if (m.name == name) found = &m;
       std::optional<std::string> def;
       if (found && found->default_value) def = std::to_string(*found->default_value);
-      add_macro(name, values, found ? found->role : cuda_source::MacroRole::other, def);
+      add_macro_dimension(base_defines, name, values, found ? found->role : cuda_source::MacroRole::other, def);
     }
   for (const auto& m : macros) {
     std::optional<std::string> def;
     if (m.default_value) def = std::to_string(*m.default_value);
-    add_macro(m.name, cuda_source::sweep_values(m), m.role, def);
+    add_macro_dimension(base_defines, m.name, cuda_source::sweep_values(m), m.role, def);
   }
-  space.launcher_ = spec.launcher;
-  if (options.literal_knobs) {
-    auto knobs = cuda_source::find_launcher_knobs(base.source, spec.launcher, spec.source, spec_overload_score(spec));
-    for (const auto& why : knobs.not_offered) spdlog::debug("builtin tuner: not a knob: {}", why);
-    for (auto& knob : knobs.literals) {
-      cuda_source::TunableMacro as_macro{knob.name, knob.value, knob.line, knob.role, {}};
-      TuningDimension dim;
-      dim.kind = TuningDimension::Kind::literal;
-      dim.name = knob.name;
-      dim.role = knob.role;
-      dim.values = cuda_source::sweep_values(as_macro);
-      dim.default_index = index_of(dim.values, std::to_string(knob.value));
-      dim.knob = space.literal_knobs_.size();
-      dim.display = knob.description();
-      dim.group = knob.group;
-      space.literal_knobs_.push_back(std::move(knob));
-      if (dim.values.size() > 1) space.dims_.push_back(std::move(dim));
-    }
-    for (auto& arg : knobs.arguments) {
-      auto value = configured_value(spec, arg.param);
-      if (!value) {
-        spdlog::debug("builtin tuner: {} is not probed: no [[kernel.arg]] `{}` of role scalar or size with an "
-                      "integer value",
-                      arg.subject(), arg.param);
-        continue;
-      }
-      cuda_source::TunableMacro as_macro{arg.param, *value, arg.line, cuda_source::MacroRole::block_size, {}};
-      TuningDimension dim;
-      dim.kind = TuningDimension::Kind::argument;
-      dim.name = arg.param;
-      dim.role = cuda_source::MacroRole::block_size;
-      dim.values = cuda_source::sweep_values(as_macro);
-      dim.default_index = index_of(dim.values, std::to_string(*value));
-      dim.knob = space.argument_knobs_.size();
-      dim.display = fmt::format("{} ({} in this config)", arg.subject(), *value);
-      space.argument_knobs_.push_back(std::move(arg));
-      space.argument_values_.push_back(*value);
-      if (dim.values.size() > 1) space.dims_.push_back(std::move(dim));
-    }
+}
+
+void TuningSpace::add_macro_dimension(const std::map<std::string, std::string>& base_defines, const std::string& name,
+                                      std::vector<std::string> values, cuda_source::MacroRole role,
+                                      std::optional<std::string> source_default) {
+  for (const auto& d : dims_)
+    if (d.name == name) return;
+  TuningDimension dim;
+  dim.name = name;
+  dim.role = role;
+  dim.source_default = source_default;
+  dim.values = std::move(values);
+  if (source_default) index_of(dim.values, *source_default);
+  auto current = base_defines.find(name);
+  if (current != base_defines.end()) dim.default_index = index_of(dim.values, current->second);
+  else if (source_default) dim.default_index = index_of(dim.values, *source_default);
+  else dim.default_index = 0;
+  if (dim.values.size() > 1) dims_.push_back(std::move(dim));
+}
+
+// Literal knobs of the launcher (block-size literals, const locals, dim3 shapes) and launch
+// arguments whose value the config sets.
+void TuningSpace::add_launcher_knob_dimensions(const config::KernelSpec& spec) {
+  auto knobs = cuda_source::find_launcher_knobs(base_.source, spec.launcher, spec.source, spec_overload_score(spec));
+  for (const auto& why : knobs.not_offered) spdlog::debug("builtin tuner: not a knob: {}", why);
+  for (auto& knob : knobs.literals) {
+    cuda_source::TunableMacro as_macro{knob.name, knob.value, knob.line, knob.role, {}};
+    TuningDimension dim;
+    dim.kind = TuningDimension::Kind::literal;
+    dim.name = knob.name;
+    dim.role = knob.role;
+    dim.values = cuda_source::sweep_values(as_macro);
+    dim.default_index = index_of(dim.values, std::to_string(knob.value));
+    dim.knob = literal_knobs_.size();
+    dim.display = knob.description();
+    dim.group = knob.group;
+    literal_knobs_.push_back(std::move(knob));
+    if (dim.values.size() > 1) dims_.push_back(std::move(dim));
   }
+  for (auto& arg : knobs.arguments) {
+    auto value = configured_value(spec, arg.param);
+    if (!value) {
+      spdlog::debug("builtin tuner: {} is not probed: no [[kernel.arg]] `{}` of role scalar or size with an "
+                    "integer value",
+                    arg.subject(), arg.param);
+      continue;
+    }
+    cuda_source::TunableMacro as_macro{arg.param, *value, arg.line, cuda_source::MacroRole::block_size, {}};
+    TuningDimension dim;
+    dim.kind = TuningDimension::Kind::argument;
+    dim.name = arg.param;
+    dim.role = cuda_source::MacroRole::block_size;
+    dim.values = cuda_source::sweep_values(as_macro);
+    dim.default_index = index_of(dim.values, std::to_string(*value));
+    dim.knob = argument_knobs_.size();
+    dim.display = fmt::format("{} ({} in this config)", arg.subject(), *value);
+    argument_knobs_.push_back(std::move(arg));
+    argument_values_.push_back(*value);
+    if (dim.values.size() > 1) dims_.push_back(std::move(dim));
+  }
+}
+
+// __launch_bounds__, fast math and register caps: choices the base variant has not made already.
+void TuningSpace::add_compiler_dimensions(const config::KernelSpec& spec, const TuningSpaceOptions& options) {
   if (options.launch_bounds)
-    if (auto bounded = cuda_source::add_launch_bounds(base.source, spec.launcher)) {
-      space.bounded_source_ = *bounded;
-      space.dims_.push_back({TuningDimension::Kind::launch_bounds, "__launch_bounds__", cuda_source::MacroRole::other,
-                             {"off", "on"}, 0, std::nullopt, 0, "", ""});
+    if (auto bounded = cuda_source::add_launch_bounds(base_.source, spec.launcher)) {
+      bounded_source_ = *bounded;
+      dims_.push_back({TuningDimension::Kind::launch_bounds, "__launch_bounds__", cuda_source::MacroRole::other,
+                       {"off", "on"}, 0, std::nullopt, 0, "", ""});
     }
+  const auto& flags = base_.nvcc_flags;
   if (options.fast_math) {
-    bool has = std::find(base.nvcc_flags.begin(), base.nvcc_flags.end(), "--use_fast_math") != base.nvcc_flags.end();
+    bool has = std::find(flags.begin(), flags.end(), "--use_fast_math") != flags.end();
     if (!has)
-      space.dims_.push_back({TuningDimension::Kind::flags, "nvcc flags", cuda_source::MacroRole::other,
-                             {"", "--use_fast_math"}, 0, std::nullopt, 0, "", ""});
+      dims_.push_back({TuningDimension::Kind::flags, "nvcc flags", cuda_source::MacroRole::other,
+                       {"", "--use_fast_math"}, 0, std::nullopt, 0, "", ""});
   }
   if (options.registers >= 64) {
     auto caps = register_caps(options.registers);
     caps.insert(caps.begin(), "");
-    bool has = std::any_of(base.nvcc_flags.begin(), base.nvcc_flags.end(),
+    bool has = std::any_of(flags.begin(), flags.end(),
                            [](const std::string& f) { return f.rfind("-maxrregcount", 0) == 0; });
     if (!has && caps.size() > 1)
-      space.dims_.push_back({TuningDimension::Kind::flags, kRegisterCapDimension, cuda_source::MacroRole::other, caps, 0,
-                             std::nullopt, 0, "", ""});
+      dims_.push_back({TuningDimension::Kind::flags, kRegisterCapDimension, cuda_source::MacroRole::other, caps, 0,
+                       std::nullopt, 0, "", ""});
   }
-  return space;
 }
 
 uint64_t TuningSpace::size() const {

@@ -31,7 +31,7 @@ struct TuningDimension {
   std::vector<std::string> values;  // macro values; flags ("" = none); "off"/"on"
   size_t default_index = 0;         // the base variant's value
   std::optional<std::string> source_default;  // the value without any -D (macros only)
-  // Literal and argument knobs: the index into the space's literal_knobs() / argument_knobs(),
+  // Literal and argument knobs: the index into the space's literal_knobs_ / argument_knobs_,
   // what ideas call it ("block size of launch_gelu's launch (the literal 32 at src/gelu.cu:41)")
   // and the block shape it is one dimension of.
   size_t knob = 0;
@@ -86,10 +86,15 @@ class TuningSpace {
   // measured and reported, never published.
   bool advisory(const TuningPoint& point) const;
 
-  const std::vector<cuda_source::LiteralKnob>& literal_knobs() const { return literal_knobs_; }
-  const std::vector<cuda_source::ArgumentKnob>& argument_knobs() const { return argument_knobs_; }
-
  private:
+  // The steps of build(), each adding its dimensions.
+  void add_macro_dimensions(const config::KernelSpec& spec, const TuningSpaceOptions& options);
+  void add_macro_dimension(const std::map<std::string, std::string>& base_defines, const std::string& name,
+                           std::vector<std::string> values, cuda_source::MacroRole role,
+                           std::optional<std::string> source_default);
+  void add_launcher_knob_dimensions(const config::KernelSpec& spec);
+  void add_compiler_dimensions(const config::KernelSpec& spec, const TuningSpaceOptions& options);
+
   std::string source_of(const TuningPoint& point) const;
 
   Variant base_;

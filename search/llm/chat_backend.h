@@ -26,12 +26,14 @@ struct ChatRequest {
   nlohmann::json summary = nlohmann::json::object();  // what was asked, briefly (for the recording)
   std::vector<ChatMessage> messages;
   double temperature = 0.7;
-  int64_t max_tokens = 8192;
+  int64_t max_tokens = 32768;
 };
 
 // What the model answered, with the tokens it cost.
 struct ChatReply {
-  std::string content;
+  std::string content;        // the answer: never reasoning (<think> blocks and reasoning fields are apart)
+  std::string reasoning;      // what the model thought before answering, when the server shows it
+  std::string refusal;        // the model declined (OpenAI's `refusal` field)
   std::string finish_reason;  // "stop", "length", ...
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
@@ -39,9 +41,18 @@ struct ChatReply {
   std::string model;
 };
 
-// The model could not be asked: retries exhausted, a permanent error (401, 404...), a bad reply.
+// Why a request failed, which says what can be done about it.
+enum class ChatFailure {
+  service,        // the endpoint failed: unreachable, timeouts, 5xx, malformed replies (after retries)
+  configuration,  // the request or the account is wrong: 401, 403, 404, a refused 400, no quota
+  answer,         // the model answered, but with nothing usable: a refusal, a reply that was all reasoning
+};
+
+// The model could not be asked, or gave nothing usable.
 struct ChatError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit ChatError(const std::string& what, ChatFailure failure = ChatFailure::service)
+      : std::runtime_error(what), kind(failure) {}
+  ChatFailure kind;
 };
 
 // A replay file has no reply recorded for this exchange.
@@ -57,6 +68,10 @@ class ChatBackend {
   virtual ChatReply complete(const ChatRequest& request) = 0;
   virtual TokenUsage usage() const = 0;
   virtual std::string describe() const = 0;  // "gpt-4o at https://api.openai.com/v1"
+  // One small request before any GPU work, so that a wrong key, URL, model or parameter is
+  // reported in seconds: throws UsageError (exit 2) for those, kb::Error (exit 1) when the service
+  // does not answer. Nothing to check by default (a replay).
+  virtual void preflight() {}
   virtual void finish(const SearchResult& /*result*/) {}
 };
 

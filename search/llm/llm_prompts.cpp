@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/number_format.h"
 #include "common/text_template.h"
 #include "search/idea_family.h"
 #include "search/llm/exchange_keys.h"
@@ -20,12 +21,10 @@ std::string shorten(const std::string& text, size_t max, bool keep_end = false) 
   return text.substr(0, max) + "\n[... " + std::to_string(text.size() - max) + " characters cut ...]";
 }
 
-std::string speedup_text(double s) { return fmt::format("{:.2f}x", s); }
-
 std::string format_seeds(const std::vector<Seed>& seeds) {
   std::string out;
   for (const auto& s : seeds) {
-    out += fmt::format("### {} ({} vs the original)", s.id, speedup_text(s.speedup));
+    out += fmt::format("### {} ({} vs the original)", s.id, format_speedup(s.speedup));
     if (s.id == "baseline") {
       out += ": the original source above\n\n";
       continue;
@@ -41,7 +40,7 @@ std::string format_examples(const std::vector<ArchiveExample>& examples) {
   std::string out;
   for (const auto& e : examples)
     out += fmt::format("- `{}` on {}: {} with the idea \"{}\" [{}]\n```diff\n{}```\n", e.kernel, e.gpu,
-                       speedup_text(e.speedup), e.idea.text, e.idea.family, shorten(e.diff, kMaxDiffChars));
+                       format_speedup(e.speedup), e.idea.text, e.idea.family, shorten(e.diff, kMaxDiffChars));
   return out;
 }
 
@@ -110,7 +109,7 @@ std::string format_history(const std::vector<Outcome>& history, size_t limit) {
     const auto& h = history[i];
     out += fmt::format("- {} (round {}, from {}) [{}] {} -> {}", h.id, h.round, h.parent_id, h.idea.family,
                        h.idea.text, to_string(h.verdict));
-    if (verdict_is_correct(h.verdict)) out += " " + speedup_text(h.speedup);
+    if (verdict_is_correct(h.verdict)) out += " " + format_speedup(h.speedup);
     else if (!h.reason.empty()) out += ": " + shorten(h.reason, 200);
     out += "\n";
   }
@@ -167,7 +166,7 @@ ChatRequest PromptBuilder::implement(const BranchRequest& req, int64_t branch) c
   v["BRANCH"] = std::to_string(branch + 1);
   v["BRANCHES"] = std::to_string(req.branches);
   v["SEED_ID"] = req.seed.id;
-  v["SEED_SPEEDUP"] = speedup_text(req.seed.speedup);
+  v["SEED_SPEEDUP"] = format_speedup(req.seed.speedup);
   v["SEED_CODE"] = shorten(req.seed.variant.source, kMaxCodeChars);
   v["SEED_BUILD"] = format_build(req.seed.variant);
   std::string key = branch_key(branch_key_prefix(ctx_.round, req), branch);
@@ -176,7 +175,7 @@ ChatRequest PromptBuilder::implement(const BranchRequest& req, int64_t branch) c
   if (req.mate) {
     v["SEED_IDEA"] = req.seed.idea.text;
     v["MATE_ID"] = req.mate->id;
-    v["MATE_SPEEDUP"] = speedup_text(req.mate->speedup);
+    v["MATE_SPEEDUP"] = format_speedup(req.mate->speedup);
     v["MATE_CODE"] = shorten(req.mate->variant.source, kMaxCodeChars);
     v["MATE_BUILD"] = format_build(req.mate->variant);
     v["MATE_IDEA"] = req.mate->idea.text;

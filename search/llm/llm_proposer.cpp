@@ -96,7 +96,9 @@ Branch LlmProposer::implement_branch(const ProposalContext& ctx, const BranchReq
   PromptBuilder prompts(ctx, config_.llm);
   try {
     ChatReply reply = backend_->complete(prompts.implement(request, branch));
-    ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.launcher);
+    // Lines of the code the model started from are its own, not gaps it left.
+    const std::string started_from = request.seed.variant.source + (request.mate ? request.mate->variant.source : "");
+    ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.launcher, started_from);
     if (!code.ok()) return Branch{std::nullopt, code.failure};
     Variant v{code.code, request.seed.variant.defines, request.seed.variant.nvcc_flags,
               request.id_prefix + "-b" + std::to_string(branch)};
@@ -138,7 +140,7 @@ std::optional<Variant> LlmProposer::repair(const ProposalContext& ctx, const std
   try {
     ChatReply reply =
         backend_->complete(prompts.repair(candidate_id, repair_keys_.key_for(candidate_id), idea, failed, compile_log));
-    ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.launcher);
+    ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.launcher, failed.source);
     if (!code.ok()) {
       spdlog::warn("{}: repair failed: {}", candidate_id, code.failure);
       return std::nullopt;

@@ -3,65 +3,46 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
 
-#include "common/http_client.h"
 #include "common/secret_redactor.h"
 #include "core/errors.h"
+#include "search/llm/chat_completion.h"
+#include "search/llm/provider_error.h"
 
 namespace kb::search {
 namespace {
 
-// The server's own error message ({"error": {"message": ...}}), or the start of the body.
-std::string server_message(const HttpResponse& response) {
-  auto j = nlohmann::json::parse(response.body, nullptr, false);
-  if (!j.is_discarded() && j.is_object() && j.contains("error")) {
-    const auto& e = j["error"];
-    if (e.is_object() && e.contains("message") && e["message"].is_string()) return e["message"].get<std::string>();
-    if (e.is_string()) return e.get<std::string>();
-  }
-  return response.body.substr(0, 300);
-}
+// Requests resent in another shape or with a smaller token limit, at most: every refusal a
+// server can make of one request, with room to spare, and never a loop.
+constexpr int kMaxRewrites = 6;
+// Tokens kept free when the token limit is fitted to the context: servers count the chat
+// template's own tokens a little differently.
+constexpr int64_t kContextMargin = 16;
 
-// Parses a chat-completions reply; throws ChatError when it is not one.
-ChatReply parse_reply(const std::string& body, const ChatRequest& request) {
-  auto j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) throw ChatError("the reply is not JSON: " + body.substr(0, 200));
-  if (!j.contains("choices") || !j["choices"].is_array() || j["choices"].empty() || !j["choices"][0].is_object())
-    throw ChatError("the reply has no choices: " + body.substr(0, 200));
-  const auto& choice = j["choices"][0];
-  ChatReply reply;
-  if (choice.contains("message") && choice["message"].is_object()) {
-    const auto& m = choice["message"];
-    if (m.contains("content") && m["content"].is_string()) reply.content = m["content"].get<std::string>();
-  } else {
-    throw ChatError("the reply's first choice has no message");
-  }
-  if (choice.contains("finish_reason") && choice["finish_reason"].is_string())
-    reply.finish_reason = choice["finish_reason"].get<std::string>();
-  if (j.contains("model") && j["model"].is_string()) reply.model = j["model"].get<std::string>();
-  const auto* usage = j.contains("usage") && j["usage"].is_object() ? &j["usage"] : nullptr;
-  if (usage && (*usage).contains("prompt_tokens") && (*usage)["prompt_tokens"].is_number_integer()) {
-    reply.prompt_tokens = (*usage)["prompt_tokens"].get<int64_t>();
-    if ((*usage).contains("completion_tokens") && (*usage)["completion_tokens"].is_number_integer())
-      reply.completion_tokens = (*usage)["completion_tokens"].get<int64_t>();
-  } else {
-    // Some servers omit usage; about 4 characters per token keeps the budget honest.
-    size_t prompt_chars = 0;
-    for (const auto& m : request.messages) prompt_chars += m.content.size();
-    reply.prompt_tokens = static_cast<int64_t>(prompt_chars / 4 + 1);
-    reply.completion_tokens = static_cast<int64_t>(reply.content.size() / 4 + 1);
-    reply.usage_estimated = true;
-  }
-  return reply;
+struct Slot {
+  std::counting_semaphore<1024>& s;
+  explicit Slot(std::counting_semaphore<1024>& sem) : s(sem) { s.acquire(); }
+  ~Slot() { s.release(); }
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace
 
-OpenAiChatClient::OpenAiChatClient(config::LlmConfig llm, std::shared_ptr<TokenLedger> ledger, RetryPolicy policy)
-    : llm_(std::move(llm)), ledger_(std::move(ledger)), policy_(policy) {
+OpenAiChatClient::OpenAiChatClient(const config::LlmConfig& llm, std::shared_ptr<TokenLedger> ledger,
+                                   RetryPolicy policy)
+    : llm_(llm),
+      url_(chat_completions_url(llm.base_url)),
+      ledger_(std::move(ledger)),
+      shape_(request_shape_for(llm)),
+      policy_(policy),
+      in_flight_(std::clamp<std::ptrdiff_t>(llm.concurrency, 1, 1024)) {
   while (!llm_.base_url.empty() && llm_.base_url.back() == '/') llm_.base_url.pop_back();
   if (!llm_.api_key_env.empty()) {
     const char* key = std::getenv(llm_.api_key_env.c_str());
@@ -91,64 +72,184 @@ double OpenAiChatClient::next_jitter() {
 }
 
 ChatReply OpenAiChatClient::complete(const ChatRequest& request) {
-  struct Slot {
-    std::counting_semaphore<64>& s;
-    explicit Slot(std::counting_semaphore<64>& sem) : s(sem) { s.acquire(); }
-    ~Slot() { s.release(); }
-  } slot(in_flight_);
+  ChatReply reply = exchange(request, llm_.max_retries);
+  if (std::string why = unusable_reply(reply, request.max_tokens); !why.empty())
+    throw ChatError(why, ChatFailure::answer);
+  return reply;
+}
 
-  std::string last_error;
-  const int64_t attempts = 1 + std::max<int64_t>(0, llm_.max_retries);
-  for (int64_t attempt = 0; attempt < attempts; ++attempt) {
-    int64_t max_tokens = ledger_->admit(request.max_tokens);  // throws BudgetExhausted
-    nlohmann::json body{{"model", llm_.model}, {"temperature", request.temperature}, {"max_tokens", max_tokens}};
-    body["messages"] = nlohmann::json::array();
-    for (const auto& m : request.messages) body["messages"].push_back({{"role", m.role}, {"content", m.content}});
-    HttpRequest http;
-    http.method = "POST";
-    http.url = llm_.base_url + "/chat/completions";
-    http.headers = {{"Content-Type", "application/json"}};
-    if (!api_key_.empty()) http.headers.emplace_back("Authorization", "Bearer " + api_key_);
-    http.body = body.dump();
-    http.timeout_s = llm_.timeout_s;
-    http.connect_timeout_s = std::min(10.0, llm_.timeout_s);
+void OpenAiChatClient::preflight() {
+  ChatRequest probe;
+  probe.step = "preflight";
+  probe.key = "check";
+  probe.messages = {{"system", "You check that this endpoint answers."}, {"user", "Reply with the word: ok"}};
+  probe.temperature = llm_.temperature;
+  probe.max_tokens = 16;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    exchange(probe, std::min<int64_t>(llm_.max_retries, 2));
+  } catch (const ChatError& e) {
+    std::string what = fmt::format("the model did not answer kernelbot's check request ({}): {}", describe(), e.what());
+    if (e.kind == ChatFailure::configuration) throw UsageError(what);
+    throw Error(what);
+  }
+  spdlog::info("{} answered the check request in {:.1f} s", describe(), seconds_since(t0));
+}
+
+HttpRequest OpenAiChatClient::http_request(const ChatRequest& request, const ShapeChoice& shape, int64_t max_tokens,
+                                           CompletionStream& stream) const {
+  HttpRequest http;
+  http.method = "POST";
+  http.url = url_;
+  http.headers = request_headers(llm_, api_key_);
+  http.body = request_body(request, llm_, shape, max_tokens).dump();
+  http.timeout_s = llm_.timeout_s;
+  http.connect_timeout_s = std::min(10.0, llm_.timeout_s);
+  if (shape.stream) {
+    // A reasoning model may write for many minutes: only silence is a timeout.
+    http.idle_timeout_s = llm_.timeout_s;
+    http.on_body = [&stream](std::string_view bytes) { stream.feed(bytes); };
+  }
+  return http;
+}
+
+void OpenAiChatClient::charge_estimate(const ChatRequest& request, const CompletionStream& stream) {
+  // The server may have read the prompt and written part of a reply before the request failed;
+  // the budget counts what it may have cost.
+  ledger_->record_estimate(estimated_prompt_tokens(request), static_cast<int64_t>(stream.text_chars() / 4));
+}
+
+std::string OpenAiChatClient::refused(const ProviderError& error, const std::string& hint) const {
+  std::string code = error.code.empty() || error.code == std::to_string(error.status) ? "" : " " + error.code;
+  return fmt::format("{} answered HTTP {}{}: {}{}", url_, error.status, code, error.message, hint);
+}
+
+OpenAiChatClient::Next OpenAiChatClient::on_bad_request(const ProviderError& error, const ShapeChoice& sent,
+                                                        int64_t max_tokens, Attempts& state) {
+  if (auto overflow = context_overflow(error)) {
+    // The prompt fits but prompt and reply limit do not (a local server with a small context):
+    // ask for what is left. A prompt that does not fit is the server's setting to change.
+    if (overflow->context && overflow->prompt && *overflow->prompt < *overflow->context) {
+      const int64_t room = *overflow->context - *overflow->prompt - kContextMargin;
+      if (room > 0 && room < max_tokens && state.rewrites < kMaxRewrites) {
+        spdlog::info("{}: the model's context of {} tokens leaves {} for the reply after a {}-token prompt; "
+                     "asking for {} instead of {}",
+                     describe(), *overflow->context, room, *overflow->prompt, room, max_tokens);
+        state.fitted_max_tokens = room;
+        ++state.rewrites;
+        return Next::resend;
+      }
+    }
+    throw ChatError(refused(error, fmt::format(
+                                       " (the prompt{} does not fit the model's context{}: start the server with a "
+                                       "longer one, e.g. vLLM --max-model-len, llama.cpp --ctx-size, Ollama "
+                                       "OLLAMA_CONTEXT_LENGTH, or use a model with a longer context)",
+                                       overflow->prompt ? fmt::format(" of {} tokens", *overflow->prompt) : "",
+                                       overflow->context ? fmt::format(" of {} tokens", *overflow->context) : "")),
+                    ChatFailure::configuration);
+  }
+  if (std::string parameter = rejected_parameter(error); !parameter.empty()) {
+    std::string what;
+    auto adaptation = shape_->adapt(sent, parameter, llm_, what);
+    if (adaptation == RequestShape::Adaptation::learned)
+      spdlog::warn("{} refuses {} ({}): kernelbot {} from now on", describe(), parameter, error.message, what);
+    if (adaptation != RequestShape::Adaptation::none && state.rewrites < kMaxRewrites) {
+      ++state.rewrites;
+      return Next::resend;
+    }
+    std::string key = parameter == "temperature"                                        ? "send_temperature"
+                      : parameter == "max_tokens" || parameter == "max_completion_tokens" ? "token_parameter"
+                                                                                          : "";
+    throw ChatError(refused(error, key.empty() ? "" : fmt::format(" (set [llm].{} = \"auto\" to let kernelbot "
+                                                                  "adapt, or to what the model takes)", key)),
+                    ChatFailure::configuration);
+  }
+  throw ChatError(refused(error, " (check [llm].model and [llm].extra_body)"), ChatFailure::configuration);
+}
+
+OpenAiChatClient::Next OpenAiChatClient::on_error_status(const HttpResponse& response, const ShapeChoice& sent,
+                                                         int64_t max_tokens, Attempts& state) {
+  const ProviderError error = read_provider_error(response);
+  const long status = response.status;
+  if (status == 429 && is_insufficient_quota(error))
+    throw ChatError(refused(error, " (the account has no quota left: waiting does not help)"),
+                    ChatFailure::configuration);
+  if (status == 429 || status >= 500) {
+    state.last_error = fmt::format("HTTP {}: {}", status, error.message);
+    state.server_wait = retry_after_seconds(response, RateLimitHeaders::openai);
+    if (state.server_wait && *state.server_wait > policy_.max_server_wait_s)
+      throw ChatError(fmt::format("{} asks to wait {:.0f} s before retrying ({}); giving up", url_,
+                                  *state.server_wait, state.last_error));
+    return Next::retry;
+  }
+  if (status == 400 || status == 413 || status == 422) return on_bad_request(error, sent, max_tokens, state);
+  std::string hint;
+  if (status == 401)
+    hint = llm_.api_key_env.empty()
+               ? " (the server wants a key: name the variable holding it in [llm].api_key_env)"
+               : fmt::format(" (check the key in ${}, and [llm].api_key_header: \"Authorization\" sends \"Bearer "
+                             "KEY\", Azure takes \"api-key\")",
+                             llm_.api_key_env);
+  else if (status == 403)
+    hint = " (the key has no access to this model or endpoint)";
+  else if (status == 404)
+    hint = fmt::format(" (check [llm].base_url, the root that /chat/completions goes after, e.g. "
+                       "https://api.openai.com/v1 or http://localhost:8000/v1, and [llm].model = \"{}\")",
+                       llm_.model);
+  throw ChatError(refused(error, hint), ChatFailure::configuration);
+}
+
+ChatReply OpenAiChatClient::exchange(const ChatRequest& request, int64_t max_retries) {
+  Slot slot(in_flight_);
+  const int64_t attempts = 1 + std::max<int64_t>(0, max_retries);
+  Attempts state;
+  state.fitted_max_tokens = request.max_tokens;
+  for (;;) {
+    const int64_t max_tokens = ledger_->admit(std::min(request.max_tokens, state.fitted_max_tokens));
+    const ShapeChoice shape = shape_->now();
+    CompletionStream stream;
+    const HttpRequest http = http_request(request, shape, max_tokens, stream);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       ++attempts_;
     }
-    std::optional<double> server_wait;
+    state.server_wait.reset();
     try {
       HttpResponse response = http_send(http);
       if (response.status == 200) {
         try {
-          ChatReply reply = parse_reply(response.body, request);
+          // A server may answer a streamed request with one JSON body: read whichever came.
+          CompletionParts parts = stream.saw_events() ? stream.parts() : parse_completion(response.body);
+          if (stream.saw_events() && !stream.done() && parts.finish_reason.empty())
+            throw ChatError("the stream ended before the reply did");
+          ChatReply reply = to_reply(std::move(parts), request);
           ledger_->record(reply.prompt_tokens, reply.completion_tokens);
           return reply;
         } catch (const ChatError& e) {
-          last_error = std::string("malformed reply: ") + e.what();
+          state.last_error = std::string("malformed reply: ") + e.what();
+          charge_estimate(request, stream);
         }
-      } else if (response.status == 429 || response.status >= 500) {
-        last_error = fmt::format("HTTP {}: {}", response.status, server_message(response));
-        server_wait = retry_after_seconds(response);
-        if (server_wait && *server_wait > policy_.max_server_wait_s)
-          throw ChatError(fmt::format("{} asks to wait {:.0f} s before retrying ({}); giving up", http.url,
-                                      *server_wait, last_error));
       } else {
-        // 400 (bad request), 401 (bad key), 404 (unknown model): retrying cannot help.
-        throw ChatError(fmt::format("{} answered HTTP {}: {}", http.url, response.status, server_message(response)));
+        if (on_error_status(response, shape, max_tokens, state) == Next::resend) continue;
+        if (response.status >= 500) charge_estimate(request, stream);
       }
     } catch (const HttpTransportError& e) {
-      last_error = e.timed_out ? fmt::format("no reply within [llm].timeout_s = {:g} s", llm_.timeout_s) : e.what();
+      state.last_error = !e.timed_out ? e.what()
+                         : shape.stream
+                             ? fmt::format("no data for [llm].timeout_s = {:g} s (the longest a streamed reply may "
+                                           "stay silent)",
+                                           llm_.timeout_s)
+                             : fmt::format("no reply within [llm].timeout_s = {:g} s", llm_.timeout_s);
+      if (e.sent) charge_estimate(request, stream);
     }
-    if (attempt + 1 < attempts) {
-      double delay = backoff_delay_s(static_cast<int>(attempt), policy_.base_delay_s, policy_.max_delay_s, server_wait,
-                                     next_jitter());
-      spdlog::warn("llm {} {}: {}; retry {}/{} in {:.1f} s", request.step, request.key, last_error, attempt + 1,
-                   attempts - 1, delay);
-      std::this_thread::sleep_for(std::chrono::duration<double>(delay));
-    }
+    if (++state.failures >= attempts) break;
+    double delay = backoff_delay_s(static_cast<int>(state.failures - 1), policy_.base_delay_s, policy_.max_delay_s,
+                                   state.server_wait, next_jitter());
+    spdlog::warn("llm {} {}: {}; retry {}/{} in {:.1f} s", request.step, request.key, state.last_error,
+                 state.failures, attempts - 1, delay);
+    std::this_thread::sleep_for(std::chrono::duration<double>(delay));
   }
-  throw ChatError(fmt::format("the model did not answer after {} attempts: {}", attempts, last_error));
+  throw ChatError(fmt::format("the model did not answer after {} attempts: {}", attempts, state.last_error));
 }
 
 }  // namespace kb::search

@@ -1,7 +1,10 @@
-// A client of the OpenAI-compatible chat-completions API (OpenAI, vLLM, SGLang, Ollama,
-// llama.cpp server): POST {base_url}/chat/completions with a bearer key from the environment.
-// Retries 429, 5xx, transport errors and malformed replies with exponential backoff that
-// honours Retry-After; counts tokens from `usage` against a hard budget.
+// A client of the OpenAI-compatible chat-completions API (OpenAI, Azure OpenAI, gateways, vLLM,
+// SGLang, Ollama, llama.cpp server): POST {base_url}/chat/completions with the key from the
+// environment. Requests are written for the model (chat_request_body.h) and rewritten once when
+// the server refuses a parameter; replies are streamed (server-sent events, with an idle limit
+// instead of a limit on the whole reply) or read whole. Retries 429, 5xx, transport errors and
+// malformed replies with exponential backoff that honours the server's rate-limit headers;
+// counts tokens against a hard budget, estimating those of requests that failed.
 #pragma once
 
 #include <functional>
@@ -9,11 +12,16 @@
 #include <mutex>
 #include <semaphore>
 
+#include "common/http_client.h"
 #include "config/config.h"
 #include "search/llm/chat_backend.h"
+#include "search/llm/chat_request_body.h"
 #include "search/llm/token_ledger.h"
 
 namespace kb::search {
+
+class CompletionStream;
+struct ProviderError;
 
 // Timing knobs of the retry loop (tests shrink them).
 struct RetryPolicy {
@@ -25,25 +33,51 @@ struct RetryPolicy {
 // The HTTP ChatBackend: one endpoint, one key, retries and the shared token ledger.
 class OpenAiChatClient : public ChatBackend {
  public:
-  // Throws std::runtime_error naming the variable when [llm].api_key_env is set but the
-  // environment has no such variable (api_key_env = "" sends no key, for local servers).
-  OpenAiChatClient(config::LlmConfig llm, std::shared_ptr<TokenLedger> ledger, RetryPolicy policy = {});
+  // Throws UsageError naming the variable when [llm].api_key_env is set but the environment has
+  // no such variable (api_key_env = "" sends no key, for local servers).
+  OpenAiChatClient(const config::LlmConfig& llm, std::shared_ptr<TokenLedger> ledger, RetryPolicy policy = {});
 
+  // Throws ChatError: `service` after the retries, `configuration` at once (a refused key, URL,
+  // model or parameter, no quota), `answer` for a reply with nothing to read (a refusal, a reply
+  // cut off before any answer).
   ChatReply complete(const ChatRequest& request) override;
+  // A request of at most 16 tokens, retried at most twice.
+  void preflight() override;
   TokenUsage usage() const override { return ledger_->usage(); }
   std::string describe() const override;
-  int64_t attempts() const;  // HTTP requests sent, retries included
+  int64_t attempts() const;  // HTTP requests sent: retries and rewritten requests included
 
  private:
+  // What one request's attempts carry from one to the next.
+  struct Attempts {
+    int64_t failures = 0;    // counted against max_retries
+    int rewrites = 0;        // resent in another shape, or with a smaller token limit
+    int64_t fitted_max_tokens;  // what the model's context leaves for the reply
+    std::string last_error;
+    std::optional<double> server_wait;
+  };
+  enum class Next { retry, resend };
+
+  ChatReply exchange(const ChatRequest& request, int64_t max_retries);
+  HttpRequest http_request(const ChatRequest& request, const ShapeChoice& shape, int64_t max_tokens,
+                           CompletionStream& stream) const;
+  // After an HTTP error: what to do next, or throws ChatError when nothing will help.
+  Next on_error_status(const HttpResponse& response, const ShapeChoice& sent, int64_t max_tokens, Attempts& state);
+  Next on_bad_request(const ProviderError& error, const ShapeChoice& sent, int64_t max_tokens, Attempts& state);
+  std::string refused(const ProviderError& error, const std::string& hint = "") const;
+  void charge_estimate(const ChatRequest& request, const CompletionStream& stream);
+  double next_jitter();
+
   config::LlmConfig llm_;
+  std::string url_;
   std::string api_key_;
   std::shared_ptr<TokenLedger> ledger_;
+  std::shared_ptr<RequestShape> shape_;
   RetryPolicy policy_;
-  std::counting_semaphore<64> in_flight_{8};  // at most 8 concurrent requests to one server
+  std::counting_semaphore<1024> in_flight_;  // [llm].concurrency requests to one server at most
   mutable std::mutex mutex_;
   int64_t attempts_ = 0;
   uint64_t jitter_state_ = 0x9e3779b97f4a7c15ull;
-  double next_jitter();
 };
 
 }  // namespace kb::search

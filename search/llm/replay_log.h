@@ -85,6 +85,7 @@ class RecordingChatBackend : public ChatBackend {
   ChatReply complete(const ChatRequest& request) override;
   TokenUsage usage() const override { return inner_->usage(); }
   std::string describe() const override { return inner_->describe() + ", recording to " + path_.string(); }
+  void preflight() override { inner_->preflight(); }  // not an exchange of the search: not recorded
   void finish(const SearchResult& result) override;
 
  private:

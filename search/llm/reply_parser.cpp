@@ -6,6 +6,7 @@
 
 #include "cuda_source/source_scanner.h"
 #include "search/idea_family.h"
+#include "search/llm/incomplete_code.h"
 
 namespace kb::search {
 namespace {
@@ -179,29 +180,73 @@ bool defines_function(const std::string& code, const std::string& name) {
   return false;
 }
 
-ExtractedCode extract_code(const std::string& reply, const std::string& finish_reason, const std::string& launcher) {
+ExtractedCode extract_code(const std::string& reply, const std::string& finish_reason, const std::string& launcher,
+                           const std::string& seed_source) {
   if (finish_reason == "length")
     return {"", "the reply was cut off at the token limit (finish_reason \"length\"); raise "
                 "[llm].max_tokens_per_reply or ask for shorter code"};
+  const std::string name = cuda_source::unqualified_name(launcher);
+  const std::string diff_failure = "the reply is a unified diff, not the whole translation unit the prompt asks for";
   auto blocks = fenced_blocks(reply);
   const Block* chosen = nullptr;
-  for (const auto& b : blocks)
-    if (defines_function(b.text, launcher)) chosen = &b;  // the last one: models show "before" first
+  bool diff_seen = false;
+  for (const auto& b : blocks) {
+    const bool diff = b.lang == "diff" || b.lang == "patch" || is_unified_diff(b.text);
+    diff_seen = diff_seen || diff;
+    if (!diff && defines_function(b.text, launcher)) chosen = &b;  // the last one: models show "before" first
+  }
   std::string code;
   if (chosen) {
     code = chosen->text;
+  } else if (diff_seen) {
+    return {"", diff_failure};
   } else if (!blocks.empty()) {
-    return {"", "no code block in the reply defines the launcher `" + cuda_source::unqualified_name(launcher) + "`"};
+    return {"", "no code block in the reply defines the launcher `" + name + "`"};
   } else {
+    if (is_unified_diff(reply)) return {"", diff_failure};
     code = unfenced_code(reply);
     if (code.empty()) return {"", "the reply contains no code"};
-    if (!defines_function(code, launcher))
-      return {"", "the reply's code does not define the launcher `" + cuda_source::unqualified_name(launcher) + "`"};
+    if (!defines_function(code, launcher)) return {"", "the reply's code does not define the launcher `" + name + "`"};
   }
+  if (std::string gap = elided_line(code, seed_source); !gap.empty())
+    return {"", "the reply leaves code out (\"" + gap.substr(0, 80) +
+                    "\") instead of writing the whole translation unit the prompt asks for"};
   if (!braces_balance(code))
     return {"", chosen && !chosen->closed ? "the reply's code block is unterminated and its braces do not balance"
                                           : "the reply's code has unbalanced braces"};
   return {code, ""};
+}
+
+ReasoningSplit split_reasoning(const std::string& content) {
+  static const std::string open = "<think>", close = "</think>";
+  ReasoningSplit out;
+  std::string rest = content;
+  bool found = false;
+  // The chat template opened the block in the prompt: the reply starts inside it.
+  if (size_t end = rest.find(close); end != std::string::npos && end < rest.find(open)) {
+    out.reasoning = rest.substr(0, end);
+    rest.erase(0, end + close.size());
+    found = true;
+  }
+  for (;;) {
+    size_t at = rest.find(open);
+    if (at == std::string::npos) {
+      out.answer += rest;
+      break;
+    }
+    out.answer += rest.substr(0, at);
+    found = true;
+    size_t end = rest.find(close, at + open.size());
+    if (!out.reasoning.empty()) out.reasoning += "\n";
+    out.reasoning += rest.substr(at + open.size(), end == std::string::npos ? std::string::npos
+                                                                            : end - at - open.size());
+    if (end == std::string::npos) break;  // never closed: everything after it was reasoning
+    rest.erase(0, end + close.size());
+  }
+  if (!found) return out;
+  out.answer = trim(out.answer);
+  out.reasoning = trim(out.reasoning);
+  return out;
 }
 
 ParsedIdeas parse_ideas(const std::string& reply) {

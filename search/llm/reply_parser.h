@@ -20,8 +20,21 @@ struct ExtractedCode {
 
 // The candidate in `reply`: the (last) fenced block that defines `launcher` (a body follows its
 // parameter list), else unfenced code that does. A reply cut off at the token limit
-// (finish_reason "length") is a failure, never half a kernel.
-ExtractedCode extract_code(const std::string& reply, const std::string& finish_reason, const std::string& launcher);
+// (finish_reason "length") is a failure, never half a kernel; so is a unified diff, and code that
+// leaves parts out ("// ... rest of the file unchanged"): nvcc would only say that something is
+// missing. `seed_source`, the code the model started from, keeps such a comment that was
+// already there from counting as a gap.
+ExtractedCode extract_code(const std::string& reply, const std::string& finish_reason, const std::string& launcher,
+                           const std::string& seed_source = "");
+
+// A model's content apart from its reasoning: <think>...</think> blocks taken out (an unclosed
+// one holds everything after it; a </think> with no opening tag, as chat templates that open
+// the block in the prompt leave it, ends reasoning that began with the reply).
+struct ReasoningSplit {
+  std::string answer;
+  std::string reasoning;
+};
+ReasoningSplit split_reasoning(const std::string& content);
 
 // Whether `code` defines the function `name` (unqualified): `name(...)` followed by `{`.
 bool defines_function(const std::string& code, const std::string& name);

@@ -38,6 +38,15 @@ void TokenLedger::record(int64_t prompt_tokens, int64_t completion_tokens) {
   ++usage_.requests;
 }
 
+void TokenLedger::record_estimate(int64_t prompt_tokens, int64_t completion_tokens) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  usage_.prompt_tokens += prompt_tokens;
+  usage_.completion_tokens += completion_tokens;
+  usage_.cost_usd += (static_cast<double>(prompt_tokens) * prompt_price_ +
+                      static_cast<double>(completion_tokens) * completion_price_) / 1e6;
+  usage_.estimated_tokens += prompt_tokens + completion_tokens;
+}
+
 TokenUsage TokenLedger::usage() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return usage_;

@@ -30,6 +30,9 @@ class TokenLedger {
   // use so the token budget is not overrun (`wanted`, or fewer).
   int64_t admit(int64_t wanted) const;
   void record(int64_t prompt_tokens, int64_t completion_tokens);
+  // Tokens a failed request may have cost (no usage came back: a timeout, a 5xx, a reply cut off),
+  // counted and priced like the others; not an answered request.
+  void record_estimate(int64_t prompt_tokens, int64_t completion_tokens);
   TokenUsage usage() const;
 
  private:

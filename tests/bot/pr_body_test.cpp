@@ -62,12 +62,12 @@ TEST(PrBody, SaysWhichSandboxTheCandidatesRanIn) {
 TEST(PrBody, SaysWhatMattersInPlainSight) {
   auto result = stored_result();
   std::string body = kb::bot::render_pr_body(result, change_for(result), kContext);
-  // The PR's numbers are the re-verification's (1.53x), not the search's (1.55x).
-  EXPECT_EQ(body.rfind("**`saxpy` is 1.53x faster**", 0), 0u) << body.substr(0, 200);
-  EXPECT_NE(body.find("| n=16777216 | 97.22 us | 73.90 us | **1.32x** |"), std::string::npos) << body;
+  // The PR's numbers are the re-verification's (1.532x), not the search's (1.555x).
+  EXPECT_EQ(body.rfind("**`saxpy` is 1.532x faster**", 0), 0u) << body.substr(0, 200);
+  EXPECT_NE(body.find("| n=16777216 | 97.22 us | 73.90 us | **1.316x** |"), std::string::npos) << body;
   EXPECT_EQ(body.find("71.42 us"), std::string::npos);
   EXPECT_NE(body.find("timed by `kernelbot run` on NVIDIA H100 80GB HBM3 (2026-11-22T03:41:07Z), after the search: "
-                      "1.53x. The search had measured its winner `r2-i0-b0` at 1.55x."),
+                      "1.532x. The search had measured its winner `r2-i0-b0` at 1.555x."),
             std::string::npos)
       << body;
   EXPECT_NE(body.find("seeds 2236067977, 2645751311"), std::string::npos);  // the re-verification's inputs
@@ -81,7 +81,7 @@ TEST(PrBody, SaysWhatMattersInPlainSight) {
   EXPECT_LT(a, b);
   EXPECT_LT(b, c);
   EXPECT_EQ(body.find("r1-i1-b0"), std::string::npos);
-  EXPECT_EQ(kb::bot::render_pr_title(result), "kernelbot: saxpy 1.53x faster");
+  EXPECT_EQ(kb::bot::render_pr_title(result), "kernelbot: saxpy 1.532x faster");
 }
 
 TEST(PrBody, MissingCountersAndFloorsSaySoInsteadOfInventingNumbers) {
@@ -156,7 +156,7 @@ TEST(PrBody, CorrectnessStatesOnlyTheChecksThatRan) {
   std::string body = kb::bot::render_pr_body(result, change, kContext);
   EXPECT_EQ(body.find("extra-strict verification, for speedups"), std::string::npos);  // not claimed as run
   EXPECT_NE(body.find("Not run: the extra-strict verification (it runs for speedups over [verify].strict_speedup = "
-                      "10x); compute-sanitizer ([verify].sanitize is off)."),
+                      "10.00x); compute-sanitizer ([verify].sanitize is off)."),
             std::string::npos)
       << body;
   EXPECT_EQ(body.find("found nothing"), std::string::npos);
@@ -166,7 +166,7 @@ TEST(PrBody, CorrectnessStatesOnlyTheChecksThatRan) {
   v.sanitized = true;
   result.reverification.sanitize = true;
   body = kb::bot::render_pr_body(result, change, kContext);
-  EXPECT_NE(body.find("- The extra-strict verification, for speedups over [verify].strict_speedup = 10x: passed."),
+  EXPECT_NE(body.find("- The extra-strict verification, for speedups over [verify].strict_speedup = 10.00x: passed."),
             std::string::npos)
       << body;
   EXPECT_NE(body.find("- compute-sanitizer (memcheck, racecheck) on one trial: found nothing."), std::string::npos);

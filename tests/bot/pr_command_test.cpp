@@ -86,7 +86,7 @@ TEST_F(PrCommandTest, OpensOnePullRequestThenUpdatesIt) {
   auto open = github.open_pulls_for("kernelbot/saxpy");
   ASSERT_EQ(open.size(), 1u);
   EXPECT_EQ(github.pulls().size(), 1u);
-  EXPECT_EQ(open[0].title, "kernelbot: saxpy 1.55x faster");
+  EXPECT_EQ(open[0].title, "kernelbot: saxpy 1.550x faster");
   EXPECT_EQ(open[0].base, "main");
   EXPECT_EQ(open[0].body, expected_body());
   EXPECT_EQ(open[0].labels, (std::vector<std::string>{"kernelbot", "performance"}));

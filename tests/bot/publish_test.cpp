@@ -76,13 +76,13 @@ TEST_F(PublishTest, DryRunSavesTheWinnerThenCommitsAndWritesThePr) {
   EXPECT_NE(patch.find("--- a/src/saxpy.cu"), std::string::npos);
   EXPECT_EQ(out.pr, (dir_ / ".kernelbot/prs/kernelbot-saxpy/PR.md").string());
   std::string md = read_text(out.pr);
-  EXPECT_NE(md.find("# kernelbot: saxpy 1.55x faster"), std::string::npos);
+  EXPECT_NE(md.find("# kernelbot: saxpy 1.550x faster"), std::string::npos);
   EXPECT_NE(md.find("kernelbot eval --kernel saxpy --candidate .kernelbot/results/saxpy/candidate.cu"), std::string::npos);
   EXPECT_EQ(read_text(dir_ / ".kernelbot/prs/kernelbot-saxpy/change.patch"), patch);
   // The local branch carries exactly the candidate file; the work tree still has the original.
   EXPECT_EQ(*file_in(dir_, "refs/heads/kernelbot/saxpy", "src/saxpy.cu"), candidate);
   auto info = commit_info(dir_, "refs/heads/kernelbot/saxpy");
-  EXPECT_EQ(info.message.rfind("saxpy: 1.55x faster (verified on Simulated GPU)\n", 0), 0u) << info.message;
+  EXPECT_EQ(info.message.rfind("saxpy: 1.550x faster (verified on Simulated GPU)\n", 0), 0u) << info.message;
   EXPECT_EQ(info.author_name, "kernelbot");
   EXPECT_EQ(read_text(dir_ / "src/saxpy.cu"), read_text(fs::path(KB_SOURCE_DIR) / "examples/src/saxpy.cu"));
 }

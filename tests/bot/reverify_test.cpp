@@ -137,7 +137,7 @@ TEST_F(ReverifyPrText, AWrongSlowFailingOrTooSmallWinDoesNotPass) {
 
   auto slower = reverify(SimBehaviour{120, false, false, false});
   EXPECT_FALSE(slower.passed);
-  EXPECT_EQ(slower.failure, "correct, but not faster beyond the noise (0.83x)");
+  EXPECT_EQ(slower.failure, "correct, but not faster beyond the noise (0.833x)");
 
   auto broken = reverify(SimBehaviour{50, true, false, false});
   EXPECT_FALSE(broken.passed);
@@ -153,7 +153,7 @@ TEST_F(ReverifyPrText, AWrongSlowFailingOrTooSmallWinDoesNotPass) {
   config_.bench.min_speedup = 2.0;
   auto small = reverify(saxpy_winner_as_searched());
   EXPECT_FALSE(small.passed);
-  EXPECT_EQ(small.failure, "1.55x is under [bench].min_speedup 2.00x");
+  EXPECT_EQ(small.failure, "1.550x is under [bench].min_speedup 2.00x");
 }
 
 TEST_F(ReverifyPrText, AnEvaluatorThatBreaksIsAnInfrastructureErrorNotAThrow) {
@@ -256,7 +256,7 @@ TEST_F(ReverifyPublish, ASplicedTextThatIsSlowerOpensNoPr) {
   EXPECT_FALSE(out.published);
   EXPECT_TRUE(out.vetoed);
   EXPECT_EQ(out.note,
-            "no PR: the spliced file failed re-verification: correct, but not faster beyond the noise (0.83x)");
+            "no PR: the spliced file failed re-verification: correct, but not faster beyond the noise (0.833x)");
   expect_no_pr(github);
   EXPECT_FALSE(saved().reverification.passed);
 }
@@ -273,7 +273,7 @@ TEST_F(ReverifyPublish, APassingTextIsPublishedWithItsOwnNumbersAndIsTheTextMeas
       << pr.body.substr(0, 300);
   EXPECT_NE(pr.body.find("| n=1048576 | 100.00 us | 50.00 us | **2.00x** |"), std::string::npos) << pr.body;
   EXPECT_NE(pr.body.find("timed by `kernelbot run` on Simulated GPU"), std::string::npos) << pr.body;
-  EXPECT_NE(pr.body.find("The search had measured its winner `r2-i0-b0` at 1.55x."), std::string::npos) << pr.body;
+  EXPECT_NE(pr.body.find("The search had measured its winner `r2-i0-b0` at 1.555x."), std::string::npos) << pr.body;
   EXPECT_EQ(pr.body.find("71.42 us"), std::string::npos);  // none of the search's own timings
   auto commit = commit_info(bare_, "refs/heads/kernelbot/saxpy");
   EXPECT_EQ(
@@ -315,7 +315,7 @@ TEST_F(ReverifyPublish, WithoutAGpuOnlyAPassedRecordOfTheSameTextsOpensAPr) {
   result_.reverification = good;
   auto ok = publish(github, nullptr);
   ASSERT_TRUE(ok.published) << ok.note;
-  EXPECT_EQ(github.pulls().at(0).title, "kernelbot: saxpy 1.55x faster");
+  EXPECT_EQ(github.pulls().at(0).title, "kernelbot: saxpy 1.550x faster");
 }
 
 TEST_F(ReverifyPublish, AnEvaluatorThatFailsIsAFailureNotAVeto) {

@@ -15,6 +15,11 @@ TEST(HmacSha256, MatchesRfc4231) {
             "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
 }
 
+// An empty key is still a key (all zero bytes after padding), not a missing one.
+TEST(HmacSha256, TakesAnEmptyKeyAndMessage) {
+  EXPECT_EQ(hmac_sha256_hex("", ""), "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad");
+}
+
 TEST(HmacSha256, ComparesOnlyEqualStrings) {
   EXPECT_TRUE(equal_in_constant_time("abc", "abc"));
   EXPECT_FALSE(equal_in_constant_time("abc", "abd"));

@@ -63,6 +63,62 @@ TEST(HttpClient, AHangUpIsATransportErrorNotATimeout) {
   }
 }
 
+TEST(HttpClient, AStreamedReplyMayOutlastTheIdleLimitWhileBytesKeepComing) {
+  LoopbackHttpServer server([](const LoopbackRequest&) {
+    LoopbackResponse r = kb::testing::json_response(200, "");
+    for (int i = 0; i < 6; ++i) r.stream.emplace_back(0.2, "data: " + std::to_string(i) + "\n\n");
+    return r;
+  });
+  HttpRequest req{"POST", server.base_url() + "/", {}, "{}", 0.5, 1};
+  req.idle_timeout_s = 0.5;  // the whole transfer takes 1.2 s: over timeout_s, never idle that long
+  std::string pieces;
+  int calls = 0;
+  req.on_body = [&](std::string_view piece) {
+    pieces += piece;
+    ++calls;
+  };
+  auto resp = http_send(req);
+  EXPECT_EQ(resp.status, 200);
+  EXPECT_EQ(resp.body, "data: 0\n\ndata: 1\n\ndata: 2\n\ndata: 3\n\ndata: 4\n\ndata: 5\n\n");
+  EXPECT_EQ(pieces, resp.body);
+  EXPECT_GE(calls, 2);  // handed over as they came, not once at the end
+}
+
+TEST(HttpClient, SilenceLongerThanTheIdleLimitIsATimeout) {
+  LoopbackHttpServer server([](const LoopbackRequest&) {
+    LoopbackResponse r = kb::testing::json_response(200, "");
+    r.stream = {{0.0, "data: first\n\n"}, {5.0, "data: too late\n\n"}};
+    return r;
+  });
+  HttpRequest req{"POST", server.base_url() + "/", {}, "{}", 60, 1};
+  req.idle_timeout_s = 0.4;
+  std::string pieces;
+  req.on_body = [&](std::string_view piece) { pieces += piece; };
+  auto start = std::chrono::steady_clock::now();
+  try {
+    http_send(req);
+    FAIL() << "expected a timeout";
+  } catch (const HttpTransportError& e) {
+    EXPECT_TRUE(e.timed_out) << e.what();
+    EXPECT_TRUE(e.sent);
+    EXPECT_NE(std::string(e.what()).find("no data for 0.4 s"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 2.0);
+  EXPECT_EQ(pieces, "data: first\n\n");
+}
+
+TEST(HttpClient, AnUnreachableServerWasNeverSent) {
+  int port = 0;
+  { LoopbackHttpServer gone([](const LoopbackRequest&) { return LoopbackResponse{}; }); port = gone.port(); }
+  try {
+    http_send({"POST", "http://127.0.0.1:" + std::to_string(port) + "/", {}, "{}", 5, 1});
+    FAIL() << "expected a transport error";
+  } catch (const HttpTransportError& e) {
+    EXPECT_FALSE(e.sent) << e.what();
+    EXPECT_FALSE(e.timed_out) << e.what();
+  }
+}
+
 TEST(HttpClient, RetryAfterInSecondsAndAsADate) {
   kb::HttpResponse r;
   r.headers["retry-after"] = "7";
@@ -71,9 +127,46 @@ TEST(HttpClient, RetryAfterInSecondsAndAsADate) {
   EXPECT_DOUBLE_EQ(*retry_after_seconds(r), 0.0);
   r.headers.clear();
   EXPECT_FALSE(retry_after_seconds(r).has_value());
+}
+
+TEST(HttpClient, GitHubsEpochResetIsReadOnlyForGitHub) {
+  kb::HttpResponse r;
   r.headers["x-ratelimit-remaining"] = "0";
   r.headers["x-ratelimit-reset"] = std::to_string(std::time(nullptr) + 30);
-  EXPECT_NEAR(*retry_after_seconds(r), 30.0, 2.0);
+  EXPECT_NEAR(*retry_after_seconds(r, kb::RateLimitHeaders::github), 30.0, 2.0);
+  // Other APIs use the same name for other things (OpenRouter: epoch milliseconds): not a wait.
+  EXPECT_FALSE(retry_after_seconds(r).has_value());
+  r.headers["x-ratelimit-reset"] = "1767225600000";
+  EXPECT_FALSE(retry_after_seconds(r, kb::RateLimitHeaders::openai).has_value());
+}
+
+TEST(HttpClient, OpenAiStyleResetDurationsAndRetryAfterMs) {
+  using kb::RateLimitHeaders;
+  kb::HttpResponse r;
+  r.headers["x-ratelimit-remaining-requests"] = "0";
+  r.headers["x-ratelimit-reset-requests"] = "6m0s";
+  r.headers["x-ratelimit-remaining-tokens"] = "4000";
+  r.headers["x-ratelimit-reset-tokens"] = "20ms";
+  EXPECT_DOUBLE_EQ(*retry_after_seconds(r, RateLimitHeaders::openai), 360.0);  // the spent limit's reset
+  r.headers["x-ratelimit-remaining-requests"] = "3";
+  EXPECT_DOUBLE_EQ(*retry_after_seconds(r, RateLimitHeaders::openai), 0.02);  // none spent: the sooner one
+  EXPECT_FALSE(retry_after_seconds(r).has_value());                           // not for other APIs
+  r.headers["retry-after"] = "2";
+  EXPECT_DOUBLE_EQ(*retry_after_seconds(r, RateLimitHeaders::openai), 2.0);  // Retry-After wins
+  r.headers["retry-after-ms"] = "1500";
+  EXPECT_DOUBLE_EQ(*retry_after_seconds(r, RateLimitHeaders::openai), 1.5);  // and retry-after-ms over it
+}
+
+TEST(HttpClient, ParsesGoStyleDurations) {
+  using kb::parse_duration_s;
+  EXPECT_DOUBLE_EQ(*parse_duration_s("1s"), 1.0);
+  EXPECT_DOUBLE_EQ(*parse_duration_s("6m0s"), 360.0);
+  EXPECT_DOUBLE_EQ(*parse_duration_s("20ms"), 0.02);
+  EXPECT_DOUBLE_EQ(*parse_duration_s("1h2m3.5s"), 3723.5);
+  EXPECT_DOUBLE_EQ(*parse_duration_s("2.5"), 2.5);
+  EXPECT_FALSE(parse_duration_s("").has_value());
+  EXPECT_FALSE(parse_duration_s("soon").has_value());
+  EXPECT_FALSE(parse_duration_s("5 fortnights").has_value());
 }
 
 TEST(HttpClient, BackoffGrowsIsCappedAndHonoursTheServer) {

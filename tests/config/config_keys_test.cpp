@@ -59,6 +59,10 @@ void change(const ConfigKey& key, Config& c) {
           v->push_back(key.allowed.empty() ? "x" : key.allowed[0]);
         } else if constexpr (std::is_same_v<T, std::map<std::string, Tolerance>>) {
           (*v)["float32"].rtol += 0.5;
+        } else if constexpr (std::is_same_v<T, std::map<std::string, std::string>>) {
+          (*v)["X-Name"] = "value";
+        } else if constexpr (std::is_same_v<T, JsonTable>) {
+          v->json = R"({"effort":"high","list":[1,2],"n":2,"nested":{"on":true,"p":0.5}})";  // as the loader writes it
         } else {
           *v += 1;
         }

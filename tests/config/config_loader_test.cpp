@@ -218,6 +218,55 @@ repository = "no-slash"
     EXPECT_NE(std::find(fields.begin(), fields.end(), f), fields.end()) << "no error for " << f;
 }
 
+TEST(ConfigLoader, ModelRequestSettingsForEveryProviderFamily) {
+  Config c = load_config_text(R"([llm]
+provider = "openai-compatible"
+base_url = "https://res.openai.azure.com/openai/deployments/o3?api-version=2024-12-01-preview"
+model = "o3"
+api_key_header = "api-key"
+send_temperature = false
+token_parameter = "max_completion_tokens"
+stream = false
+concurrency = 2
+[llm.extra_body]
+reasoning_effort = "high"
+chat_template_kwargs = { enable_thinking = true }
+stop = ["</answer>"]
+[llm.extra_headers]
+X-Gateway-Route = "kernels"
+)", "kernelbot.toml", "");
+  EXPECT_EQ(c.llm.api_key_header, "api-key");
+  EXPECT_EQ(c.llm.send_temperature, "false");  // a TOML boolean is read as the word
+  EXPECT_EQ(c.llm.token_parameter, "max_completion_tokens");
+  EXPECT_FALSE(c.llm.stream);
+  EXPECT_EQ(c.llm.concurrency, 2);
+  EXPECT_EQ(c.llm.extra_body.json,
+            R"({"chat_template_kwargs":{"enable_thinking":true},"reasoning_effort":"high","stop":["</answer>"]})");
+  EXPECT_EQ(c.llm.extra_headers.at("X-Gateway-Route"), "kernels");
+
+  Config defaults = load_config_text("", "kernelbot.toml", "");
+  EXPECT_EQ(defaults.llm.send_temperature, "auto");
+  EXPECT_EQ(defaults.llm.token_parameter, "auto");
+  EXPECT_TRUE(defaults.llm.stream);
+  EXPECT_EQ(defaults.llm.max_tokens_per_reply, 32768);
+  EXPECT_EQ(defaults.llm.concurrency, 8);
+  EXPECT_EQ(defaults.llm.extra_body.json, "{}");
+
+  auto errs = errors_of(R"([llm]
+token_parameter = "max_new_tokens"
+send_temperature = "sometimes"
+api_key_header = "api-key: x"
+concurrency = 0
+[llm.extra_headers]
+X-Count = 3
+)");
+  EXPECT_TRUE(has_error(errs, "llm.token_parameter", "not one of: auto, max_tokens, max_completion_tokens"));
+  EXPECT_TRUE(has_error(errs, "llm.send_temperature", "not one of: auto, true, false"));
+  EXPECT_TRUE(has_error(errs, "llm.api_key_header", "must be a header name"));
+  EXPECT_TRUE(has_error(errs, "llm.concurrency", "greater than zero"));
+  EXPECT_TRUE(has_error(errs, "llm.extra_headers.X-Count", "expected a string, got an integer"));
+}
+
 TEST(ConfigLoader, ConditionalRequirementsAreEnforced) {
   auto errs = errors_of("[llm]\nprovider = \"openai-compatible\"\n[search]\nproposer = \"replay\"\n");
   ASSERT_EQ(errs.size(), 2u);

@@ -9,6 +9,8 @@
 #include <atomic>
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <thread>
+#include <vector>
 
 #include "search/llm/token_ledger.h"
 #include "tests/support/loopback_http_server.h"
@@ -268,4 +270,69 @@ TEST(ChatClient, EstimatesTokensWhenTheServerSendsNoUsage) {
   EXPECT_TRUE(reply.usage_estimated);
   EXPECT_EQ(reply.completion_tokens, 3);  // 8 characters / 4 + 1
   EXPECT_GT(client.usage().prompt_tokens, 0);
+}
+
+TEST(ChatClient, WaitsForAnOpenAiStyleLimitToReset) {
+  std::atomic<int> calls{0};
+  LoopbackHttpServer server([&](const LoopbackRequest&) {
+    if (calls++ == 0)
+      return json_response(429, R"({"error":{"message":"Rate limit reached for requests","type":"requests","code":"rate_limit_exceeded"}})",
+                           {{"x-ratelimit-remaining-requests", "0"}, {"x-ratelimit-reset-requests", "1s"},
+                            {"x-ratelimit-remaining-tokens", "39000"}, {"x-ratelimit-reset-tokens", "20ms"}});
+    return json_response(200, completion("ok"));
+  });
+  OpenAiChatClient client(llm_for(server), std::make_shared<TokenLedger>(0, 0, 0, 0), fast_retries());
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(client.complete(hello()).content, "ok");
+  EXPECT_GE(seconds_since(t0), 0.95);  // the spent limit's reset, not the 10 ms backoff
+}
+
+TEST(ChatClient, HonoursRetryAfterMsAndIgnoresOtherProvidersEpochResets) {
+  std::atomic<int> calls{0};
+  LoopbackHttpServer server([&](const LoopbackRequest&) {
+    switch (calls++) {
+      case 0: return json_response(429, R"({"error":{"message":"slow down"}})", {{"retry-after-ms", "400"}});
+      case 1:  // OpenRouter's reset is epoch milliseconds: read as GitHub's rule, a wait of decades
+        return json_response(429, R"({"error":{"message":"Rate limit exceeded"}})",
+                             {{"X-RateLimit-Remaining", "0"}, {"X-RateLimit-Reset", "1893456000000"}});
+      default: return json_response(200, completion("ok"));
+    }
+  });
+  OpenAiChatClient client(llm_for(server), std::make_shared<TokenLedger>(0, 0, 0, 0), fast_retries());
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(client.complete(hello()).content, "ok");
+  EXPECT_GE(seconds_since(t0), 0.38);
+  EXPECT_LT(seconds_since(t0), 2.0);
+  EXPECT_EQ(client.attempts(), 3);
+}
+
+TEST(ChatClient, NoMoreRequestsInFlightThanConcurrencyAllows) {
+  LoopbackHttpServer server([](const LoopbackRequest&) {
+    LoopbackResponse r = json_response(200, completion("x"));
+    r.delay_s = 0.15;
+    return r;
+  });
+  auto llm = llm_for(server);
+  llm.concurrency = 2;
+  OpenAiChatClient client(llm, std::make_shared<TokenLedger>(0, 0, 0, 0), fast_retries());
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 6; ++i) threads.emplace_back([&] { client.complete(hello()); });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(server.requests().size(), 6u);
+  EXPECT_EQ(server.max_in_flight(), 2);
+}
+
+TEST(ChatClient, TokensOfFailedRequestsAreCountedAsEstimates) {
+  std::atomic<int> calls{0};
+  LoopbackHttpServer server([&](const LoopbackRequest&) {
+    if (calls++ < 2) return json_response(500, R"({"error":{"message":"boom"}})");
+    return json_response(200, completion("ok", "stop", 100, 50));
+  });
+  auto ledger = std::make_shared<TokenLedger>(0, 0, 0, 0);
+  OpenAiChatClient client(llm_for(server), ledger, fast_retries());
+  client.complete(hello());
+  auto usage = ledger->usage();
+  EXPECT_EQ(usage.requests, 1);
+  EXPECT_EQ(usage.estimated_tokens, 2 * 4);  // two failed prompts of about 13 / 4 + 1 tokens
+  EXPECT_EQ(usage.total(), 150 + 8);
 }

@@ -54,6 +54,63 @@ TEST(ExtractCode, AnUnterminatedBlockIsAcceptedOnlyWhenComplete) {
   EXPECT_NE(cut.failure.find("unterminated"), std::string::npos) << cut.failure;
 }
 
+TEST(ExtractCode, AUnifiedDiffIsNamedAsOne) {
+  const std::string diff =
+      "--- a/kernel.cu\n+++ b/kernel.cu\n@@ -3,3 +3,3 @@\n void launch_k(float* y, int n) {\n"
+      "-  k<<<(n + 31) / 32, 32>>>(y, n);\n+  k<<<(n + 255) / 256, 256>>>(y, n);\n }\n";
+  for (const std::string& reply : {"Change the block size:\n```diff\n" + diff + "```\n",
+                                   "```cuda\n" + diff + "```", "Apply this patch:\n" + diff}) {
+    auto r = extract_code(reply, "stop", "launch_k");
+    EXPECT_FALSE(r.ok()) << reply;
+    EXPECT_EQ(r.failure, "the reply is a unified diff, not the whole translation unit the prompt asks for") << reply;
+  }
+  // A diff shown before the whole file does not hide the file.
+  auto r = extract_code("The change:\n```diff\n" + diff + "```\nThe file:\n```cuda\n" + kCode + "```", "stop",
+                        "launch_k");
+  ASSERT_TRUE(r.ok()) << r.failure;
+  EXPECT_EQ(r.code, kCode);
+}
+
+TEST(ExtractCode, CodeThatLeavesPartsOutIsNamed) {
+  const std::string head = "#include <cuda_runtime.h>\n";
+  const std::string launcher = "void launch_k(float* y, int n) {\n  k<<<(n + 255) / 256, 256>>>(y, n);\n}\n";
+  for (const std::string gap : {"// ... rest of the file unchanged", "// ... (kernel unchanged)",
+                                 "/* helper functions omitted for brevity */", "// rest of the code remains the same",
+                                 "...", "// ...", "/* ... existing code ... */", "// Existing kernels unchanged."}) {
+    auto r = extract_code("```cuda\n" + head + gap + "\n" + launcher + "```", "stop", "launch_k");
+    EXPECT_FALSE(r.ok()) << gap;
+    EXPECT_NE(r.failure.find("leaves code out"), std::string::npos) << r.failure;
+    EXPECT_NE(r.failure.find(gap), std::string::npos) << r.failure;
+  }
+  // Comments that only look alike are code's own.
+  for (const std::string fine : {"// Load the rest of the tile ...", "// unchanged inputs stay in registers",
+                                  "// the tail is handled below", "template <typename... Args>"}) {
+    auto r = extract_code("```cuda\n" + head + fine + "\n" + launcher + "```", "stop", "launch_k");
+    EXPECT_TRUE(r.ok()) << fine << ": " << r.failure;
+  }
+  // The original had such a comment itself: keeping it is no gap.
+  const std::string seed = head + "// ... rest of the file unchanged\n" + launcher;
+  EXPECT_TRUE(extract_code("```cuda\n" + seed + "```", "stop", "launch_k", seed).ok());
+}
+
+TEST(SplitReasoning, ThinkBlocksClosedOrNot) {
+  auto closed = split_reasoning("<think>\nUse shared memory.\n</think>\n\nThe answer.");
+  EXPECT_EQ(closed.answer, "The answer.");
+  EXPECT_EQ(closed.reasoning, "Use shared memory.");
+  auto open = split_reasoning("Intro <think>and then everything is thought");
+  EXPECT_EQ(open.answer, "Intro");
+  EXPECT_EQ(open.reasoning, "and then everything is thought");
+  auto opened_by_the_template = split_reasoning("hmm, coalescing\n</think>\n\n```cuda\nx\n```");
+  EXPECT_EQ(opened_by_the_template.answer, "```cuda\nx\n```");
+  EXPECT_EQ(opened_by_the_template.reasoning, "hmm, coalescing");
+  auto two = split_reasoning("<think>a</think>one <think>b</think>two");
+  EXPECT_EQ(two.answer, "one two");
+  EXPECT_EQ(two.reasoning, "a\nb");
+  auto none = split_reasoning("  plain answer\n");
+  EXPECT_EQ(none.answer, "  plain answer\n");  // untouched
+  EXPECT_EQ(none.reasoning, "");
+}
+
 TEST(ExtractCode, NoCodeOrNoLauncherIsAFailure) {
   auto none = extract_code("I am sorry, I cannot help with that.", "stop", "launch_k");
   EXPECT_FALSE(none.ok());

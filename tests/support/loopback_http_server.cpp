@@ -178,8 +178,19 @@ void LoopbackHttpServer::serve(int fd) {
   if (!resp.hang_up && !stopping_) {
     std::string out = "HTTP/1.1 " + std::to_string(resp.status) + " " + reason_phrase(resp.status) + "\r\n";
     for (const auto& [name, value] : resp.headers) out += name + ": " + value + "\r\n";
-    out += "Content-Length: " + std::to_string(resp.body.size()) + "\r\nConnection: close\r\n\r\n" + resp.body;
-    send_all(fd, out);
+    if (resp.stream.empty()) {
+      out += "Content-Length: " + std::to_string(resp.body.size()) + "\r\nConnection: close\r\n\r\n" + resp.body;
+      send_all(fd, out);
+    } else {
+      send_all(fd, out + "Connection: close\r\n\r\n" + resp.body);  // the body ends when the connection does
+      for (const auto& [delay_s, piece] : resp.stream) {
+        auto at = std::chrono::steady_clock::now() + std::chrono::duration<double>(delay_s);
+        while (!stopping_ && std::chrono::steady_clock::now() < at)
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (stopping_) break;
+        send_all(fd, piece);
+      }
+    }
   }
   --in_flight_;
   shutdown(fd, SHUT_RDWR);

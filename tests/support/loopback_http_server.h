@@ -29,6 +29,10 @@ struct LoopbackResponse {
   std::string body;
   double delay_s = 0;         // wait this long before answering (slow servers, timeouts)
   bool hang_up = false;       // close the connection without any answer
+  // A streamed body (server-sent events): after the headers, each piece is sent once its delay
+  // (seconds after the previous piece) has passed; no Content-Length, the connection closes after
+  // the last. `body` is sent first when not empty.
+  std::vector<std::pair<double, std::string>> stream = {};
 };
 
 class LoopbackHttpServer {
