@@ -11,9 +11,9 @@
 #   bench/device_check.sh search       the GPU tests that run whole searches (the engine's rounds:
 #                                      SearchOnGpu, the shipped replays, RunGpu), then the throughput
 #                                      benchmark: what a change to search/ must pass on the device
-#   bench/device_check.sh sandbox      the candidate sandbox (issue #11): the CPU escape tests, the
+#   bench/device_check.sh sandbox      the candidate sandbox: the CPU escape tests, the
 #                                      hostile GPU candidates, and the sandbox's cost per candidate
-#   bench/device_check.sh verdicts     the judge (issue #10): the harness tests and the eval tests of
+#   bench/device_check.sh verdicts     the judge: the harness tests and the eval tests of
 #                                      TESTS (a ctest -R pattern; default every EvalGpu test)
 #   bench/device_check.sh cost         time per candidate: `kernelbot eval` of saxpy_fast, 5 runs
 #   bench/device_check.sh publish      `kernelbot pr` on a saved winner (re-verified on this GPU, then

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "common/number_format.h"
+#include "core/number_format.h"
 
 namespace {
 

@@ -22,7 +22,7 @@
 #include <thread>
 
 #include "common/clock.h"
-#include "common/number_format.h"
+#include "core/number_format.h"
 #include "config/config_loader.h"
 #include "profiler/device_query.h"
 #include "profiler/evaluate/gpu_evaluator.h"
@@ -48,17 +48,17 @@ Row measure(kb::search::SearchResult& result, double wall_s) {
   row.kernel = result.kernel;
   row.wall_s = wall_s;
   for (const auto& c : result.tree) {
-    if (c.id == "baseline" || c.from_archive || c.verdict == kb::Verdict::rejected) continue;
+    if (c.is_original() || c.from_archive || c.verdict() == kb::Verdict::rejected) continue;
     ++row.candidates;
-    if (c.verdict != kb::Verdict::compile_error) ++row.compiled;
+    if (c.verdict() != kb::Verdict::compile_error) ++row.compiled;
     if (c.compile_cached) ++row.cached;
     if (c.eval.verification.passed) ++row.verified;
     if (!c.eval.timings.empty()) ++row.timed;
-    row.compile_s += c.compile_s;
+    row.compile_s += c.compile_s();
     // A screened-out candidate's eval is its screening; a contender's, the full evaluation.
     row.run_s += c.eval.run_s + (kb::search::fully_evaluated(c) ? c.screening.run_s : 0);
   }
-  if (const auto* best = result.best()) row.best = best->speedup;
+  if (const auto* best = result.best()) row.best = best->speedup();
   row.phases = result.phases;
   return row;
 }
@@ -161,7 +161,7 @@ void print_repeat_compile(kb::Evaluator& evaluator, const kb::config::KernelSpec
   double again_s = kb::seconds_since(t0);
   std::cout << fmt::format("repeat compile of {} ({}): {:.3f} s wall, from cache: {} (first compile took {:.2f} s)\n",
                            sample->id, sample->variant.label, again_s, again.from_cache ? "yes" : "no",
-                           sample->compile_s);
+                           sample->compile_s());
 }
 
 // A repeated search with an archive: the second run compiles and runs nothing it has seen.

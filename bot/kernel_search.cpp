@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "bot/cli_context.h"
-#include "common/number_format.h"
+#include "core/number_format.h"
 #include "profiler/device_query.h"
 #include "profiler/evaluate/gpu_evaluator.h"
 #include "search/archive.h"

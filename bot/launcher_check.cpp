@@ -13,7 +13,6 @@
 namespace kb::bot {
 namespace {
 
-using config::ArgRole;
 using config::ArgSpec;
 using config::KernelSpec;
 using cuda_source::ScannedLauncher;
@@ -212,7 +211,7 @@ private:
   void check_type(const ArgSpec& a, const ScannedParam& p, const ScannedLauncher& l, const ParamType& t,
                   const std::string& field) {
     std::string at = " (" + where(l, p) + ")";
-    std::string role = config::to_string(a.role);
+    std::string role = to_string(a.role);
     if (t.kind == ParamKind::opaque)
       return error(a.pos, field, "parameter '" + p.name + "' cannot be driven: " + t.why_not_drivable + at);
     if ((a.role == ArgRole::stream) != (t.kind == ParamKind::stream))
@@ -220,7 +219,7 @@ private:
                    a.role == ArgRole::stream ? "role \"stream\" needs a cudaStream_t parameter" + at
                                              : "a cudaStream_t parameter needs role = \"stream\", not \"" + role + "\"" + at);
     if (a.role == ArgRole::stream) return;
-    bool buffer = config::role_is_buffer(a.role);
+    bool buffer = role_is_buffer(a.role);
     if (buffer && t.kind != ParamKind::pointer)
       return error(a.pos, field + ".role", "role \"" + role + "\" needs a pointer parameter" + at);
     if (!buffer && t.kind == ParamKind::pointer)
@@ -232,16 +231,16 @@ private:
     if (!t.dtype) {
       std::string alias = t.aliases.empty() ? "" : " (" + describe_aliases(t.aliases) + ")";
       return warning(a.pos, field + ".dtype",
-                     "cannot tell whether '" + t.element + "' is " + config::to_string(a.dtype) + alias + at);
+                     "cannot tell whether '" + t.element + "' is " + to_string(a.dtype) + alias + at);
     }
     if (*t.dtype == a.dtype) return;
     // Sizes and integer scalars pass by value: a same-width integer of the other signedness is fine.
-    bool same_width_ints = !config::dtype_is_float(*t.dtype) && !config::dtype_is_float(a.dtype) &&
-                           config::dtype_size(*t.dtype) == config::dtype_size(a.dtype);
+    bool same_width_ints = !dtype_is_float(*t.dtype) && !dtype_is_float(a.dtype) &&
+                           dtype_size(*t.dtype) == dtype_size(a.dtype);
     if (same_width_ints && !buffer) return;
     std::string alias = t.aliases.empty() ? "" : "; " + describe_aliases(t.aliases);
-    std::string message = "dtype \"" + std::string(config::to_string(a.dtype)) + "\" does not match the parameter's " +
-                          (buffer ? "element type '" : "type '") + t.element + "' (" + config::to_string(*t.dtype) +
+    std::string message = "dtype \"" + std::string(to_string(a.dtype)) + "\" does not match the parameter's " +
+                          (buffer ? "element type '" : "type '") + t.element + "' (" + to_string(*t.dtype) +
                           ")" + alias + at;
     if (same_width_ints) warning(a.pos, field + ".dtype", message);
     else error(a.pos, field + ".dtype", message);
@@ -252,10 +251,10 @@ private:
     for (size_t s = 0; s < k_.sizes.size(); ++s) {
       double total = 0;
       for (const auto& a : k_.args) {
-        if (!config::role_is_buffer(a.role) || a.count == config::todo_marker) continue;
+        if (!role_is_buffer(a.role) || a.count == config::todo_marker) continue;
         try {
           total += static_cast<double>(config::evaluate_count(a.count, k_.sizes[s].values)) *
-                   static_cast<double>(config::dtype_size(a.dtype));
+                   static_cast<double>(dtype_size(a.dtype));
         } catch (const std::exception&) {
           // An unknown name or a bad expression is the loader's to report.
         }

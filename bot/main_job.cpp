@@ -23,10 +23,10 @@ KernelOutcome published_outcome(const std::string& kernel, const search::SearchR
                                 const PublishOutcome& published, bool dry_run) {
   KernelOutcome row{kernel, 0, 0, 0, "", published.pr, published.note, published.failed, {}};
   for (const auto& a : result.advisories) row.advisories.push_back(search::advisory_text(a));
-  if (const auto* base = result.find("baseline")) row.baseline_us = base->median_us;
+  if (const auto* base = result.find(search::kBaselineId)) row.baseline_us = base->median_us();
   if (const auto* best = result.best()) {
-    row.best_us = best->median_us;
-    row.speedup = best->speedup;
+    row.best_us = best->median_us();
+    row.speedup = best->speedup();
   }
   if (const auto& r = published.reverification; published.published && !r.eval.timings.empty()) {
     row.baseline_us = r.eval.timings.front().baseline.median_us;

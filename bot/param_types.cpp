@@ -18,8 +18,7 @@ std::vector<std::string> words(const std::string& type) {
 
 }  // namespace
 
-std::optional<config::DType> dtype_of_element(const std::string& element) {
-  using config::DType;
+std::optional<DType> dtype_of_element(const std::string& element) {
   static const std::map<std::string, DType> known = {
       {"float", DType::float32},          {"double", DType::float64},         {"__half", DType::float16},
       {"half", DType::float16},           {"__nv_half", DType::float16},      {"__nv_bfloat16", DType::bfloat16},

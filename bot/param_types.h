@@ -18,7 +18,7 @@ enum class ParamKind { pointer, scalar, stream, opaque };
 struct ParamType {
   ParamKind kind = ParamKind::opaque;
   bool const_pointee = false;           // const T*: the kernel cannot write through it
-  std::optional<config::DType> dtype;   // of the element (pointer) or the value (scalar), when known
+  std::optional<DType> dtype;   // of the element (pointer) or the value (scalar), when known
   std::string element;                  // the element/value type after aliases: "__nv_bfloat16"
   std::vector<const cuda_source::TypeAlias*> aliases;  // the aliases it went through
   std::string why_not_drivable;         // for opaque: what it is and why no role fits
@@ -27,7 +27,7 @@ struct ParamType {
 ParamType classify_param(const std::string& type, const cuda_source::TypeAliases& aliases);
 
 // The dtype of a plain C++ element type ("float", "__nv_bfloat16", "int64_t"), if it has one.
-std::optional<config::DType> dtype_of_element(const std::string& element);
+std::optional<DType> dtype_of_element(const std::string& element);
 
 // "floatX is typedef'd to float at common.cuh:12 (#else of #if defined(ENABLE_BF16)); also
 // defined as: __nv_bfloat16": the `# check:` note and the check's wording for an alias.

@@ -6,7 +6,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "common/number_format.h"
+#include "core/number_format.h"
 #include "common/text_template.h"
 
 namespace kb::embedded {
@@ -82,7 +82,7 @@ std::string correctness(const search::SearchResult& result, const search::Candid
       "and timed by `{}` on {}{}, after the search: {}. The search had measured its winner `{}` at {}{}. "
       "The timings above and the evidence below are from this re-verification of the PR's text.\n\n",
       r.by, r.eval.device.name.empty() ? "the GPU" : r.eval.device.name, r.at.empty() ? "" : " (" + r.at + ")",
-      format_speedup(r.eval.speedup), best.id, format_speedup(best.speedup), best.from_archive ? ", in an earlier run (kernelbot's archive)" : "");
+      format_speedup(r.eval.speedup), best.id, format_speedup(best.speedup()), best.from_archive ? ", in an earlier run (kernelbot's archive)" : "");
   out += "Checks that ran, with the original as the reference:\n\n";
   out += fmt::format(
       "- {} trial{} on fresh random inputs (never zeros) at {} size set{} ({}), input distributions {}{}.\n", v.trials,
@@ -204,12 +204,12 @@ std::string profile(const search::SearchResult& result, const search::CandidateR
 std::string idea_path(const search::SearchResult& result, const search::CandidateRecord& best) {
   std::string out = "| step | round | idea | family | result |\n| --- | ---: | --- | --- | --- |\n";
   for (const auto* c : result.path_to(best.id)) {
-    std::string outcome = c->id == "baseline" ? "the original"
-                          : verdict_is_correct(c->verdict)
-                              ? fmt::format("{}, {}", to_string(c->verdict), format_speedup(c->speedup))
-                              : to_string(c->verdict);
+    std::string outcome = c->is_original() ? "the original"
+                          : verdict_is_correct(c->verdict())
+                              ? fmt::format("{}, {}", to_string(c->verdict()), format_speedup(c->speedup()))
+                              : to_string(c->verdict());
     if (c->from_archive) outcome += " (measured in an earlier run, from the archive)";
-    std::string idea = c->id == "baseline" ? "—" : cell(c->idea.text);
+    std::string idea = c->is_original() ? "—" : cell(c->idea.text);
     out += fmt::format("| `{}` | {} | {} | {} | {} |\n", c->id, c->round, idea,
                        c->idea.family.empty() ? "—" : c->idea.family, outcome);
   }

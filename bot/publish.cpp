@@ -11,7 +11,8 @@
 #include "bot/source_splicer.h"
 #include "bot/version.h"
 #include "common/file_io.h"
-#include "common/number_format.h"
+#include "core/number_format.h"
+#include "core/speedup_rule.h"
 
 namespace kb::bot {
 namespace {
@@ -61,14 +62,12 @@ bool pr_text_verified(const config::Config& config, const config::KernelSpec& sp
 
 const search::CandidateRecord* pr_worthy_winner(const config::Config& config, const search::SearchResult& result) {
   const auto* best = result.best();
-  if (!best || best->verdict != Verdict::accepted || !best->eval.verification.passed ||
-      best->speedup < config.bench.min_speedup)
+  if (!best || best->verdict() != Verdict::accepted || !best->eval.verification.passed ||
+      !reaches_min_speedup(best->speedup(), config.bench.min_speedup))
     return nullptr;
   // Faster beyond the noise at one size at least (the evaluator's accept rule says the same;
   // checked again here because a PR is the one output that must never overstate).
-  bool significant = false;
-  for (const auto& t : best->eval.timings) significant |= t.significant && t.speedup > 1;
-  return significant ? best : nullptr;
+  return significantly_faster_somewhere(best->eval.timings) ? best : nullptr;
 }
 
 PublishOutcome publish_result(const config::Config& config, const config::KernelSpec& spec,
@@ -81,8 +80,8 @@ PublishOutcome publish_result(const config::Config& config, const config::Kernel
   const auto* best = pr_worthy_winner(config, result);
   if (!best) {
     outcome.note = !result.best() ? "nothing beat the original beyond noise"
-                   : result.best()->speedup < config.bench.min_speedup
-                       ? fmt::format("best {} is under [bench].min_speedup {}", format_speedup(result.best()->speedup),
+                   : !reaches_min_speedup(result.best()->speedup(), config.bench.min_speedup)
+                       ? fmt::format("best {} is under [bench].min_speedup {}", format_speedup(result.best()->speedup()),
                                      format_speedup(config.bench.min_speedup))
                        : "the best candidate is not an accepted, significant win";
     return outcome;

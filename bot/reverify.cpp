@@ -6,8 +6,9 @@
 #include <exception>
 
 #include "common/clock.h"
-#include "common/number_format.h"
+#include "core/number_format.h"
 #include "common/sha256.h"
+#include "core/speedup_rule.h"
 
 namespace kb::bot {
 namespace {
@@ -42,11 +43,9 @@ std::string judge(const EvalResult& eval, double min_speedup) {
   if (!eval.verification.passed)
     return "its verification did not pass" +
            (eval.verification.failure.empty() ? "" : ": " + eval.verification.failure);
-  bool significant = false;
-  for (const auto& t : eval.timings) significant |= t.significant && t.speedup > 1;
-  if (eval.verdict != Verdict::accepted || !significant)
+  if (eval.verdict != Verdict::accepted || !significantly_faster_somewhere(eval.timings))
     return fmt::format("correct, but not faster beyond the noise ({})", format_speedup(eval.speedup));
-  if (eval.speedup < min_speedup)
+  if (!reaches_min_speedup(eval.speedup, min_speedup))
     return fmt::format("{} is under [bench].min_speedup {}", format_speedup(eval.speedup), format_speedup(min_speedup));
   return "";
 }

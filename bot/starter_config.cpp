@@ -156,7 +156,7 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
     if (t.kind == ParamKind::opaque && table.not_drivable.empty())
       table.not_drivable = "parameter '" + (p.name.empty() ? "#" + std::to_string(i + 1) : p.name) + "' (" + p.type +
                            ") cannot be driven: " + t.why_not_drivable + "; no [[kernel.arg]] role supplies one";
-    if (t.kind == ParamKind::scalar && !config::dtype_is_float(*t.dtype) && !settings.count(p.name) && !p.name.empty())
+    if (t.kind == ParamKind::scalar && !dtype_is_float(*t.dtype) && !settings.count(p.name) && !p.name.empty())
       sizes.insert(p.name);
   }
   // Buffer counts over the integer candidates; a candidate no count uses is a size only if its
@@ -204,7 +204,7 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
            (p.default_value.empty() ? "" : " = " + p.default_value) + "\n";
     out += "  name = " + toml_string(pname) + "\n";
     if (p.name.empty()) notes.push_back("check: an unnamed parameter was given a placeholder name");
-    std::string dtype = t.dtype ? config::to_string(*t.dtype) : "float32";
+    std::string dtype = t.dtype ? to_string(*t.dtype) : "float32";
     if (!t.aliases.empty()) notes.push_back("check: " + describe_aliases(t.aliases));
     if (t.kind == ParamKind::pointer) {
       if (!t.dtype)
@@ -216,7 +216,7 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
       if (count.empty()) count_todo.insert(pname);
       else notes.push_back("check: count guessed from the kernel's indexing");
       if (role == "output") notes.push_back("check: output, or inout if the kernel also reads it");
-      if (t.dtype && !config::dtype_is_float(*t.dtype) && index_like(p.name))
+      if (t.dtype && !dtype_is_float(*t.dtype) && index_like(p.name))
         notes.push_back("check: integer indices? add range = [0, \"<size they index>\"] so values stay in bounds");
     } else if (t.kind == ParamKind::stream) {
       out += "  role = \"stream\"\n";
@@ -226,10 +226,10 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
       notes.push_back(literal ? "launch setting (used in <<<...>>>): its default argument"
                               : "check: launch setting (used in <<<...>>>): a value the code supports");
     } else if (t.kind == ParamKind::scalar && sizes.count(p.name)) {
-      std::string size_dtype = (*t.dtype == config::DType::int64 || *t.dtype == config::DType::int32) ? dtype : "int32";
+      std::string size_dtype = (*t.dtype == DType::int64 || *t.dtype == DType::int32) ? dtype : "int32";
       out += "  role = \"size\"\n  dtype = \"" + size_dtype + "\"\n  value = " + toml_string(p.name) + "\n";
       if (size_dtype != dtype) notes.push_back("check: a " + p.type + " size passed as int32");
-    } else if (t.kind == ParamKind::scalar && !config::dtype_is_float(*t.dtype)) {
+    } else if (t.kind == ParamKind::scalar && !dtype_is_float(*t.dtype)) {
       auto literal = cuda_source::integer_value(p.default_value);
       out += "  role = \"scalar\"\n  dtype = \"" + dtype + "\"\n  value = " + (literal ? std::to_string(*literal) : "3") + "\n";
       notes.push_back(literal ? "an integer that sizes nothing: its default argument"

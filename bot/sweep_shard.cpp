@@ -15,7 +15,7 @@
 #include "bot/sweep_bundle.h"
 #include "bot/version.h"
 #include "common/clock.h"
-#include "common/number_format.h"
+#include "core/number_format.h"
 #include "profiler/device_query.h"
 #include "search/advisory_findings.h"
 #include "search/archive.h"
@@ -88,10 +88,10 @@ std::vector<KernelOutcome> search_into_bundle(const config::Config& config, cons
       auto result = search(*spec);
       if (manifest.device.empty()) manifest.device = result.device.name;
       for (const auto& a : result.advisories) row.advisories.push_back(search::advisory_text(a));
-      if (const auto* base = result.find("baseline")) row.baseline_us = base->median_us;
+      if (const auto* base = result.find(search::kBaselineId)) row.baseline_us = base->median_us();
       if (const auto* best = result.best()) {
-        row.best_us = best->median_us;
-        row.speedup = best->speedup;
+        row.best_us = best->median_us();
+        row.speedup = best->speedup();
       }
       auto change = change_for(config, *spec, result, row.note);
       const auto dir = bundle_result_dir(out, spec->name);

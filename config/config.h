@@ -1,14 +1,17 @@
 // The effective kernelbot configuration: one struct per TOML section, every field with its default.
 // Parsing and validation live in config_loader.cpp. Each field of a fixed section also has one
-// line in config_keys.cpp's key table (and a README row): config_keys_test fails until it does.
+// line in config_keys.cpp's key table (and a row in docs/configuration.md): config_keys_test fails until it does.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
+
+#include "core/arg_type_names.h"
+#include "core/arg_types.h"
+#include "core/measurement_defaults.h"
 
 namespace kb::config {
 
@@ -85,9 +88,9 @@ struct SearchConfig {
 
 // [verify]: how a candidate is proven equal to the original.
 struct VerifyConfig {
-  int64_t trials = 5;
+  int64_t trials = kDefaultTrials;
   // Cycled over the trials, each size set starting one further (see distribution_names()).
-  std::vector<std::string> distributions = {"uniform", "normal", "large", "mixed_sign", "offset", "extreme"};
+  std::vector<std::string> distributions = default_distributions();
   std::map<std::string, Tolerance> tolerance = {
       {"float64", {1e-10, 1e-12}}, {"float32", {1e-4, 1e-5}}, {"float16", {1e-2, 1e-3}},
       {"bfloat16", {2e-2, 1e-2}},  {"int32", {0, 0}},         {"int64", {0, 0}},
@@ -107,19 +110,22 @@ struct VerifyConfig {
   bool persistent_judge = true;
 };
 
-// [bench]: timing, in the manner of nvbench.
+// [bench]: timing, in the manner of nvbench. The defaults are the judge's (core/measurement_defaults.h),
+// spelled there once; the comments there say what each does.
 struct BenchConfig {
-  int64_t warmup_runs = 3;
-  double min_time_s = 0.05;  // GPU time of the kept samples, at least
-  int64_t min_samples = 20;
-  int64_t max_samples = 2000;
-  double max_noise = 0.005;  // relative noise target (0.5%)
-  double max_error = 0.0015;  // stop once the median's relative standard error is this small
-  double timeout_s = 20;
-  bool flush_l2 = true;
-  double graph_below_us = 10;  // kernels shorter than this are timed as CUDA graphs of launches
-  double max_clock_sag = 0.05;  // samples taken with the SM clock this far under its max are dropped
-  double min_speedup = 1.05;    // a win must beat this ratio of medians, noise included
+  int64_t warmup_runs = kDefaultBench.warmup_runs;
+  double min_time_s = kDefaultBench.min_time_s;
+  int64_t min_samples = kDefaultBench.min_samples;
+  int64_t max_samples = kDefaultBench.max_samples;
+  double max_noise = kDefaultBench.max_noise;
+  double max_error = kDefaultBench.max_error;
+  double timeout_s = kDefaultBench.timeout_s;
+  bool flush_l2 = kDefaultBench.flush_l2;
+  double graph_below_us = kDefaultBench.graph_below_us;
+  double max_clock_sag = kDefaultBench.max_clock_sag;
+  double min_speedup = kDefaultMinSpeedup;  // a win must beat this ratio of medians, noise included
+  // The judge's part of these settings, for a HarnessJob.
+  HarnessBench harness() const;
 };
 
 // [github]: where the pull requests go; an empty repository means the dry-run forge.
@@ -150,12 +156,7 @@ struct ProjectConfig {
   std::vector<std::string> discover_exclude = {"build", ".git", ".kernelbot", "third_party"};
 };
 
-// stream: a `cudaStream_t` parameter; the harness passes its own stream (timing, verification and
-// the escape checks follow it). It has no dtype, count or value.
-enum class ArgRole { input, output, inout, scalar, size, stream };
-enum class DType { float64, float32, float16, bfloat16, int64, int32, uint32, int8, uint8 };
-
-// One parameter of a kernel's launcher, in order.
+// One parameter of a kernel's launcher, in order (ArgRole and DType: core/arg_types.h).
 struct ArgSpec {
   std::string name;
   ArgRole role = ArgRole::input;
@@ -228,15 +229,5 @@ struct Config {
 // values [[kernel.arg]] error_scale takes.
 const std::vector<const char*>& distribution_names();
 const std::vector<const char*>& error_scale_names();
-
-const char* to_string(ArgRole role);
-const char* to_string(DType dtype);
-std::optional<ArgRole> parse_arg_role(const std::string& text);
-std::optional<DType> parse_dtype(const std::string& text);
-size_t dtype_size(DType dtype);
-bool dtype_is_float(DType dtype);
-bool role_is_buffer(ArgRole role);
-// The C++ type a launcher parameter of this dtype has (for generated code and docs).
-const char* dtype_cpp_type(DType dtype);
 
 }  // namespace kb::config

@@ -1,7 +1,7 @@
 // The key table: every key of the fixed sections ([llm] ... [project]) listed once, with where it
 // lives in Config, its simple rule and a one-line description. The loader, `config show`, the
 // starter file of `kernelbot init` and the consistency test are all driven from it, so adding a
-// key is one struct field plus one line here (and a README row). Defaults are not repeated: each
+// key is one struct field plus one line here (and a row in docs/configuration.md). Defaults are not repeated: each
 // entry points at its field, and the field's in-class default is the default.
 // [[kernel]] tables stay hand-read in config_loader.cpp: they carry positions and cross-field rules.
 #pragma once

@@ -198,9 +198,9 @@ void read_tolerance_map(TableReader& parent, std::string_view key, std::map<std:
     std::string dtype(dtype_key.str());
     if (!parse_dtype(dtype)) {
       r.node(dtype);  // reported below as a bad dtype, not as an unknown key
-      parent.diag().error(dtype_key.source(), r.field(dtype),
-                          "'" + dtype + "' is not a dtype (float64, float32, float16, bfloat16, "
-                          "int64, int32, uint32, int8, uint8)");
+      std::string names;
+      for (const char* n : dtype_names()) names += (names.empty() ? "" : ", ") + std::string(n);
+      parent.diag().error(dtype_key.source(), r.field(dtype), "'" + dtype + "' is not a dtype (" + names + ")");
       continue;
     }
     const toml::table* tol = node.as_table();
@@ -377,12 +377,11 @@ void read_arg(TableReader& r, ArgSpec& a) {
   r.finish();
   if (!role.empty()) {
     if (auto parsed = parse_arg_role(role)) a.role = *parsed;
-    else check_one_of(r, "role", role, {"input", "output", "inout", "scalar", "size", "stream"});
+    else check_one_of(r, "role", role, arg_role_names());
   }
   if (!dtype.empty()) {
     if (auto parsed = parse_dtype(dtype)) a.dtype = *parsed;
-    else check_one_of(r, "dtype", dtype,
-                      {"float64", "float32", "float16", "bfloat16", "int64", "int32", "uint32", "int8", "uint8"});
+    else check_one_of(r, "dtype", dtype, dtype_names());
   }
   if (!a.distribution.empty()) check_one_of(r, "distribution", a.distribution, distribution_names());
   if (!a.error_scale.empty()) check_one_of(r, "error_scale", a.error_scale, error_scale_names());

@@ -5,16 +5,20 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "core/arg_types.h"
+#include "core/measurement_defaults.h"
 
 namespace kb {
 
 // One launcher parameter with its expressions already evaluated for every size set.
 struct HarnessArg {
   std::string name;
-  std::string role;   // input | output | inout | scalar | size | stream
-  std::string dtype;  // float32, int32, ... (the config's dtype names); "" for a stream
+  ArgRole role = ArgRole::input;
+  std::optional<DType> dtype;       // none for a stream (the JSON's "")
   std::vector<int64_t> counts;      // per size set: elements, for buffers
   std::vector<std::string> values;  // per size set: literal value for size/scalar; "" = random scalar
   std::string distribution;         // "" = the job's distributions
@@ -27,24 +31,21 @@ struct HarnessArg {
   std::vector<std::vector<int64_t>> ranges;
 };
 
-struct HarnessBench {
-  int64_t warmup_runs = 3;
-  double min_time_s = 0.05;
-  int64_t min_samples = 20;
-  int64_t max_samples = 2000;
-  double max_noise = 0.005;
-  double timeout_s = 20;
-  bool flush_l2 = true;
-  double graph_below_us = 10;
-  double max_clock_sag = 0.05;
-  double max_error = 0.0015;  // the median's relative standard error at which timing stops
+// What the judge is asked to do; the JSON spells each as its name here.
+enum class JobMode {
+  verify_and_time,  // verify the candidate against the baseline, then time both interleaved
+  verify,           // verification only
+  time_baseline,    // time the baseline alone (its profile)
+  metrics,          // CUPTI range-profiler metrics of each library given (a separate run: replay changes timing)
 };
+const char* to_string(JobMode mode);
+// verify_and_time and verify judge a candidate; the other modes measure the libraries alone.
+constexpr bool mode_compares_candidate(JobMode mode) {
+  return mode == JobMode::verify_and_time || mode == JobMode::verify;
+}
 
 struct HarnessJob {
-  // verify_and_time: verify candidate vs baseline, then time both interleaved.
-  // verify: verification only. time_baseline: time the baseline alone (profile).
-  // metrics: CUPTI range-profiler metrics of each library given (separate run; replay changes timing).
-  std::string mode = "verify_and_time";
+  JobMode mode = JobMode::verify_and_time;
   std::string kernel;
   std::string baseline_library;   // shared library exporting kb_launch
   std::string candidate_library;  // empty for time_baseline / metrics of the baseline only
@@ -52,15 +53,15 @@ struct HarnessJob {
   std::vector<HarnessArg> args;
   std::vector<double> flops;  // per size set, 0 = unknown
   std::vector<double> bytes;  // per size set: bytes moved (inputs read once, outputs written once)
-  int64_t trials = 5;
-  std::vector<std::string> distributions = {"uniform", "normal", "large", "mixed_sign", "offset", "extreme"};
+  int64_t trials = kDefaultTrials;
+  std::vector<std::string> distributions = default_distributions();
   uint64_t seed = 1;
   bool strict = false;  // extra-strict verification (more trials, tighter checks)
   HarnessBench bench;
   int device = 0;
   double copy_bandwidth_gbps = 0;  // measured device ceilings, for the roofline floor
   double fp32_tflops = 0;
-  double min_speedup = 1.05;  // [bench].min_speedup: the geometric-mean ratio a win must reach
+  double min_speedup = kDefaultMinSpeedup;  // [bench].min_speedup: the geometric-mean ratio a win must reach
   int metrics_size = -1;      // size set index the metrics mode profiles; -1 = the largest (most bytes)
   // The run is under compute-sanitizer, which holds the process's only CUPTI subscription
   // (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED): verify without CUPTI activity tracing.
@@ -83,8 +84,12 @@ struct HarnessJob {
 // launcher. Returns 0.
 inline constexpr const char* kEntrySymbol = "kb_launch";
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessArg, name, role, dtype, counts, values, distribution, rtol,
-                                                atol, error_scale, ranges)
+// Roles, dtypes and modes travel as their names (core/arg_type_names.h); a name the reader does
+// not know throws nlohmann::json::other_error naming the field ("job field args ('y').dtype: ...").
+void to_json(nlohmann::json& j, const JobMode& mode);
+void from_json(const nlohmann::json& j, JobMode& mode);
+void to_json(nlohmann::json& j, const HarnessArg& arg);
+void from_json(const nlohmann::json& j, HarnessArg& arg);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessBench, warmup_runs, min_time_s, min_samples, max_samples,
                                                 max_noise, timeout_s, flush_l2, graph_below_us, max_clock_sag,
                                                 max_error)

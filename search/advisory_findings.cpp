@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "common/number_format.h"
+#include "core/number_format.h"
 #include "cuda_source/literal_knobs.h"
 
 namespace kb::search {
@@ -14,13 +14,13 @@ bool is_advisory(const Variant& variant) { return cuda_source::find_advisory_pro
 std::vector<AdvisoryFinding> collect_advisory_findings(const std::vector<CandidateRecord>& tree) {
   std::vector<AdvisoryFinding> out;
   for (const auto& c : tree) {
-    if (c.verdict != Verdict::accepted) continue;
+    if (c.verdict() != Verdict::accepted) continue;
     auto probe = cuda_source::find_advisory_probe(c.variant.source);
     if (!probe) continue;
     auto same = std::find_if(out.begin(), out.end(), [&](const AdvisoryFinding& f) { return f.subject == probe->subject; });
-    AdvisoryFinding finding{c.id, probe->subject, probe->value, c.variant.label, c.speedup};
+    AdvisoryFinding finding{c.id, probe->subject, probe->value, c.variant.label, c.speedup()};
     if (same == out.end()) out.push_back(finding);
-    else if (c.speedup > same->speedup) *same = finding;
+    else if (c.speedup() > same->speedup) *same = finding;
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const AdvisoryFinding& a, const AdvisoryFinding& b) { return a.speedup > b.speedup; });

@@ -68,12 +68,12 @@ CandidateRecord record_from_row(const Statement& s) {
   r.parent_id = s.text(1);
   r.round = s.integer(2);
   r.idea = {s.text(3), s.text(4), s.text(5)};
-  r.verdict = nlohmann::json(s.text(6)).get<Verdict>();
-  r.reason = s.text(7);
-  r.speedup = s.real(8);
-  r.median_us = s.real(9);
   r.variant = nlohmann::json::parse(s.text(10)).get<Variant>();
   r.eval = nlohmann::json::parse(s.text(11)).get<EvalResult>();
+  // The verdict and reason columns are the record's (an older kernelbot kept a compile error's
+  // only there); speedup and median_us (columns 8, 9, for queries) follow from eval.
+  r.eval.verdict = nlohmann::json(s.text(6)).get<Verdict>();
+  r.eval.reason = s.text(7);
   r.variant_hash = s.text(12);
   r.from_archive = true;
   return r;
@@ -99,7 +99,7 @@ bool upsert(sqlite3* db, const ArchiveRow& row, const std::string& only_if) {
   s.bind(1, key.kernel).bind(2, key.source_hash).bind(3, key.spec_hash).bind(4, key.gpu).bind(5, key.toolkit);
   s.bind(6, r.variant_hash).bind(7, r.id).bind(8, r.parent_id).bind(9, r.round);
   s.bind(10, r.idea.text).bind(11, r.idea.family).bind(12, r.idea.rationale);
-  s.bind(13, std::string(to_string(r.verdict))).bind(14, r.reason).bind(15, r.speedup).bind(16, r.median_us);
+  s.bind(13, std::string(to_string(r.verdict()))).bind(14, r.reason()).bind(15, r.speedup()).bind(16, r.median_us());
   s.bind(17, nlohmann::json(r.variant).dump()).bind(18, nlohmann::json(r.eval).dump()).bind(19, row.diff);
   s.bind(20, row.created_at);
   s.step();
@@ -175,7 +175,7 @@ void Archive::exec(const char* sql) {
 }
 
 void Archive::store(const ArchiveKey& key, const CandidateRecord& r, const std::string& diff) {
-  if (r.verdict == Verdict::pending || r.verdict == Verdict::infra_error || r.variant_hash.empty()) return;
+  if (r.verdict() == Verdict::pending || r.verdict() == Verdict::infra_error || r.variant_hash.empty()) return;
   std::lock_guard<std::mutex> lock(mutex_);
   upsert(db_, ArchiveRow{key, r, diff, now_iso8601()}, "");
 }
@@ -246,7 +246,7 @@ int64_t Archive::last_row_id() const {
 
 bool Archive::merge(const ArchiveRow& row) {
   const auto& r = row.record;
-  if (r.verdict == Verdict::pending || r.verdict == Verdict::infra_error || r.variant_hash.empty()) return false;
+  if (r.verdict() == Verdict::pending || r.verdict() == Verdict::infra_error || r.variant_hash.empty()) return false;
   std::lock_guard<std::mutex> lock(mutex_);
   ArchiveRow dated = row;
   if (dated.created_at.empty()) dated.created_at = now_iso8601();

@@ -40,11 +40,6 @@ void apply_evaluation(CandidateRecord& r, const CompiledVariant& compiled, EvalR
     result.candidate_metrics.values.insert(values.begin(), values.end());
     if (!values.empty()) result.candidate_metrics.status = status;
   }
-  r.verdict = result.verdict;
-  r.reason = result.reason;
-  r.speedup = verdict_is_correct(result.verdict) ? result.speedup : 0;
-  r.median_us = result.timings.empty() ? 0 : result.timings.front().candidate.median_us;
-  r.compile_s = compiled.compile_s;
   r.compile_cached = compiled.from_cache;
   r.eval = std::move(result);
 }
@@ -119,8 +114,8 @@ class RoundPipeline {
       try {
         compiled = evaluators_.front()->compile(spec_, record.variant);
       } catch (const std::exception& e) {
-        record.verdict = Verdict::infra_error;
-        record.reason = std::string("the compiler could not be run: ") + e.what();
+        record.eval.verdict = Verdict::infra_error;
+        record.eval.reason = std::string("the compiler could not be run: ") + e.what();
         finish_in_slot(job, record);
         return;
       }
@@ -138,12 +133,10 @@ class RoundPipeline {
   }
 
   static void record_compile_error(CandidateRecord& record, const CompiledVariant& compiled) {
-    record.verdict = Verdict::compile_error;
-    record.reason = "does not compile: " + first_error_line(compiled.log);
+    record.eval.verdict = Verdict::compile_error;
+    record.eval.reason = "does not compile: " + first_error_line(compiled.log);
     record.eval.compile_log = compiled.log;
     record.eval.compile_s = compiled.compile_s;
-    record.eval.verdict = Verdict::compile_error;
-    record.compile_s = compiled.compile_s;
   }
 
   std::optional<Variant> repaired(const CandidateRecord& failed) const {
@@ -168,7 +161,7 @@ class RoundPipeline {
 
   void queue_for_gpu(size_t job, CandidateRecord record, CompiledVariant compiled) {
     std::lock_guard<std::mutex> lock(mutex_);
-    record.compile_s = compiled.compile_s;
+    record.eval.compile_s = compiled.compile_s;
     record.compile_cached = compiled.from_cache;
     slots_[job].push_back(std::move(record));
     queue_.push_back(EvalItem{job, slots_[job].size() - 1, std::move(compiled)});
@@ -304,7 +297,7 @@ class RoundPipeline {
     const ScreeningRecord screening = record.screening;
     apply_evaluation(record, c.item.compiled, evaluate_fully(e, c.item.compiled));
     record.screening = screening;
-    if (record.verdict == Verdict::accepted) bar_->confirm(record.id, c.reading);
+    if (record.verdict() == Verdict::accepted) bar_->confirm(record.id, c.reading);
     store(c.item, record);
   }
 
@@ -322,9 +315,7 @@ class RoundPipeline {
   static void mark_screened_out(CandidateRecord& record, const CompiledVariant& compiled, EvalResult screening,
                                 const std::string& why) {
     apply_evaluation(record, compiled, std::move(screening));
-    record.verdict = Verdict::screened_out;
     record.eval.verdict = Verdict::screened_out;
-    record.reason = why;
     record.eval.reason = why;
   }
 

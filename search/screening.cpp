@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/number_format.h"
+#include "core/number_format.h"
 #include "search/search_tree.h"
 
 namespace kb::search {
@@ -107,19 +107,19 @@ std::string ScreeningEconomy::summary() const {
 bool fully_evaluated(const CandidateRecord& r) {
   if (r.from_archive || r.device_index < 0) return false;
   if (!r.screening.ran) return true;
-  return r.screening.passed && r.verdict != Verdict::screened_out;
+  return r.screening.passed && r.verdict() != Verdict::screened_out;
 }
 
 void count_phase_use(const std::vector<CandidateRecord>& tree, bool screening, SearchPhases& p) {
   p.screening = screening;
   for (const auto& r : tree) {
     if (r.id == kBaselineId || r.from_archive) continue;
-    p.compile_s += r.compile_s;
+    p.compile_s += r.compile_s();
     if (r.screening.ran) {
       ++p.screened;
       p.screen_s += r.screening.run_s;
       for (const auto& [phase, s] : r.screening.phase_s) p.job_phase_s[phase] += s;
-      if (r.verdict == Verdict::screened_out) ++p.screened_out;
+      if (r.verdict() == Verdict::screened_out) ++p.screened_out;
       else if (!r.screening.passed) ++p.failed_screening;
     }
     if (fully_evaluated(r)) {

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "common/clock.h"
-#include "common/number_format.h"
+#include "core/number_format.h"
 #include "profiler/evaluate/original_variant.h"
 #include "search/advisory_findings.h"
 #include "search/archive.h"
@@ -69,7 +69,7 @@ class Engine {
     }
     for (int64_t round = 1; round <= cfg_.rounds; ++round)
       if (!run_round(round)) break;
-    if (result_.stop_reason.empty()) result_.stop_reason = "rounds done";
+    if (result_.stop_reason.empty()) result_.stop_reason = "rounds done";  // the kind stays as set
     finish();
     return std::move(result_);
   }
@@ -104,7 +104,7 @@ class Engine {
     result_.tree.push_back(baseline_record(original, hash, profile));
     seen_.insert(hash);
     signature_ = launcher_signature(spec_, original_);
-    spdlog::info("{}: the original measures {:.2f} us at {} on {}", spec_.name, result_.tree.front().median_us,
+    spdlog::info("{}: the original measures {:.2f} us at {} on {}", spec_.name, result_.tree.front().median_us(),
                  profile.timings.empty() ? "?" : profile.timings.front().size_label, result_.device.name);
   }
 
@@ -138,9 +138,9 @@ class Engine {
       best->parent_id = kBaselineId;
       best->round = 0;
       seen_.insert(best->variant_hash);
-      spdlog::info("{}: starting from the archive's best, {} ({})", spec_.name, format_speedup(best->speedup),
+      spdlog::info("{}: starting from the archive's best, {} ({})", spec_.name, format_speedup(best->speedup()),
                    best->idea.text);
-      best_seen_ = std::max(best_seen_, best->speedup);
+      best_seen_ = std::max(best_seen_, best->speedup());
       result_.tree.push_back(*best);
       ++result_.archive_reused;
     }
@@ -167,7 +167,7 @@ class Engine {
 
   const CandidateRecord* find_correct(const std::string& id) const {
     const CandidateRecord* c = result_.find(id);
-    return c && verdict_is_correct(c->verdict) ? c : nullptr;
+    return c && verdict_is_correct(c->verdict()) ? c : nullptr;
   }
 
   // Crossover (from round 2): the two best seeds the model wrote, of different families if possible.
@@ -211,31 +211,37 @@ class Engine {
 
   void on_finished(const CandidateRecord& r, int64_t round, int64_t planned) {
     // Called by the runner's threads, one at a time, while the round's feed may still grow.
-    if (req_.archive && key_ && r.verdict != Verdict::infra_error) {
+    if (req_.archive && key_ && r.verdict() != Verdict::infra_error) {
       try {
         req_.archive->store(*key_, r, describe_variant_change(original_, r.variant, spec_.source));
       } catch (const std::exception& e) {
         spdlog::warn("{}: not archived: {}", r.id, e.what());
       }
     }
-    if (verdict_is_correct(r.verdict)) best_seen_ = std::max(best_seen_, r.speedup);
-    spdlog::info("  {} {} {}{}", r.id, to_string(r.verdict),
-                 verdict_is_correct(r.verdict) ? format_speedup(r.speedup) : r.reason,
+    if (verdict_is_correct(r.verdict())) best_seen_ = std::max(best_seen_, r.speedup());
+    spdlog::info("  {} {} {}{}", r.id, to_string(r.verdict()),
+                 verdict_is_correct(r.verdict()) ? format_speedup(r.speedup()) : r.reason(),
                  r.compile_cached ? " (compile cached)" : "");
     if (req_.on_progress) {
       try {
         req_.on_progress(SearchProgress{round, budget_.candidates_used(), planned, best_seen_,
-                                        fmt::format("{} {}", r.id, to_string(r.verdict))});
+                                        fmt::format("{} {}", r.id, to_string(r.verdict()))});
       } catch (const std::exception& e) {
         spdlog::warn("progress callback failed: {}", e.what());
       }
     }
   }
 
+  // Ends the search: records why, as a kind and in words. Returns false (no further round).
+  bool stop(SearchStop kind, std::string reason) {
+    result_.stop = kind;
+    result_.stop_reason = std::move(reason);
+    return false;
+  }
+
   bool run_round(int64_t round) {
     if (auto spent = budget_.exhausted(req_.proposer->usage()); !spent.empty()) {
-      result_.stop_reason = spent;
-      return false;
+      return stop(SearchStop::budget, spent);
     }
     ProposalContext ctx = context(round);
     std::vector<ProposedIdea> ideas;
@@ -243,16 +249,14 @@ class Engine {
     try {
       ideas = req_.proposer->propose_ideas(ctx);
     } catch (const std::exception& e) {
-      result_.stop_reason = std::string("proposer failed: ") + e.what();
-      spdlog::error("round {}: {}", round, result_.stop_reason);
-      return false;
+      spdlog::error("round {}: proposer failed: {}", round, e.what());
+      return stop(SearchStop::proposer_failed, std::string("proposer failed: ") + e.what());
     }
     result_.phases.proposing_s += seconds_since(proposing);
     if (round >= 2 && req_.proposer->supports_crossover())
       if (auto c = crossover_idea(ctx)) ideas.push_back(*c);
     if (ideas.empty()) {
-      result_.stop_reason = req_.proposer->exhausted_reason();
-      return false;
+      return stop(SearchStop::proposer_exhausted, req_.proposer->exhausted_reason());
     }
     auto requests = branch_requests(ctx, round, ideas);
     result_.rounds_run = round;
@@ -318,9 +322,9 @@ class Engine {
     std::string infra_reason;
     for (auto& r : records) {
       seen_.insert(r.variant_hash);
-      if (r.verdict == Verdict::infra_error) {
+      if (r.verdict() == Verdict::infra_error) {
         ++infra;
-        infra_reason = r.reason;
+        infra_reason = r.reason();
       }
       ++evaluated;
       result_.tree.push_back(std::move(r));
@@ -328,22 +332,20 @@ class Engine {
     double best_after = best_correct_speedup(result_.tree);
     const CandidateRecord* best = best_accepted(result_.tree);
     spdlog::info("round {} done: {} candidates, best so far {} ({:.0f} s elapsed)", round, evaluated,
-                 best ? fmt::format("{} ({})", format_speedup(best->speedup), best->id) : std::string("none accepted"),
+                 best ? fmt::format("{} ({})", format_speedup(best->speedup()), best->id) : std::string("none accepted"),
                  budget_.elapsed_s());
 
     if (evaluated > 0 && infra == evaluated) {
-      result_.stop_reason = "evaluator failing: " + infra_reason;
-      return false;
+      return stop(SearchStop::evaluator_failing, "evaluator failing: " + infra_reason);
     }
     if (dropped) {
-      result_.stop_reason = budget_.exhausted(req_.proposer->usage());
-      if (result_.stop_reason.empty()) result_.stop_reason = "budget: candidates";
-      return false;
+      const std::string spent = budget_.exhausted(req_.proposer->usage());
+      return stop(SearchStop::budget, spent.empty() ? "budget: candidates" : spent);
     }
     if (best_after < best_before * (1.0 + cfg_.min_round_gain)) {
-      result_.stop_reason = fmt::format("no gain in round {}: best {} after {} (min_round_gain {:g})", round,
-                                        format_speedup(best_after), format_speedup(best_before), cfg_.min_round_gain);
-      return false;
+      return stop(SearchStop::no_gain, fmt::format("no gain in round {}: best {} after {} (min_round_gain {:g})", round,
+                                                   format_speedup(best_after), format_speedup(best_before),
+                                                   cfg_.min_round_gain));
     }
     return true;
   }
@@ -358,9 +360,9 @@ class Engine {
     r.round = round;
     r.idea = req.idea.idea;
     if (!branch.variant) {
-      r.verdict = Verdict::rejected;
-      r.reason = "no candidate: " + branch.failure;
-      spdlog::info("  {} rejected: {}", id, r.reason);
+      r.eval.verdict = Verdict::rejected;
+      r.eval.reason = "no candidate: " + branch.failure;
+      spdlog::info("  {} rejected: {}", id, r.reason());
       result_.tree.push_back(r);
       return std::nullopt;
     }
@@ -385,7 +387,7 @@ class Engine {
       archived->round = round;
       archived->idea = r.idea;
       archived->variant.label = r.variant.label;
-      spdlog::info("  {} {} (from the archive)", id, to_string(archived->verdict));
+      spdlog::info("  {} {} (from the archive)", id, to_string(archived->verdict()));
       result_.tree.push_back(*archived);
       ++result_.archive_reused;
       return std::nullopt;
@@ -415,7 +417,7 @@ class Engine {
     const CandidateRecord* best = result_.best();
     spdlog::info("{}: search ended ({}) after {} candidates in {:.0f} s; {}", spec_.name, result_.stop_reason,
                  result_.budget.candidates, result_.budget.wall_time_s,
-                 best ? fmt::format("winner {} at {}", best->id, format_speedup(best->speedup))
+                 best ? fmt::format("winner {} at {}", best->id, format_speedup(best->speedup()))
                       : std::string("nothing beat the original"));
     req_.proposer->finish(result_);
   }

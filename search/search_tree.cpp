@@ -20,11 +20,7 @@ CandidateRecord baseline_record(const Variant& original, const std::string& hash
   r.idea = {"the original code", "original", ""};
   r.variant = original;
   r.variant_hash = hash;
-  r.verdict = profile.verdict;
-  r.reason = "the original, measured on its own";
-  r.speedup = 1.0;
-  r.median_us = profile.timings.empty() ? 0 : profile.timings.front().baseline.median_us;
-  r.eval = profile;
+  r.eval = profile;  // its verdict; its reason, speedup and median are the original's (CandidateRecord)
   r.device_index = profile.device.index;
   return r;
 }
@@ -33,12 +29,12 @@ std::vector<Outcome> outcomes_of(const std::vector<CandidateRecord>& tree) {
   std::vector<Outcome> out;
   for (const auto& c : tree) {
     if (c.id == kBaselineId) continue;
-    out.push_back(Outcome{c.id, c.parent_id, c.round, c.idea, c.variant, c.verdict, c.reason, c.speedup});
+    out.push_back(Outcome{c.id, c.parent_id, c.round, c.idea, c.variant, c.verdict(), c.reason(), c.speedup()});
   }
   return out;
 }
 
-Seed seed_of(const CandidateRecord& r) { return Seed{r.id, r.idea, r.variant, r.id == kBaselineId ? 1.0 : r.speedup, r.eval}; }
+Seed seed_of(const CandidateRecord& r) { return Seed{r.id, r.idea, r.variant, r.speedup(), r.eval}; }
 
 std::string launcher_signature(const config::KernelSpec& spec, const std::string& source) {
   cuda_source::ScanResult scan;
@@ -55,8 +51,8 @@ std::string launcher_signature(const config::KernelSpec& spec, const std::string
   }
   std::string params;
   for (const auto& a : spec.args) {
-    std::string type = a.role == config::ArgRole::stream ? "cudaStream_t" : config::dtype_cpp_type(a.dtype);
-    if (config::role_is_buffer(a.role)) type = (a.role == config::ArgRole::input ? "const " : "") + type + "*";
+    std::string type = a.role == ArgRole::stream ? "cudaStream_t" : dtype_cpp_type(a.dtype);
+    if (role_is_buffer(a.role)) type = (a.role == ArgRole::input ? "const " : "") + type + "*";
     params += (params.empty() ? "" : ", ") + type + " " + a.name;
   }
   return fmt::format("void {}({})", spec.launcher, params);
@@ -65,14 +61,15 @@ std::string launcher_signature(const config::KernelSpec& spec, const std::string
 const CandidateRecord* best_accepted(const std::vector<CandidateRecord>& tree) {
   const CandidateRecord* best = nullptr;
   for (const auto& c : tree)
-    if (c.verdict == Verdict::accepted && !is_advisory(c.variant) && (!best || c.speedup > best->speedup)) best = &c;
+    if (c.verdict() == Verdict::accepted && !is_advisory(c.variant) && (!best || c.speedup() > best->speedup()))
+      best = &c;
   return best;
 }
 
 double best_correct_speedup(const std::vector<CandidateRecord>& tree) {
   double best = 1.0;
   for (const auto& c : tree)
-    if (verdict_is_correct(c.verdict) && c.id != kBaselineId) best = std::max(best, c.speedup);
+    if (verdict_is_correct(c.verdict()) && !c.is_original()) best = std::max(best, c.speedup());
   return best;
 }
 

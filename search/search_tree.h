@@ -12,8 +12,6 @@
 
 namespace kb::search {
 
-inline constexpr const char* kBaselineId = "baseline";
-
 std::string candidate_id(int64_t round, size_t idea, size_t branch);
 std::string idea_prefix(int64_t round, size_t idea);
 

@@ -31,24 +31,39 @@ struct ScreeningRecord {
   std::map<std::string, double> phase_s;  // the screening job's EvalResult::phase_s
 };
 
+// The id of the original's node in the tree.
+inline constexpr const char* kBaselineId = "baseline";
+
 // One node of the search tree.
 struct CandidateRecord {
-  std::string id;         // "r2-i1-b0" (round, idea, branch); "baseline" for the original
+  std::string id;         // "r2-i1-b0" (round, idea, branch); kBaselineId for the original
   std::string parent_id;  // the seed it was derived from ("baseline" in round 1)
   int64_t round = 0;
   Idea idea;
   Variant variant;
-  Verdict verdict = Verdict::pending;
-  std::string reason;
-  double speedup = 0;     // vs the original, geometric mean over size sets
-  double median_us = 0;   // at the first size set
+  // The one source of its verdict, reason, speedup and timings: the full evaluation, or the
+  // screening when it ended there. A candidate that never reached the evaluator (no code, no
+  // compile) has its verdict and reason here too. For the original: its profile.
   EvalResult eval;
   bool from_archive = false;  // not measured in this run: the archive's earlier result was reused
   std::string variant_hash;   // content hash of source, defines and flags (the archive's key)
   int64_t device_index = -1;  // the GPU that evaluated it (-1: not evaluated in this run)
-  double compile_s = 0;
   bool compile_cached = false;  // the evaluator's compile cache already held this variant
   ScreeningRecord screening;    // eval holds the full evaluation, or the screening when it ended there
+
+  // Read from `eval`, never stored beside it (the JSON still has each under its own key):
+  bool is_original() const { return id == kBaselineId; }
+  Verdict verdict() const { return eval.verdict; }
+  // The original's is "the original, measured on its own" (its profile's own reason stays in eval).
+  const std::string& reason() const;
+  // vs the original, the geometric mean over size sets, for a correct candidate; 0 for any other
+  // verdict; 1 for the original.
+  double speedup() const;
+  // At the first size set: the candidate's median (the original's, for the original); 0 untimed.
+  double median_us() const;
+  // Seconds this run spent compiling it (SearchPhases::compile_s sums them): 0 for an archived
+  // record (an earlier run compiled it) and for the original (counted in SearchPhases::original_s).
+  double compile_s() const;
 };
 
 // Where a search's evaluation time went ([search] screening): counts of the candidates this run
@@ -115,12 +130,25 @@ struct AdvisoryFinding {
   double speedup = 0;
 };
 
+// Why a search stopped, as a value code can test (stop_reason says it to people).
+enum class SearchStop {
+  rounds_done,         // every round ran
+  budget,              // a budget was spent
+  proposer_failed,     // the proposer could not be asked: with no winner, the search failed
+  proposer_exhausted,  // the proposer had no ideas left
+  evaluator_failing,   // every candidate of a round was the evaluator's failure
+  no_gain,             // a round improved the best by less than min_round_gain
+};
+
 struct SearchResult {
   std::string kernel;
   std::string proposer;
   std::vector<CandidateRecord> tree;  // in evaluation order, baseline first
   std::string best_id;                // empty: nothing beat the original
   std::string stop_reason;            // "rounds done", "no gain in round 3", "budget: candidates", ...
+  // The kind of stop_reason. In memory only, for the command that ran the search (its exit
+  // status); the JSON keeps stop_reason's words, and a result read back says rounds_done.
+  SearchStop stop = SearchStop::rounds_done;
   BudgetUse budget;
   DeviceInfo device;
   EvalResult baseline_profile;        // the original measured on its own (timing + metrics)
@@ -145,9 +173,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ScreeningRecord, ran, passed, sp
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchPhases, screening, screened, screened_out, failed_screening,
                                                 fully_evaluated, compile_s, screen_s, full_s, job_phase_s,
                                                 original_s, proposing_s, gpu_wait_s, winner_metrics_s)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CandidateRecord, id, parent_id, round, idea, variant, verdict,
-                                                reason, speedup, median_us, eval, from_archive, variant_hash,
-                                                device_index, compile_s, compile_cached, screening)
+// The record's JSON keeps a key for each accessor (verdict, reason, speedup, median_us,
+// compile_s) beside eval; reading, eval is the source, and verdict and reason written by an older
+// kernelbot (which could differ from its eval's) are taken over into it.
+void to_json(nlohmann::json& j, const CandidateRecord& r);
+void from_json(const nlohmann::json& j, CandidateRecord& r);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BudgetUse, candidates, wall_time_s, prompt_tokens,
                                                 completion_tokens, cost_usd, llm_requests)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Reverification, ran, candidate_id, path, original_sha256, text_sha256, by,

@@ -12,13 +12,13 @@ std::vector<const CandidateRecord*> select_seeds(const std::vector<CandidateReco
   std::vector<const CandidateRecord*> ranked;
   std::set<std::string> seen_variants;
   for (const auto& c : candidates) {
-    if (!verdict_is_correct(c.verdict)) continue;
+    if (!verdict_is_correct(c.verdict())) continue;
     // The same variant reached twice (an archive reuse, a duplicate branch) takes one slot.
     if (!c.variant_hash.empty() && !seen_variants.insert(c.variant_hash).second) continue;
     ranked.push_back(&c);
   }
   std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const CandidateRecord* a, const CandidateRecord* b) { return a->speedup > b->speedup; });
+                   [](const CandidateRecord* a, const CandidateRecord* b) { return a->speedup() > b->speedup(); });
   std::vector<const CandidateRecord*> seeds;
   std::map<std::string, int64_t> per_family;
   for (const auto* c : ranked) {

@@ -10,7 +10,7 @@ namespace kb::search {
 void collect_winner_metrics(const config::KernelSpec& spec, Evaluator& evaluator, const CompiledVariant& baseline,
                             SearchResult& result) {
   const auto* best = result.best();
-  if (!best || best->verdict != Verdict::accepted) return;
+  if (!best || best->verdict() != Verdict::accepted) return;
   spdlog::info("{}: collecting hardware counters of the winner {} and the original for the PR", spec.name, best->id);
   EvalOptions options;
   options.time = false;  // the timings stay those of the search; this run only verifies and counts

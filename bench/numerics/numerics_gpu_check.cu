@@ -22,7 +22,7 @@ void cand_launch_layernorm(const float*, const float*, const float*, float*, int
 
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA %s at %d\n", cudaGetErrorString(e), __LINE__); exit(1); } } while (0)
 
-__global__ void gen(ElemType t, Distribution d, uint64_t seed, uint64_t stream, double* out, size_t n) {
+__global__ void gen(DType t, Distribution d, uint64_t seed, uint64_t stream, double* out, size_t n) {
   size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   if (i < n) out[i] = element_value(t, d, seed, stream, i);
 }
@@ -60,7 +60,7 @@ struct Dev {
 };
 
 std::vector<float> draw(Distribution d, uint64_t seed, uint64_t stream, size_t n) {
-  std::vector<float> v(n); fill_random(ElemType::float32, d, seed, stream, v.data(), n); return v;
+  std::vector<float> v(n); fill_random(DType::float32, d, seed, stream, v.data(), n); return v;
 }
 
 double worst_ratio(const std::vector<float>& r, const std::vector<float>& c, const std::vector<float>* s, Tolerance t) {
@@ -80,11 +80,11 @@ int main() {
     double* dev; CK(cudaMalloc(&dev, n * 8)); std::vector<double> g(n);
     const char* tn[] = {"float64","float32","float16","bfloat16","int64","int32","uint32","int8","uint8"};
     for (int ti = 0; ti < 9; ++ti) for (int di = 0; di < kDistributionCount; ++di) {
-      ElemType t = (ElemType)ti; Distribution d = (Distribution)di;
+      DType t = (DType)ti; Distribution d = (Distribution)di;
       long dd = 0, fd = 0, stored_diff = 0; double mr = 0;
       gen<<<(n + 255) / 256, 256>>>(t, d, 977, 5, dev, n);
       CK(cudaMemcpy(g.data(), dev, n * 8, cudaMemcpyDeviceToHost));
-      std::vector<unsigned char> a(elem_size(t)), b(elem_size(t));
+      std::vector<unsigned char> a(dtype_size(t)), b(dtype_size(t));
       for (size_t i = 0; i < n; ++i) {
         double h = element_value(t, d, 977, 5, i);
         if (h != g[i]) { ++dd; mr = std::max(mr, std::fabs((g[i] - h) / h)); if ((float)h != (float)g[i]) ++fd; }
@@ -101,7 +101,7 @@ int main() {
   const Tolerance scaled{1e-5, 1e-5}, old_tol{1e-3, 1e-3};
   for (Distribution d : ds) for (auto& sz : rs) for (uint64_t seed : {11ull, 12ull}) {
     int rows = sz[0], cols = sz[1]; size_t n = (size_t)rows * cols;
-    auto x = draw(d, seed, 0, n); auto ax = x; abs_in_place(ElemType::float32, ax.data(), n);
+    auto x = draw(d, seed, 0, n); auto ax = x; abs_in_place(DType::float32, ax.data(), n);
     Dev in(n), out(rows);
     in.up(ax); launch_row_sum(in.p, out.p, rows, cols); auto scale = out.down();
     in.up(x); launch_row_sum(in.p, out.p, rows, cols); auto ref = out.down();
@@ -110,8 +110,8 @@ int main() {
     half_partials<<<rows, 256>>>(in.p, out.p, cols); auto half = out.down();
     struct { const char* name; std::vector<float>* v; bool honest; } cs[] = {{"original-again", &again, true}, {"row_sum_warp", &warp, true}, {"half-partials", &half, false}};
     for (auto& c : cs) {
-      bool pass = compare_output(ElemType::float32, ref.data(), c.v->data(), rows, scaled, scale.data()).passed();
-      bool old_pass = compare_output(ElemType::float32, ref.data(), c.v->data(), rows, old_tol).passed();
+      bool pass = compare_output(DType::float32, ref.data(), c.v->data(), rows, scaled, scale.data()).passed();
+      bool old_pass = compare_output(DType::float32, ref.data(), c.v->data(), rows, old_tol).passed();
       // With 256 columns each thread holds one offset value, which half represents exactly: the
       // attack computes exactly there, and is caught at the other sizes and distributions.
       const bool unexpected = c.honest ? !pass : pass && !(d == Distribution::offset && cols <= 256);
@@ -131,8 +131,8 @@ int main() {
     launch_layernorm(dx.p, dg.p, db.p, dy.p, rows, cols, 1e-5f); auto ref = dy.down();
     cand_launch_layernorm(dx.p, dg.p, db.p, dy.p, rows, cols, 1e-5f); auto two = dy.down();
     ln_one_pass<<<(rows + 3) / 4, 128>>>(dx.p, dg.p, db.p, dy.p, rows, cols, 1e-5f); auto one = dy.down();
-    bool p2 = compare_output(ElemType::float32, ref.data(), two.data(), n, ln_tol).passed();
-    auto c1 = compare_output(ElemType::float32, ref.data(), one.data(), n, ln_tol);
+    bool p2 = compare_output(DType::float32, ref.data(), two.data(), n, ln_tol).passed();
+    auto c1 = compare_output(DType::float32, ref.data(), one.data(), n, ln_tol);
     if (!p2) ++failures;
     if (d == Distribution::offset && c1.passed()) ++failures;
     printf("layernorm %-10s %5dx%-4d seed %llu two-pass warp: %s (worst %.3g)   one-pass: %s (worst %.3g, %lld of %zu differ)%s\n", to_string(d), rows, cols,

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "common/number_format.h"
+#include "core/number_format.h"
 #include "common/text_table.h"
 
 namespace kb::bot {

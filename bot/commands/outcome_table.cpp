@@ -5,7 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "common/number_format.h"
+#include "core/number_format.h"
 #include "common/text_table.h"
 
 namespace kb::bot {

@@ -12,7 +12,7 @@
 #include "bot/commands/commands.h"
 #include "bot/unfinished_kernel.h"
 #include "bot/kernel_search.h"
-#include "common/number_format.h"
+#include "core/number_format.h"
 #include "common/text_table.h"
 #include "search/advisory_findings.h"
 #include "search/screening.h"
@@ -37,16 +37,16 @@ std::string shorten(const std::string& s, size_t max) {
 }
 
 std::string speedup_cell(const search::CandidateRecord& c) {
-  return verdict_is_correct(c.verdict) ? format_speedup(c.speedup) : "-";
+  return verdict_is_correct(c.verdict()) ? format_speedup(c.speedup()) : "-";
 }
 
 void print_tree(const search::SearchResult& result) {
   TextTable table({"round", "id", "parent", "idea", "verdict", "speedup", "median us", "note"});
   for (const auto& c : result.tree) {
     std::string note = c.from_archive ? "from the archive" : "";
-    if (!verdict_is_correct(c.verdict) && c.id != "baseline") note = shorten(c.reason, 70);
-    table.add_row({std::to_string(c.round), c.id, c.parent_id, shorten(c.idea.text, 60), to_string(c.verdict),
-                   speedup_cell(c), c.median_us > 0 ? fmt::format("{:.2f}", c.median_us) : "-", note});
+    if (!verdict_is_correct(c.verdict()) && !c.is_original()) note = shorten(c.reason(), 70);
+    table.add_row({std::to_string(c.round), c.id, c.parent_id, shorten(c.idea.text, 60), to_string(c.verdict()),
+                   speedup_cell(c), c.median_us() > 0 ? fmt::format("{:.2f}", c.median_us()) : "-", note});
   }
   std::cout << table.render();
 }
@@ -65,7 +65,7 @@ void print_winner(const search::SearchResult& result, const std::filesystem::pat
     return;
   }
   std::cout << fmt::format("winner: {} is {} faster than the original (geometric mean over {} sizes){}\n",
-                           best->id, format_speedup(best->speedup), best->eval.timings.size(),
+                           best->id, format_speedup(best->speedup()), best->eval.timings.size(),
                            best->from_archive ? ", measured in an earlier search (archive)" : "");
   for (const auto& t : best->eval.timings)
     std::cout << fmt::format("  {}: {} us -> {} us ({})\n", t.size_label, format_us(t.baseline.median_us),
@@ -92,7 +92,7 @@ std::filesystem::path save_result(const config::Config& config, const config::Ke
     auto winner = dir / ("winner" + std::filesystem::path(spec.source).extension().string());
     std::ofstream(winner) << best->variant.source;
     std::ofstream(dir / "winner.json") << nlohmann::json{{"id", best->id},
-                                                         {"speedup", best->speedup},
+                                                         {"speedup", best->speedup()},
                                                          {"defines", best->variant.defines},
                                                          {"nvcc_flags", best->variant.nvcc_flags},
                                                          {"source", winner.filename().string()}}
@@ -129,7 +129,7 @@ void run(CliContext& ctx, const SearchOptions& opts) {
     print_winner(result, saved);
   }
   // A search that could not ask its proposer at all failed; one that found nothing did not.
-  if (result.best_id.empty() && result.stop_reason.rfind("proposer failed", 0) == 0) ctx.exit_code = 1;
+  if (result.best_id.empty() && result.stop == search::SearchStop::proposer_failed) ctx.exit_code = 1;
 }
 
 }  // namespace

@@ -21,10 +21,10 @@ std::string quoted(const std::string& path) {
 }  // namespace
 
 std::string generate_entry_shim(const config::KernelSpec& spec, const std::string& variant_include) {
-  std::set<config::DType> dtypes;
+  std::set<DType> dtypes;
   bool takes_stream = false;
   for (const auto& a : spec.args) {
-    if (a.role == config::ArgRole::stream) takes_stream = true;
+    if (a.role == ArgRole::stream) takes_stream = true;
     else dtypes.insert(a.dtype);  // a stream's dtype is a placeholder: no half headers for it
   }
 
@@ -36,22 +36,22 @@ std::string generate_entry_shim(const config::KernelSpec& spec, const std::strin
     << "// cudaStream_t for each stream.\n"
     << "#include <cstdint>\n";
   if (takes_stream) s << "#include <cuda_runtime_api.h>\n";
-  if (dtypes.count(config::DType::float16)) s << "#include <cuda_fp16.h>\n";
-  if (dtypes.count(config::DType::bfloat16)) s << "#include <cuda_bf16.h>\n";
+  if (dtypes.count(DType::float16)) s << "#include <cuda_fp16.h>\n";
+  if (dtypes.count(DType::bfloat16)) s << "#include <cuda_bf16.h>\n";
   s << "\n#include " << quoted(variant_include) << "\n\n"
     << "extern \"C\" __attribute__((visibility(\"default\"))) int " << kEntrySymbol << "(void** a) {\n"
     << "  " << spec.launcher << "(";
   for (size_t i = 0; i < spec.args.size(); ++i) {
     const auto& arg = spec.args[i];
     s << (i == 0 ? "\n" : ",\n") << "      ";
-    if (arg.role == config::ArgRole::stream) {
+    if (arg.role == ArgRole::stream) {
       s << "*static_cast<cudaStream_t*>(a[" << i << "])  /* " << arg.name << ": stream */";
       continue;
     }
-    const char* type = config::dtype_cpp_type(arg.dtype);
-    if (config::role_is_buffer(arg.role)) s << "static_cast<" << type << "*>(a[" << i << "])";
+    const char* type = dtype_cpp_type(arg.dtype);
+    if (role_is_buffer(arg.role)) s << "static_cast<" << type << "*>(a[" << i << "])";
     else s << "*static_cast<" << type << "*>(a[" << i << "])";
-    s << "  /* " << arg.name << ": " << config::to_string(arg.role) << " " << config::to_string(arg.dtype) << " */";
+    s << "  /* " << arg.name << ": " << to_string(arg.role) << " " << to_string(arg.dtype) << " */";
   }
   s << ");\n  return 0;\n}\n";
   return s.str();

@@ -1,14 +1,14 @@
 #include "profiler/evaluate/evaluation_outcome.h"
 #include <algorithm>
 
-#include <cmath>
 #include <cstdio>
 #include <regex>
 #include <sstream>
 #include <string_view>
 
-#include "common/number_format.h"
+#include "core/number_format.h"
 #include "common/secret_redactor.h"
+#include "core/speedup_rule.h"
 
 namespace kb::profiler {
 namespace {
@@ -219,32 +219,10 @@ void apply_accept_rule(EvalResult& result, double min_speedup) {
     if (t.candidate.notes.find("roofline advice:") == std::string::npos)
       t.candidate.notes += (t.candidate.notes.empty() ? "" : "; ") + a;
   }
-  double log_sum = 0;
-  int faster = 0;
-  std::string slower;
-  for (const auto& t : result.timings) {
-    log_sum += std::log(t.speedup > 0 ? t.speedup : 1e-9);
-    if (t.significant && t.speedup > 1) ++faster;
-    if (t.significant && t.speedup < 1 && slower.empty()) slower = t.size_label;
-  }
-  const double g = std::exp(log_sum / static_cast<double>(result.timings.size()));
-  result.speedup = g;
-  if (!slower.empty()) {
-    result.verdict = Verdict::not_faster;
-    result.reason = "correct, but significantly slower than the original at " + slower + " (geometric-mean speedup " +
-                    format_speedup(g) + ")";
-  } else if (g < min_speedup) {
-    result.verdict = Verdict::not_faster;
-    result.reason = "correct, geometric-mean speedup " + format_speedup(g) + " is under the required " +
-                    format_speedup(min_speedup);
-  } else if (faster == 0) {
-    result.verdict = Verdict::not_faster;
-    result.reason = "correct, geometric-mean speedup " + format_speedup(g) + " but no size is faster beyond the noise";
-  } else {
-    result.verdict = Verdict::accepted;
-    result.reason = "correct and faster: geometric-mean speedup " + format_speedup(g) + ", significant at " +
-                    std::to_string(faster) + " of " + std::to_string(result.timings.size()) + " sizes";
-  }
+  const SpeedupDecision decision = decide_speedup(result.timings, min_speedup);
+  result.speedup = decision.speedup;
+  result.verdict = decision.accepted() ? Verdict::accepted : Verdict::not_faster;
+  result.reason = decision.reason();
   if (!advice.empty()) result.reason += " (" + advice + ")";
 }
 

@@ -47,8 +47,9 @@ std::string known_crash_cause(const std::string& text);
 std::string harness_crash_line(const std::string& stderr_text);
 
 // The host's accept rule over the harness's timings: a verified candidate is accepted only when
-// the geometric-mean speedup reaches `min_speedup`, at least one size is significantly faster
-// and none is significantly slower; otherwise not_faster with the reason. Work escaping the
+// the speedup rule (core/speedup_rule.h, the judge's too) accepts its timings: the geometric-mean
+// speedup reaches `min_speedup`, at least one size is significantly faster and none is
+// significantly slower; otherwise not_faster with the rule's reason. Work escaping the
 // caller's stream (escaped_work) is rejected whatever the speedup. A timing above the roofline
 // floor changes nothing: it is noted (roofline_advice). Verdicts other than
 // pending/accepted/not_faster, and unverified results, are left alone.

@@ -7,7 +7,7 @@
 #include <chrono>
 
 #include "common/clock.h"
-#include "common/number_format.h"
+#include "core/number_format.h"
 #include "config/size_expression.h"
 #include "profiler/device_query.h"
 #include "profiler/evaluate/harness_job_builder.h"
@@ -126,7 +126,7 @@ CompiledVariant GpuEvaluator::compile(const config::KernelSpec& spec, const Vari
   return compiler_->compile(spec, variant);
 }
 
-HarnessJob GpuEvaluator::job_for(const config::KernelSpec& spec, const std::string& mode) {
+HarnessJob GpuEvaluator::job_for(const config::KernelSpec& spec, JobMode mode) {
   HarnessJob job = make_harness_job(config_, spec);
   job.mode = mode;
   DeviceInfo d = device();
@@ -159,7 +159,7 @@ HarnessRun GpuEvaluator::run_raw(const HarnessJob& job, const std::string& tag,
       HarnessRun r = session_->run(job, limits.timeout_s);
       if (!session_->alive()) session_.reset();  // the next job starts a fresh one
       if (classify_harness_run(r, limits.max_memory_mb).verdict == Verdict::infra_error)
-        spdlog::warn("{} job for '{}' failed in the judge's session: {}", job.mode, job.kernel,
+        spdlog::warn("{} job for '{}' failed in the judge's session: {}", to_string(job.mode), job.kernel,
                      r.result_error.empty() ? r.process.describe() : r.result_error);
       return r;
     }
@@ -167,7 +167,7 @@ HarnessRun GpuEvaluator::run_raw(const HarnessJob& job, const std::string& tag,
   HarnessRun r = run_harness_job(harness_, job, dir, limits, wrapper);
   EvalResult verdict = classify_harness_run(r, limits.max_memory_mb);
   if (verdict.verdict == Verdict::infra_error && wrapper.empty()) {
-    spdlog::warn("{} job for '{}' failed; its files are kept in {}", job.mode, job.kernel, dir.string());
+    spdlog::warn("{} job for '{}' failed; its files are kept in {}", to_string(job.mode), job.kernel, dir.string());
   } else {
     std::error_code ec;
     fs::remove_all(dir, ec);
@@ -203,7 +203,7 @@ EvalResult GpuEvaluator::evaluate(const config::KernelSpec& spec, const Compiled
   }
   HarnessJob job;
   try {
-    job = job_for(spec, options.time || options.screening ? "verify_and_time" : "verify");
+    job = job_for(spec, options.time || options.screening ? JobMode::verify_and_time : JobMode::verify);
     if (options.screening)
       make_screening_job(job, ScreeningBench{config_.search.screen_max_samples, config_.search.screen_min_time_s});
   } catch (const config::ExpressionError& e) {
@@ -248,7 +248,7 @@ void GpuEvaluator::strict_check(const config::KernelSpec& spec, const CompiledVa
   const std::string claim = format_speedup(result.speedup);
   spdlog::info("'{}': a {} speedup is over [verify].strict_speedup = {}; verifying again, strictly", spec.name, claim,
                format_speedup(config_.verify.strict_speedup));
-  HarnessJob job = job_for(spec, "verify");
+  HarnessJob job = job_for(spec, JobMode::verify);
   job.strict = true;
   job.baseline_library = baseline.library_path;
   job.candidate_library = candidate.library_path;
@@ -280,7 +280,7 @@ void GpuEvaluator::sanitize(const config::KernelSpec& spec, const CompiledVarian
     result.reason = "--sanitize: compute-sanitizer not found (looked in $CUDA_HOME/bin, /usr/local/cuda/bin, PATH)";
     return;
   }
-  HarnessJob full = job_for(spec, "verify");
+  HarnessJob full = job_for(spec, JobMode::verify);
   HarnessJob job = single_size_job(full, smallest_size_index(full));
   job.trials = 1;
   job.under_sanitizer = true;
@@ -322,7 +322,7 @@ void GpuEvaluator::sanitize(const config::KernelSpec& spec, const CompiledVarian
 
 void GpuEvaluator::collect_metrics(const config::KernelSpec& spec, const CompiledVariant& baseline,
                                    const CompiledVariant* candidate, EvalResult& result) {
-  HarnessJob job = job_for(spec, "metrics");
+  HarnessJob job = job_for(spec, JobMode::metrics);
   job.baseline_library = baseline.library_path;
   job.candidate_library = candidate ? candidate->library_path : "";
   EvalResult m = run(job, "metrics");
@@ -349,7 +349,7 @@ EvalResult GpuEvaluator::profile_baseline(const config::KernelSpec& spec, const 
     result.reason = "the kernel's source did not compile";
     return result;
   }
-  HarnessJob job = job_for(spec, "time_baseline");
+  HarnessJob job = job_for(spec, JobMode::time_baseline);
   job.baseline_library = baseline.library_path;
   EvalResult timed = run(job, "profile");
   timed.device = result.device;

@@ -47,7 +47,7 @@ class GpuEvaluator : public Evaluator {
   std::string arch() const { return arch_; }
 
  private:
-  HarnessJob job_for(const config::KernelSpec& spec, const std::string& mode);
+  HarnessJob job_for(const config::KernelSpec& spec, JobMode mode);
   // Runs one job: in the judge's session when it can (judge_client.h), else in its own
   // directory under <work_dir>/jobs (kept only when the run failed).
   HarnessRun run_raw(const HarnessJob& job, const std::string& tag, const std::vector<std::string>& wrapper = {},

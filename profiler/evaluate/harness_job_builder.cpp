@@ -15,10 +15,10 @@ namespace kb {
 namespace {
 
 // A size or scalar value as the judge parses it: integers exactly, floats round-trip.
-std::string format_value(double v, config::DType dtype, const config::ArgSpec& arg) {
-  if (!config::dtype_is_float(dtype)) {
+std::string format_value(double v, DType dtype, const config::ArgSpec& arg) {
+  if (!dtype_is_float(dtype)) {
     if (v != std::floor(v))
-      throw config::ExpressionError("argument '" + arg.name + "' (" + config::to_string(dtype) +
+      throw config::ExpressionError("argument '" + arg.name + "' (" + to_string(dtype) +
                                     ") evaluates to the non-integer " + std::to_string(v));
     return std::to_string(static_cast<long long>(v));
   }
@@ -64,15 +64,15 @@ HarnessJob make_harness_job(const config::Config& config, const config::KernelSp
   for (const auto& a : spec.args) {
     HarnessArg h;
     h.name = a.name;
-    h.role = config::to_string(a.role);
-    if (a.role == config::ArgRole::stream) {
+    h.role = a.role;
+    if (a.role == ArgRole::stream) {
       // The harness supplies the stream: no dtype, counts or values, and no bytes moved.
       job.args.push_back(std::move(h));
       continue;
     }
-    h.dtype = config::to_string(a.dtype);
+    h.dtype = a.dtype;
     h.distribution = a.distribution;
-    const bool buffer = config::role_is_buffer(a.role);
+    const bool buffer = role_is_buffer(a.role);
     for (size_t i = 0; i < sizes.size(); ++i) {
       const auto& values = sizes[i].values;
       if (a.range.size() == 2) h.ranges.push_back(evaluate_range(a, values));
@@ -80,13 +80,13 @@ HarnessJob make_harness_job(const config::Config& config, const config::KernelSp
         int64_t count = config::evaluate_count(a.count, values);
         h.counts.push_back(count);
         // Fewest bytes the kernel must move: inputs read once, outputs written once, inout both.
-        double once = static_cast<double>(count) * static_cast<double>(config::dtype_size(a.dtype));
-        default_bytes[i] += a.role == config::ArgRole::inout ? 2 * once : once;
+        double once = static_cast<double>(count) * static_cast<double>(dtype_size(a.dtype));
+        default_bytes[i] += a.role == ArgRole::inout ? 2 * once : once;
       } else {
         h.values.push_back(a.value.empty() ? "" : format_value(config::evaluate_expression(a.value, values), a.dtype, a));
       }
     }
-    if (a.role == config::ArgRole::output || a.role == config::ArgRole::inout) {
+    if (a.role == ArgRole::output || a.role == ArgRole::inout) {
       config::Tolerance t = config.tolerance_for(spec, a.dtype);
       h.rtol = t.rtol;
       h.atol = t.atol;
@@ -103,9 +103,7 @@ HarnessJob make_harness_job(const config::Config& config, const config::KernelSp
   job.distributions = config.verify.distributions;
   job.seed = config.verify.seed != 0 ? static_cast<uint64_t>(config.verify.seed) : fresh_seed();
   job.min_speedup = config.bench.min_speedup;
-  const auto& b = config.bench;
-  job.bench = HarnessBench{b.warmup_runs, b.min_time_s, b.min_samples, b.max_samples, b.max_noise,
-                           b.timeout_s,   b.flush_l2,   b.graph_below_us, b.max_clock_sag, b.max_error};
+  job.bench = config.bench.harness();
   return job;
 }
 

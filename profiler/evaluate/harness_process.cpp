@@ -138,7 +138,7 @@ HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, co
   cmd.view = harness_view(harness, dir, {job.baseline_library, job.candidate_library}, wrapper, limits.hidden);
   for (const auto& d : limits.library_dirs) cmd.view.read_only.push_back(d);
   apply_confinement(limits.gpu, cmd);
-  spdlog::debug("running {} job for '{}' in {} ({} sandbox)", job.mode, job.kernel, dir.string(),
+  spdlog::debug("running {} job for '{}' in {} ({} sandbox)", to_string(job.mode), job.kernel, dir.string(),
                 to_string(limits.sandbox));
 
   HarnessRun run;

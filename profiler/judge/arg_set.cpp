@@ -82,10 +82,11 @@ void ArgSet::ipc_handle(size_t i, unsigned char out[64]) const {
 void ArgSet::poison_outputs() {
   for (size_t i = 0; i < counts_.size(); ++i) {
     if (job_.args[i].role != ArgRole::output || bytes(i) == 0) continue;
-    const ElemType t = job_.args[i].type;
+    const DType t = job_.args[i].type;
     uint64_t pattern = 0;
     fill_poison(t, &pattern, 1);
-    cuda_check(launch_fill_pattern(device_[i], counts_[i], static_cast<unsigned>(elem_size(t)), pattern, cudaStreamLegacy),
+    cuda_check(launch_fill_pattern(device_[i], counts_[i], static_cast<unsigned>(dtype_size(t)), pattern,
+                                   cudaStreamLegacy),
                "poisoning an output");
   }
 }
@@ -135,10 +136,11 @@ HostBuffer ArgSet::download(size_t i) const {
 
 void ArgSet::poison(size_t i) {
   if (bytes(i) == 0) return;
-  const ElemType t = job_.args[i].type;
+  const DType t = job_.args[i].type;
   uint64_t pattern = 0;
   fill_poison(t, &pattern, 1);
-  cuda_check(launch_fill_pattern(device_[i], counts_[i], static_cast<unsigned>(elem_size(t)), pattern, cudaStreamLegacy),
+  cuda_check(launch_fill_pattern(device_[i], counts_[i], static_cast<unsigned>(dtype_size(t)), pattern,
+                                 cudaStreamLegacy),
              "poisoning an output");
   cuda_check(cudaStreamSynchronize(cudaStreamLegacy), "poisoning an output");
 }

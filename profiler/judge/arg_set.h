@@ -37,7 +37,7 @@ class ArgSet {
   size_t arg_count() const { return job_.args.size(); }
 
   size_t count(size_t i) const { return counts_[i]; }
-  size_t bytes(size_t i) const { return counts_[i] * elem_size(job_.args[i].type); }
+  size_t bytes(size_t i) const { return counts_[i] * dtype_size(job_.args[i].type); }
   void* device(size_t i) const { return device_[i]; }
   size_t total_bytes() const;
 

@@ -17,61 +17,46 @@ int blocks_for(size_t count) {
 }
 
 __device__ double load_elem(int t, const void* p, size_t i) {
-  switch (static_cast<ElemType>(t)) {
-    case ElemType::float64: return static_cast<const double*>(p)[i];
-    case ElemType::float32: return static_cast<const float*>(p)[i];
-    case ElemType::float16: return __half2float(static_cast<const __half*>(p)[i]);
-    case ElemType::bfloat16: return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
-    case ElemType::int64: return static_cast<double>(static_cast<const long long*>(p)[i]);
-    case ElemType::int32: return static_cast<const int*>(p)[i];
-    case ElemType::uint32: return static_cast<const unsigned*>(p)[i];
-    case ElemType::int8: return static_cast<const signed char*>(p)[i];
-    case ElemType::uint8: return static_cast<const unsigned char*>(p)[i];
+  switch (static_cast<DType>(t)) {
+    case DType::float64: return static_cast<const double*>(p)[i];
+    case DType::float32: return static_cast<const float*>(p)[i];
+    case DType::float16: return __half2float(static_cast<const __half*>(p)[i]);
+    case DType::bfloat16: return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
+    case DType::int64: return static_cast<double>(static_cast<const long long*>(p)[i]);
+    case DType::int32: return static_cast<const int*>(p)[i];
+    case DType::uint32: return static_cast<const unsigned*>(p)[i];
+    case DType::int8: return static_cast<const signed char*>(p)[i];
+    case DType::uint8: return static_cast<const unsigned char*>(p)[i];
   }
   return 0;
 }
 
 __device__ void store_elem(int t, void* p, size_t i, double v) {
-  switch (static_cast<ElemType>(t)) {
-    case ElemType::float64: static_cast<double*>(p)[i] = v; break;
-    case ElemType::float32: static_cast<float*>(p)[i] = static_cast<float>(v); break;
-    case ElemType::float16: static_cast<__half*>(p)[i] = __float2half_rn(static_cast<float>(v)); break;
-    case ElemType::bfloat16: static_cast<__nv_bfloat16*>(p)[i] = __float2bfloat16_rn(static_cast<float>(v)); break;
-    case ElemType::int64: static_cast<long long*>(p)[i] = static_cast<long long>(v); break;
-    case ElemType::int32: static_cast<int*>(p)[i] = static_cast<int>(v); break;
-    case ElemType::uint32: static_cast<unsigned*>(p)[i] = static_cast<unsigned>(v); break;
-    case ElemType::int8: static_cast<signed char*>(p)[i] = static_cast<signed char>(v); break;
-    case ElemType::uint8: static_cast<unsigned char*>(p)[i] = static_cast<unsigned char>(v); break;
-  }
-}
-
-__device__ int elem_bytes(int t) {
-  switch (static_cast<ElemType>(t)) {
-    case ElemType::float64:
-    case ElemType::int64: return 8;
-    case ElemType::float32:
-    case ElemType::int32:
-    case ElemType::uint32: return 4;
-    case ElemType::float16:
-    case ElemType::bfloat16: return 2;
-    default: return 1;
+  switch (static_cast<DType>(t)) {
+    case DType::float64: static_cast<double*>(p)[i] = v; break;
+    case DType::float32: static_cast<float*>(p)[i] = static_cast<float>(v); break;
+    case DType::float16: static_cast<__half*>(p)[i] = __float2half_rn(static_cast<float>(v)); break;
+    case DType::bfloat16: static_cast<__nv_bfloat16*>(p)[i] = __float2bfloat16_rn(static_cast<float>(v)); break;
+    case DType::int64: static_cast<long long*>(p)[i] = static_cast<long long>(v); break;
+    case DType::int32: static_cast<int*>(p)[i] = static_cast<int>(v); break;
+    case DType::uint32: static_cast<unsigned*>(p)[i] = static_cast<unsigned>(v); break;
+    case DType::int8: static_cast<signed char*>(p)[i] = static_cast<signed char>(v); break;
+    case DType::uint8: static_cast<unsigned char*>(p)[i] = static_cast<unsigned char>(v); break;
   }
 }
 
 __device__ bool holds_pattern(int t, const void* p, size_t i, uint64_t pattern) {
-  const int n = elem_bytes(t);
+  const int n = static_cast<int>(dtype_size(static_cast<DType>(t)));
   const unsigned char* b = static_cast<const unsigned char*>(p) + i * n;
   for (int k = 0; k < n; ++k)
     if (b[k] != static_cast<unsigned char>(pattern >> (8 * k))) return false;
   return true;
 }
 
-__device__ bool is_float_elem(int t) { return is_float_type(static_cast<ElemType>(t)); }
-
 __global__ void fill_random_kernel(void* dst, int t, int d, uint64_t seed, uint64_t stream, size_t count) {
-  const bool is_float = is_float_elem(t);
+  const bool is_float = dtype_is_float(static_cast<DType>(t));
   for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count; i += size_t{gridDim.x} * blockDim.x) {
-    const double v = element_value(static_cast<ElemType>(t), static_cast<Distribution>(d), seed, stream, i);
+    const double v = element_value(static_cast<DType>(t), static_cast<Distribution>(d), seed, stream, i);
     store_elem(t, dst, i, v);
     if (is_float && load_elem(t, dst, i) == 0.0) store_elem(t, dst, i, v < 0 ? -0.01 : 0.01);
   }
@@ -99,7 +84,7 @@ __device__ int special_value_mismatch(double r, double v) {
 }
 
 __device__ bool same_bytes(int t, const void* a, const void* b, size_t i) {
-  const int n = elem_bytes(t);
+  const int n = static_cast<int>(dtype_size(static_cast<DType>(t)));
   const unsigned char* x = static_cast<const unsigned char*>(a) + i * n;
   const unsigned char* y = static_cast<const unsigned char*>(b) + i * n;
   for (int k = 0; k < n; ++k)
@@ -110,7 +95,7 @@ __device__ bool same_bytes(int t, const void* a, const void* b, size_t i) {
 __global__ void mismatch_kernel(const void* ref, const void* got, int t, size_t count, double rtol, double atol,
                                 uint64_t poison, unsigned long long* counters) {
   unsigned long long bad = 0;
-  const bool exact = !is_float_elem(t) && rtol == 0 && atol == 0;
+  const bool exact = !dtype_is_float(static_cast<DType>(t)) && rtol == 0 && atol == 0;
   for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count; i += size_t{gridDim.x} * blockDim.x) {
     if (holds_pattern(t, ref, i, poison)) continue;
     if (holds_pattern(t, got, i, poison)) {
@@ -164,7 +149,7 @@ __global__ void output_stats_kernel(const void* ref, const void* got, const void
                                     double rtol, double atol, uint64_t poison, DeviceOutputStats* stats) {
   unsigned long long elements = 0, bad = 0;
   double max_abs = 0, max_rel = 0, max_ref = 0;
-  const bool exact = !is_float_elem(t) && rtol == 0 && atol == 0;
+  const bool exact = !dtype_is_float(static_cast<DType>(t)) && rtol == 0 && atol == 0;
   const size_t stride = size_t{gridDim.x} * blockDim.x;
   // Every thread of a warp runs the same number of iterations, so the shuffles below see all 32.
   const size_t first = blockIdx.x * size_t{blockDim.x} + threadIdx.x;
@@ -267,15 +252,15 @@ cudaError_t launch_output_stats(const void* ref, const void* got, const void* sc
 
 cudaError_t launch_abs_in_place(void* data, int elem_type, size_t count, cudaStream_t s) {
   if (count == 0) return cudaSuccess;
-  switch (static_cast<ElemType>(elem_type)) {
-    case ElemType::float64:
+  switch (static_cast<DType>(elem_type)) {
+    case DType::float64:
       clear_sign_kernel<<<blocks_for(count), kThreads, 0, s>>>(static_cast<unsigned long long*>(data), count);
       break;
-    case ElemType::float32:
+    case DType::float32:
       clear_sign_kernel<<<blocks_for(count), kThreads, 0, s>>>(static_cast<unsigned*>(data), count);
       break;
-    case ElemType::float16:
-    case ElemType::bfloat16:
+    case DType::float16:
+    case DType::bfloat16:
       clear_sign_kernel<<<blocks_for(count), kThreads, 0, s>>>(static_cast<unsigned short*>(data), count);
       break;
     default: return cudaSuccess;  // integers: left alone, as abs_in_place does

@@ -11,7 +11,7 @@
 
 namespace kb::judge {
 
-// Fills `count` elements of type `elem_type` (an ElemType as int) at `dst` with distribution
+// Fills `count` elements of type `elem_type` (a DType as int) at `dst` with distribution
 // `distribution` (a Distribution as int), element i drawn as fill_random draws it for (seed, stream).
 cudaError_t launch_fill_random(void* dst, int elem_type, int distribution, uint64_t seed, uint64_t stream,
                                size_t count, cudaStream_t s);

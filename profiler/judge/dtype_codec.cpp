@@ -1,24 +1,12 @@
 #include "profiler/judge/dtype_codec.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <utility>
 
 namespace kb::judge {
 namespace {
-
-constexpr std::array<std::pair<ElemType, const char*>, 9> kNames = {{{ElemType::float64, "float64"},
-                                                                      {ElemType::float32, "float32"},
-                                                                      {ElemType::float16, "float16"},
-                                                                      {ElemType::bfloat16, "bfloat16"},
-                                                                      {ElemType::int64, "int64"},
-                                                                      {ElemType::int32, "int32"},
-                                                                      {ElemType::uint32, "uint32"},
-                                                                      {ElemType::int8, "int8"},
-                                                                      {ElemType::uint8, "uint8"}}};
 
 // Poison payloads: quiet NaNs whose low bits spell 0xA5, never produced by hardware arithmetic.
 constexpr uint64_t kPoisonF64 = 0x7FF8A5A5A5A5A5A5ull;
@@ -50,37 +38,6 @@ T clamp_to(double v) {
 }
 
 }  // namespace
-
-std::optional<ElemType> parse_elem_type(const std::string& name) {
-  for (const auto& [t, n] : kNames)
-    if (name == n) return t;
-  return std::nullopt;
-}
-
-const char* to_string(ElemType t) {
-  for (const auto& [e, n] : kNames)
-    if (e == t) return n;
-  return "unknown";
-}
-
-size_t elem_size(ElemType t) {
-  switch (t) {
-    case ElemType::float64:
-    case ElemType::int64: return 8;
-    case ElemType::float32:
-    case ElemType::int32:
-    case ElemType::uint32: return 4;
-    case ElemType::float16:
-    case ElemType::bfloat16: return 2;
-    case ElemType::int8:
-    case ElemType::uint8: return 1;
-  }
-  return 0;
-}
-
-bool elem_is_float(ElemType t) {
-  return t == ElemType::float64 || t == ElemType::float32 || t == ElemType::float16 || t == ElemType::bfloat16;
-}
 
 float half_to_float(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
@@ -155,73 +112,73 @@ uint16_t float_to_bfloat16(float f) {
   return static_cast<uint16_t>(x >> 16);
 }
 
-double load_double(ElemType t, const void* data, size_t i) {
+double load_double(DType t, const void* data, size_t i) {
   switch (t) {
-    case ElemType::float64: return read<double>(data, i);
-    case ElemType::float32: return read<float>(data, i);
-    case ElemType::float16: return half_to_float(read<uint16_t>(data, i));
-    case ElemType::bfloat16: return bfloat16_to_float(read<uint16_t>(data, i));
-    case ElemType::int64: return static_cast<double>(read<int64_t>(data, i));
-    case ElemType::int32: return read<int32_t>(data, i);
-    case ElemType::uint32: return read<uint32_t>(data, i);
-    case ElemType::int8: return read<int8_t>(data, i);
-    case ElemType::uint8: return read<uint8_t>(data, i);
+    case DType::float64: return read<double>(data, i);
+    case DType::float32: return read<float>(data, i);
+    case DType::float16: return half_to_float(read<uint16_t>(data, i));
+    case DType::bfloat16: return bfloat16_to_float(read<uint16_t>(data, i));
+    case DType::int64: return static_cast<double>(read<int64_t>(data, i));
+    case DType::int32: return read<int32_t>(data, i);
+    case DType::uint32: return read<uint32_t>(data, i);
+    case DType::int8: return read<int8_t>(data, i);
+    case DType::uint8: return read<uint8_t>(data, i);
   }
   return 0;
 }
 
-int64_t load_int(ElemType t, const void* data, size_t i) {
+int64_t load_int(DType t, const void* data, size_t i) {
   switch (t) {
-    case ElemType::int64: return read<int64_t>(data, i);
-    case ElemType::int32: return read<int32_t>(data, i);
-    case ElemType::uint32: return read<uint32_t>(data, i);
-    case ElemType::int8: return read<int8_t>(data, i);
-    case ElemType::uint8: return read<uint8_t>(data, i);
+    case DType::int64: return read<int64_t>(data, i);
+    case DType::int32: return read<int32_t>(data, i);
+    case DType::uint32: return read<uint32_t>(data, i);
+    case DType::int8: return read<int8_t>(data, i);
+    case DType::uint8: return read<uint8_t>(data, i);
     default: return static_cast<int64_t>(load_double(t, data, i));
   }
 }
 
-void store_double(ElemType t, void* data, size_t i, double v) {
+void store_double(DType t, void* data, size_t i, double v) {
   switch (t) {
-    case ElemType::float64: write<double>(data, i, v); break;
-    case ElemType::float32: write<float>(data, i, static_cast<float>(v)); break;
-    case ElemType::float16: write<uint16_t>(data, i, float_to_half(static_cast<float>(v))); break;
-    case ElemType::bfloat16: write<uint16_t>(data, i, float_to_bfloat16(static_cast<float>(v))); break;
-    case ElemType::int64: write<int64_t>(data, i, clamp_to<int64_t>(v)); break;
-    case ElemType::int32: write<int32_t>(data, i, clamp_to<int32_t>(v)); break;
-    case ElemType::uint32: write<uint32_t>(data, i, clamp_to<uint32_t>(v)); break;
-    case ElemType::int8: write<int8_t>(data, i, clamp_to<int8_t>(v)); break;
-    case ElemType::uint8: write<uint8_t>(data, i, clamp_to<uint8_t>(v)); break;
+    case DType::float64: write<double>(data, i, v); break;
+    case DType::float32: write<float>(data, i, static_cast<float>(v)); break;
+    case DType::float16: write<uint16_t>(data, i, float_to_half(static_cast<float>(v))); break;
+    case DType::bfloat16: write<uint16_t>(data, i, float_to_bfloat16(static_cast<float>(v))); break;
+    case DType::int64: write<int64_t>(data, i, clamp_to<int64_t>(v)); break;
+    case DType::int32: write<int32_t>(data, i, clamp_to<int32_t>(v)); break;
+    case DType::uint32: write<uint32_t>(data, i, clamp_to<uint32_t>(v)); break;
+    case DType::int8: write<int8_t>(data, i, clamp_to<int8_t>(v)); break;
+    case DType::uint8: write<uint8_t>(data, i, clamp_to<uint8_t>(v)); break;
   }
 }
 
-void fill_poison(ElemType t, void* data, size_t count) {
+void fill_poison(DType t, void* data, size_t count) {
   switch (t) {
-    case ElemType::float64:
+    case DType::float64:
       for (size_t i = 0; i < count; ++i) write<uint64_t>(data, i, kPoisonF64);
       break;
-    case ElemType::float32:
+    case DType::float32:
       for (size_t i = 0; i < count; ++i) write<uint32_t>(data, i, kPoisonF32);
       break;
-    case ElemType::float16:
+    case DType::float16:
       for (size_t i = 0; i < count; ++i) write<uint16_t>(data, i, kPoisonF16);
       break;
-    case ElemType::bfloat16:
+    case DType::bfloat16:
       for (size_t i = 0; i < count; ++i) write<uint16_t>(data, i, kPoisonBF16);
       break;
-    default: std::memset(data, kPoisonByte, count * elem_size(t)); break;
+    default: std::memset(data, kPoisonByte, count * dtype_size(t)); break;
   }
 }
 
-bool is_poison(ElemType t, const void* data, size_t i) {
+bool is_poison(DType t, const void* data, size_t i) {
   switch (t) {
-    case ElemType::float64: return read<uint64_t>(data, i) == kPoisonF64;
-    case ElemType::float32: return read<uint32_t>(data, i) == kPoisonF32;
-    case ElemType::float16: return read<uint16_t>(data, i) == kPoisonF16;
-    case ElemType::bfloat16: return read<uint16_t>(data, i) == kPoisonBF16;
+    case DType::float64: return read<uint64_t>(data, i) == kPoisonF64;
+    case DType::float32: return read<uint32_t>(data, i) == kPoisonF32;
+    case DType::float16: return read<uint16_t>(data, i) == kPoisonF16;
+    case DType::bfloat16: return read<uint16_t>(data, i) == kPoisonBF16;
     default: {
-      const auto* p = static_cast<const uint8_t*>(data) + i * elem_size(t);
-      return std::all_of(p, p + elem_size(t), [](uint8_t b) { return b == kPoisonByte; });
+      const auto* p = static_cast<const uint8_t*>(data) + i * dtype_size(t);
+      return std::all_of(p, p + dtype_size(t), [](uint8_t b) { return b == kPoisonByte; });
     }
   }
 }

@@ -16,15 +16,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "profiler/judge/elem_type.h"
-
-#ifndef KB_HOST_DEVICE
-#if defined(__CUDACC__)
-#define KB_HOST_DEVICE __host__ __device__
-#else
-#define KB_HOST_DEVICE
-#endif
-#endif
+#include "core/arg_types.h"  // DType, its questions, and KB_HOST_DEVICE
 
 namespace kb::judge {
 
@@ -43,19 +35,13 @@ enum class Distribution {
 
 inline constexpr int kDistributionCount = 6;
 
-KB_HOST_DEVICE inline bool is_float_type(ElemType t) {
-  return t == ElemType::float64 || t == ElemType::float32 || t == ElemType::float16 || t == ElemType::bfloat16;
-}
-
-KB_HOST_DEVICE inline bool is_unsigned_type(ElemType t) { return t == ElemType::uint32 || t == ElemType::uint8; }
-
 // The largest value of an integer type (as a double; exact for all but int64).
-KB_HOST_DEVICE inline double int_type_max(ElemType t) {
+KB_HOST_DEVICE inline double int_type_max(DType t) {
   switch (t) {
-    case ElemType::int8: return 127;
-    case ElemType::uint8: return 255;
-    case ElemType::int32: return 2147483647.0;
-    case ElemType::uint32: return 4294967295.0;
+    case DType::int8: return 127;
+    case DType::uint8: return 255;
+    case DType::int32: return 2147483647.0;
+    case DType::uint32: return 4294967295.0;
     default: return 9.0e18;
   }
 }
@@ -133,26 +119,26 @@ struct OffsetShape {
   double center, spread, clamp;  // in grid units
 };
 
-KB_HOST_DEVICE inline OffsetShape offset_shape(ElemType t) {
+KB_HOST_DEVICE inline OffsetShape offset_shape(DType t) {
   switch (t) {
-    case ElemType::float64: return {-10, 1044480.0, 64.0, 4096.0};
-    case ElemType::float16: return {-10, 960.0, 4.0, 64.0};
-    case ElemType::bfloat16: return {2, 240.0, 1.0, 16.0};
+    case DType::float64: return {-10, 1044480.0, 64.0, 4096.0};
+    case DType::float16: return {-10, 960.0, 4.0, 64.0};
+    case DType::bfloat16: return {2, 240.0, 1.0, 16.0};
     default: return {0, 960.0, 4.0, 64.0};
   }
 }
 
 // The sign of a buffer's offset mean: negative for half the buffers (never for unsigned types).
-KB_HOST_DEVICE inline double offset_sign(ElemType t, uint64_t seed, uint64_t stream) {
-  return !is_unsigned_type(t) && buffer_random(seed, stream, 1) < 0.5 ? -1.0 : 1.0;
+KB_HOST_DEVICE inline double offset_sign(DType t, uint64_t seed, uint64_t stream) {
+  return !dtype_is_unsigned(t) && buffer_random(seed, stream, 1) < 0.5 ? -1.0 : 1.0;
 }
 
-KB_HOST_DEVICE inline double offset_value(ElemType t, uint64_t seed, uint64_t stream, uint64_t i) {
-  double k = ::round((is_float_type(t) ? offset_shape(t).spread : 4.0) *
+KB_HOST_DEVICE inline double offset_value(DType t, uint64_t seed, uint64_t stream, uint64_t i) {
+  double k = ::round((dtype_is_float(t) ? offset_shape(t).spread : 4.0) *
                      box_muller(unit_random(seed, stream, i), unit_random2(seed, stream, i)));
   const double sign = offset_sign(t, seed, stream);
   const double b = buffer_random(seed, stream, 0);
-  if (is_float_type(t)) {
+  if (dtype_is_float(t)) {
     const OffsetShape s = offset_shape(t);
     k = k < -s.clamp ? -s.clamp : (s.clamp < k ? s.clamp : k);
     const double grid = ::ldexp(1.0, s.first_grid_exponent + static_cast<int>(::floor(4.0 * b)));
@@ -160,8 +146,8 @@ KB_HOST_DEVICE inline double offset_value(ElemType t, uint64_t seed, uint64_t st
   }
   k = k < -16.0 ? -16.0 : (16.0 < k ? 16.0 : k);
   double center = 1000.0 + ::floor(9001.0 * b);
-  if (t == ElemType::int8) center = 100;
-  if (t == ElemType::uint8) center = 200;
+  if (t == DType::int8) center = 100;
+  if (t == DType::uint8) center = 200;
   return sign * center + k;
 }
 
@@ -186,32 +172,32 @@ KB_HOST_DEVICE inline double offset_value(ElemType t, uint64_t seed, uint64_t st
 //     sum of 4096 cannot overflow the type. Signed types get both signs (integer sums are exact).
 //   8-bit integers: their limits, int8 +-[100, 127], uint8 [200, 255] (C++ widens 8-bit operands
 //     to int before any arithmetic, so only a kernel that keeps 8-bit intermediates overflows).
-KB_HOST_DEVICE inline double extreme_value(ElemType t, uint64_t seed, uint64_t stream, uint64_t i) {
+KB_HOST_DEVICE inline double extreme_value(DType t, uint64_t seed, uint64_t stream, uint64_t i) {
   const double u = unit_random(seed, stream, i);
-  if (is_float_type(t)) {
+  if (dtype_is_float(t)) {
     double lo = 48, hi = 52;
-    if (t == ElemType::float64) lo = 496, hi = 500;
-    if (t == ElemType::float16) lo = 8, hi = 10;
+    if (t == DType::float64) lo = 496, hi = 500;
+    if (t == DType::float16) lo = 8, hi = 10;
     return ::exp2(lo + (hi - lo) * u);
   }
   const double u2 = unit_random2(seed, stream, i);
   double magnitude;
   switch (t) {
-    case ElemType::int8: magnitude = 100 + ::floor(28 * u2); break;
-    case ElemType::uint8: magnitude = 200 + ::floor(56 * u2); break;
-    case ElemType::int32: magnitude = 262144.0 * (1 + u2); break;
-    case ElemType::uint32: magnitude = 524288.0 * (1 + u2); break;
+    case DType::int8: magnitude = 100 + ::floor(28 * u2); break;
+    case DType::uint8: magnitude = 200 + ::floor(56 * u2); break;
+    case DType::int32: magnitude = 262144.0 * (1 + u2); break;
+    case DType::uint32: magnitude = 524288.0 * (1 + u2); break;
     default: magnitude = 1125899906842624.0 * (1 + u2); break;  // int64: 2^50
   }
   magnitude = ::floor(magnitude);
-  if (is_unsigned_type(t)) return magnitude;
+  if (dtype_is_unsigned(t)) return magnitude;
   return u < 0.5 ? -magnitude : magnitude;
 }
 
 // --- Every distribution ------------------------------------------------------------------------
 
 // Element `i` of stream `stream` for a float type (as a double, before rounding to the type).
-KB_HOST_DEVICE inline double float_value(ElemType t, Distribution d, uint64_t seed, uint64_t stream, uint64_t i) {
+KB_HOST_DEVICE inline double float_value(DType t, Distribution d, uint64_t seed, uint64_t stream, uint64_t i) {
   const double u = unit_random(seed, stream, i);
   switch (d) {
     case Distribution::uniform: return 0.01 + 0.99 * u;
@@ -220,8 +206,8 @@ KB_HOST_DEVICE inline double float_value(ElemType t, Distribution d, uint64_t se
       return ::fabs(z) >= 1e-3 ? z : ::copysign(1e-3, z);
     }
     case Distribution::large: {
-      const double lo = t == ElemType::float16 ? 2.0 : 3.0;  // log10 of the smallest magnitude
-      const double hi = t == ElemType::float16 ? 3.0 : 6.0;
+      const double lo = t == DType::float16 ? 2.0 : 3.0;  // log10 of the smallest magnitude
+      const double hi = t == DType::float16 ? 3.0 : 6.0;
       return ::pow(10.0, lo + (hi - lo) * u);
     }
     case Distribution::mixed_sign: {
@@ -235,15 +221,15 @@ KB_HOST_DEVICE inline double float_value(ElemType t, Distribution d, uint64_t se
 }
 
 // Element `i` of stream `stream` for an integer type (an integer-valued double in the type's range).
-KB_HOST_DEVICE inline double int_value(ElemType t, Distribution d, uint64_t seed, uint64_t stream, uint64_t i) {
+KB_HOST_DEVICE inline double int_value(DType t, Distribution d, uint64_t seed, uint64_t stream, uint64_t i) {
   const double u = unit_random(seed, stream, i);
   switch (d) {
     case Distribution::uniform: return 1 + ::floor(100 * u);
     case Distribution::normal: {
       const double u2 = unit_random2(seed, stream, i);
       double z = ::round(20.0 * ::sqrt(-2.0 * ::log1p(-u)) * ::cos(6.283185307179586 * u2));
-      if (is_unsigned_type(t)) z = ::fabs(z);
-      const double lo = is_unsigned_type(t) ? 1.0 : -127.0;
+      if (dtype_is_unsigned(t)) z = ::fabs(z);
+      const double lo = dtype_is_unsigned(t) ? 1.0 : -127.0;
       z = z < lo ? lo : (127.0 < z ? 127.0 : z);
       return z == 0 ? 1 : z;
     }
@@ -256,7 +242,7 @@ KB_HOST_DEVICE inline double int_value(ElemType t, Distribution d, uint64_t seed
     }
     case Distribution::mixed_sign: {
       const double magnitude = 1 + ::floor(100 * unit_random2(seed, stream, i));
-      if (is_unsigned_type(t)) return magnitude;
+      if (dtype_is_unsigned(t)) return magnitude;
       return u < 0.5 ? -magnitude : magnitude;
     }
     case Distribution::offset: return offset_value(t, seed, stream, i);
@@ -266,8 +252,8 @@ KB_HOST_DEVICE inline double int_value(ElemType t, Distribution d, uint64_t seed
 }
 
 // Element `i` of stream `stream` of a buffer of type `t`: what fill_random stores there.
-KB_HOST_DEVICE inline double element_value(ElemType t, Distribution d, uint64_t seed, uint64_t stream, uint64_t i) {
-  return is_float_type(t) ? float_value(t, d, seed, stream, i) : int_value(t, d, seed, stream, i);
+KB_HOST_DEVICE inline double element_value(DType t, Distribution d, uint64_t seed, uint64_t stream, uint64_t i) {
+  return dtype_is_float(t) ? float_value(t, d, seed, stream, i) : int_value(t, d, seed, stream, i);
 }
 
 // Element `i` of stream `stream` of an integer input with range = [lo, hi]: uniform over
@@ -280,10 +266,10 @@ KB_HOST_DEVICE inline double range_value(int64_t lo, int64_t hi, uint64_t seed, 
 
 // One random scalar argument (a launcher parameter the spec leaves to the harness): floats of
 // magnitude in [0.5, 2] (negative half the time for normal and mixed_sign), integers in [1, 16].
-KB_HOST_DEVICE inline double random_scalar(ElemType t, Distribution d, uint64_t seed, uint64_t stream) {
+KB_HOST_DEVICE inline double random_scalar(DType t, Distribution d, uint64_t seed, uint64_t stream) {
   const double u = unit_random(seed, stream, 0);
   const double u2 = unit_random2(seed, stream, 0);
-  if (!is_float_type(t)) return 1 + ::floor(16 * u);
+  if (!dtype_is_float(t)) return 1 + ::floor(16 * u);
   const double magnitude = 0.5 + 1.5 * u;
   const bool negative = (d == Distribution::normal || d == Distribution::mixed_sign) && u2 < 0.5;
   return negative ? -magnitude : magnitude;

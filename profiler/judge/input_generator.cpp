@@ -4,6 +4,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/measurement_defaults.h"
+
 namespace kb::judge {
 
 std::optional<Distribution> parse_distribution(const std::string& name) {
@@ -14,16 +16,12 @@ std::optional<Distribution> parse_distribution(const std::string& name) {
   return std::nullopt;
 }
 
+// The names are the config's too (core/measurement_defaults.h), in this enum's order.
+static_assert(kDistributionNames.size() == kDistributionCount, "every Distribution has a name");
+
 const char* to_string(Distribution d) {
-  switch (d) {
-    case Distribution::uniform: return "uniform";
-    case Distribution::normal: return "normal";
-    case Distribution::large: return "large";
-    case Distribution::mixed_sign: return "mixed_sign";
-    case Distribution::offset: return "offset";
-    case Distribution::extreme: return "extreme";
-  }
-  return "unknown";
+  const int i = static_cast<int>(d);
+  return i >= 0 && i < kDistributionCount ? kDistributionNames[static_cast<size_t>(i)] : "unknown";
 }
 
 namespace {
@@ -49,8 +47,8 @@ void fill_in_parallel(size_t count, const Fill& fill_part) {
 
 }  // namespace
 
-void fill_random(ElemType t, Distribution d, uint64_t seed, uint64_t stream, void* data, size_t count) {
-  const bool is_float = elem_is_float(t);
+void fill_random(DType t, Distribution d, uint64_t seed, uint64_t stream, void* data, size_t count) {
+  const bool is_float = dtype_is_float(t);
   fill_in_parallel(count, [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
       const double v = element_value(t, d, seed, stream, i);
@@ -62,7 +60,7 @@ void fill_random(ElemType t, Distribution d, uint64_t seed, uint64_t stream, voi
   });
 }
 
-void fill_range(ElemType t, int64_t lo, int64_t hi, uint64_t seed, uint64_t stream, void* data, size_t count) {
+void fill_range(DType t, int64_t lo, int64_t hi, uint64_t seed, uint64_t stream, void* data, size_t count) {
   fill_in_parallel(count, [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) store_double(t, data, i, range_value(lo, hi, seed, stream, i));
   });

@@ -21,10 +21,10 @@ const char* to_string(Distribution d);
 
 // Fills `count` elements of type `t` at `data` with element_value(t, d, seed, stream, i), rounded
 // to the type. `stream` separates the buffers of one call.
-void fill_random(ElemType t, Distribution d, uint64_t seed, uint64_t stream, void* data, size_t count);
+void fill_random(DType t, Distribution d, uint64_t seed, uint64_t stream, void* data, size_t count);
 
 // Fills `count` elements of the integer type `t` with range_value(lo, hi, seed, stream, i): the
 // values of an input declared with range = [lo, hi] (indices), lo <= v < hi.
-void fill_range(ElemType t, int64_t lo, int64_t hi, uint64_t seed, uint64_t stream, void* data, size_t count);
+void fill_range(DType t, int64_t lo, int64_t hi, uint64_t seed, uint64_t stream, void* data, size_t count);
 
 }  // namespace kb::judge

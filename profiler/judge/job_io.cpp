@@ -1,6 +1,5 @@
 #include "profiler/judge/job_io.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -16,25 +15,14 @@ namespace {
 
 std::string field(size_t i, const std::string& name) { return "args[" + std::to_string(i) + "] ('" + name + "')"; }
 
-ArgRole parse_role(const std::string& role, const std::string& where) {
-  if (role == "input") return ArgRole::input;
-  if (role == "output") return ArgRole::output;
-  if (role == "inout") return ArgRole::inout;
-  if (role == "scalar") return ArgRole::scalar;
-  if (role == "size") return ArgRole::size;
-  if (role == "stream") return ArgRole::stream;
-  throw JobError("job field " + where + ".role: unknown role '" + role +
-                 "' (expected input, output, inout, scalar, size or stream)");
-}
-
 // The smallest and largest values an integer type holds (int64's ends as doubles round, so they
 // are kept inside +-2^62: no index range comes near them).
-std::pair<double, double> integer_limits(ElemType t) {
+std::pair<double, double> integer_limits(DType t) {
   switch (t) {
-    case ElemType::int8: return {-128, 127};
-    case ElemType::uint8: return {0, 255};
-    case ElemType::int32: return {-2147483648.0, 2147483647.0};
-    case ElemType::uint32: return {0, 4294967295.0};
+    case DType::int8: return {-128, 127};
+    case DType::uint8: return {0, 255};
+    case DType::int32: return {-2147483648.0, 2147483647.0};
+    case DType::uint32: return {0, 4294967295.0};
     default: return {-4611686018427387904.0, 4611686018427387904.0};
   }
 }
@@ -45,7 +33,7 @@ std::vector<InputRange> decode_ranges(const HarnessArg& a, const DecodedArg& arg
   if (a.ranges.empty()) return out;
   if (arg.role != ArgRole::input && arg.role != ArgRole::inout)
     throw JobError("job field " + where + ".ranges: only inputs take a range, not a " + to_string(arg.role));
-  if (elem_is_float(arg.type))
+  if (dtype_is_float(arg.type))
     throw JobError("job field " + where + ".ranges: only integer inputs take a range, not " + to_string(arg.type));
   if (a.ranges.size() != sizes)
     throw JobError("job field " + where + ".ranges has " + std::to_string(a.ranges.size()) + " entries, expected " +
@@ -68,28 +56,13 @@ std::vector<InputRange> decode_ranges(const HarnessArg& a, const DecodedArg& arg
 
 }  // namespace
 
-const char* to_string(ArgRole r) {
-  switch (r) {
-    case ArgRole::input: return "input";
-    case ArgRole::output: return "output";
-    case ArgRole::inout: return "inout";
-    case ArgRole::scalar: return "scalar";
-    case ArgRole::size: return "size";
-    case ArgRole::stream: return "stream";
-  }
-  return "unknown";
-}
-
 DecodedJob decode_job(const HarnessJob& job) {
   DecodedJob r;
   r.raw = job;
-  const auto modes = {"verify_and_time", "verify", "time_baseline", "metrics"};
-  if (std::find(modes.begin(), modes.end(), job.mode) == modes.end())
-    throw JobError("job field mode: unknown mode '" + job.mode +
-                   "' (expected verify_and_time, verify, time_baseline or metrics)");
   if (job.baseline_library.empty()) throw JobError("job field baseline_library is empty");
-  if ((job.mode == "verify_and_time" || job.mode == "verify") && job.candidate_library.empty())
-    throw JobError("job field candidate_library is empty, but mode '" + job.mode + "' compares a candidate");
+  if (mode_compares_candidate(job.mode) && job.candidate_library.empty())
+    throw JobError("job field candidate_library is empty, but mode '" + std::string(to_string(job.mode)) +
+                   "' compares a candidate");
   const size_t sizes = job.size_labels.size();
   if (sizes == 0) throw JobError("job field size_labels is empty: at least one size set is needed");
   if (job.args.empty()) throw JobError("job field args is empty");
@@ -112,7 +85,7 @@ DecodedJob decode_job(const HarnessJob& job) {
     const std::string where = field(i, a.name);
     DecodedArg arg;
     arg.name = a.name;
-    arg.role = parse_role(a.role, where);
+    arg.role = a.role;
     if (arg.is_stream()) {
       // The server supplies the stream; the job describes no data for it.
       if (!a.counts.empty() || !a.values.empty() || !a.ranges.empty())
@@ -120,9 +93,8 @@ DecodedJob decode_job(const HarnessJob& job) {
       r.args.push_back(std::move(arg));
       continue;
     }
-    auto type = parse_elem_type(a.dtype);
-    if (!type) throw JobError("job field " + where + ".dtype: unknown dtype '" + a.dtype + "'");
-    arg.type = *type;
+    if (!a.dtype) throw JobError("job field " + where + ".dtype is missing: every argument but a stream has one");
+    arg.type = *a.dtype;
     if (!a.distribution.empty()) {
       auto d = parse_distribution(a.distribution);
       if (!d) throw JobError("job field " + where + ".distribution: unknown distribution '" + a.distribution + "'");
@@ -157,7 +129,7 @@ DecodedJob decode_job(const HarnessJob& job) {
     }
     r.args.push_back(std::move(arg));
   }
-  if (!writes && job.mode != "time_baseline" && job.mode != "metrics")
+  if (!writes && mode_compares_candidate(job.mode))
     throw JobError("job field args: no argument has role output or inout, so there is nothing to verify");
   for (const auto& arg : r.args)
     if (arg.is_value())
@@ -188,7 +160,7 @@ double parse_value(const DecodedArg& arg, size_t size_index) {
   char* end = nullptr;
   errno = 0;
   double v;
-  if (elem_is_float(arg.type)) {
+  if (dtype_is_float(arg.type)) {
     v = std::strtod(begin, &end);
   } else {
     const long long i = std::strtoll(begin, &end, 10);
@@ -250,7 +222,7 @@ size_t metrics_size_index(const DecodedJob& job) {
   for (size_t s = 0; s < job.size_count(); ++s) {
     double bytes = 0;
     for (const auto& a : job.args)
-      if (a.is_buffer()) bytes += static_cast<double>(a.counts[s]) * static_cast<double>(elem_size(a.type));
+      if (a.is_buffer()) bytes += static_cast<double>(a.counts[s]) * static_cast<double>(dtype_size(a.type));
     if (bytes > best_bytes) {
       best_bytes = bytes;
       best = s;

@@ -21,19 +21,17 @@ struct JobError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// stream: a cudaStream_t the variant server creates (launcher_stream.h); no type, counts or values.
-enum class ArgRole { input, output, inout, scalar, size, stream };
-
 // An integer input's range = [lo, hi] at one size set: values drawn from lo <= v < hi.
 struct InputRange {
   int64_t lo = 0, hi = 0;
 };
 
-// One launcher parameter, decoded.
+// One launcher parameter, decoded. A stream is a cudaStream_t the variant server creates
+// (launcher_stream.h): no type, counts or values.
 struct DecodedArg {
   std::string name;
   ArgRole role = ArgRole::input;
-  ElemType type = ElemType::float32;
+  DType type = DType::float32;  // unused for a stream
   std::vector<int64_t> counts;      // per size set (buffers)
   std::vector<std::string> values;  // per size set (scalars, sizes); "" = random
   bool has_distribution = false;    // per-argument override of the job's distributions
@@ -41,7 +39,7 @@ struct DecodedArg {
   Tolerance tolerance;
   ErrorScale error_scale = ErrorScale::plain;  // outputs: how the allowed error scales
   std::vector<InputRange> ranges;              // per size set, for inputs with a range; else empty
-  bool is_buffer() const { return role == ArgRole::input || role == ArgRole::output || role == ArgRole::inout; }
+  bool is_buffer() const { return role_is_buffer(role); }
   bool is_written() const { return role == ArgRole::output || role == ArgRole::inout; }
   bool is_read() const { return role == ArgRole::input || role == ArgRole::inout; }
   bool is_value() const { return role == ArgRole::scalar || role == ArgRole::size; }  // host value passed by pointer
@@ -56,8 +54,6 @@ struct DecodedJob {
   std::vector<Distribution> distributions;
   size_t size_count() const { return raw.size_labels.size(); }
 };
-
-const char* to_string(ArgRole r);
 
 // The job's first stream argument, or null when the launcher takes no stream.
 const DecodedArg* stream_arg(const DecodedJob& job);

@@ -90,38 +90,44 @@ void run_job(const DecodedJob& job, const std::string& job_text, JobProcesses& p
   }
   Servers servers{baseline, candidate};
 
-  if (raw.mode == "verify" || raw.mode == "verify_and_time") {
-    if (!candidate) throw HarnessError("a " + raw.mode + " job without a candidate library");
-    if (sanitizing) {
-      const VerificationOutcome v = run_for_sanitizer(job, servers);
-      result.verdict = v.verdict;
-      result.reason = v.verdict == Verdict::pending ? "ran under compute-sanitizer" : v.reason;
-      return;
+  switch (raw.mode) {
+    case JobMode::verify:
+    case JobMode::verify_and_time: {
+      if (!candidate) throw HarnessError(std::string("a ") + to_string(raw.mode) + " job without a candidate library");
+      if (sanitizing) {
+        const VerificationOutcome v = run_for_sanitizer(job, servers);
+        result.verdict = v.verdict;
+        result.reason = v.verdict == Verdict::pending ? "ran under compute-sanitizer" : v.reason;
+        return;
+      }
+      phases.begin("verification");
+      const VerificationOutcome v = verify_candidate(job, servers, raw.strict, result.verification);
+      if (v.verdict != Verdict::pending) {
+        result.verdict = v.verdict;
+        result.reason = v.reason;
+        return;
+      }
+      if (raw.mode == JobMode::verify) {
+        result.verdict = Verdict::pending;
+        result.reason = std::string(raw.strict ? "strict " : "") + "verification passed";
+        return;
+      }
+      phases.begin("timing");
+      run_timing(job, servers, result, phases);
+      break;
     }
-    phases.begin("verification");
-    const VerificationOutcome v = verify_candidate(job, servers, raw.strict, result.verification);
-    if (v.verdict != Verdict::pending) {
-      result.verdict = v.verdict;
-      result.reason = v.reason;
-      return;
-    }
-    if (raw.mode == "verify") {
+    case JobMode::time_baseline:
+      servers.candidate = nullptr;
+      phases.begin("timing");
+      run_timing(job, servers, result, phases);
+      break;
+    case JobMode::metrics:
+      phases.begin("metrics");
+      result.baseline_metrics = metrics_of(job, *baseline, servers.timeout_s);
+      if (candidate) result.candidate_metrics = metrics_of(job, *candidate, servers.timeout_s);
       result.verdict = Verdict::pending;
-      result.reason = std::string(raw.strict ? "strict " : "") + "verification passed";
-      return;
-    }
-    phases.begin("timing");
-    run_timing(job, servers, result, phases);
-  } else if (raw.mode == "time_baseline") {
-    servers.candidate = nullptr;
-    phases.begin("timing");
-    run_timing(job, servers, result, phases);
-  } else {  // metrics
-    phases.begin("metrics");
-    result.baseline_metrics = metrics_of(job, *baseline, servers.timeout_s);
-    if (candidate) result.candidate_metrics = metrics_of(job, *candidate, servers.timeout_s);
-    result.verdict = Verdict::pending;
-    result.reason = "hardware metrics: " + result.baseline_metrics.status;
+      result.reason = "hardware metrics: " + result.baseline_metrics.status;
+      break;
   }
 }
 

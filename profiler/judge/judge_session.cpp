@@ -56,7 +56,7 @@ bool sweep(pid_t keep, const SessionOptions& options, std::string& problem) {
 // Whether the job's text asks for CUPTI metrics (parsed again: judge_job owns the parsed job).
 bool metrics_job(const std::string& text) {
   try {
-    return nlohmann::json::parse(text).value("mode", std::string()) == "metrics";
+    return nlohmann::json::parse(text).value("mode", JobMode::verify_and_time) == JobMode::metrics;
   } catch (const std::exception&) {
     return false;
   }

@@ -9,7 +9,8 @@
 #include <cstdio>
 #include <memory>
 
-#include "common/number_format.h"
+#include "core/number_format.h"
+#include "core/speedup_rule.h"
 #include "profiler/judge/arg_inputs.h"
 #include "profiler/judge/clock_monitor.h"
 #include "profiler/judge/cuda_check.h"
@@ -65,6 +66,17 @@ struct Timed {
   std::vector<std::string> notes;
 };
 
+// What the wall-clock cross-check at one size found.
+struct WallClockFinding {
+  enum class Kind {
+    agrees,        // the clock bounds the event-timed claim
+    wrong_output,  // a call of a batch computed something other than the original did: a wrong result
+    disagrees,     // the clock (or the fill before it) contradicts the claim: rejected
+  };
+  Kind kind = Kind::agrees;
+  std::string message;  // wrong_output: what differed; disagrees: the rejection's reason
+};
+
 class SizeTimer {
  public:
   SizeTimer(const DecodedJob& job, const Servers& servers, size_t size, ClockMonitor& clocks)
@@ -101,8 +113,8 @@ class SizeTimer {
   // check failed (then the stats are incomplete).
   std::vector<TimingStats> measure(std::string& failure, int64_t& checked);
 
-  // The wall-clock cross-check; empty when it agrees.
-  std::string wall_clock_check(const std::vector<TimingStats>& stats, SizeTiming& st);
+  // The wall-clock cross-check.
+  WallClockFinding wall_clock_check(const std::vector<TimingStats>& stats, SizeTiming& st);
 
  private:
   int slot_id(int base, size_t k) const { return base + static_cast<int>(size_ * kMaxSlots + k); }
@@ -377,8 +389,9 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
   return out;
 }
 
-std::string SizeTimer::wall_clock_check(const std::vector<TimingStats>& stats, SizeTiming& st) {
-  if (variants_.size() < 2) return "";
+WallClockFinding SizeTimer::wall_clock_check(const std::vector<TimingStats>& stats, SizeTiming& st) {
+  using Kind = WallClockFinding::Kind;
+  if (variants_.size() < 2) return {};
   set_phase("wall-clock cross-check at size " + job_.raw.size_labels[size_]);
   const size_t per_set = std::max<size_t>(1, variants_.front().slots.front()->total_bytes());
   const size_t calls = wall_clock_calls(stats[0].median_us, stats[1].median_us, per_set, kSlotBudgetBytes,
@@ -387,7 +400,7 @@ std::string SizeTimer::wall_clock_check(const std::vector<TimingStats>& stats, S
     while (v.batch.size() < calls) add_slot(v, v.batch, v.batch_ids, 100000);
   std::vector<double> best(variants_.size(), HUGE_VAL), fill_us(variants_.size(), HUGE_VAL);
   const uint64_t seed0 = (job_.raw.seed ^ kTimingSeedSalt) + (uint64_t{size_} << 32) + (uint64_t{1} << 31);
-  // Returns a wrong-output note, or "" when the batch's outputs agree.
+  // Returns what differed in the batch's outputs, or "" when they agree.
   auto run_batch = [&](int b) -> std::string {
     const uint64_t seed = seed0 + static_cast<uint64_t>(b) * kMaxSlots;
     for (size_t n = 0; n < variants_.size(); ++n) {
@@ -407,7 +420,7 @@ std::string SizeTimer::wall_clock_check(const std::vector<TimingStats>& stats, S
     }
     const auto [k, differ] = compare(variants_[0].batch, variants_[1].batch, calls);
     if (!differ.empty())
-      return "WRONG:call " + std::to_string(k + 1) + " of a wall-clock batch at size " + job_.raw.size_labels[size_] +
+      return "call " + std::to_string(k + 1) + " of a wall-clock batch at size " + job_.raw.size_labels[size_] +
              ", on fresh inputs: " + differ;
     return "";
   };
@@ -423,12 +436,12 @@ std::string SizeTimer::wall_clock_check(const std::vector<TimingStats>& stats, S
   };
   int batches = 0;
   for (; batches < kWallClockBatches; ++batches)
-    if (std::string wrong = run_batch(batches); !wrong.empty()) return wrong;
+    if (std::string wrong = run_batch(batches); !wrong.empty()) return {Kind::wrong_output, wrong};
   // A disagreement is confirmed before it rejects: more batches, each a fresh chance for the
   // clock to see an honest candidate's floor (the best batch counts). Work hidden outside the
   // timed region is in every batch, so it stays.
   while (batches < kMaxWallClockBatches && !wall_clock_disagreement(evidence()).empty())
-    if (std::string wrong = run_batch(batches++); !wrong.empty()) return wrong;
+    if (std::string wrong = run_batch(batches++); !wrong.empty()) return {Kind::wrong_output, wrong};
   if (fill_us[1] > kFillSlowdown * fill_us[0] + kFillSlackUs) {
     char buf[512];
     std::snprintf(buf, sizeof buf,
@@ -436,7 +449,7 @@ std::string SizeTimer::wall_clock_check(const std::vector<TimingStats>& stats, S
                   "the GPU: the fill took %.0f us against %.0f us for the original's (work started before the call, "
                   "outside any timed region)",
                   job_.raw.size_labels[size_].c_str(), fill_us[1], fill_us[0]);
-    return buf;
+    return {Kind::disagrees, buf};
   }
   const WallClockEvidence e = evidence();
   st.wall_clock_calls = e.calls;
@@ -444,7 +457,9 @@ std::string SizeTimer::wall_clock_check(const std::vector<TimingStats>& stats, S
   st.candidate_wall_us = e.candidate_wall_us;
   spdlog::info("{}: wall clock over {} calls, best of {} batches: original {:.2f} us, candidate {:.2f} us per call",
                e.size_label, calls, batches, e.baseline_wall_us, e.candidate_wall_us);
-  return wall_clock_disagreement(e);
+  std::string disagreement = wall_clock_disagreement(e);
+  if (disagreement.empty()) return {};
+  return {Kind::disagrees, std::move(disagreement)};
 }
 
 }  // namespace
@@ -453,7 +468,6 @@ void run_timing(const DecodedJob& job, const Servers& servers, EvalResult& resul
   ClockMonitor clocks(job.raw.device);
   if (!clocks.available()) spdlog::warn("{}: timing samples are not checked for clock sag", clocks.unavailable_reason());
   const bool candidate = servers.candidate != nullptr;
-  std::vector<SizeOutcome> outcomes;
   // A screening times only the first size sets (the main size); the full measurement times all.
   const size_t timed = job.raw.timed_sizes > 0 ? std::min(job.size_count(), static_cast<size_t>(job.raw.timed_sizes))
                                                : job.size_count();
@@ -481,26 +495,26 @@ void run_timing(const DecodedJob& job, const Servers& servers, EvalResult& resul
       st.significant = speedup_is_significant({st.baseline.median_us, st.baseline.q1_us, st.baseline.q3_us, st.baseline.noise},
                                               {st.candidate.median_us, st.candidate.q1_us, st.candidate.q3_us, st.candidate.noise});
       st.candidate_pct_of_floor = percent_of_floor(st.floor_us, st.candidate.median_us);
-      outcomes.push_back({label, st.speedup, st.significant});
       spdlog::info("{}: original {:.2f} us, candidate {:.2f} us, speedup {}{} ({} samples checked)", label,
                    st.baseline.median_us, st.candidate.median_us, format_speedup(st.speedup),
                    st.significant ? " (significant)" : "", st.checked_samples);
-      std::string wall;
+      WallClockFinding wall;
       if (job.raw.wall_clock_check) {
         phases.begin("wall-clock check");
         wall = timer.wall_clock_check(stats, st);
         phases.begin("timing");
       }
       result.timings.push_back(st);
-      if (wall.rfind("WRONG:", 0) == 0) {
-        result.verdict = Verdict::wrong_result;
-        result.reason = "the outputs of " + wall.substr(6);
-        return;
-      }
-      if (!wall.empty()) {
-        result.verdict = Verdict::rejected;
-        result.reason = wall;
-        return;
+      switch (wall.kind) {
+        case WallClockFinding::Kind::agrees: break;
+        case WallClockFinding::Kind::wrong_output:
+          result.verdict = Verdict::wrong_result;
+          result.reason = "the outputs of " + wall.message;
+          return;
+        case WallClockFinding::Kind::disagrees:
+          result.verdict = Verdict::rejected;
+          result.reason = wall.message;
+          return;
       }
     } else {
       spdlog::info("{}: {:.2f} us median over {} samples (noise {:.2f}%, {})", label, st.baseline.median_us,
@@ -513,12 +527,10 @@ void run_timing(const DecodedJob& job, const Servers& servers, EvalResult& resul
     result.reason = "timed the original at " + std::to_string(timed) + " size sets";
     return;
   }
-  std::vector<double> ratios;
-  for (const auto& o : outcomes) ratios.push_back(o.speedup);
-  result.speedup = geometric_mean(ratios);
-  const SpeedupJudgement j = judge_speedup(outcomes, job.raw.min_speedup);
-  result.verdict = j.accepted ? Verdict::accepted : Verdict::not_faster;
-  result.reason = j.reason;
+  const SpeedupDecision decision = decide_speedup(result.timings, job.raw.min_speedup);
+  result.speedup = decision.speedup;
+  result.verdict = decision.accepted() ? Verdict::accepted : Verdict::not_faster;
+  result.reason = decision.reason();
 }
 
 }  // namespace kb::judge

@@ -34,15 +34,15 @@ const char* to_string(ErrorScale s) {
   return "unknown";
 }
 
-OutputComparison compare_output(ElemType t, const void* reference, const void* candidate, size_t count, Tolerance tol) {
+OutputComparison compare_output(DType t, const void* reference, const void* candidate, size_t count, Tolerance tol) {
   return compare_output(t, reference, candidate, count, tol, nullptr);
 }
 
-OutputComparison compare_output(ElemType t, const void* reference, const void* candidate, size_t count, Tolerance tol,
+OutputComparison compare_output(DType t, const void* reference, const void* candidate, size_t count, Tolerance tol,
                                 const void* scale) {
   OutputComparison c;
   c.scaled = scale != nullptr;
-  const bool exact_int = !elem_is_float(t) && tol.rtol == 0 && tol.atol == 0;
+  const bool exact_int = !dtype_is_float(t) && tol.rtol == 0 && tol.atol == 0;
   ElementSample worst_overall;
   double worst_overall_err = -1;
   double worst_mismatch_err = -1;
@@ -129,12 +129,12 @@ void clear_sign_bits(void* data, size_t count) {
 
 }  // namespace
 
-void abs_in_place(ElemType t, void* data, size_t count) {
+void abs_in_place(DType t, void* data, size_t count) {
   switch (t) {
-    case ElemType::float64: clear_sign_bits<uint64_t>(data, count); return;
-    case ElemType::float32: clear_sign_bits<uint32_t>(data, count); return;
-    case ElemType::float16:
-    case ElemType::bfloat16: clear_sign_bits<uint16_t>(data, count); return;
+    case DType::float64: clear_sign_bits<uint64_t>(data, count); return;
+    case DType::float32: clear_sign_bits<uint32_t>(data, count); return;
+    case DType::float16:
+    case DType::bfloat16: clear_sign_bits<uint16_t>(data, count); return;
     default: return;  // integers: left alone (see the header)
   }
 }
@@ -178,9 +178,9 @@ std::string describe_change_after_check(const std::string& what, int64_t element
          "back moments later: the candidate's work lands after its call returns";
 }
 
-InputChange compare_input(ElemType t, const void* before, const void* after, size_t count) {
+InputChange compare_input(DType t, const void* before, const void* after, size_t count) {
   InputChange change;
-  const size_t size = elem_size(t);
+  const size_t size = dtype_size(t);
   const auto* a = static_cast<const char*>(before);
   const auto* b = static_cast<const char*>(after);
   if (std::memcmp(a, b, count * size) == 0) return change;

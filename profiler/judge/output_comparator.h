@@ -59,7 +59,7 @@ struct OutputComparison {
 // r is poison -> ignored; c is poison -> not written; r NaN -> c must be NaN; r +-Inf -> c must be
 // the same Inf; r finite -> c finite and |c - r| <= atol + rtol * |r|. Integers with zero
 // tolerance compare exactly (no rounding through double).
-OutputComparison compare_output(ElemType t, const void* reference, const void* candidate, size_t count, Tolerance tol);
+OutputComparison compare_output(DType t, const void* reference, const void* candidate, size_t count, Tolerance tol);
 
 // The same with a per-element error scale: `scale` holds `count` elements of type `t` (the
 // original's output on |inputs|, see abs_in_place), and a finite r passes when
@@ -67,7 +67,7 @@ OutputComparison compare_output(ElemType t, const void* reference, const void* c
 // A scale element that is NaN, Inf or poison gives no information: that element is judged by the
 // plain rule (stricter, never looser) and counted in scale_not_finite. scale == nullptr is the
 // plain rule. The other rules (poison, NaN, Inf, exact integers) are unchanged.
-OutputComparison compare_output(ElemType t, const void* reference, const void* candidate, size_t count, Tolerance tol,
+OutputComparison compare_output(DType t, const void* reference, const void* candidate, size_t count, Tolerance tol,
                                 const void* scale);
 
 // Replaces every element of a float buffer by its absolute value (the sign bit cleared: exact,
@@ -75,7 +75,7 @@ OutputComparison compare_output(ElemType t, const void* reference, const void* c
 // are often indices or counts whose sign means something. To compute the scale for
 // ErrorScale::abs_inputs, run the original on copies of its float input and inout buffers passed
 // through this, with float scalars replaced by their absolute values too.
-void abs_in_place(ElemType t, void* data, size_t count);
+void abs_in_place(DType t, void* data, size_t count);
 
 // "output y: 3712 of 1048576 elements differ, worst abs error 2.1 at index 17 (expected 0.52,
 // got 2.62), first at index 3 (...), tolerance rtol 1e-4 atol 1e-5" (with a scale: "... (expected
@@ -90,7 +90,7 @@ struct InputChange {
   int64_t first_index = -1;
   double before = 0, after = 0;
 };
-InputChange compare_input(ElemType t, const void* before, const void* after, size_t count);
+InputChange compare_input(DType t, const void* before, const void* after, size_t count);
 std::string describe_input_change(const std::string& name, const std::string& who, const InputChange& c);
 
 // Why a GPU comparison that counted `elements` differing elements of `what` ("output y", "input

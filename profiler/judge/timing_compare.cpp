@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/number_format.h"
-
 namespace kb::judge {
 
 double significance_spread(const TimingSummary& t) {
@@ -32,43 +30,6 @@ double roofline_floor_us(double bytes, double flops, double copy_bandwidth_gbps,
 double percent_of_floor(double floor_us, double median_us) {
   if (floor_us <= 0 || median_us <= 0) return 0;
   return floor_us / median_us * 100.0;
-}
-
-double geometric_mean(const std::vector<double>& values) {
-  if (values.empty()) return 0;
-  double log_sum = 0;
-  for (double v : values) {
-    if (v <= 0) return 0;
-    log_sum += std::log(v);
-  }
-  return std::exp(log_sum / static_cast<double>(values.size()));
-}
-
-SpeedupJudgement judge_speedup(const std::vector<SizeOutcome>& sizes, double min_speedup) {
-  SpeedupJudgement j;
-  std::vector<double> ratios;
-  int faster = 0;
-  std::string slower;
-  for (const auto& s : sizes) {
-    ratios.push_back(s.speedup);
-    if (s.significant && s.speedup > 1) ++faster;
-    if (s.significant && s.speedup < 1 && slower.empty()) slower = s.label;
-  }
-  const double g = geometric_mean(ratios);
-  const std::string mean = format_speedup(g);
-  if (!slower.empty()) {
-    j.reason = std::string("correct, but significantly slower than the original at ") + slower +
-               " (geometric-mean speedup " + mean + ")";
-  } else if (g < min_speedup) {
-    j.reason = "correct, geometric-mean speedup " + mean + " is under the required " + format_speedup(min_speedup);
-  } else if (faster == 0) {
-    j.reason = "correct, geometric-mean speedup " + mean + " but no size is faster beyond the noise";
-  } else {
-    j.accepted = true;
-    j.reason = "correct and faster: geometric-mean speedup " + mean + ", significant at " +
-               std::to_string(faster) + " of " + std::to_string(sizes.size()) + " sizes";
-  }
-  return j;
 }
 
 int launches_per_sample(double median_us, double graph_below_us) {

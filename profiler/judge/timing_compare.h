@@ -1,9 +1,7 @@
 // Judging two timing distributions: is a speedup real, how close is a kernel to its roofline
-// floor, and which verdict the numbers support. Pure functions of the measured statistics.
+// floor. Pure functions of the measured statistics. Which verdict the sizes' ratios support is
+// the speedup rule, core/speedup_rule.h, shared with kernelbot.
 #pragma once
-
-#include <string>
-#include <vector>
 
 namespace kb::judge {
 
@@ -31,22 +29,6 @@ bool speedup_is_significant(const TimingSummary& baseline, const TimingSummary& 
 double roofline_floor_us(double bytes, double flops, double copy_bandwidth_gbps, double fp32_tflops);
 // floor / median * 100, 0 when either is unknown.
 double percent_of_floor(double floor_us, double median_us);
-
-double geometric_mean(const std::vector<double>& values);
-
-// The verdict on a verified candidate from its per-size results.
-struct SpeedupJudgement {
-  bool accepted = false;
-  std::string reason;
-};
-struct SizeOutcome {
-  std::string label;
-  double speedup = 0;
-  bool significant = false;
-};
-// Accepted when the geometric-mean speedup reaches `min_speedup`, at least one size is
-// significantly faster and none is significantly slower.
-SpeedupJudgement judge_speedup(const std::vector<SizeOutcome>& sizes, double min_speedup);
 
 // Launches per sample for a kernel whose single-call median is `median_us`: 1 at or above
 // `graph_below_us`, otherwise enough for a sample of about 50 us, at most 200 (more queued

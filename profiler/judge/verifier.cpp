@@ -265,7 +265,7 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
           if (a.role == ArgRole::input || a.role == ArgRole::inout) {
             cuda_check(launch_abs_in_place(base.device(i), static_cast<int>(a.type), base.count(i), cudaStreamLegacy),
                        "taking |inputs|");
-          } else if (a.is_value() && elem_is_float(a.type)) {
+          } else if (a.is_value() && dtype_is_float(a.type)) {
             base.set_scalar(i, std::fabs(base.scalar(i)));
           }
         }

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "common/number_format.h"
+#include "core/number_format.h"
 
 namespace kb::judge {
 

@@ -49,8 +49,8 @@ ProfileFacts read_profile_facts(const EvalResult& profile) {
 bool fast_math_allowed(const config::Config& config, const config::KernelSpec& spec) {
   bool any_float_output = false;
   for (const auto& a : spec.args) {
-    if (!config::role_is_buffer(a.role) || a.role == config::ArgRole::input) continue;
-    if (!config::dtype_is_float(a.dtype)) continue;
+    if (!role_is_buffer(a.role) || a.role == ArgRole::input) continue;
+    if (!dtype_is_float(a.dtype)) continue;
     any_float_output = true;
     if (config.tolerance_for(spec, a.dtype).rtol < kFastMathMinRtol) return false;
   }

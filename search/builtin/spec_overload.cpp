@@ -23,8 +23,8 @@ cuda_source::OverloadScore spec_overload_score(const config::KernelSpec& spec) {
     int score = 1000;
     for (size_t i = 0; i < spec.args.size(); ++i) {
       const auto words = type_words(l.params[i].type);
-      const bool stream = spec.args[i].role == config::ArgRole::stream;
-      const std::string wanted = stream ? "cudaStream_t" : config::dtype_cpp_type(spec.args[i].dtype);
+      const bool stream = spec.args[i].role == ArgRole::stream;
+      const std::string wanted = stream ? "cudaStream_t" : dtype_cpp_type(spec.args[i].dtype);
       if (words.count(wanted)) ++score;
     }
     return score;

@@ -40,7 +40,7 @@ int64_t as_int(const std::string& s, int64_t fallback) {
 // The value the [[kernel.arg]] named `name` passes, when it is a scalar or size with an integer value.
 std::optional<int64_t> configured_value(const config::KernelSpec& spec, const std::string& name) {
   for (const auto& a : spec.args)
-    if (a.name == name && (a.role == config::ArgRole::scalar || a.role == config::ArgRole::size))
+    if (a.name == name && (a.role == ArgRole::scalar || a.role == ArgRole::size))
       if (auto v = cuda_source::integer_value(a.value)) return v;
   return std::nullopt;
 }

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "common/number_format.h"
+#include "core/number_format.h"
 #include "common/text_template.h"
 #include "search/idea_family.h"
 #include "search/llm/exchange_keys.h"
@@ -83,10 +83,10 @@ std::string format_profile(const EvalResult& profile) {
 std::string format_tolerance(const config::Config& config, const config::KernelSpec& spec) {
   std::string out;
   for (const auto& a : spec.args) {
-    if (!config::role_is_buffer(a.role) || a.role == config::ArgRole::input) continue;
+    if (!role_is_buffer(a.role) || a.role == ArgRole::input) continue;
     auto tol = config.tolerance_for(spec, a.dtype);
     out += fmt::format("- {} ({}, {}): atol {:g}, rtol {:g}: |candidate - original| <= atol + rtol * |original|\n",
-                       a.name, config::to_string(a.dtype), config::to_string(a.role), tol.atol, tol.rtol);
+                       a.name, to_string(a.dtype), to_string(a.role), tol.atol, tol.rtol);
   }
   return out.empty() ? "(no outputs)\n" : out;
 }
@@ -95,7 +95,7 @@ std::string format_tolerance(const config::Config& config, const config::KernelS
 // times and checks the work queued there), else the default stream.
 std::string format_launch_stream(const config::KernelSpec& spec) {
   for (const auto& a : spec.args)
-    if (a.role == config::ArgRole::stream)
+    if (a.role == ArgRole::stream)
       return "the stream it is given in `" + a.name + "` (every kernel, copy and memset goes there)";
   return "the default stream";
 }

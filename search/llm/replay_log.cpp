@@ -150,7 +150,7 @@ void RecordingChatBackend::finish(const SearchResult& result) {
   const CandidateRecord* best = result.best();
   append({{"step", "result"},
           {"best_id", result.best_id},
-          {"best_speedup", best ? best->speedup : 0.0},
+          {"best_speedup", best ? best->speedup() : 0.0},
           {"stop_reason", result.stop_reason},
           {"candidates", result.budget.candidates}});
   inner_->finish(result);

@@ -131,8 +131,8 @@ void launch_k(float* y, int n, int threads) {
   TestProject p(original);
   config::ArgSpec threads;
   threads.name = "threads";
-  threads.role = config::ArgRole::scalar;
-  threads.dtype = config::DType::int32;
+  threads.role = ArgRole::scalar;
+  threads.dtype = DType::int32;
   threads.value = "64";
   p.spec().args.push_back(threads);
   auto result = tune(p, [](const Variant& v) {

@@ -360,7 +360,7 @@ TEST(ReverifyArchiveWinner, IsReverifiedAndRetimedInThisRun) {
   };
 
   SimulatedEvaluator earlier;  // last night: 100 us -> 25 us, 4x, archived
-  ASSERT_DOUBLE_EQ(search(earlier).best()->speedup, 4.0);
+  ASSERT_DOUBLE_EQ(search(earlier).best()->speedup(), 4.0);
 
   // Tonight the same text runs at 50 us: the archive's 4x is not what this GPU does now.
   SimulatedEvaluator tonight([](const Variant& v) {
@@ -371,7 +371,7 @@ TEST(ReverifyArchiveWinner, IsReverifiedAndRetimedInThisRun) {
   auto result = search(tonight);
   ASSERT_NE(result.best(), nullptr);
   EXPECT_TRUE(result.best()->from_archive);
-  EXPECT_DOUBLE_EQ(result.best()->speedup, 4.0);  // the search reused the archive's number
+  EXPECT_DOUBLE_EQ(result.best()->speedup(), 4.0);  // the search reused the archive's number
   const int compiles = tonight.compiles(), evaluations = tonight.evaluations();
 
   bot::DryRunForge forge(p.root, std::nullopt);

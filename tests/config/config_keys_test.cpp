@@ -1,6 +1,6 @@
 // The key table against everything it must agree with: the section structs (no field left out or
 // listed twice), `config show` and the loader (every key round-trips), the starter file's defaults,
-// and the README's configuration tables.
+// and the configuration reference's tables (docs/configuration.md).
 #include "config/config_keys.h"
 
 #include <gtest/gtest.h>
@@ -150,9 +150,9 @@ TEST(ConfigKeys, ShowPrintsExactlyTheTableKeys) {
   }
 }
 
-TEST(ConfigKeys, TheReadmeDocumentsExactlyTheTableKeys) {
-  // The README's "### `[section]`" tables: every backticked name in a row's first cell is a key.
-  std::ifstream in(KB_SOURCE_DIR "/README.md");
+TEST(ConfigKeys, TheReferenceDocumentsExactlyTheTableKeys) {
+  // docs/configuration.md's "### `[section]`" tables: every backticked name in a row's first cell is a key.
+  std::ifstream in(KB_SOURCE_DIR "/docs/configuration.md");
   ASSERT_TRUE(in);
   std::map<std::string, std::set<std::string>> documented;
   std::string line, section;
@@ -171,6 +171,6 @@ TEST(ConfigKeys, TheReadmeDocumentsExactlyTheTableKeys) {
   }
   std::map<std::string, std::set<std::string>> listed;
   for (const auto& key : config_keys()) listed[key.section].insert(key.name);
-  EXPECT_EQ(documented.size(), listed.size()) << "the README and the key table have different sections";
-  for (const auto& [name, keys] : listed) EXPECT_EQ(documented[name], keys) << "README table of [" << name << "]";
+  EXPECT_EQ(documented.size(), listed.size()) << "docs/configuration.md and the key table have different sections";
+  for (const auto& [name, keys] : listed) EXPECT_EQ(documented[name], keys) << "docs/configuration.md table of [" << name << "]";
 }

@@ -131,8 +131,8 @@ flops = "2*n"
   EXPECT_EQ(k.name, "saxpy");
   EXPECT_EQ(k.launcher, "launch_saxpy");
   ASSERT_EQ(k.args.size(), 3u);
-  EXPECT_EQ(k.args[0].role, kb::config::ArgRole::input);
-  EXPECT_EQ(k.args[1].role, kb::config::ArgRole::size);
+  EXPECT_EQ(k.args[0].role, kb::ArgRole::input);
+  EXPECT_EQ(k.args[1].role, kb::ArgRole::size);
   EXPECT_EQ(k.args[2].count, "1024");  // integers are accepted where an expression goes
   ASSERT_EQ(k.sizes.size(), 2u);
   EXPECT_EQ(k.sizes[1].values.at("n"), 4096);
@@ -141,10 +141,10 @@ flops = "2*n"
   EXPECT_EQ(c.search.rounds, 3);
   EXPECT_EQ(c.verify.trials, 7);
   // Per-kernel override wins; [verify] keeps the other defaults and merges a partial override.
-  EXPECT_DOUBLE_EQ(c.tolerance_for(k, kb::config::DType::float32).atol, 2e-3);
-  EXPECT_DOUBLE_EQ(c.tolerance_for(k, kb::config::DType::float16).rtol, 0.5);
-  EXPECT_DOUBLE_EQ(c.tolerance_for(k, kb::config::DType::float16).atol, 1e-3);
-  EXPECT_DOUBLE_EQ(c.tolerance_for(k, kb::config::DType::float64).rtol, 1e-10);
+  EXPECT_DOUBLE_EQ(c.tolerance_for(k, kb::DType::float32).atol, 2e-3);
+  EXPECT_DOUBLE_EQ(c.tolerance_for(k, kb::DType::float16).rtol, 0.5);
+  EXPECT_DOUBLE_EQ(c.tolerance_for(k, kb::DType::float16).atol, 1e-3);
+  EXPECT_DOUBLE_EQ(c.tolerance_for(k, kb::DType::float64).rtol, 1e-10);
 }
 
 TEST(ConfigLoader, TheThreeClassicMistakesAreAllReportedWithPositions) {
@@ -474,7 +474,7 @@ sizes = [{ tokens = 4096, vocab = 50257, dim = 768 }]
 TEST(ConfigLoader, StreamArgumentsNeedNoDtypeAndRangesAreExpressions) {
   Config c = load_config_text(kGather, "kernelbot.toml", "");
   const auto& args = c.kernels[0].args;
-  EXPECT_EQ(args[3].role, kb::config::ArgRole::stream);
+  EXPECT_EQ(args[3].role, kb::ArgRole::stream);
   EXPECT_EQ(args[0].range, (std::vector<std::string>{"0", "vocab"}));
   EXPECT_TRUE(args[1].range.empty());
 }

@@ -32,7 +32,7 @@ tunables = { BLOCK = [64, 128] }
   EXPECT_EQ(again.github.repository, "acme/gpu");
   EXPECT_EQ(again.github.labels, std::vector<std::string>{"perf"});
   ASSERT_EQ(again.kernels.size(), 1u);
-  EXPECT_EQ(again.kernels[0].args[0].dtype, kb::config::DType::float16);
+  EXPECT_EQ(again.kernels[0].args[0].dtype, kb::DType::float16);
   EXPECT_EQ(again.kernels[0].args[0].error_scale, "abs_inputs");
   EXPECT_EQ(again.kernels[0].tunables.at("BLOCK").size(), 2u);
   EXPECT_EQ(again.bench.max_noise, c.bench.max_noise);

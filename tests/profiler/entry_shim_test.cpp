@@ -14,8 +14,6 @@
 namespace kb::profiler {
 namespace {
 namespace fs = std::filesystem;
-using config::ArgRole;
-using config::DType;
 
 config::ArgSpec arg(const std::string& name, ArgRole role, DType dtype) {
   config::ArgSpec a;

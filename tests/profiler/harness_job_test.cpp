@@ -81,15 +81,15 @@ config::Config load() {
 TEST(HarnessJob, EvaluatesEveryExpressionPerSizeSet) {
   auto config = load();
   HarnessJob job = make_harness_job(config, config.kernels[0]);
-  EXPECT_EQ(job.mode, "verify_and_time");
+  EXPECT_EQ(job.mode, JobMode::verify_and_time);
   EXPECT_EQ(job.kernel, "layer");
   ASSERT_EQ(job.size_labels.size(), 2u);
   EXPECT_EQ(job.size_labels[0], "cols=8,rows=4");
   ASSERT_EQ(job.args.size(), 7u);
 
   const HarnessArg& x = job.args[0];
-  EXPECT_EQ(x.role, "input");
-  EXPECT_EQ(x.dtype, "float32");
+  EXPECT_EQ(x.role, ArgRole::input);
+  EXPECT_EQ(x.dtype, DType::float32);
   EXPECT_EQ(x.counts, (std::vector<int64_t>{32, 3001000}));
   EXPECT_EQ(x.distribution, "normal");
   EXPECT_EQ(x.rtol, 0);  // inputs carry no tolerance
@@ -121,9 +121,36 @@ TEST(HarnessJob, EvaluatesEveryExpressionPerSizeSet) {
 
   // The kernel's tolerance override applies to its float32 outputs.
   auto config2 = config;
-  config2.kernels[0].args[2].dtype = config::DType::float32;
+  config2.kernels[0].args[2].dtype = DType::float32;
   EXPECT_EQ(make_harness_job(config2, config2.kernels[0]).args[2].rtol, 1e-3);
   EXPECT_EQ(make_harness_job(config2, config2.kernels[0]).args[2].atol, 2e-3);
+}
+
+// Every [bench] timing setting reaches the job, each to its own field.
+TEST(HarnessJob, EveryBenchSettingReachesTheJob) {
+  auto config = load();
+  auto& b = config.bench;
+  b.warmup_runs = 7;
+  b.min_time_s = 0.5;
+  b.min_samples = 11;
+  b.max_samples = 99;
+  b.max_noise = 0.02;
+  b.timeout_s = 33;
+  b.flush_l2 = false;
+  b.graph_below_us = 4;
+  b.max_clock_sag = 0.1;
+  b.max_error = 0.003;
+  const HarnessBench j = make_harness_job(config, config.kernels[0]).bench;
+  EXPECT_EQ(j.warmup_runs, 7);
+  EXPECT_EQ(j.min_time_s, 0.5);
+  EXPECT_EQ(j.min_samples, 11);
+  EXPECT_EQ(j.max_samples, 99);
+  EXPECT_EQ(j.max_noise, 0.02);
+  EXPECT_EQ(j.timeout_s, 33);
+  EXPECT_FALSE(j.flush_l2);
+  EXPECT_EQ(j.graph_below_us, 4);
+  EXPECT_EQ(j.max_clock_sag, 0.1);
+  EXPECT_EQ(j.max_error, 0.003);
 }
 
 TEST(HarnessJob, BytesOverrideAndFreshSeeds) {
@@ -156,8 +183,21 @@ TEST(HarnessJob, RoundTripsThroughJson) {
   EXPECT_EQ(back.bytes, job.bytes);
   EXPECT_EQ(back.seed, job.seed);
   EXPECT_EQ(back.args[2].error_scale, "abs_inputs");
-  // The job's default distributions are the config's: every one the harness has.
-  EXPECT_EQ(HarnessJob{}.distributions, config::Config{}.verify.distributions);
+  EXPECT_EQ(back.args[2].role, ArgRole::output);
+  EXPECT_EQ(back.args[2].dtype, DType::float16);
+  EXPECT_EQ(back.mode, job.mode);
+  // On the wire, roles, dtypes and modes keep their names.
+  EXPECT_EQ(j["mode"], "verify_and_time");
+  EXPECT_EQ(j["args"][2]["role"], "output");
+  EXPECT_EQ(j["args"][2]["dtype"], "float16");
+  // The job's defaults are the config's: every distribution the harness has, the trials, the
+  // timing settings and the speedup a win needs.
+  const HarnessJob defaults;
+  const config::Config config_defaults;
+  EXPECT_EQ(defaults.distributions, config_defaults.verify.distributions);
+  EXPECT_EQ(defaults.trials, config_defaults.verify.trials);
+  EXPECT_EQ(defaults.min_speedup, config_defaults.bench.min_speedup);
+  EXPECT_EQ(nlohmann::json(defaults.bench), nlohmann::json(config_defaults.bench.harness()));
 }
 
 // A gather's launcher: token ids in [0, vocab) per size set, and a trailing stream.
@@ -166,13 +206,13 @@ TEST(HarnessJob, StreamArgumentsAndRangesAreEvaluatedPerSizeSet) {
   auto& spec = config.kernels[0];
   config::ArgSpec ids;
   ids.name = "ids";
-  ids.role = config::ArgRole::input;
-  ids.dtype = config::DType::int32;
+  ids.role = ArgRole::input;
+  ids.dtype = DType::int32;
   ids.count = "rows";
   ids.range = {"1", "cols - 1"};
   config::ArgSpec stream;
   stream.name = "stream";
-  stream.role = config::ArgRole::stream;
+  stream.role = ArgRole::stream;
   spec.args.push_back(ids);
   spec.args.push_back(stream);
   const HarnessJob job = make_harness_job(config, spec);
@@ -180,8 +220,9 @@ TEST(HarnessJob, StreamArgumentsAndRangesAreEvaluatedPerSizeSet) {
   EXPECT_EQ(job.args[7].ranges, (std::vector<std::vector<int64_t>>{{1, 7}, {1, 3000}}));
   EXPECT_TRUE(job.args[0].ranges.empty());
   const HarnessArg& s = job.args[8];
-  EXPECT_EQ(s.role, "stream");
-  EXPECT_EQ(s.dtype, "") << "a stream has no element type";
+  EXPECT_EQ(s.role, ArgRole::stream);
+  EXPECT_FALSE(s.dtype.has_value()) << "a stream has no element type";
+  EXPECT_EQ(nlohmann::json(s)["dtype"], "") << "written as no dtype on the wire";
   EXPECT_TRUE(s.counts.empty());
   EXPECT_TRUE(s.values.empty());
   // ids adds rows * 4 bytes read; the stream adds nothing.
@@ -189,7 +230,8 @@ TEST(HarnessJob, StreamArgumentsAndRangesAreEvaluatedPerSizeSet) {
 
   const HarnessJob back = nlohmann::json(job).get<HarnessJob>();
   EXPECT_EQ(back.args[7].ranges, job.args[7].ranges);
-  EXPECT_EQ(back.args[8].role, "stream");
+  EXPECT_EQ(back.args[8].role, ArgRole::stream);
+  EXPECT_FALSE(back.args[8].dtype.has_value());
 
   spec.args[7].range = {"cols", "cols"};
   try {

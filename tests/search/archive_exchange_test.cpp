@@ -27,11 +27,10 @@ CandidateRecord candidate(const std::string& tag, Verdict verdict, double speedu
   const double us = speedup > 0 ? 100 / speedup : 500;  // a wrong result has no speedup
   r.variant = timed_variant(100, tag);  // the tag alone names the variant: one candidate, measured twice
   r.variant_hash = variant_hash(r.variant);
-  r.verdict = verdict;
-  r.speedup = speedup;
-  r.median_us = us;
   r.eval.verdict = verdict;
   r.eval.speedup = speedup;
+  r.eval.timings.push_back(SizeTiming{});
+  r.eval.timings[0].candidate.median_us = us;
   return r;
 }
 
@@ -46,7 +45,7 @@ ArchiveRow row(const std::string& kernel, const std::string& tag, Verdict verdic
 std::map<std::pair<std::string, std::string>, double> contents(const Archive& archive) {
   std::map<std::pair<std::string, std::string>, double> out;
   for (const auto& r : archive.rows()) {
-    auto [it, inserted] = out.emplace(std::make_pair(r.key.kernel, r.record.variant_hash), r.record.speedup);
+    auto [it, inserted] = out.emplace(std::make_pair(r.key.kernel, r.record.variant_hash), r.record.speedup());
     EXPECT_TRUE(inserted) << "two rows for one candidate: " << r.key.kernel << " " << r.record.id;
   }
   return out;
@@ -71,7 +70,7 @@ TEST(ArchiveExchange, ExportRoundTripsEveryField) {
   EXPECT_EQ(rows[0].key.gpu, "NVIDIA H200");
   EXPECT_EQ(rows[0].record.variant.source, stored.variant.source);
   EXPECT_EQ(rows[0].record.variant_hash, stored.variant_hash);
-  EXPECT_DOUBLE_EQ(rows[0].record.speedup, 2.5);
+  EXPECT_DOUBLE_EQ(rows[0].record.speedup(), 2.5);
   EXPECT_EQ(rows[0].record.eval.timings.at(0).size_label, "n=1");
   EXPECT_EQ(rows[0].diff, "--- a/s.cu\n+++ b/s.cu\n");
   EXPECT_FALSE(rows[0].created_at.empty());
@@ -138,8 +137,8 @@ TEST(ArchiveExchange, OverlappingArchivesMergeToOneRowPerCandidateAndTheBestPerK
   EXPECT_DOUBLE_EQ(merged.at({"layernorm", candidate("a", Verdict::accepted, 0).variant_hash}), 1.35);
 
   for (Archive* a : {&forward, &backward}) {
-    EXPECT_DOUBLE_EQ(a->best(key_of("saxpy"))->speedup, 2.30);
-    EXPECT_DOUBLE_EQ(a->best(key_of("layernorm"))->speedup, 1.35);
+    EXPECT_DOUBLE_EQ(a->best(key_of("saxpy"))->speedup(), 2.30);
+    EXPECT_DOUBLE_EQ(a->best(key_of("layernorm"))->speedup(), 1.35);
     EXPECT_FALSE(a->best(key_of("transpose")).has_value());  // nothing accepted
   }
   // Merging the same export again changes nothing.

@@ -29,13 +29,11 @@ CandidateRecord record(const std::string& id, Verdict verdict, double speedup, c
   r.idea = {"idea " + tag, "memory_access", "why " + tag};
   r.variant = timed_variant(100 / speedup, tag);
   r.variant_hash = variant_hash(r.variant);
-  r.verdict = verdict;
-  r.speedup = speedup;
-  r.median_us = 100 / speedup;
   r.eval.verdict = verdict;
   r.eval.speedup = speedup;
   r.eval.timings.push_back(SizeTiming{});
   r.eval.timings[0].size_label = "n=1";
+  r.eval.timings[0].candidate.median_us = 100 / speedup;
   return r;
 }
 
@@ -63,8 +61,8 @@ TEST(Archive, StoresAndReloadsCandidatesAcrossOpenings) {
   ASSERT_TRUE(found.has_value());
   EXPECT_TRUE(found->from_archive);
   EXPECT_EQ(found->id, "r1-i0-b0");
-  EXPECT_EQ(found->verdict, Verdict::accepted);
-  EXPECT_DOUBLE_EQ(found->speedup, 3.0);
+  EXPECT_EQ(found->verdict(), Verdict::accepted);
+  EXPECT_DOUBLE_EQ(found->speedup(), 3.0);
   EXPECT_EQ(found->idea.rationale, "why a");
   EXPECT_EQ(found->variant.source, a.variant.source);
   EXPECT_EQ(found->eval.timings.at(0).size_label, "n=1");
@@ -117,7 +115,7 @@ TEST(Archive, BestIsTheFastestAcceptedAndKeysSeparateGpusAndToolkits) {
   // A new measurement of the same variant replaces the old one.
   auto remeasured = record("y", Verdict::accepted, 4.0, "y");
   remeasured.id = "y2";
-  remeasured.speedup = 4.5;
+  remeasured.eval.speedup = 4.5;
   archive.store(key(), remeasured, "");
   EXPECT_EQ(archive.best(key())->id, "y2");
   EXPECT_EQ(archive.count(key()), 3);
@@ -171,13 +169,13 @@ TEST(Archive, ASecondSearchStartsFromTheBestAndSkipsWorkAlreadyDone) {
   const auto* start = second.find("archive");
   ASSERT_NE(start, nullptr);
   EXPECT_TRUE(start->from_archive);
-  EXPECT_DOUBLE_EQ(start->speedup, 100.0 / 40.0);
+  EXPECT_DOUBLE_EQ(start->speedup(), 100.0 / 40.0);
   ASSERT_FALSE(second_proposer.contexts.empty());
   EXPECT_EQ(second_proposer.contexts[0].seeds[0].id, "archive");
   // Round 1's variants are known: reused, not compiled or run again.
   EXPECT_TRUE(second.find("r1-i0-b0")->from_archive);
   EXPECT_TRUE(second.find("r1-i0-b1")->from_archive);
-  EXPECT_EQ(second.find("r1-i0-b1")->verdict, Verdict::accepted);
+  EXPECT_EQ(second.find("r1-i0-b1")->verdict(), Verdict::accepted);
   EXPECT_EQ(second.budget.candidates, 0);
   EXPECT_EQ(second_gpu.evaluations(), 1);  // the original only
   EXPECT_EQ(second.archive_reused, 3);

@@ -150,8 +150,8 @@ TEST(BuiltinRules, FastMathOnlyWhenEveryFloatOutputToleratesIt) {
   EXPECT_TRUE(fast_math_allowed(p.config, p.spec()));
   config::ArgSpec d;
   d.name = "d";
-  d.role = config::ArgRole::output;
-  d.dtype = config::DType::float64;
+  d.role = ArgRole::output;
+  d.dtype = DType::float64;
   p.spec().args.push_back(d);
   EXPECT_FALSE(fast_math_allowed(p.config, p.spec()));
   p.spec().tolerance["float64"] = {1e-2, 1e-5};
@@ -177,7 +177,7 @@ TEST(BuiltinProposer, FindsTheBestBlockSizeOfSaxpyExhaustively) {
   ASSERT_NE(result.best(), nullptr);
   EXPECT_EQ(result.best()->variant.defines, std::vector<std::string>{"SAXPY_BLOCK=256"});
   EXPECT_NE(result.best()->variant.source.find("__launch_bounds__"), std::string::npos);
-  EXPECT_GT(result.best()->speedup, 1.5);
+  EXPECT_GT(result.best()->speedup(), 1.5);
   // The idea text of every step says what its variant is (seen on the H100: a step from a seed
   // that already had launch bounds was labelled "Add" while it removed them).
   for (const auto& c : result.tree) {

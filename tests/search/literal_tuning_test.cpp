@@ -70,8 +70,8 @@ double number_after(const std::string& source, const std::string& pattern, doubl
 void add_threads_arg(TestProject& p, const std::string& value) {
   config::ArgSpec threads;
   threads.name = "threads";
-  threads.role = config::ArgRole::scalar;
-  threads.dtype = config::DType::int32;
+  threads.role = ArgRole::scalar;
+  threads.dtype = DType::int32;
   threads.value = value;
   p.spec().args.push_back(threads);
 }
@@ -192,7 +192,7 @@ TEST(LiteralTuningSearch, ACallerChosenBlockSizeYieldsAnAdvisoryFindingAndNoWinn
   // Every probe was measured; the fastest is faster, yet nothing is a winner.
   size_t accepted = 0;
   for (const auto& c : result.tree)
-    if (c.verdict == Verdict::accepted) {
+    if (c.verdict() == Verdict::accepted) {
       ++accepted;
       EXPECT_TRUE(is_advisory(c.variant)) << c.id;
       EXPECT_NE(c.idea.text.find("advisory"), std::string::npos) << c.idea.text;
@@ -233,15 +233,14 @@ TEST(LiteralTuningSearch, AnAdvisoryProbeIsNeverTheBestEvenWhenFastest) {
   EXPECT_TRUE(space.advisory(probe));
   std::vector<CandidateRecord> tree(3);
   tree[0].id = "baseline";
-  tree[0].verdict = Verdict::accepted;
-  tree[0].speedup = 1;
+  tree[0].eval.verdict = Verdict::accepted;
   tree[1].id = "probe";
-  tree[1].verdict = Verdict::accepted;
-  tree[1].speedup = 3;
+  tree[1].eval.verdict = Verdict::accepted;
+  tree[1].eval.speedup = 3;
   tree[1].variant = space.variant(probe);
   tree[2].id = "plain";
-  tree[2].verdict = Verdict::accepted;
-  tree[2].speedup = 1.2;
+  tree[2].eval.verdict = Verdict::accepted;
+  tree[2].eval.speedup = 1.2;
   tree[2].variant = Variant{kArgumentBlock + "// faster\n", {}, {}, "plain"};
   ASSERT_NE(best_accepted(tree), nullptr);
   EXPECT_EQ(best_accepted(tree)->id, "plain");

@@ -104,17 +104,17 @@ TEST(LlmProposer, IdeasBranchesFailuresRepairAndCrossoverThroughARealHttpExchang
 
   const auto* vec = result.find("r1-i0-b0");
   ASSERT_NE(vec, nullptr);
-  EXPECT_EQ(vec->verdict, Verdict::accepted);
+  EXPECT_EQ(vec->verdict(), Verdict::accepted);
   EXPECT_EQ(vec->idea.text, "vectorize");
   EXPECT_EQ(vec->variant.source, kVectorized);
-  EXPECT_NE(result.find("r1-i0-b1")->reason.find("finish_reason \"length\""), std::string::npos);
-  EXPECT_EQ(result.find("r1-i0-b1")->verdict, Verdict::rejected);
-  EXPECT_EQ(result.find("r1-i1-b0")->reason, "no candidate: the reply contains no code");
-  EXPECT_EQ(result.find("r1-i1-b1")->verdict, Verdict::compile_error);
+  EXPECT_NE(result.find("r1-i0-b1")->reason().find("finish_reason \"length\""), std::string::npos);
+  EXPECT_EQ(result.find("r1-i0-b1")->verdict(), Verdict::rejected);
+  EXPECT_EQ(result.find("r1-i1-b0")->reason(), "no candidate: the reply contains no code");
+  EXPECT_EQ(result.find("r1-i1-b1")->verdict(), Verdict::compile_error);
   const auto* fixed = result.find("r1-i1-b1-fix1");
   ASSERT_NE(fixed, nullptr);
-  EXPECT_EQ(fixed->verdict, Verdict::accepted);
-  EXPECT_DOUBLE_EQ(fixed->speedup, 100.0 / 40.0);
+  EXPECT_EQ(fixed->verdict(), Verdict::accepted);
+  EXPECT_DOUBLE_EQ(fixed->speedup(), 100.0 / 40.0);
 
   // Round 2: the model has no ideas, but the hybrid tunes the knob r1-i0-b0 declared, and two
   // different seeds make a crossover.
@@ -127,7 +127,7 @@ TEST(LlmProposer, IdeasBranchesFailuresRepairAndCrossoverThroughARealHttpExchang
   ASSERT_NE(merged, nullptr);
   EXPECT_EQ(merged->idea.family, "crossover");
   EXPECT_EQ(result.best_id, "r2-i1-b0");
-  EXPECT_DOUBLE_EQ(result.best()->speedup, 100.0 / 31.0);
+  EXPECT_DOUBLE_EQ(result.best()->speedup(), 100.0 / 31.0);
 
   // ideas r1, 4 branches, 1 repair, ideas r2 and its reminder, 2 crossover branches.
   EXPECT_EQ(server.requests().size(), 10u);
@@ -165,9 +165,9 @@ TEST(LlmProposer, ARecordedRunReplaysToTheSameTreeWithoutTheModel) {
   for (size_t i = 0; i < first.tree.size(); ++i) {
     EXPECT_EQ(first.tree[i].id, second.tree[i].id);
     EXPECT_EQ(first.tree[i].parent_id, second.tree[i].parent_id);
-    EXPECT_EQ(first.tree[i].verdict, second.tree[i].verdict) << first.tree[i].id;
+    EXPECT_EQ(first.tree[i].verdict(), second.tree[i].verdict()) << first.tree[i].id;
     EXPECT_EQ(first.tree[i].variant_hash, second.tree[i].variant_hash) << first.tree[i].id;
-    EXPECT_EQ(first.tree[i].reason, second.tree[i].reason) << first.tree[i].id;
+    EXPECT_EQ(first.tree[i].reason(), second.tree[i].reason()) << first.tree[i].id;
   }
   EXPECT_EQ(first.best_id, second.best_id);
   EXPECT_EQ(second.budget.prompt_tokens + second.budget.completion_tokens, 0);
@@ -207,7 +207,7 @@ TEST(ReplayLog, AMissingReplyEndsIdeasAndSaysNoReplyRecordedForABranch) {
   auto result = search_with(p, *proposer);
   ASSERT_NE(result.find("r1-i0-b0"), nullptr);
   // A normal end of a hand-written replay, not a failed model request.
-  EXPECT_EQ(result.find("r1-i0-b0")->reason, "no candidate: no reply recorded for implement r1-i0-b0");
+  EXPECT_EQ(result.find("r1-i0-b0")->reason(), "no candidate: no reply recorded for implement r1-i0-b0");
   EXPECT_EQ(result.stop_reason, "no reply recorded for ideas r2");
 }
 

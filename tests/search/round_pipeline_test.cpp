@@ -58,7 +58,7 @@ TEST(RoundPipeline, TheGpuMeasuresTheFirstIdeaWhileTheNextIsStillBeingWritten) {
   EXPECT_TRUE(overlapped) << "no candidate was measured before the round's last reply came";
   ASSERT_NE(result.find("r1-i0-b0"), nullptr);
   ASSERT_NE(result.find("r1-i1-b0"), nullptr);
-  EXPECT_EQ(result.find("r1-i1-b0")->verdict, Verdict::accepted);
+  EXPECT_EQ(result.find("r1-i1-b0")->verdict(), Verdict::accepted);
   EXPECT_EQ(result.best_id, "r1-i1-b0");
 }
 

@@ -70,24 +70,24 @@ TEST(Screening, ClearlySlowerCorrectCandidatesAreScreenedOutAndNeverFullyEvaluat
   auto result = run.search({timed_variant(50, "fast"), timed_variant(80, "behind"), timed_variant(120, "slower")});
 
   const auto& fast = record(result, "fast");
-  EXPECT_EQ(fast.verdict, Verdict::accepted);
+  EXPECT_EQ(fast.verdict(), Verdict::accepted);
   EXPECT_TRUE(run.fully_evaluated("fast"));
   EXPECT_EQ(result.best_id, fast.id);
 
   for (const std::string tag : {"behind", "slower"}) {
     const auto& c = record(result, tag);
-    EXPECT_EQ(c.verdict, Verdict::screened_out) << tag << ": " << c.reason;
+    EXPECT_EQ(c.verdict(), Verdict::screened_out) << tag << ": " << c.reason();
     EXPECT_FALSE(run.fully_evaluated(tag)) << tag;
     EXPECT_TRUE(c.screening.ran && c.screening.passed) << tag;
-    EXPECT_EQ(c.speedup, 0) << tag << ": a screening's speedup is no measurement";
+    EXPECT_EQ(c.speedup(), 0) << tag << ": a screening's speedup is no measurement";
   }
   // The reason gives both screened speedups and the margin (1 + 2 * sqrt(4 * 0.01^2) = 1.04).
   const auto& behind = record(result, "behind");
-  EXPECT_NE(behind.reason.find("1.250x"), std::string::npos) << behind.reason;
-  EXPECT_NE(behind.reason.find("2.00x"), std::string::npos) << behind.reason;
-  EXPECT_NE(behind.reason.find("margin 1.040"), std::string::npos) << behind.reason;
+  EXPECT_NE(behind.reason().find("1.250x"), std::string::npos) << behind.reason();
+  EXPECT_NE(behind.reason().find("2.00x"), std::string::npos) << behind.reason();
+  EXPECT_NE(behind.reason().find("margin 1.040"), std::string::npos) << behind.reason();
   const auto& slower = record(result, "slower");
-  EXPECT_NE(slower.reason.find("the original"), std::string::npos) << slower.reason;
+  EXPECT_NE(slower.reason().find("the original"), std::string::npos) << slower.reason();
 
   EXPECT_EQ(run.evaluator.screenings(), 3);
   EXPECT_EQ(run.evaluator.full_evaluations(), 1 + 1);  // the original's profile and the winner
@@ -113,13 +113,13 @@ TEST(Screening, AWrongCandidateIsRejectedAtTheScreeningWithTheFullPathsVerdict) 
   ScreenedSearch run(true);
   auto result = run.search({timed_variant(50, "wrong", "SIM_WRONG"), timed_variant(60, "right")});
   const auto& wrong = record(result, "wrong");
-  EXPECT_EQ(wrong.verdict, Verdict::wrong_result);
-  EXPECT_NE(wrong.reason.find("differs from the original"), std::string::npos) << wrong.reason;
+  EXPECT_EQ(wrong.verdict(), Verdict::wrong_result);
+  EXPECT_NE(wrong.reason().find("differs from the original"), std::string::npos) << wrong.reason();
   EXPECT_TRUE(wrong.screening.ran);
   EXPECT_FALSE(wrong.screening.passed);
   EXPECT_EQ(wrong.eval.verification.trials, 1);  // found by the screening's single trial
   EXPECT_FALSE(run.fully_evaluated("wrong"));
-  EXPECT_EQ(record(result, "right").verdict, Verdict::accepted);
+  EXPECT_EQ(record(result, "right").verdict(), Verdict::accepted);
   EXPECT_EQ(result.phases.failed_screening, 1);
 }
 
@@ -130,8 +130,8 @@ TEST(Screening, TheWinnersNumbersComeFromTheFullEvaluation) {
   const auto* best = result.best();
   ASSERT_NE(best, nullptr);
   EXPECT_TRUE(run.fully_evaluated(best->variant.label));
-  EXPECT_EQ(best->verdict, Verdict::accepted);
-  EXPECT_DOUBLE_EQ(best->speedup, 100.0 / 50);  // the full timing, not 100 / 55
+  EXPECT_EQ(best->verdict(), Verdict::accepted);
+  EXPECT_DOUBLE_EQ(best->speedup(), 100.0 / 50);  // the full timing, not 100 / 55
   ASSERT_EQ(best->eval.timings.size(), 1u);
   EXPECT_EQ(best->eval.timings.front().candidate.samples, 200);
   EXPECT_EQ(best->eval.verification.trials, 5);
@@ -144,9 +144,9 @@ TEST(Screening, OffEveryCandidateIsFullyEvaluatedAsBefore) {
   auto result = run.search({timed_variant(50, "fast"), timed_variant(80, "behind"), timed_variant(120, "slower")});
   EXPECT_EQ(run.evaluator.screenings(), 0);
   EXPECT_EQ(run.evaluator.full_evaluations(), 1 + 3);
-  EXPECT_EQ(record(result, "fast").verdict, Verdict::accepted);
-  EXPECT_EQ(record(result, "behind").verdict, Verdict::accepted);
-  EXPECT_EQ(record(result, "slower").verdict, Verdict::not_faster);
+  EXPECT_EQ(record(result, "fast").verdict(), Verdict::accepted);
+  EXPECT_EQ(record(result, "behind").verdict(), Verdict::accepted);
+  EXPECT_EQ(record(result, "slower").verdict(), Verdict::not_faster);
   for (const auto& c : result.tree) EXPECT_FALSE(c.screening.ran) << c.id;
   EXPECT_FALSE(result.phases.screening);
   EXPECT_EQ(result.phases.screened, 0);
@@ -160,14 +160,14 @@ TEST(Screening, TheMarginKeepsACandidateWithinTheNoiseOfTheBest) {
   ScreenedSearch noisy(true);
   noisy.evaluator.screen_noise = 0.03;
   auto kept = noisy.search({timed_variant(50, "best"), timed_variant(54, "near")});
-  EXPECT_EQ(record(kept, "near").verdict, Verdict::accepted) << record(kept, "near").reason;
+  EXPECT_EQ(record(kept, "near").verdict(), Verdict::accepted) << record(kept, "near").reason();
   EXPECT_TRUE(noisy.fully_evaluated("near"));
 
   // Quiet ones (0.5% each) leave the floor, 1.04: 8% apart is clearly slower.
   ScreenedSearch quiet(true);
   quiet.evaluator.screen_noise = 0.005;
   auto dropped = quiet.search({timed_variant(50, "best"), timed_variant(54, "near")});
-  EXPECT_EQ(record(dropped, "near").verdict, Verdict::screened_out);
+  EXPECT_EQ(record(dropped, "near").verdict(), Verdict::screened_out);
   EXPECT_FALSE(quiet.fully_evaluated("near"));
 }
 
@@ -221,7 +221,7 @@ TEST(Screening, WhereScreeningDoesNotPayCandidatesGoStraightToTheFullEvaluation)
   for (int i = 0; i < 8; ++i) {
     const auto& c = record(result, "c" + std::to_string(i));
     EXPECT_TRUE(run.fully_evaluated(c.variant.label)) << c.id;
-    EXPECT_TRUE(verdict_is_correct(c.verdict)) << c.id << " " << c.reason;
+    EXPECT_TRUE(verdict_is_correct(c.verdict())) << c.id << " " << c.reason();
   }
   EXPECT_EQ(result.phases.fully_evaluated, 8);
 }
@@ -239,10 +239,10 @@ TEST(Screening, AFailedScreeningSparesNothing) {
   for (int i = 0; i < 6; ++i) variants.push_back(timed_variant(50, "w" + std::to_string(i), "SIM_WRONG"));
   for (int i = 0; i < 10; ++i) variants.push_back(timed_variant(50 + 0.2 * i, "c" + std::to_string(i)));
   auto result = run.search(variants);
-  for (int i = 0; i < 6; ++i) EXPECT_EQ(record(result, "w" + std::to_string(i)).verdict, Verdict::wrong_result);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(record(result, "w" + std::to_string(i)).verdict(), Verdict::wrong_result);
   EXPECT_LE(run.evaluator.screenings(), 6 + 6) << "the correct candidates were screened as if screening paid";
   for (int i = 0; i < 10; ++i)
-    EXPECT_TRUE(verdict_is_correct(record(result, "c" + std::to_string(i)).verdict)) << i;
+    EXPECT_TRUE(verdict_is_correct(record(result, "c" + std::to_string(i)).verdict())) << i;
 }
 
 TEST(ScreeningBar, MarginIsTheFloorOrTwoSigmasOfBothReadings) {

@@ -47,9 +47,10 @@ TEST(SearchEngine, RecordsEveryCandidateWithParentRoundIdeaAndVerdict) {
   auto result = run_search(request_for(p, e, proposer));
 
   ASSERT_EQ(result.tree.front().id, "baseline");
-  EXPECT_EQ(result.tree.front().verdict, Verdict::not_faster);
+  EXPECT_EQ(result.tree.front().verdict(), Verdict::not_faster);
   EXPECT_EQ(result.tree.size(), 1u + 3 * 2 * 2);  // 3 rounds x 2 ideas x 2 branches
   EXPECT_EQ(result.stop_reason, "rounds done");
+  EXPECT_EQ(result.stop, SearchStop::rounds_done);
   EXPECT_EQ(result.rounds_run, 3);
   std::set<std::string> ids;
   for (const auto& c : result.tree) {
@@ -59,8 +60,8 @@ TEST(SearchEngine, RecordsEveryCandidateWithParentRoundIdeaAndVerdict) {
     EXPECT_NE(result.find(c.parent_id), nullptr) << c.id << " has an unknown parent " << c.parent_id;
     EXPECT_FALSE(c.idea.text.empty());
     EXPECT_FALSE(c.variant_hash.empty());
-    EXPECT_EQ(c.verdict, Verdict::accepted);
-    EXPECT_GT(c.median_us, 0);
+    EXPECT_EQ(c.verdict(), Verdict::accepted);
+    EXPECT_GT(c.median_us(), 0);
   }
   // Round 1 grows from the original, later rounds from seeds of earlier rounds.
   for (const auto& c : result.tree) {
@@ -72,7 +73,7 @@ TEST(SearchEngine, RecordsEveryCandidateWithParentRoundIdeaAndVerdict) {
   }
   // The winner is the fastest: round 3, idea 1, branch 1 (100/4 - 5 - 1 = 19 us).
   EXPECT_EQ(result.best_id, "r3-i1-b1");
-  EXPECT_NEAR(result.best()->speedup, 100.0 / 19.0, 1e-9);
+  EXPECT_NEAR(result.best()->speedup(), 100.0 / 19.0, 1e-9);
   auto path = result.path_to(result.best_id);
   ASSERT_EQ(path.size(), 4u);
   EXPECT_EQ(path[0]->id, "baseline");
@@ -106,11 +107,11 @@ TEST(SearchEngine, SeedsAreTheFastestVerifiedWithAtMostSoManyPerFamily) {
   for (size_t i = 0; i < tree.size(); ++i) {
     tree[i].id = "c" + std::to_string(i);
     tree[i].idea.family = families[i];
-    tree[i].speedup = speedups[i];
-    tree[i].verdict = Verdict::accepted;
+    tree[i].eval.speedup = speedups[i];
+    tree[i].eval.verdict = Verdict::accepted;
     tree[i].variant_hash = "h" + std::to_string(i);
   }
-  tree[5].verdict = Verdict::wrong_result;  // fastest, but wrong: never a seed
+  tree[5].eval.verdict = Verdict::wrong_result;  // fastest, but wrong: never a seed
   auto seeds = select_seeds(tree, 3, 2);
   ASSERT_EQ(seeds.size(), 3u);
   EXPECT_EQ(seeds[0]->id, "c1");
@@ -177,6 +178,7 @@ TEST(SearchEngine, StopsAtTheCandidateBudget) {
   EXPECT_EQ(e.compiles(), 1 + 5);
   EXPECT_EQ(result.tree.size(), 1u + 5);
   EXPECT_EQ(result.stop_reason, "budget: candidates (5)");
+  EXPECT_EQ(result.stop, SearchStop::budget);
 }
 
 TEST(SearchEngine, StopsAtTheWallTimeBudget) {
@@ -190,6 +192,7 @@ TEST(SearchEngine, StopsAtTheWallTimeBudget) {
   auto result = run_search(request_for(p, e, proposer));
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(result.stop_reason.rfind("budget: wall time", 0), 0u) << result.stop_reason;
+  EXPECT_EQ(result.stop, SearchStop::budget);
   EXPECT_LT(result.budget.candidates, 50 * 4);
   EXPECT_LT(elapsed, 2.0);
 }
@@ -203,6 +206,7 @@ TEST(SearchEngine, StopsAtTheTokenBudget) {
   proposer.tokens_per_round = 1000;
   auto result = run_search(request_for(p, e, proposer));
   EXPECT_EQ(result.stop_reason, "budget: tokens (2500)");
+  EXPECT_EQ(result.stop, SearchStop::budget);
   EXPECT_EQ(proposer.contexts.size(), 3u);  // 1000, 2000, then 3000 >= 2500 stops before round 4
   EXPECT_EQ(result.budget.prompt_tokens, 3000);
 }
@@ -216,6 +220,7 @@ TEST(SearchEngine, StopsWhenARoundBringsTooLittle) {
   auto proposer = improving_proposer([](int64_t r, size_t, int64_t) { return r == 1 ? 50.0 : 49.0; });
   auto result = run_search(request_for(p, e, proposer));
   EXPECT_EQ(result.stop_reason.rfind("no gain in round 2", 0), 0u) << result.stop_reason;
+  EXPECT_EQ(result.stop, SearchStop::no_gain);
   EXPECT_EQ(proposer.contexts.size(), 2u);
 }
 
@@ -238,21 +243,21 @@ TEST(SearchEngine, FailuresAreVerdictsAndACompileErrorGetsOneRepair) {
     return timed_variant(40, "repaired");
   };
   auto result = run_search(request_for(p, e, proposer));
-  EXPECT_EQ(result.find("r1-i0-b0")->verdict, Verdict::wrong_result);
-  EXPECT_EQ(result.find("r1-i0-b1")->verdict, Verdict::crashed);
+  EXPECT_EQ(result.find("r1-i0-b0")->verdict(), Verdict::wrong_result);
+  EXPECT_EQ(result.find("r1-i0-b1")->verdict(), Verdict::crashed);
   const auto* broken = result.find("r1-i0-b2");
-  EXPECT_EQ(broken->verdict, Verdict::compile_error);
-  EXPECT_NE(broken->reason.find("does not compile"), std::string::npos);
+  EXPECT_EQ(broken->verdict(), Verdict::compile_error);
+  EXPECT_NE(broken->reason().find("does not compile"), std::string::npos);
   EXPECT_NE(broken->eval.compile_log.find("undefined"), std::string::npos);
   const auto* fixed = result.find("r1-i0-b2-fix1");
   ASSERT_NE(fixed, nullptr);
   EXPECT_EQ(fixed->parent_id, "r1-i0-b2");
-  EXPECT_EQ(fixed->verdict, Verdict::accepted);
+  EXPECT_EQ(fixed->verdict(), Verdict::accepted);
   EXPECT_EQ(result.best_id, "r1-i0-b2-fix1");
   const auto* rejected = result.find("r1-i0-b3");
   ASSERT_NE(rejected, nullptr);
-  EXPECT_EQ(rejected->verdict, Verdict::rejected);
-  EXPECT_NE(rejected->reason.find("token limit"), std::string::npos);
+  EXPECT_EQ(rejected->verdict(), Verdict::rejected);
+  EXPECT_NE(rejected->reason().find("token limit"), std::string::npos);
   EXPECT_EQ(proposer.repairs, std::vector<std::string>{"r1-i0-b2"});
   EXPECT_EQ(result.budget.candidates, 4);  // three compiled branches and the repair; the empty branch is free
 }
@@ -272,7 +277,7 @@ TEST(SearchEngine, ARepairThatStillFailsIsNotRepairedAgain) {
   };
   auto result = run_search(request_for(p, e, proposer));
   EXPECT_EQ(proposer.repairs.size(), 1u);
-  EXPECT_EQ(result.find("r1-i0-b0-fix1")->verdict, Verdict::compile_error);
+  EXPECT_EQ(result.find("r1-i0-b0-fix1")->verdict(), Verdict::compile_error);
   EXPECT_TRUE(result.best_id.empty());
 }
 
@@ -310,7 +315,7 @@ TEST(SearchEngine, CompilesInParallelAndUsesEveryGpu) {
   for (const auto& c : result.tree)
     if (c.id != "baseline") {
       devices.insert(c.device_index);
-      EXPECT_EQ(c.verdict, Verdict::accepted) << c.id << ": " << c.reason;
+      EXPECT_EQ(c.verdict(), Verdict::accepted) << c.id << ": " << c.reason();
     }
   EXPECT_EQ(devices, (std::set<int64_t>{0, 1}));
   // 12 compiles of 50 ms on 4 threads and 12 evaluations of 30 ms on 2 GPUs: well under the 1.0 s serial time.
@@ -364,6 +369,7 @@ TEST(SearchEngine, StopsWhenTheProposerHasNothingLeft) {
                             [](const BranchRequest&) { return std::vector<Branch>{}; });
   auto result = run_search(request_for(p, e, proposer));
   EXPECT_EQ(result.stop_reason, "no more ideas");
+  EXPECT_EQ(result.stop, SearchStop::proposer_exhausted);
   EXPECT_EQ(result.tree.size(), 1u);
   EXPECT_TRUE(result.best_id.empty());
 }
@@ -379,6 +385,7 @@ TEST(SearchEngine, AProposerErrorEndsTheSearchWithoutLosingTheTree) {
       [](const BranchRequest& r) { return std::vector<Branch>{Branch{timed_variant(50, r.id_prefix), ""}}; });
   auto result = run_search(request_for(p, e, proposer));
   EXPECT_EQ(result.stop_reason, "proposer failed: HTTP 401: invalid API key");
+  EXPECT_EQ(result.stop, SearchStop::proposer_failed);
   EXPECT_EQ(result.best_id, "r1-i0-b0");
 }
 
@@ -419,5 +426,6 @@ TEST(SearchEngine, AFailingEvaluatorEndsTheSearch) {
   auto result = run_search(request_for(p, e, proposer));
   EXPECT_EQ(result.stop_reason.rfind("evaluator failing: the evaluator failed: kernelbot-harness not found", 0), 0u)
       << result.stop_reason;
-  EXPECT_EQ(result.find("r1-i0-b0")->verdict, Verdict::infra_error);
+  EXPECT_EQ(result.stop, SearchStop::evaluator_failing);
+  EXPECT_EQ(result.find("r1-i0-b0")->verdict(), Verdict::infra_error);
 }

@@ -111,7 +111,7 @@ TEST(PromptBuilder, AStreamArgumentIsInTheSignatureAndThePromptRangesInTheSpecHa
   const std::string before = spec_hash(p.config, spec);
   config::ArgSpec stream;
   stream.name = "stream";
-  stream.role = config::ArgRole::stream;
+  stream.role = ArgRole::stream;
   spec.args.push_back(stream);
   EXPECT_NE(launcher_signature(spec, "").find(", cudaStream_t stream)"), std::string::npos)
       << launcher_signature(spec, "");
@@ -120,8 +120,8 @@ TEST(PromptBuilder, AStreamArgumentIsInTheSignatureAndThePromptRangesInTheSpecHa
   EXPECT_NE(with_stream, before);
   config::ArgSpec ids;
   ids.name = "ids";
-  ids.role = config::ArgRole::input;
-  ids.dtype = config::DType::int32;
+  ids.role = ArgRole::input;
+  ids.dtype = DType::int32;
   ids.count = "n";
   spec.args.push_back(ids);
   const std::string without_range = spec_hash(p.config, spec);

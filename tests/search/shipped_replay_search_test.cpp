@@ -124,7 +124,7 @@ TEST_P(ShippedReplaySearch, ReachesTheCrossoverWithTheRecordedReplies) {
   for (const auto& c : result.tree) {
     if (c.round != 1 || c.id.find("-fix") != std::string::npos || c.variant.source.empty()) continue;
     auto expected = replay.expected.find("implement " + c.id);
-    EXPECT_EQ(to_string(c.verdict), expected == replay.expected.end() ? "accepted" : expected->second) << c.id;
+    EXPECT_EQ(to_string(c.verdict()), expected == replay.expected.end() ? "accepted" : expected->second) << c.id;
   }
 
   // The crossover comes after every other idea of round 2: after the tuner's when a candidate
@@ -143,15 +143,15 @@ TEST_P(ShippedReplaySearch, ReachesTheCrossoverWithTheRecordedReplies) {
   auto recorded = replay.crossover_code.find("r2-crossover" + branch);
   ASSERT_NE(recorded, replay.crossover_code.end()) << crossover->id;
   EXPECT_EQ(crossover->variant.source, recorded->second);
-  EXPECT_EQ(crossover->verdict, Verdict::accepted) << crossover->reason;
+  EXPECT_EQ(crossover->verdict(), Verdict::accepted) << crossover->reason();
   EXPECT_EQ(result.best_id, crossover->id);
 
   // A branch without a recorded reply says so, and only such branches do.
   for (const auto& c : result.tree) {
     if (c.round != 2 || c.idea.family != "crossover" || !c.variant.source.empty()) continue;
     const std::string key = "r2-crossover" + c.id.substr(c.id.find("-b"));
-    EXPECT_EQ(replay.crossover_code.count(key), 0u) << key << " is recorded but " << c.id << ": " << c.reason;
-    EXPECT_EQ(c.reason, "no candidate: no reply recorded for crossover " + key) << c.id;
+    EXPECT_EQ(replay.crossover_code.count(key), 0u) << key << " is recorded but " << c.id << ": " << c.reason();
+    EXPECT_EQ(c.reason(), "no candidate: no reply recorded for crossover " + key) << c.id;
   }
 
   // Every recorded reply was asked for: none sits under a key the engine never asks.

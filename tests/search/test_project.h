@@ -37,12 +37,12 @@ class TestProject {
     spec.launcher = "launch_k";
     config::ArgSpec y;
     y.name = "y";
-    y.role = config::ArgRole::inout;
+    y.role = ArgRole::inout;
     y.count = "n";
     config::ArgSpec n;
     n.name = "n";
-    n.role = config::ArgRole::size;
-    n.dtype = config::DType::int32;
+    n.role = ArgRole::size;
+    n.dtype = DType::int32;
     n.value = "n";
     spec.args = {y, n};
     spec.sizes = {config::SizeSet{{{"n", 1048576}}}};

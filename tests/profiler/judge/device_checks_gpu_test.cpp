@@ -40,7 +40,7 @@ class DeviceChecksGpu : public ::testing::Test {
   }
 
   // Both comparisons of the same buffers; the device's numbers must equal the host's.
-  void expect_same(ElemType t, const Bytes& ref, const Bytes& got, const Bytes* scale, size_t count, Tolerance tol) {
+  void expect_same(DType t, const Bytes& ref, const Bytes& got, const Bytes* scale, size_t count, Tolerance tol) {
     const OutputComparison host =
         compare_output(t, ref.data(), got.data(), count, tol, scale ? scale->data() : nullptr);
     uint64_t poison = 0;
@@ -82,8 +82,8 @@ class DeviceChecksGpu : public ::testing::Test {
 
 // Values with every case compare_output tells apart: close, far, poison on either side, NaN and
 // Inf on either side, zeros.
-void mixed_pair(ElemType t, size_t count, uint32_t seed, Bytes& ref, Bytes& got, double spread) {
-  const size_t width = elem_size(t);
+void mixed_pair(DType t, size_t count, uint32_t seed, Bytes& ref, Bytes& got, double spread) {
+  const size_t width = dtype_size(t);
   ref.assign(count * width, 0);
   got.assign(count * width, 0);
   std::mt19937 rng(seed);
@@ -106,7 +106,7 @@ void mixed_pair(ElemType t, size_t count, uint32_t seed, Bytes& ref, Bytes& got,
 }
 
 TEST_F(DeviceChecksGpu, FloatComparisonsCountAndMeasureAsTheHostDoes) {
-  for (ElemType t : {ElemType::float32, ElemType::float64, ElemType::float16, ElemType::bfloat16}) {
+  for (DType t : {DType::float32, DType::float64, DType::float16, DType::bfloat16}) {
     for (double spread : {0.0, 1e-6, 1e-3, 0.2}) {
       SCOPED_TRACE(std::string(to_string(t)) + " spread " + std::to_string(spread));
       Bytes ref, got;
@@ -119,25 +119,25 @@ TEST_F(DeviceChecksGpu, FloatComparisonsCountAndMeasureAsTheHostDoes) {
 TEST_F(DeviceChecksGpu, AllCloseOutputsPassWithTheirLargestErrors) {
   Bytes ref(4096 * 4), got(4096 * 4);
   for (size_t i = 0; i < 4096; ++i) {
-    store_double(ElemType::float32, ref.data(), i, std::sin(i * 0.01) * 50);
-    store_double(ElemType::float32, got.data(), i, std::sin(i * 0.01) * 50 + (i % 7) * 1e-6);
+    store_double(DType::float32, ref.data(), i, std::sin(i * 0.01) * 50);
+    store_double(DType::float32, got.data(), i, std::sin(i * 0.01) * 50 + (i % 7) * 1e-6);
   }
-  expect_same(ElemType::float32, ref, got, nullptr, 4096, {1e-5, 1e-5});
+  expect_same(DType::float32, ref, got, nullptr, 4096, {1e-5, 1e-5});
 }
 
 TEST_F(DeviceChecksGpu, ScaleWidensTheToleranceAsOnTheHost) {
   Bytes ref, got;
-  mixed_pair(ElemType::float32, 50000, 11, ref, got, 1e-2);
+  mixed_pair(DType::float32, 50000, 11, ref, got, 1e-2);
   Bytes scale(ref.size());
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> unit(0, 1);
   for (size_t i = 0; i < 50000; ++i) {
     const double pick = unit(rng);
-    store_double(ElemType::float32, scale.data(), i, pick * 1e4 - 5e3);
-    if (pick < 0.01) fill_poison(ElemType::float32, scale.data() + i * 4, 1);
-    else if (pick < 0.02) store_double(ElemType::float32, scale.data(), i, INFINITY);
+    store_double(DType::float32, scale.data(), i, pick * 1e4 - 5e3);
+    if (pick < 0.01) fill_poison(DType::float32, scale.data() + i * 4, 1);
+    else if (pick < 0.02) store_double(DType::float32, scale.data(), i, INFINITY);
   }
-  expect_same(ElemType::float32, ref, got, &scale, 50000, {1e-5, 1e-5});
+  expect_same(DType::float32, ref, got, &scale, 50000, {1e-5, 1e-5});
 }
 
 TEST_F(DeviceChecksGpu, IntegersWithoutToleranceCompareEveryBit) {
@@ -147,17 +147,17 @@ TEST_F(DeviceChecksGpu, IntegersWithoutToleranceCompareEveryBit) {
   Bytes r(ref.size() * 8), g(got.size() * 8);
   std::memcpy(r.data(), ref.data(), r.size());
   std::memcpy(g.data(), got.data(), g.size());
-  expect_same(ElemType::int64, r, g, nullptr, ref.size(), {0, 0});
+  expect_same(DType::int64, r, g, nullptr, ref.size(), {0, 0});
   std::vector<int32_t> ri = {3, 4, 5, 6}, gi = {3, 0, 5, 9};
   Bytes r32(16), g32(16);
   std::memcpy(r32.data(), ri.data(), 16);
   std::memcpy(g32.data(), gi.data(), 16);
-  expect_same(ElemType::int32, r32, g32, nullptr, 4, {0, 0});
-  expect_same(ElemType::int32, r32, g32, nullptr, 4, {0.5, 1});  // with a tolerance: as floats
+  expect_same(DType::int32, r32, g32, nullptr, 4, {0, 0});
+  expect_same(DType::int32, r32, g32, nullptr, 4, {0.5, 1});  // with a tolerance: as floats
 }
 
 TEST_F(DeviceChecksGpu, AbsInPlaceClearsSignsAsOnTheHost) {
-  for (ElemType t : {ElemType::float32, ElemType::float64, ElemType::float16, ElemType::bfloat16}) {
+  for (DType t : {DType::float32, DType::float64, DType::float16, DType::bfloat16}) {
     SCOPED_TRACE(to_string(t));
     Bytes host, unused;
     mixed_pair(t, 10007, 5, host, unused, 0);

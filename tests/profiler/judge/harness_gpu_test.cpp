@@ -99,10 +99,10 @@ HarnessJob saxpy_job(const std::string& base, const std::string& cand, std::vect
   job.kernel = "saxpy";
   job.baseline_library = variant(base);
   job.candidate_library = cand.empty() ? "" : variant(cand);
-  HarnessArg x{"x", "input", "float32", {}, {}, "", 0, 0, "", {}};
-  HarnessArg y{"y", "inout", "float32", {}, {}, "", 1e-4, 1e-5, "", {}};
-  HarnessArg a{"a", "scalar", "float32", {}, {}, "", 0, 0, "", {}};
-  HarnessArg n{"n", "size", "int32", {}, {}, "", 0, 0, "", {}};
+  HarnessArg x{"x", ArgRole::input, DType::float32, {}, {}, "", 0, 0, "", {}};
+  HarnessArg y{"y", ArgRole::inout, DType::float32, {}, {}, "", 1e-4, 1e-5, "", {}};
+  HarnessArg a{"a", ArgRole::scalar, DType::float32, {}, {}, "", 0, 0, "", {}};
+  HarnessArg n{"n", ArgRole::size, DType::int32, {}, {}, "", 0, 0, "", {}};
   for (int64_t s : sizes) {
     job.size_labels.push_back("n=" + std::to_string(s));
     x.counts.push_back(s);
@@ -122,13 +122,13 @@ HarnessJob saxpy_job(const std::string& base, const std::string& cand, std::vect
 HarnessJob scale_job(const std::string& base, const std::string& cand, int64_t size) {
   HarnessJob job;
   job.kernel = "scale";
-  job.mode = "verify";
+  job.mode = JobMode::verify;
   job.baseline_library = variant(base);
   job.candidate_library = variant(cand);
   job.size_labels = {"n=" + std::to_string(size)};
-  job.args = {{"in", "input", "float32", {size}, {}, "", 0, 0, "", {}},
-              {"out", "output", "float32", {size}, {}, "", 1e-4, 1e-5, "", {}},
-              {"n", "size", "int32", {}, {std::to_string(size)}, "", 0, 0, "", {}}};
+  job.args = {{"in", ArgRole::input, DType::float32, {size}, {}, "", 0, 0, "", {}},
+              {"out", ArgRole::output, DType::float32, {size}, {}, "", 1e-4, 1e-5, "", {}},
+              {"n", ArgRole::size, DType::int32, {}, {std::to_string(size)}, "", 0, 0, "", {}}};
   job.trials = 2;
   job.bench = quick_bench();
   return job;
@@ -218,7 +218,7 @@ void kill_leftovers() {
 TEST(HarnessGpu, ASessionKeepsTheOriginalAndClearsWhatEachCandidateLeft) {
   kill_leftovers();
   HarnessJob leaver = saxpy_job("saxpy_ok", "saxpy_leaver", {1 << 20});
-  leaver.mode = "verify";
+  leaver.mode = JobMode::verify;
   // The control: after a one-job judge nothing sweeps, and the leaver's daemon lives on.
   const HarnessRun control = run_job(leaver, "leaver-one-job");
   EXPECT_EQ(control.exit_code, 0) << control.err;
@@ -245,14 +245,14 @@ TEST(HarnessGpu, ASessionKeepsTheOriginalAndClearsWhatEachCandidateLeft) {
   EXPECT_EQ(judge::child_processes(session.pid()), kept) << "the original's server was kept";
 
   HarnessJob metrics = saxpy_job("saxpy_ok", "saxpy_ok", {1 << 20});
-  metrics.mode = "metrics";
+  metrics.mode = JobMode::metrics;
   const json counted = session.run(metrics);
   EXPECT_EQ(counted["exit_code"], 0);
   EXPECT_THAT(counted["result"]["candidate_metrics"].value("status", std::string()), HasSubstr("ok")) << counted.dump();
   EXPECT_TRUE(judge::child_processes(session.pid()).empty()) << "after CUPTI metrics the original is not kept";
 
   HarnessJob crash = saxpy_job("saxpy_ok", "saxpy_crash", {1 << 20});
-  crash.mode = "verify";
+  crash.mode = JobMode::verify;
   const json crashed = session.run(crash);
   EXPECT_EQ(crashed["exit_code"], 3);
   EXPECT_EQ(crashed["result"]["verdict"], "crashed");
@@ -308,7 +308,7 @@ TEST(HarnessGpu, CorrectCandidatePassesEveryCheckAndIsTimedInterleaved) {
 
 TEST(HarnessGpu, StrictVerificationTriplesTheTrials) {
   HarnessJob job = saxpy_job("saxpy_ok", "saxpy_ptds", {4096, 1000});
-  job.mode = "verify";
+  job.mode = JobMode::verify;
   job.trials = 2;
   job.strict = true;
   const HarnessRun r = run_job(job, "strict");
@@ -338,7 +338,7 @@ TEST(HarnessGpu, FasterCandidateIsAcceptedAsSignificant) {
 
 TEST(HarnessGpu, WrongValuesAreReportedWithWorstElementAndTolerance) {
   HarnessJob job = saxpy_job("saxpy_ok", "saxpy_wrong", {1 << 20});
-  job.mode = "verify";
+  job.mode = JobMode::verify;
   const HarnessRun r = run_job(job, "wrong");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(verdict(r), "wrong_result");
@@ -350,7 +350,7 @@ TEST(HarnessGpu, WrongValuesAreReportedWithWorstElementAndTolerance) {
 
 TEST(HarnessGpu, RightAtOneSizeOnlyFailsAtTheOther) {
   HarnessJob job = saxpy_job("saxpy_ok", "saxpy_tail", {1 << 20, 1000003});
-  job.mode = "verify";
+  job.mode = JobMode::verify;
   const HarnessRun r = run_job(job, "tail");
   EXPECT_EQ(verdict(r), "wrong_result");
   EXPECT_THAT(reason(r), HasSubstr("at size n=1000003"));
@@ -358,7 +358,7 @@ TEST(HarnessGpu, RightAtOneSizeOnlyFailsAtTheOther) {
 
 TEST(HarnessGpu, WorkOnAStreamTheCallerDoesNotWaitForIsRejected) {
   HarnessJob job = saxpy_job("saxpy_ok", "saxpy_sidestream", {1 << 20});
-  job.mode = "verify";
+  job.mode = JobMode::verify;
   const HarnessRun r = run_job(job, "sidestream");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(verdict(r), "rejected") << reason(r);
@@ -368,7 +368,7 @@ TEST(HarnessGpu, WorkOnAStreamTheCallerDoesNotWaitForIsRejected) {
 
 TEST(HarnessGpu, ReplayingTheFirstAnswerFailsTheSecondTrial) {
   HarnessJob job = saxpy_job("saxpy_ok", "saxpy_cache", {1 << 20});
-  job.mode = "verify";
+  job.mode = JobMode::verify;
   const HarnessRun r = run_job(job, "cache");
   EXPECT_EQ(verdict(r), "wrong_result");
   EXPECT_THAT(reason(r), HasSubstr("trial 2 of 3"));
@@ -376,7 +376,7 @@ TEST(HarnessGpu, ReplayingTheFirstAnswerFailsTheSecondTrial) {
 
 TEST(HarnessGpu, ModifyingAnInputIsCaught) {
   HarnessJob job = saxpy_job("saxpy_ok", "saxpy_modinput", {1 << 20});
-  job.mode = "verify";
+  job.mode = JobMode::verify;
   const HarnessRun r = run_job(job, "modinput");
   EXPECT_EQ(verdict(r), "wrong_result");
   EXPECT_THAT(reason(r), HasSubstr("input x was modified by the candidate"));
@@ -393,7 +393,7 @@ TEST(HarnessGpu, OutputsLeftUnwrittenAreCaught) {
 
 TEST(HarnessGpu, IllegalAddressEndsTheRunWithExitCodeThreeAndAClearLine) {
   HarnessJob job = saxpy_job("saxpy_ok", "saxpy_crash", {1 << 20});
-  job.mode = "verify";
+  job.mode = JobMode::verify;
   const HarnessRun r = run_job(job, "crash");
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_THAT(r.err, HasSubstr("kb-harness: candidate crashed: an illegal memory access was encountered "
@@ -404,7 +404,7 @@ TEST(HarnessGpu, IllegalAddressEndsTheRunWithExitCodeThreeAndAClearLine) {
 
 TEST(HarnessGpu, ALauncherCallingExitIsACrashNotASuccess) {
   HarnessJob job = saxpy_job("saxpy_ok", "saxpy_exit", {4096});
-  job.mode = "verify";
+  job.mode = JobMode::verify;
   const HarnessRun r = run_job(job, "exit");
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_THAT(r.err, HasSubstr("candidate crashed: it called exit()"));
@@ -412,7 +412,7 @@ TEST(HarnessGpu, ALauncherCallingExitIsACrashNotASuccess) {
 
 TEST(HarnessGpu, ALaunchTheDriverRefusesIsACrashedVerdictWithExitZero) {
   HarnessJob job = saxpy_job("saxpy_ok", "saxpy_badlaunch", {4096});
-  job.mode = "verify";
+  job.mode = JobMode::verify;
   const HarnessRun r = run_job(job, "badlaunch");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(verdict(r), "crashed");
@@ -421,7 +421,7 @@ TEST(HarnessGpu, ALaunchTheDriverRefusesIsACrashedVerdictWithExitZero) {
 
 TEST(HarnessGpu, ACrashingBaselineIsNotBlamedOnTheCandidate) {
   HarnessJob job = saxpy_job("saxpy_crash", "saxpy_ok", {4096});
-  job.mode = "verify";
+  job.mode = JobMode::verify;
   const HarnessRun r = run_job(job, "basecrash");
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_THAT(r.err, HasSubstr("kb-harness: baseline crashed:"));
@@ -430,7 +430,7 @@ TEST(HarnessGpu, ACrashingBaselineIsNotBlamedOnTheCandidate) {
 
 TEST(HarnessGpu, ShortKernelsAreTimedSeveralLaunchesPerSample) {
   HarnessJob job = saxpy_job("saxpy_ok", "", {4096});
-  job.mode = "time_baseline";
+  job.mode = JobMode::time_baseline;
   const HarnessRun legacy = run_job(job, "short_legacy");
   ASSERT_EQ(legacy.exit_code, 0) << legacy.err;
   const json& l = legacy.result.at("timings")[0].at("baseline");
@@ -459,7 +459,7 @@ TEST(HarnessGpu, ShortKernelsAreTimedSeveralLaunchesPerSample) {
 
 TEST(HarnessGpu, MetricsModeCollectsHardwareCountersAndKernelResources) {
   HarnessJob job = saxpy_job("saxpy_ok", "saxpy_slow", {16 << 20});
-  job.mode = "metrics";
+  job.mode = JobMode::metrics;
   const HarnessRun r = run_job(job, "metrics");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json& m = r.result.at("baseline_metrics");

@@ -14,15 +14,15 @@ using ::testing::HasSubstr;
 
 HarnessJob saxpy_job() {
   HarnessJob job;
-  job.mode = "verify_and_time";
+  job.mode = JobMode::verify_and_time;
   job.kernel = "saxpy";
   job.baseline_library = "/tmp/base.so";
   job.candidate_library = "/tmp/cand.so";
   job.size_labels = {"n=1024", "n=1000003"};
-  job.args = {{"x", "input", "float32", {1024, 1000003}, {}, "", 0, 0, "", {}},
-              {"y", "inout", "float32", {1024, 1000003}, {}, "", 1e-4, 1e-5, "", {}},
-              {"a", "scalar", "float32", {}, {"2.5", ""}, "mixed_sign", 0, 0, "", {}},
-              {"n", "size", "int32", {}, {"1024", "1000003"}, "", 0, 0, "", {}}};
+  job.args = {{"x", ArgRole::input, DType::float32, {1024, 1000003}, {}, "", 0, 0, "", {}},
+              {"y", ArgRole::inout, DType::float32, {1024, 1000003}, {}, "", 1e-4, 1e-5, "", {}},
+              {"a", ArgRole::scalar, DType::float32, {}, {"2.5", ""}, "mixed_sign", 0, 0, "", {}},
+              {"n", ArgRole::size, DType::int32, {}, {"1024", "1000003"}, "", 0, 0, "", {}}};
   job.bytes = {12288, 12000036};
   job.seed = 99;
   return job;
@@ -40,7 +40,7 @@ TEST(JobIo, DecodesArgumentsRolesTypesAndOverrides) {
   EXPECT_EQ(job.args[1].tolerance.rtol, 1e-4);
   EXPECT_TRUE(job.args[2].has_distribution);
   EXPECT_EQ(job.args[2].distribution, Distribution::mixed_sign);
-  EXPECT_EQ(job.args[3].type, ElemType::int32);
+  EXPECT_EQ(job.args[3].type, DType::int32);
   EXPECT_DOUBLE_EQ(parse_value(job.args[3], 1), 1000003);
   EXPECT_DOUBLE_EQ(parse_value(job.args[2], 0), 2.5);
   EXPECT_EQ(job.distributions.size(), 6u);  // HarnessJob's default: every distribution
@@ -80,7 +80,7 @@ TEST(JobIo, JsonRoundTripThroughAFile) {
 TEST(JobIo, SanitizerFlagReachesTheRunner) {
   // The judge leaves CUPTI tracing off under compute-sanitizer, which holds CUPTI itself.
   HarnessJob raw = saxpy_job();
-  raw.mode = "verify";
+  raw.mode = JobMode::verify;
   raw.under_sanitizer = true;
   const auto path = temp_file("sanitize.json");
   write_json_file(path.string(), nlohmann::json(raw));
@@ -123,8 +123,8 @@ TEST(JobIo, ProblemsNameTheField) {
   j.args[0].counts.pop_back();
   expect_error(j, "args[0] ('x').counts has 1 entries, expected 2");
   j = saxpy_job();
-  j.args[1].dtype = "float8";
-  expect_error(j, "args[1] ('y').dtype: unknown dtype 'float8'");
+  j.args[1].dtype = std::nullopt;
+  expect_error(j, "args[1] ('y').dtype is missing");
   j = saxpy_job();
   j.args[3].values[0] = "12abc";
   expect_error(j, "'12abc' is not a int32 literal");
@@ -132,10 +132,7 @@ TEST(JobIo, ProblemsNameTheField) {
   j.candidate_library.clear();
   expect_error(j, "candidate_library is empty");
   j = saxpy_job();
-  j.mode = "benchmark";
-  expect_error(j, "unknown mode 'benchmark'");
-  j = saxpy_job();
-  j.args[1].role = "input";
+  j.args[1].role = ArgRole::input;
   expect_error(j, "nothing to verify");
   j = saxpy_job();
   j.distributions = {"uniform", "cauchy"};
@@ -146,11 +143,38 @@ TEST(JobIo, ProblemsNameTheField) {
   EXPECT_THROW(load_job("/nonexistent/job.json"), JobError);
 }
 
+// Names the judge does not know fail while the job's JSON is read, naming the field.
+TEST(JobIo, UnknownNamesInTheJsonNameTheField) {
+  auto expect_error = [](const nlohmann::json& j, const std::string& part) {
+    try {
+      parse_job(j.dump(), "the job text");
+      ADD_FAILURE() << "no error for " << part;
+    } catch (const JobError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(part));
+    }
+  };
+  nlohmann::json j = saxpy_job();
+  EXPECT_NO_THROW(parse_job(j.dump(), "the job text"));
+  j["args"][1]["dtype"] = "float8";
+  expect_error(j, "the job text does not match the job format");
+  expect_error(j, "job field args ('y').dtype: unknown dtype 'float8'");
+  j = saxpy_job();
+  j["mode"] = "benchmark";
+  expect_error(j, "job field mode: unknown mode 'benchmark'");
+  j = saxpy_job();
+  j["args"][0]["role"] = "river";
+  expect_error(j, "job field args ('x').role: unknown role 'river' (expected input, output, inout, scalar, size or "
+                  "stream)");
+  j = saxpy_job();
+  j["args"][1]["dtype"] = "";
+  expect_error(j, "args[1] ('y').dtype is missing");
+}
+
 // A production launcher's shape: token ids in [0, vocab) and a trailing cudaStream_t.
 TEST(JobIo, StreamArgumentsAndIndexRangesDecodeFromJson) {
   HarnessJob raw = saxpy_job();
-  raw.args.push_back({"ids", "input", "int32", {1024, 1000003}, {}, "", 0, 0, "", {{0, 32000}, {5, 7}}});
-  raw.args.push_back({"stream", "stream", "", {}, {}, "", 0, 0, "", {}});
+  raw.args.push_back({"ids", ArgRole::input, DType::int32, {1024, 1000003}, {}, "", 0, 0, "", {{0, 32000}, {5, 7}}});
+  raw.args.push_back({"stream", ArgRole::stream, std::nullopt, {}, {}, "", 0, 0, "", {}});
   const DecodedJob job = decode_job(nlohmann::json(raw).get<HarnessJob>());
   ASSERT_EQ(job.args.size(), 6u);
   const DecodedArg& ids = job.args[4];
@@ -181,27 +205,25 @@ TEST(JobIo, BadRangesAndStreamsNameTheField) {
     }
   };
   HarnessJob j = saxpy_job();
-  j.args.push_back({"ids", "input", "int32", {4, 4}, {}, "", 0, 0, "", {{0, 10}}});
+  j.args.push_back({"ids", ArgRole::input, DType::int32, {4, 4}, {}, "", 0, 0, "", {{0, 10}}});
   expect_error(j, "args[4] ('ids').ranges has 1 entries, expected 2");
   j.args.back().ranges = {{0, 10}, {10, 10}};
   expect_error(j, "args[4] ('ids').ranges[1]: [10, 10) is empty");
   j.args.back().ranges = {{0, 10}, {0, 1, 2}};
   expect_error(j, "ranges[1]: expected [lo, hi]");
-  j.args.back().dtype = "int8";
+  j.args.back().dtype = DType::int8;
   j.args.back().ranges = {{0, 10}, {0, 200}};
   expect_error(j, "ranges[1]: [0, 200) does not fit int8");
-  j.args.back().dtype = "float32";
+  j.args.back().dtype = DType::float32;
   j.args.back().ranges = {{0, 10}, {0, 10}};
   expect_error(j, "only integer inputs take a range");
   j = saxpy_job();
   j.args[2].ranges = {{0, 10}, {0, 10}};
-  j.args[2].dtype = "int32";
+  j.args[2].dtype = DType::int32;
   expect_error(j, "args[2] ('a').ranges: only inputs take a range, not a scalar");
   j = saxpy_job();
-  j.args.push_back({"stream", "stream", "", {4, 4}, {}, "", 0, 0, "", {}});
+  j.args.push_back({"stream", ArgRole::stream, std::nullopt, {4, 4}, {}, "", 0, 0, "", {}});
   expect_error(j, "args[4] ('stream'): a stream argument takes no counts, values or ranges");
-  j.args.back() = {"stream", "river", "", {}, {}, "", 0, 0, "", {}};
-  expect_error(j, "unknown role 'river' (expected input, output, inout, scalar, size or stream)");
 }
 
 TEST(JobIo, InvalidJsonIsAJobError) {

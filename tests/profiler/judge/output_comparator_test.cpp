@@ -20,7 +20,7 @@ const Tolerance kTol{1e-4, 1e-5};
 TEST(OutputComparator, WithinTolerancePassesAndReportsWorstErrors) {
   std::vector<float> ref = {1.0f, 2.0f, -3.0f, 100.0f};
   std::vector<float> got = {1.00001f, 2.0f, -3.0f, 100.005f};
-  const auto c = compare_output(ElemType::float32, ref.data(), got.data(), ref.size(), kTol);
+  const auto c = compare_output(DType::float32, ref.data(), got.data(), ref.size(), kTol);
   EXPECT_TRUE(c.passed());
   EXPECT_EQ(c.elements, 4);
   EXPECT_NEAR(c.max_abs_error, 0.005, 1e-5);
@@ -33,7 +33,7 @@ TEST(OutputComparator, MismatchTextNamesCountWorstAndFirstElementAndTolerance) {
   std::vector<float> ref(1000, 0.52f), got(1000, 0.52f);
   got[3] = 0.53f;
   got[17] = 2.62f;
-  const auto c = compare_output(ElemType::float32, ref.data(), got.data(), ref.size(), kTol);
+  const auto c = compare_output(DType::float32, ref.data(), got.data(), ref.size(), kTol);
   EXPECT_FALSE(c.passed());
   EXPECT_EQ(c.mismatches, 2);
   EXPECT_EQ(c.worst.index, 17);
@@ -48,7 +48,7 @@ TEST(OutputComparator, MismatchTextNamesCountWorstAndFirstElementAndTolerance) {
 TEST(OutputComparator, NanOrInfNeverPassWhereTheReferenceIsFinite) {
   std::vector<double> ref = {1.0, 2.0, 3.0};
   std::vector<double> got = {1.0, NAN, INFINITY};
-  const auto c = compare_output(ElemType::float64, ref.data(), got.data(), ref.size(), {1e9, 1e9});
+  const auto c = compare_output(DType::float64, ref.data(), got.data(), ref.size(), {1e9, 1e9});
   EXPECT_EQ(c.mismatches, 2);
   EXPECT_EQ(c.non_finite, 2);
   EXPECT_THAT(describe_output_failure("out", c, {1e9, 1e9}), HasSubstr("NaN or Inf where the original is finite"));
@@ -57,15 +57,15 @@ TEST(OutputComparator, NanOrInfNeverPassWhereTheReferenceIsFinite) {
 TEST(OutputComparator, NanAndInfInTheReferenceMustBeMatchedExactly) {
   std::vector<float> ref = {NAN, INFINITY, -INFINITY};
   std::vector<float> same = {NAN, INFINITY, -INFINITY};
-  EXPECT_TRUE(compare_output(ElemType::float32, ref.data(), same.data(), 3, kTol).passed());
+  EXPECT_TRUE(compare_output(DType::float32, ref.data(), same.data(), 3, kTol).passed());
   std::vector<float> other = {1.0f, -INFINITY, -INFINITY};
-  EXPECT_EQ(compare_output(ElemType::float32, ref.data(), other.data(), 3, kTol).mismatches, 2);
+  EXPECT_EQ(compare_output(DType::float32, ref.data(), other.data(), 3, kTol).mismatches, 2);
 }
 
 TEST(OutputComparator, PoisonLeftByTheCandidateIsReportedAsNotWritten) {
   std::vector<float> ref(2048, 1.5f), got(2048, 1.5f);
-  fill_poison(ElemType::float32, got.data() + 1024, 1024);
-  const auto c = compare_output(ElemType::float32, ref.data(), got.data(), ref.size(), kTol);
+  fill_poison(DType::float32, got.data() + 1024, 1024);
+  const auto c = compare_output(DType::float32, ref.data(), got.data(), ref.size(), kTol);
   EXPECT_EQ(c.not_written, 1024);
   EXPECT_EQ(c.first.index, 1024);
   EXPECT_THAT(describe_output_failure("y", c, kTol),
@@ -74,9 +74,9 @@ TEST(OutputComparator, PoisonLeftByTheCandidateIsReportedAsNotWritten) {
 
 TEST(OutputComparator, ElementsTheOriginalLeftUnwrittenAreIgnored) {
   std::vector<float> ref(10, 1.0f), got(10, 1.0f);
-  fill_poison(ElemType::float32, ref.data() + 8, 2);
+  fill_poison(DType::float32, ref.data() + 8, 2);
   got[8] = 123.0f;  // the candidate may write there or not
-  const auto c = compare_output(ElemType::float32, ref.data(), got.data(), ref.size(), kTol);
+  const auto c = compare_output(DType::float32, ref.data(), got.data(), ref.size(), kTol);
   EXPECT_TRUE(c.passed());
   EXPECT_EQ(c.ignored, 2);
   EXPECT_EQ(c.elements, 8);
@@ -85,27 +85,27 @@ TEST(OutputComparator, ElementsTheOriginalLeftUnwrittenAreIgnored) {
 TEST(OutputComparator, IntegersCompareExactlyEvenBeyondDoublePrecision) {
   std::vector<int64_t> ref = {(int64_t{1} << 60) + 1, 5};
   std::vector<int64_t> got = {(int64_t{1} << 60), 5};  // equal as doubles, different as integers
-  const auto c = compare_output(ElemType::int64, ref.data(), got.data(), 2, {0, 0});
+  const auto c = compare_output(DType::int64, ref.data(), got.data(), 2, {0, 0});
   EXPECT_EQ(c.mismatches, 1);
   std::vector<int32_t> a = {1, 2, 3}, b = {1, 2, 3};
-  EXPECT_TRUE(compare_output(ElemType::int32, a.data(), b.data(), 3, {0, 0}).passed());
+  EXPECT_TRUE(compare_output(DType::int32, a.data(), b.data(), 3, {0, 0}).passed());
 }
 
 TEST(OutputComparator, HalfPrecisionUsesItsOwnTolerance) {
   std::vector<uint16_t> ref = {float_to_half(1.0f), float_to_half(2.0f)};
   std::vector<uint16_t> got = {float_to_half(1.0009765625f), float_to_half(2.0f)};  // one ulp off
-  EXPECT_TRUE(compare_output(ElemType::float16, ref.data(), got.data(), 2, {1e-2, 1e-3}).passed());
-  EXPECT_FALSE(compare_output(ElemType::float16, ref.data(), got.data(), 2, {1e-4, 1e-5}).passed());
+  EXPECT_TRUE(compare_output(DType::float16, ref.data(), got.data(), 2, {1e-2, 1e-3}).passed());
+  EXPECT_FALSE(compare_output(DType::float16, ref.data(), got.data(), 2, {1e-4, 1e-5}).passed());
 }
 
 TEST(OutputComparator, InputChangesAreCountedAndDescribed) {
   std::vector<float> before = {1, 2, 3, 4}, after = {1, 2, -3, 0};
-  const auto change = compare_input(ElemType::float32, before.data(), after.data(), 4);
+  const auto change = compare_input(DType::float32, before.data(), after.data(), 4);
   EXPECT_EQ(change.changed, 2);
   EXPECT_EQ(change.first_index, 2);
   EXPECT_EQ(describe_input_change("x", "candidate", change),
             "input x was modified by the candidate: 2 elements changed, first at index 2 (was 3, now -3)");
-  EXPECT_EQ(compare_input(ElemType::float32, before.data(), before.data(), 4).changed, 0);
+  EXPECT_EQ(compare_input(DType::float32, before.data(), before.data(), 4).changed, 0);
 }
 
 TEST(OutputComparator, ErrorScaleNamesParse) {
@@ -120,15 +120,15 @@ TEST(OutputComparator, AScaleWidensTheRelativeTermToMaxOfReferenceAndScale) {
   // A sum of 1000 and -999.9: the result is small, the rounding of its terms is not.
   std::vector<float> ref = {0.1f, 5.0f}, got = {0.1005f, 5.0f}, scale = {2000.0f, 1.0f};
   const Tolerance tol{1e-6, 0};
-  EXPECT_FALSE(compare_output(ElemType::float32, ref.data(), got.data(), 2, tol).passed());
-  const auto c = compare_output(ElemType::float32, ref.data(), got.data(), 2, tol, scale.data());
+  EXPECT_FALSE(compare_output(DType::float32, ref.data(), got.data(), 2, tol).passed());
+  const auto c = compare_output(DType::float32, ref.data(), got.data(), 2, tol, scale.data());
   EXPECT_TRUE(c.passed()) << describe_output_failure("out", c, tol);
   EXPECT_TRUE(c.scaled);
   // |r| still counts where it is the larger: 5.0 against a scale of 1.
   got[1] = 5.000004f;
-  EXPECT_TRUE(compare_output(ElemType::float32, ref.data(), got.data(), 2, tol, scale.data()).passed());
+  EXPECT_TRUE(compare_output(DType::float32, ref.data(), got.data(), 2, tol, scale.data()).passed());
   got[1] = 5.0001f;
-  const auto bad = compare_output(ElemType::float32, ref.data(), got.data(), 2, tol, scale.data());
+  const auto bad = compare_output(DType::float32, ref.data(), got.data(), 2, tol, scale.data());
   EXPECT_EQ(bad.mismatches, 1);
   EXPECT_EQ(bad.worst.index, 1);
   EXPECT_EQ(bad.worst.scale, 1.0);
@@ -138,22 +138,22 @@ TEST(OutputComparator, AScaleWidensTheRelativeTermToMaxOfReferenceAndScale) {
   // A negative scale counts by its magnitude.
   scale[0] = -2000.0f;
   got[1] = 5.0f;
-  EXPECT_TRUE(compare_output(ElemType::float32, ref.data(), got.data(), 2, tol, scale.data()).passed());
+  EXPECT_TRUE(compare_output(DType::float32, ref.data(), got.data(), 2, tol, scale.data()).passed());
 }
 
 TEST(OutputComparator, AScaleThatIsNotFiniteFallsBackToThePlainRule) {
   std::vector<float> ref = {0.1f, 0.1f, 0.1f}, got = {0.1005f, 0.1005f, 0.1005f};
   std::vector<float> scale = {INFINITY, NAN, 0};
-  fill_poison(ElemType::float32, scale.data() + 2, 1);
-  const auto c = compare_output(ElemType::float32, ref.data(), got.data(), 3, {1e-6, 0}, scale.data());
+  fill_poison(DType::float32, scale.data() + 2, 1);
+  const auto c = compare_output(DType::float32, ref.data(), got.data(), 3, {1e-6, 0}, scale.data());
   EXPECT_EQ(c.mismatches, 3) << "an Inf scale must not accept everything";
   EXPECT_EQ(c.scale_not_finite, 3);
 }
 
 TEST(OutputComparator, AScaleNeverExcusesNanPoisonOrAWrongInf) {
   std::vector<float> ref = {1.0f, 2.0f, INFINITY}, got = {NAN, 2.0f, 1e30f}, scale = {1e30f, 1e30f, 1e30f};
-  fill_poison(ElemType::float32, got.data() + 1, 1);
-  const auto c = compare_output(ElemType::float32, ref.data(), got.data(), 3, {1, 1}, scale.data());
+  fill_poison(DType::float32, got.data() + 1, 1);
+  const auto c = compare_output(DType::float32, ref.data(), got.data(), 3, {1, 1}, scale.data());
   EXPECT_EQ(c.mismatches, 3);
   EXPECT_EQ(c.not_written, 1);
   EXPECT_EQ(c.non_finite, 1);
@@ -161,16 +161,16 @@ TEST(OutputComparator, AScaleNeverExcusesNanPoisonOrAWrongInf) {
 
 TEST(OutputComparator, AbsInPlaceClearsTheSignOfFloatsAndLeavesIntegersAlone) {
   std::vector<double> d = {-1.5, 2.0, -0.0, -INFINITY};
-  abs_in_place(ElemType::float64, d.data(), d.size());
+  abs_in_place(DType::float64, d.data(), d.size());
   EXPECT_EQ(d, (std::vector<double>{1.5, 2.0, 0.0, INFINITY}));
   EXPECT_FALSE(std::signbit(d[2]));
   std::vector<float> f = {-3.25f, 4.0f, -NAN};
-  abs_in_place(ElemType::float32, f.data(), f.size());
+  abs_in_place(DType::float32, f.data(), f.size());
   EXPECT_EQ(f[0], 3.25f);
   EXPECT_EQ(f[1], 4.0f);
   EXPECT_TRUE(std::isnan(f[2]));
   EXPECT_FALSE(std::signbit(f[2]));
-  for (ElemType t : {ElemType::float16, ElemType::bfloat16}) {
+  for (DType t : {DType::float16, DType::bfloat16}) {
     std::vector<uint16_t> h(3);
     store_double(t, h.data(), 0, -2.5);
     store_double(t, h.data(), 1, 7.0);
@@ -181,7 +181,7 @@ TEST(OutputComparator, AbsInPlaceClearsTheSignOfFloatsAndLeavesIntegersAlone) {
     EXPECT_EQ(load_double(t, h.data(), 2), 1024.0) << to_string(t);
   }
   std::vector<int32_t> i = {-5, 6};
-  abs_in_place(ElemType::int32, i.data(), i.size());
+  abs_in_place(DType::int32, i.data(), i.size());
   EXPECT_EQ(i, (std::vector<int32_t>{-5, 6}));
 }
 
@@ -221,9 +221,9 @@ struct RowSums {
 
 RowSums row_sums(Distribution d, size_t rows, size_t cols) {
   std::vector<float> in(rows * cols);
-  fill_random(ElemType::float32, d, 20261124, 0, in.data(), in.size());
+  fill_random(DType::float32, d, 20261124, 0, in.data(), in.size());
   std::vector<float> abs_in = in;
-  abs_in_place(ElemType::float32, abs_in.data(), abs_in.size());
+  abs_in_place(DType::float32, abs_in.data(), abs_in.size());
   RowSums s;
   for (size_t r = 0; r < rows; ++r) {
     const float* row = in.data() + r * cols;
@@ -241,14 +241,14 @@ TEST(ConditioningScaledTolerance, ARowSumReorderedInFloatPassesAndHalfAccumulati
   for (Distribution d : {Distribution::offset, Distribution::normal, Distribution::mixed_sign}) {
     const RowSums s = row_sums(d, 256, 4096);
     const size_t n = s.reference.size();
-    const auto honest = compare_output(ElemType::float32, s.reference.data(), s.pairwise.data(), n, tol, s.scale.data());
+    const auto honest = compare_output(DType::float32, s.reference.data(), s.pairwise.data(), n, tol, s.scale.data());
     EXPECT_TRUE(honest.passed()) << to_string(d) << ": " << describe_output_failure("out", honest, tol);
-    const auto half = compare_output(ElemType::float32, s.reference.data(), s.half.data(), n, tol, s.scale.data());
+    const auto half = compare_output(DType::float32, s.reference.data(), s.half.data(), n, tol, s.scale.data());
     EXPECT_FALSE(half.passed()) << to_string(d);
     if (d == Distribution::offset) EXPECT_EQ(half.non_finite, static_cast<int64_t>(n)) << "a half sum overflows";
     else {
       const auto partials =
-          compare_output(ElemType::float32, s.reference.data(), s.half_partials.data(), n, tol, s.scale.data());
+          compare_output(DType::float32, s.reference.data(), s.half_partials.data(), n, tol, s.scale.data());
       EXPECT_FALSE(partials.passed()) << to_string(d);
     }
   }
@@ -259,7 +259,7 @@ TEST(ConditioningScaledTolerance, WithoutTheScaleTheSameRtolRejectsAnHonestReord
   // tolerance relative to |sum| against the rounding error of an honest reordering.
   const RowSums s = row_sums(Distribution::mixed_sign, 256, 4096);
   EXPECT_FALSE(
-      compare_output(ElemType::float32, s.reference.data(), s.pairwise.data(), s.reference.size(), {1e-5, 1e-5}).passed());
+      compare_output(DType::float32, s.reference.data(), s.pairwise.data(), s.reference.size(), {1e-5, 1e-5}).passed());
 }
 
 // Layer normalization of one row as examples/src/layernorm.cu computes it (the original: sequential
@@ -300,10 +300,10 @@ void layernorm_row(Layernorm how, const float* x, const float* gamma, const floa
 
 std::vector<float> layernorm(Layernorm how, Distribution d, int rows, int cols) {
   std::vector<float> x(static_cast<size_t>(rows) * cols), gamma(cols), beta(cols), y(x.size());
-  fill_random(ElemType::float32, d, 77, 0, x.data(), x.size());
+  fill_random(DType::float32, d, 77, 0, x.data(), x.size());
   // gamma and beta as examples/kernelbot.toml pins them.
-  fill_random(ElemType::float32, Distribution::normal, 77, 1, gamma.data(), gamma.size());
-  fill_random(ElemType::float32, Distribution::normal, 77, 2, beta.data(), beta.size());
+  fill_random(DType::float32, Distribution::normal, 77, 1, gamma.data(), gamma.size());
+  fill_random(DType::float32, Distribution::normal, 77, 2, beta.data(), beta.size());
   for (int r = 0; r < rows; ++r)
     layernorm_row(how, x.data() + static_cast<size_t>(r) * cols, gamma.data(), beta.data(),
                   y.data() + static_cast<size_t>(r) * cols, cols);
@@ -317,18 +317,18 @@ TEST(ConditioningScaledTolerance, OnePassVarianceLayernormFailsOnOffsetRowsTwoPa
     const auto reference = layernorm(Layernorm::original, Distribution::offset, rows, cols);
     const auto two_pass = layernorm(Layernorm::two_pass, Distribution::offset, rows, cols);
     const auto one_pass = layernorm(Layernorm::one_pass, Distribution::offset, rows, cols);
-    const auto honest = compare_output(ElemType::float32, reference.data(), two_pass.data(), reference.size(), tol);
+    const auto honest = compare_output(DType::float32, reference.data(), two_pass.data(), reference.size(), tol);
     EXPECT_TRUE(honest.passed()) << cols << ": " << describe_output_failure("y", honest, tol);
     const Tolerance fifth{tol.rtol / 5, tol.atol / 5};
-    EXPECT_TRUE(compare_output(ElemType::float32, reference.data(), two_pass.data(), reference.size(), fifth).passed())
+    EXPECT_TRUE(compare_output(DType::float32, reference.data(), two_pass.data(), reference.size(), fifth).passed())
         << cols << ": well inside the tolerance, not at its edge";
-    const auto cheat = compare_output(ElemType::float32, reference.data(), one_pass.data(), reference.size(), tol);
+    const auto cheat = compare_output(DType::float32, reference.data(), one_pass.data(), reference.size(), tol);
     EXPECT_FALSE(cheat.passed()) << cols;
     EXPECT_GT(cheat.mismatches, static_cast<int64_t>(reference.size() / 10)) << cols;
     // On unit-scale normal rows (what the examples pinned before) the two cannot be told apart.
     const auto normal_reference = layernorm(Layernorm::original, Distribution::normal, rows, cols);
     const auto normal_one_pass = layernorm(Layernorm::one_pass, Distribution::normal, rows, cols);
-    EXPECT_TRUE(compare_output(ElemType::float32, normal_reference.data(), normal_one_pass.data(),
+    EXPECT_TRUE(compare_output(DType::float32, normal_reference.data(), normal_one_pass.data(),
                                normal_reference.size(), tol)
                     .passed());
   }

@@ -46,7 +46,7 @@ TEST(ToleranceWarning, MeaningfulChecksAndEmptyOnesGiveNoWarning) {
 TEST(ToleranceWarning, CompareOutputReportsTheLargestFiniteReferenceMagnitude) {
   const std::vector<float> ref = {1e-7f, -4e-7f, 2e-7f, INFINITY};
   const std::vector<float> zeros = {0, 0, 0, INFINITY};
-  const OutputComparison c = compare_output(ElemType::float32, ref.data(), zeros.data(), ref.size(), {1e-4, 1e-5});
+  const OutputComparison c = compare_output(DType::float32, ref.data(), zeros.data(), ref.size(), {1e-4, 1e-5});
   EXPECT_TRUE(c.passed()) << "zeros pass a check whose reference is below atol: the reason for the warning";
   EXPECT_FLOAT_EQ(static_cast<float>(c.max_reference), 4e-7f);
   OutputError o = output(c.max_reference, 1e-5);

@@ -1,5 +1,6 @@
 // Numbers as kernelbot shows them, the same in the terminal tables, the search tree and the PR
-// body, so a reviewer comparing a log with a PR reads identical digits.
+// body, so a reviewer comparing a log with a PR reads identical digits. In core/ because both sides
+// of the process boundary write them: the judge's verdict reasons (speedup_rule) and kernelbot's tables.
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // The one number formatter of tables and PR bodies.
-#include "common/number_format.h"
+#include "core/number_format.h"
 
 #include <gtest/gtest.h>
 
