@@ -166,6 +166,14 @@ void LoopbackHttpServer::serve(int fd) {
   int now_in_flight = ++in_flight_;
   for (int seen = max_in_flight_; now_in_flight > seen && !max_in_flight_.compare_exchange_weak(seen, now_in_flight);) {
   }
+  // Out of flight before the bytes that let the client go on: a client that sends one request at
+  // a time may send its next one as soon as it has read this one's body, before this thread gets
+  // the CPU back after send_all (seen as two in flight on a loaded machine).
+  bool counted = true;
+  auto landed = [&] {
+    if (counted) --in_flight_;
+    counted = false;
+  };
   {
     std::lock_guard<std::mutex> lock(mutex_);
     requests_.push_back(req);
@@ -180,6 +188,7 @@ void LoopbackHttpServer::serve(int fd) {
     for (const auto& [name, value] : resp.headers) out += name + ": " + value + "\r\n";
     if (resp.stream.empty()) {
       out += "Content-Length: " + std::to_string(resp.body.size()) + "\r\nConnection: close\r\n\r\n" + resp.body;
+      landed();  // the body's length is known: the client may go on once it has read it
       send_all(fd, out);
     } else {
       send_all(fd, out + "Connection: close\r\n\r\n" + resp.body);  // the body ends when the connection does
@@ -192,7 +201,7 @@ void LoopbackHttpServer::serve(int fd) {
       }
     }
   }
-  --in_flight_;
+  landed();  // a streamed body (and a hang-up) ends only when the connection does
   shutdown(fd, SHUT_RDWR);
   close(fd);
 }
