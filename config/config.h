@@ -73,7 +73,10 @@ struct SearchConfig {
   double max_wall_time_s = 3600;
   int64_t max_tokens = 2'000'000;
   double max_cost_usd = 0;  // 0 = no money budget
-  double min_round_gain = 0.01;  // a round that improves the best by less than this ends the search
+  double min_round_gain = 0.01;  // a round that improves the best by less than this is a round without gain
+  // Rounds without gain in a row that end the search early (0: never). A round lost to protocol
+  // or infrastructure errors is not one: it measured nothing (search/round_patience.h).
+  int64_t patience = 2;
   int64_t compile_jobs = 0;      // 0 = all cores
   // Screening, then confirmation (search/screening.h): a short measurement of every candidate,
   // the full one only for those not clearly slower than the best confirmed. The full

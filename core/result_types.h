@@ -41,6 +41,14 @@ struct TimingStats {
   std::string notes;         // findings: work escaping the timed region, clock or blocking-kernel caveats
 };
 
+// One call timed alone (one launch per sample) whose event-timed median is more than 5% under the
+// GPU time CUPTI traced for it: work the caller's stream never waited for. The judge notes it in
+// `notes`; kernelbot's verdict (evaluate/evaluation_outcome) decides on this same predicate, not
+// on the note's words.
+inline bool escaped_timed_region(const TimingStats& t) {
+  return t.launches_per_sample == 1 && t.cupti_span_us > 0 && t.median_us < 0.95 * t.cupti_span_us;
+}
+
 // Baseline and candidate timed interleaved at one size set.
 struct SizeTiming {
   std::string size_label;  // "n=1048576"

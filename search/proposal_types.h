@@ -33,8 +33,9 @@ struct Outcome {
   Idea idea;
   Variant variant;
   Verdict verdict = Verdict::pending;
-  std::string reason;
+  std::string reason;  // a wrong result's holds the failing case: size, index, expected and got, tolerance
   double speedup = 0;
+  std::vector<SizeTiming> timings = {};  // per size, for a slow candidate's feedback (empty when never timed)
 };
 
 // A verified candidate the next ideas build on (the original is a seed too, id "baseline").
@@ -94,6 +95,9 @@ struct BranchRequest {
 struct Branch {
   std::optional<Variant> variant;
   std::string failure;
+  // No variant through no fault of the idea: the request failed, or the reply held no code at
+  // all. A round of only such branches is lost, not a round without gain (round_patience.h).
+  bool lost = false;
 };
 
 }  // namespace kb::search

@@ -51,6 +51,12 @@ class Proposer {
   // Why propose_ideas returned nothing ("search space exhausted", "replay has no ideas for round 3").
   virtual std::string exhausted_reason() const { return "no more ideas"; }
 
+  // Why the last propose_ideas lacks the ideas it was asked for through no fault of ideas: the
+  // model could not be asked, or its reply could not be read even after a reminder. "" when
+  // it does not. The engine goes on to the next round and does not count such a round against
+  // [search].patience (round_patience.h). Called from the engine's thread after propose_ideas.
+  virtual std::string ideas_lost() const { return ""; }
+
   // Called once the search has finished (the recorder writes its summary line here).
   virtual void finish(const SearchResult& /*result*/) {}
 };

@@ -16,6 +16,7 @@
 #include "search/advisory_findings.h"
 #include "search/archive.h"
 #include "search/candidate_feed.h"
+#include "search/round_patience.h"
 #include "search/round_pipeline.h"
 #include "search/content_hash.h"
 #include "search/compile_prefetch.h"
@@ -46,7 +47,8 @@ class Engine {
         spec_(*req.spec),
         cfg_(req.config->search),
         budget_(req.config->search),
-        bar_(req.config->search.screen_margin, static_cast<size_t>(std::max<int64_t>(1, req.config->search.seeds_kept))) {
+        bar_(req.config->search.screen_margin, static_cast<size_t>(std::max<int64_t>(1, req.config->search.seeds_kept))),
+        patience_(req.config->search.min_round_gain, req.config->search.patience) {
     evaluators_.push_back(req.evaluator);
     for (Evaluator* e : req.more_evaluators)
       if (e) evaluators_.push_back(e);
@@ -69,7 +71,10 @@ class Engine {
     }
     for (int64_t round = 1; round <= cfg_.rounds; ++round)
       if (!run_round(round)) break;
-    if (result_.stop_reason.empty()) result_.stop_reason = "rounds done";  // the kind stays as set
+    if (result_.stop_reason.empty()) {
+      result_.stop_reason = "rounds done";  // the kind stays as set
+      for (const auto& lost : patience_.lost_rounds()) result_.stop_reason += "; " + lost;
+    }
     finish();
     return std::move(result_);
   }
@@ -253,10 +258,15 @@ class Engine {
       return stop(SearchStop::proposer_failed, std::string("proposer failed: ") + e.what());
     }
     result_.phases.proposing_s += seconds_since(proposing);
+    const std::string ideas_lost = req_.proposer->ideas_lost();
     if (round >= 2 && req_.proposer->supports_crossover())
       if (auto c = crossover_idea(ctx)) ideas.push_back(*c);
     if (ideas.empty()) {
-      return stop(SearchStop::proposer_exhausted, req_.proposer->exhausted_reason());
+      if (ideas_lost.empty()) return stop(SearchStop::proposer_exhausted, req_.proposer->exhausted_reason());
+      // Nothing was learnt about this round's ideas: the next round asks again.
+      result_.rounds_run = round;
+      const double best = best_correct_speedup(result_.tree);
+      return after_round(RoundReport{round, best, best, ideas_lost});
     }
     auto requests = branch_requests(ctx, round, ideas);
     result_.rounds_run = round;
@@ -271,11 +281,15 @@ class Engine {
         try {
           return req_.proposer->implement(ctx, r);
         } catch (const std::exception& e) {
-          return std::vector<Branch>{Branch{std::nullopt, std::string("the proposer failed: ") + e.what()}};
+          return std::vector<Branch>{Branch{std::nullopt, std::string("the proposer failed: ") + e.what(), true}};
         }
       }));
 
     CandidateFeed feed;
+    // Whether the round learnt anything: branches lost to protocol errors and the evaluator's
+    // failures say nothing about the ideas (round_patience.h).
+    int64_t informative = 0, lost = 0;
+    std::string lost_reason = ideas_lost;
     std::atomic<int64_t> planned{budget_.candidates_used()};
     std::atomic<bool> dropped{false};
     RoundSettings settings;
@@ -307,11 +321,20 @@ class Engine {
       // evaluated, and every id, stay the same from run to run.
       for (size_t i = 0; i < requests.size(); ++i) {
         auto branches = implemented[i].get();
-        for (size_t b = 0; b < branches.size() && static_cast<int64_t>(b) < cfg_.branches_per_idea; ++b)
+        for (size_t b = 0; b < branches.size() && static_cast<int64_t>(b) < cfg_.branches_per_idea; ++b) {
+          if (branches[b].lost) {
+            ++lost;
+            if (lost_reason.empty()) lost_reason = branches[b].failure;
+          } else if (!branches[b].variant) {
+            ++informative;
+          }
           if (auto job = add_branch(requests[i], round, candidate_id(round, i, b), branches[b])) {
             ++planned;
             feed.add(std::move(*job));
+          } else if (branches[b].variant) {
+            ++informative;  // a variant this search or the archive has measured
           }
+        }
       }
     }
     // Failed branches and archive reuses of this round are in the tree now, the runner's
@@ -325,6 +348,8 @@ class Engine {
       if (r.verdict() == Verdict::infra_error) {
         ++infra;
         infra_reason = r.reason();
+      } else {
+        ++informative;
       }
       ++evaluated;
       result_.tree.push_back(std::move(r));
@@ -342,11 +367,21 @@ class Engine {
       const std::string spent = budget_.exhausted(req_.proposer->usage());
       return stop(SearchStop::budget, spent.empty() ? "budget: candidates" : spent);
     }
-    if (best_after < best_before * (1.0 + cfg_.min_round_gain)) {
-      return stop(SearchStop::no_gain, fmt::format("no gain in round {}: best {} after {} (min_round_gain {:g})", round,
-                                                   format_speedup(best_after), format_speedup(best_before),
-                                                   cfg_.min_round_gain));
-    }
+    const bool round_lost = !ideas_lost.empty() || (informative == 0 && lost + infra > 0);
+    if (round_lost && lost_reason.empty()) lost_reason = infra_reason;
+    return after_round(RoundReport{round, best_before, best_after, round_lost ? lost_reason : ""});
+  }
+
+  // Whether the search goes on after a round, by [search].patience.
+  bool after_round(const RoundReport& report) {
+    const size_t lost_before = patience_.lost_rounds().size();
+    std::string reason = patience_.after_round(report);
+    if (patience_.lost_rounds().size() > lost_before)
+      spdlog::warn("{}: not counted as a round without gain", patience_.lost_rounds().back());
+    if (!reason.empty()) return stop(SearchStop::no_gain, std::move(reason));
+    if (cfg_.patience > 0 && patience_.without_gain() > 0)
+      spdlog::info("round {}: no gain ({} of {} rounds without gain before the search stops)", report.round,
+                   patience_.without_gain(), cfg_.patience);
     return true;
   }
 
@@ -429,6 +464,7 @@ class Engine {
   SearchBudget budget_;
   ScreeningBar bar_;  // kept across rounds: a winner of round 1 screens round 2's candidates
   ScreeningEconomy economy_;  // kept across rounds too: what a screening costs and saves here
+  RoundPatience patience_;    // rounds without gain, and the lost rounds that are not
   std::vector<Evaluator*> evaluators_;
   std::vector<int64_t> device_indices_;
   SearchResult result_;

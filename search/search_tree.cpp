@@ -29,7 +29,8 @@ std::vector<Outcome> outcomes_of(const std::vector<CandidateRecord>& tree) {
   std::vector<Outcome> out;
   for (const auto& c : tree) {
     if (c.id == kBaselineId) continue;
-    out.push_back(Outcome{c.id, c.parent_id, c.round, c.idea, c.variant, c.verdict(), c.reason(), c.speedup()});
+    out.push_back(
+        Outcome{c.id, c.parent_id, c.round, c.idea, c.variant, c.verdict(), c.reason(), c.speedup(), c.eval.timings});
   }
   return out;
 }

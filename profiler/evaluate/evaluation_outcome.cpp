@@ -152,9 +152,7 @@ std::string escaped_work(const EvalResult& result) {
     auto span_ratio = [](const TimingStats& s) {
       return s.cupti_span_us > 0 && s.median_us > 0 ? s.cupti_span_us / s.median_us : 0.0;
     };
-    const char* escaped_note = "work escaped the timed region";
-    const bool noted = c.notes.find(escaped_note) != std::string::npos &&
-                       t.baseline.notes.find(escaped_note) == std::string::npos;
+    const bool noted = escaped_timed_region(c) && !escaped_timed_region(t.baseline);
     if (c.launches_per_sample <= 1 && (span_ratio(c) > 0 || noted)) {
       ++measured;
       const double allowed = std::max(1.0 / 0.95, 1.25 * span_ratio(t.baseline));

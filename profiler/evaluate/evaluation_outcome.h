@@ -56,8 +56,8 @@ std::string harness_crash_line(const std::string& stderr_text);
 void apply_accept_rule(EvalResult& result, double min_speedup);
 
 // Non-empty (the reason) when a candidate's timings show GPU work that outlives the call as the
-// caller's stream sees it: the CUPTI span of one call is longer than its event-timed median, or
-// the harness noted that work escaped the timed region. Verification can miss this when the
+// caller's stream sees it: the CUPTI span of one call is longer than its event-timed median (by
+// more than the original's own span allows, or escaped_timed_region in core/). Verification can miss this when the
 // side-stream work happens to finish before the harness looks; timing cannot. Only measurements
 // count here: the roofline floor (estimated bytes over measured bandwidth) is not one.
 std::string escaped_work(const EvalResult& result);

@@ -9,6 +9,7 @@
 #include "profiler/judge/cuda_check.h"
 #include "profiler/judge/judge_timing.h"
 #include "profiler/judge/phase_times.h"
+#include "profiler/judge/served_job.h"
 #include "profiler/judge/verifier.h"
 
 namespace kb::judge {
@@ -23,7 +24,8 @@ KernelMetrics metrics_of(const DecodedJob& job, VariantProcess& server, double t
   Request r;
   r.op = Op::local_metrics;
   r.size_index = static_cast<int32_t>(s);
-  r.seed = job.raw.seed;
+  // Its own buffers' inputs (nobody compares its outputs): from a seed that is no verification's.
+  r.seed = fresh_server_seed();
   r.distribution = static_cast<uint32_t>(job.distributions.front());
   const Reply reply = server.ask(r, timeout_s);
   expect_no_harness_error(reply, "collect metrics");
@@ -52,7 +54,7 @@ JobProcesses start_job_processes(int device, bool baseline, bool candidate, bool
   return p;
 }
 
-void run_job(const DecodedJob& job, const std::string& job_text, JobProcesses& processes, EvalResult& result) {
+void run_job(const DecodedJob& job, JobProcesses& processes, EvalResult& result) {
   const auto& raw = job.raw;
   PhaseTimes phases(result.phase_s);
   phases.begin("start");
@@ -67,8 +69,9 @@ void run_job(const DecodedJob& job, const std::string& job_text, JobProcesses& p
   VariantProcess* candidate = processes.candidate.get();
   // The servers create their CUDA contexts as soon as they have the job, while the judge creates
   // its own: the three start-ups overlap instead of queueing.
-  if (baseline) baseline->give_job(job_text);
-  if (candidate) candidate->give_job(job_text);
+  // Each server is told only what it needs to serve its own library (served_job.h).
+  if (baseline) baseline->give_job(served_job_text(raw, raw.baseline_library));
+  if (candidate) candidate->give_job(served_job_text(raw, raw.candidate_library));
   result.device = describe_device(raw.device);  // "no CUDA device: ..." when there is none
   cuda_check(cudaSetDevice(raw.device), "selecting the CUDA device");
   cuda_check(cudaFree(nullptr), "creating the CUDA context");

@@ -19,11 +19,10 @@ struct JobProcesses {
 };
 JobProcesses start_job_processes(int device, bool baseline, bool candidate, bool verbose);
 
-// Runs `job` (its file's text is `job_text`, which the servers get from the judge), filling
-// `result`; the servers `processes` does not need are ended. Returns normally with a verdict for
+// Runs `job` (each server is told only its served_job, served_job.h), filling `result`; the servers `processes` does not need are ended. Returns normally with a verdict for
 // every outcome that is a result (including a wrong, rejected or crashed candidate and one that
 // cannot be loaded); throws VariantGone when the original's server dies and HarnessError when the
 // judge itself fails.
-void run_job(const DecodedJob& job, const std::string& job_text, JobProcesses& processes, EvalResult& result);
+void run_job(const DecodedJob& job, JobProcesses& processes, EvalResult& result);
 
 }  // namespace kb::judge

@@ -15,6 +15,7 @@
 #include "common/sealed_text.h"
 #include "profiler/judge/cuda_check.h"
 #include "profiler/judge/judged_job.h"
+#include "profiler/judge/served_job.h"
 #include "profiler/judge/session_sweep.h"
 #include "profiler/judge/variant_process.h"
 
@@ -110,7 +111,7 @@ int run_session(const SessionOptions& options) {
     JudgedJob judged = judge_job(text, "the session's job", processes, [&](const DecodedJob& job, JobProcesses& p) {
       if (job.raw.under_sanitizer) throw HarnessError("a session does not run jobs under compute-sanitizer");
       identity = original_identity(job);
-      if (original && identity == original_key && original->renew_job(text, kRenewTimeoutS)) {
+      if (original && identity == original_key && original->renew_job(served_job_text(job.raw, job.raw.baseline_library), kRenewTimeoutS)) {
         p.baseline = std::move(original);
       } else {
         original.reset();

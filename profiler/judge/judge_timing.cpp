@@ -378,7 +378,7 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
                                                  : criteria[i].reason();
     t.sm_clock_mhz = summarize(kept_clocks).median;
     t.cupti_span_us = v.span_us;
-    if (t.cupti_span_us > 0 && launches_ == 1 && t.median_us < 0.95 * t.cupti_span_us)
+    if (escaped_timed_region(t))
       v.notes.push_back("the event-timed median " + format_number(t.median_us) + " us is " +
                         format_number((1 - t.median_us / t.cupti_span_us) * 100) + "% below the GPU time " +
                         format_number(t.cupti_span_us) +

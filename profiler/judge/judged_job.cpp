@@ -41,7 +41,7 @@ JudgedJob judge_job(const std::string& job_text, const std::string& origin, JobP
     return out;
   }
   try {
-    run_job(job, job_text, processes, out.result);
+    run_job(job, processes, out.result);
   } catch (const VariantGone& g) {
     processes = {};  // the other server is asked to quit and waited for
     if (g.who == Who::candidate) {

@@ -69,7 +69,6 @@ bool send_reply(int fd, const Reply& r) { return send_all(fd, &r, sizeof r); }
 
 bool receive_request(int fd, Request& r) {
   if (!receive_record(fd, &r, sizeof r, -1, nullptr)) return false;
-  r.phase[kPhaseBytes - 1] = '\0';
   return r.magic == kProtocolMagic && r.slot_count <= kMaxSlots;
 }
 

@@ -208,7 +208,7 @@ int serve_variant(int fd, int device, Who who) {
   // First start-up reply, sent before any variant code runs: only this one may say the server
   // itself failed (a library's initializer could write any reply after it).
   if (!send_reply(fd, make_reply(Status::ok))) return kExitOk;
-  const std::string library = who == Who::candidate ? job.raw.candidate_library : job.raw.baseline_library;
+  const std::string library = job.raw.baseline_library;  // its own library, whoever it serves (served_job.h)
   VariantLibrary lib;
   try {
     CallScope scope(who, "loading " + library);
@@ -222,7 +222,7 @@ int serve_variant(int fd, int device, Who who) {
   for (;;) {
     Request r;
     if (!receive_request(fd, r)) return kExitOk;  // the judge is gone
-    set_phase(r.phase[0] ? std::string(r.phase) : std::string(to_string(r.op)) + " request");
+    set_phase(std::string(to_string(r.op)) + " request");
     if (r.op == Op::renew) {
       // The next job of a session (judge_session.h): the same library and launcher, new sizes,
       // seeds and settings. Slots and timer belong to the old job and go with its Server.
@@ -231,9 +231,7 @@ int serve_variant(int fd, int device, Who who) {
       Reply reply = make_reply(Status::ok);
       try {
         DecodedJob next = parse_job(next_text, "the renewed job from the judge");
-        const std::string& next_library =
-            who == Who::candidate ? next.raw.candidate_library : next.raw.baseline_library;
-        if (next.raw.device != device || next_library != library)
+        if (next.raw.device != device || next.raw.baseline_library != library)
           throw HarnessError("a renewed job must keep the device and the library");
         server.reset();
         job = std::move(next);
@@ -255,10 +253,7 @@ int serve_variant(int fd, int device, Who who) {
       reply = make_reply(Status::harness_error, e.what());
     }
     if (!send_reply(fd, reply) || r.op == Op::quit) return kExitOk;
-    if (sticky) {
-      print_crash_line(who, reply.note);
-      return crashed;
-    }
+    if (sticky) return crashed;  // the judge prints the crash line, with its phase
   }
 }
 

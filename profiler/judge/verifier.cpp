@@ -13,6 +13,7 @@
 #include "profiler/judge/device_checks.h"
 #include "profiler/judge/dtype_codec.h"
 #include "profiler/judge/output_comparator.h"
+#include "profiler/judge/served_job.h"
 #include "profiler/judge/tolerance_warning.h"
 
 namespace kb::judge {
@@ -382,7 +383,7 @@ VerificationOutcome run_for_sanitizer(const DecodedJob& job, const Servers& serv
       Request r;
       r.op = Op::local_call;
       r.size_index = static_cast<int32_t>(s);
-      r.seed = job.raw.seed + static_cast<uint64_t>(t) * job.size_count() + s;
+      r.seed = fresh_server_seed();  // the server fills its own buffers: never a verification's seed
       r.distribution = static_cast<uint32_t>(job.distributions.front());
       const Reply c = servers.candidate->ask(r, servers.timeout_s);
       expect_no_harness_error(c, "run the candidate");

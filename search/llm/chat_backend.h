@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -19,6 +20,14 @@ struct ChatMessage {
   std::string content;
 };
 
+// One attempt of an exchange that failed, retried or not: what the server answered, or the
+// transport error. A recording keeps them (redacted), the evidence of a lost round.
+struct FailedAttempt {
+  long status = 0;    // the HTTP status; 0 when no answer came
+  std::string body;   // the answer's body as it came
+  std::string error;  // what the client made of it: "HTTP 503: overloaded", "no reply within ..."
+};
+
 // One exchange to have with the model: the messages and sampling settings, named for recording.
 struct ChatRequest {
   std::string step;  // ideas | implement | crossover | repair
@@ -27,6 +36,9 @@ struct ChatRequest {
   std::vector<ChatMessage> messages;
   double temperature = 0.7;
   int64_t max_tokens = 32768;
+  // Told of every failed attempt before it is retried or given up (RecordingChatBackend); may be
+  // called from the thread that asked.
+  std::function<void(const FailedAttempt&)> on_failed_attempt = {};
 };
 
 // What the model answered, with the tokens it cost.

@@ -5,7 +5,9 @@
 // the reply became:
 //
 //   ideas      r<round>                  (r<round>-retry: the one reminder after a reply without JSON)
-//   implement  r<round>-i<k>-b<b>        k: the idea's place in that round's ideas reply, from 0
+//   implement  r<round>-i<k>-b<b>        k: the idea's place in that round's ideas reply, from 0,
+//                                        among those kept (idea_diversity.h: near-duplicates
+//                                        merged, at most ideas_per_round spread over families)
 //   crossover  r<round>-crossover-b<b>   (the engine adds at most one crossover a round)
 //   repair     the key of the exchange that wrote the failed code: r1-i1-b0, r2-crossover-b0;
 //              "-fix<n>" appended when the n-th repair failed again and is repaired once more

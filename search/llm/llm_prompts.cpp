@@ -14,6 +14,10 @@ namespace {
 constexpr size_t kMaxCodeChars = 24'000;
 constexpr size_t kMaxLogChars = 6'000;
 constexpr size_t kMaxDiffChars = 3'000;
+// What the model reads about a failure: the latest round's in full, which holds the failing case
+// (size, element, expected and got, tolerance); earlier rounds' as a line each.
+constexpr size_t kMaxLatestReasonChars = 1'500;
+constexpr size_t kMaxEarlierReasonChars = 300;
 
 std::string shorten(const std::string& text, size_t max, bool keep_end = false) {
   if (text.size() <= max) return text;
@@ -25,14 +29,20 @@ std::string format_seeds(const std::vector<Seed>& seeds) {
   std::string out;
   for (const auto& s : seeds) {
     out += fmt::format("### {} ({} vs the original)", s.id, format_speedup(s.speedup));
+    const std::string timings = format_size_timings(s.eval.timings, s.id == "baseline");
     if (s.id == "baseline") {
-      out += ": the original source above\n\n";
+      out += ": the original source above\n" + timings + "\n";
       continue;
     }
-    out += fmt::format(", from the idea: {} [{}]\nCompiled with: {}\n```cuda\n{}```\n\n", s.idea.text, s.idea.family,
-                       format_build(s.variant), shorten(s.variant.source, kMaxCodeChars));
+    out += fmt::format(", from the idea: {} [{}]\n{}Compiled with: {}\n```cuda\n{}```\n\n", s.idea.text, s.idea.family,
+                       timings, format_build(s.variant), shorten(s.variant.source, kMaxCodeChars));
   }
   return out;
+}
+
+// A timing's median, or "?" for a size the evaluation did not reach.
+std::string median_text(const TimingStats& t) {
+  return t.median_us > 0 ? format_us(t.median_us) + " us" : "?";
 }
 
 std::string format_examples(const std::vector<ArchiveExample>& examples) {
@@ -100,18 +110,49 @@ std::string format_launch_stream(const config::KernelSpec& spec) {
   return "the default stream";
 }
 
+std::string format_size_timings(const std::vector<SizeTiming>& timings, bool original) {
+  std::string out;
+  for (const auto& t : timings) {
+    if (original) {
+      out += fmt::format("- {}: {}\n", t.size_label, median_text(t.baseline));
+      continue;
+    }
+    out += fmt::format("- {}: {} against the original's {}", t.size_label, median_text(t.candidate),
+                       median_text(t.baseline));
+    if (t.speedup > 0) out += fmt::format(" ({}{})", format_speedup(t.speedup), t.significant ? "" : ", within noise");
+    if (t.candidate_pct_of_floor > 0) out += fmt::format(", at {:.0f}% of the roofline floor", t.candidate_pct_of_floor);
+    out += "\n";
+  }
+  return out;
+}
+
 std::string format_history(const std::vector<Outcome>& history, size_t limit) {
   if (history.empty()) return "(nothing yet)\n";
   std::string out;
   size_t start = history.size() > limit ? history.size() - limit : 0;
   if (start > 0) out += fmt::format("({} earlier candidates not shown)\n", start);
+  int64_t latest = 0;
+  for (const auto& h : history) latest = std::max(latest, h.round);
   for (size_t i = start; i < history.size(); ++i) {
     const auto& h = history[i];
+    const bool detailed = h.round == latest;
     out += fmt::format("- {} (round {}, from {}) [{}] {} -> {}", h.id, h.round, h.parent_id, h.idea.family,
                        h.idea.text, to_string(h.verdict));
     if (verdict_is_correct(h.verdict)) out += " " + format_speedup(h.speedup);
-    else if (!h.reason.empty()) out += ": " + shorten(h.reason, 200);
+    else if (!h.reason.empty())
+      out += ": " + shorten(h.reason, detailed ? kMaxLatestReasonChars : kMaxEarlierReasonChars);
     out += "\n";
+    // The last round's slow candidates with where they were slow: the next ideas start there.
+    const bool slow = h.verdict == Verdict::not_faster || h.verdict == Verdict::screened_out ||
+                      (h.verdict == Verdict::accepted && h.speedup < 1.0);
+    if (detailed && slow && !h.timings.empty()) {
+      std::string table = format_size_timings(h.timings, false);
+      for (size_t at = 0; at < table.size();) {  // indented under its candidate
+        size_t end = table.find('\n', at);
+        out += "  " + table.substr(at, end - at + 1);
+        at = end + 1;
+      }
+    }
   }
   return out;
 }
@@ -167,6 +208,7 @@ ChatRequest PromptBuilder::implement(const BranchRequest& req, int64_t branch) c
   v["BRANCHES"] = std::to_string(req.branches);
   v["SEED_ID"] = req.seed.id;
   v["SEED_SPEEDUP"] = format_speedup(req.seed.speedup);
+  v["SEED_TIMINGS"] = format_size_timings(req.seed.eval.timings, req.seed.id == "baseline");
   v["SEED_CODE"] = shorten(req.seed.variant.source, kMaxCodeChars);
   v["SEED_BUILD"] = format_build(req.seed.variant);
   std::string key = branch_key(branch_key_prefix(ctx_.round, req), branch);

@@ -37,7 +37,12 @@ std::string format_profile(const EvalResult& profile);
 std::string format_tolerance(const config::Config& config, const config::KernelSpec& spec);
 // "the default stream", or the stream argument the launcher must queue its work on.
 std::string format_launch_stream(const config::KernelSpec& spec);
+// Every candidate so far, one line each; the latest round's failures with their whole reason (a
+// wrong result's failing case) and its slow candidates with their per-size timings.
 std::string format_history(const std::vector<Outcome>& history, size_t limit = 40);
+// One line per size: the candidate's median against the original's, the ratio, the share of the
+// roofline floor; `original`: the original's medians alone.
+std::string format_size_timings(const std::vector<SizeTiming>& timings, bool original);
 std::string format_build(const Variant& variant);
 
 }  // namespace kb::search

@@ -8,6 +8,7 @@
 #include "search/builtin/builtin_rules.h"
 #include "search/builtin/tuning_space.h"
 #include "search/content_hash.h"
+#include "search/idea_diversity.h"
 #include "search/llm/exchange_keys.h"
 #include "search/llm/llm_prompts.h"
 #include "search/llm/reply_parser.h"
@@ -61,6 +62,7 @@ std::optional<ProposedIdea> LlmProposer::tuning_idea(const ProposalContext& ctx)
 std::vector<ProposedIdea> LlmProposer::propose_ideas(const ProposalContext& ctx) {
   std::vector<ProposedIdea> ideas;
   std::string failure;
+  std::string lost;
   PromptBuilder prompts(ctx, config_.llm);
   try {
     ChatRequest request = prompts.ideas(config_.search.rounds);
@@ -76,19 +78,29 @@ std::vector<ProposedIdea> LlmProposer::propose_ideas(const ProposalContext& ctx)
       parsed = parse_ideas(reply.content);
     }
     if (parsed.ok()) ideas = std::move(parsed.ideas);
-    else failure = "the model's idea reply held no JSON list of ideas, even after a reminder";
+    else lost = "the model's idea reply held no JSON list of ideas, even after a reminder";
   } catch (const ReplayMissing& e) {
     // A replay that stops before this round is a normal end, not a failed request.
     failure = e.what();
     spdlog::info("round {}: {} ({}); no model ideas this round", ctx.round, failure, backend_->describe());
+  } catch (const ChatError& e) {
+    // A wrong key, URL or model fails every later request too: the search stops. The service
+    // failing after its retries, or answering with nothing usable, loses this round only.
+    if (e.kind == ChatFailure::configuration) throw;
+    lost = std::string("the ideas request failed: ") + e.what();
   } catch (const BudgetExhausted& e) {
     failure = e.what();
   }
-  if (static_cast<int64_t>(ideas.size()) > ctx.ideas_wanted) ideas.resize(static_cast<size_t>(ctx.ideas_wanted));
+  if (!lost.empty()) spdlog::warn("round {}: {}; no model ideas this round", ctx.round, lost);
+  IdeaSelection selection = diversify_ideas(ideas, static_cast<size_t>(std::max<int64_t>(0, ctx.ideas_wanted)));
+  for (const auto& note : selection.notes) spdlog::info("round {}: {}", ctx.round, note);
+  ideas = std::move(selection.ideas);
+  // Numbered as kept, so that an implement key stays its candidate's id (exchange_keys.h).
   for (size_t i = 0; i < ideas.size(); ++i) ideas[i].key = model_idea_tag(i);
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto tune = tuning_idea(ctx)) ideas.push_back(*tune);
-  if (ideas.empty()) exhausted_ = failure.empty() ? "the model proposed no ideas" : failure;
+  ideas_lost_ = lost;
+  if (ideas.empty()) exhausted_ = !failure.empty() ? failure : !lost.empty() ? lost : "the model proposed no ideas";
   return ideas;
 }
 
@@ -99,7 +111,7 @@ Branch LlmProposer::implement_branch(const ProposalContext& ctx, const BranchReq
     // Lines of the code the model started from are its own, not gaps it left.
     const std::string started_from = request.seed.variant.source + (request.mate ? request.mate->variant.source : "");
     ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.launcher, started_from);
-    if (!code.ok()) return Branch{std::nullopt, code.failure};
+    if (!code.ok()) return Branch{std::nullopt, code.failure, code.unreadable};
     Variant v{code.code, request.seed.variant.defines, request.seed.variant.nvcc_flags,
               request.id_prefix + "-b" + std::to_string(branch)};
     return Branch{v, ""};
@@ -107,7 +119,7 @@ Branch LlmProposer::implement_branch(const ProposalContext& ctx, const BranchReq
     // The engine records and logs the failed branch; its reason is all there is to say.
     return Branch{std::nullopt, e.what()};
   } catch (const ChatError& e) {
-    return Branch{std::nullopt, std::string("model request failed: ") + e.what()};
+    return Branch{std::nullopt, std::string("model request failed: ") + e.what(), true};
   } catch (const BudgetExhausted& e) {
     return Branch{std::nullopt, e.what()};
   }
@@ -154,6 +166,11 @@ std::optional<Variant> LlmProposer::repair(const ProposalContext& ctx, const std
     spdlog::warn("{}: no repair: {}", candidate_id, e.what());
   }
   return std::nullopt;
+}
+
+std::string LlmProposer::ideas_lost() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return ideas_lost_;
 }
 
 std::string LlmProposer::exhausted_reason() const {

@@ -31,6 +31,7 @@ class LlmProposer : public Proposer {
   bool supports_crossover() const override { return true; }
   TokenUsage usage() const override { return backend_->usage(); }
   std::string exhausted_reason() const override;
+  std::string ideas_lost() const override;
   void finish(const SearchResult& result) override { backend_->finish(result); }
   const ChatBackend& backend() const { return *backend_; }
 
@@ -46,6 +47,7 @@ class LlmProposer : public Proposer {
   std::set<std::string> tuned_seeds_;  // variant hashes of seeds already given a tuning idea
   std::map<std::string, std::vector<Variant>> tuning_plans_;
   std::string exhausted_;
+  std::string ideas_lost_;  // this round's: the request failed, or the reply was unreadable
   RepairKeys repair_keys_;  // a repair is asked under the key of the exchange that wrote the code
 };
 

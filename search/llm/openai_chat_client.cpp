@@ -199,6 +199,15 @@ OpenAiChatClient::Next OpenAiChatClient::on_error_status(const HttpResponse& res
   throw ChatError(refused(error, hint), ChatFailure::configuration);
 }
 
+void OpenAiChatClient::tell_failed(const ChatRequest& request, const FailedAttempt& attempt) {
+  if (!request.on_failed_attempt) return;
+  try {
+    request.on_failed_attempt(attempt);
+  } catch (const std::exception& e) {
+    spdlog::warn("llm {} {}: a failed attempt could not be noted: {}", request.step, request.key, e.what());
+  }
+}
+
 ChatReply OpenAiChatClient::exchange(const ChatRequest& request, int64_t max_retries) {
   Slot slot(in_flight_);
   const int64_t attempts = 1 + std::max<int64_t>(0, max_retries);
@@ -228,9 +237,19 @@ ChatReply OpenAiChatClient::exchange(const ChatRequest& request, int64_t max_ret
         } catch (const ChatError& e) {
           state.last_error = std::string("malformed reply: ") + e.what();
           charge_estimate(request, stream);
+          tell_failed(request, {response.status, response.body, state.last_error});
         }
       } else {
-        if (on_error_status(response, shape, max_tokens, state) == Next::resend) continue;
+        Next next;
+        try {
+          next = on_error_status(response, shape, max_tokens, state);
+        } catch (const ChatError& e) {
+          tell_failed(request, {response.status, response.body, e.what()});
+          throw;
+        }
+        tell_failed(request, {response.status, response.body,
+                              next == Next::resend ? "refused; resent in another shape" : state.last_error});
+        if (next == Next::resend) continue;
         if (response.status >= 500) charge_estimate(request, stream);
       }
     } catch (const HttpTransportError& e) {
@@ -241,6 +260,7 @@ ChatReply OpenAiChatClient::exchange(const ChatRequest& request, int64_t max_ret
                                            llm_.timeout_s)
                              : fmt::format("no reply within [llm].timeout_s = {:g} s", llm_.timeout_s);
       if (e.sent) charge_estimate(request, stream);
+      tell_failed(request, {0, "", state.last_error});
     }
     if (++state.failures >= attempts) break;
     double delay = backoff_delay_s(static_cast<int>(state.failures - 1), policy_.base_delay_s, policy_.max_delay_s,

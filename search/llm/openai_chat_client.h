@@ -66,6 +66,7 @@ class OpenAiChatClient : public ChatBackend {
   Next on_bad_request(const ProviderError& error, const ShapeChoice& sent, int64_t max_tokens, Attempts& state);
   std::string refused(const ProviderError& error, const std::string& hint = "") const;
   void charge_estimate(const ChatRequest& request, const CompletionStream& stream);
+  static void tell_failed(const ChatRequest& request, const FailedAttempt& attempt);
   double next_jitter();
 
   config::LlmConfig llm_;

@@ -9,15 +9,39 @@
 #include <sstream>
 
 #include "common/clock.h"
+#include "common/secret_redactor.h"
 
 namespace kb::search {
 namespace {
+
+// An error page can be long (a gateway's HTML); its head and tail say what happened.
+constexpr size_t kMaxFailedBodyBytes = 16'000;
+
+const char* failure_name(ChatFailure kind) {
+  switch (kind) {
+    case ChatFailure::configuration: return "configuration";
+    case ChatFailure::answer: return "answer";
+    case ChatFailure::service: break;
+  }
+  return "service";
+}
+
+ChatFailure failure_from_name(const std::string& name) {
+  if (name == "configuration") return ChatFailure::configuration;
+  if (name == "answer") return ChatFailure::answer;
+  return ChatFailure::service;
+}
 
 ReplayEntry entry_from_json(const nlohmann::json& j) {
   ReplayEntry e;
   e.step = j.at("step").get<std::string>();
   e.key = j.at("key").get<std::string>();
-  e.reply = j.at("reply").get<std::string>();
+  if (!j.contains("reply") && j.contains("error") && j["error"].is_object()) {
+    e.error_kind = failure_from_name(j["error"].value("kind", "service"));
+    e.error = j["error"].value("message", "the recorded request failed");
+  } else {
+    e.reply = j.at("reply").get<std::string>();
+  }
   if (j.contains("request")) e.request = j["request"];
   if (j.contains("finish_reason") && j["finish_reason"].is_string()) e.finish_reason = j["finish_reason"];
   if (j.contains("usage") && j["usage"].is_object()) {
@@ -37,10 +61,15 @@ void add_line(ReplayFile& file, const nlohmann::json& j, const std::string& wher
     file.result = j;
     return;
   }
+  if (j.contains("failed_attempt")) {
+    file.failed_attempts.push_back(j);
+    return;
+  }
   try {
     file.entries.push_back(entry_from_json(j));
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(where + ": an exchange needs string fields step, key and reply (" + e.what() + ")");
+    throw std::runtime_error(where + ": an exchange needs string fields step, key and reply (or an error object) (" +
+                             e.what() + ")");
   }
 }
 
@@ -84,6 +113,7 @@ ChatReply ReplayChatBackend::complete(const ChatRequest& request) {
     ++served_;
     asked_.insert(it->first);
   }
+  if (it->second->error_kind) throw ChatError(it->second->error, *it->second->error_kind);
   ChatReply reply;
   reply.content = it->second->reply;
   reply.finish_reason = it->second->finish_reason;
@@ -134,15 +164,39 @@ void RecordingChatBackend::append(const nlohmann::json& line) {
   out_.flush();
 }
 
+nlohmann::json RecordingChatBackend::exchange_line(const ChatRequest& request) const {
+  nlohmann::json prompt = nlohmann::json::array();
+  for (const auto& m : request.messages) prompt.push_back({{"role", m.role}, {"content", redact(m.content)}});
+  return {{"step", request.step}, {"key", request.key}, {"request", request.summary}, {"prompt", std::move(prompt)}};
+}
+
 ChatReply RecordingChatBackend::complete(const ChatRequest& request) {
-  ChatReply reply = inner_->complete(request);
-  append({{"step", request.step},
-          {"key", request.key},
-          {"request", request.summary},
-          {"reply", reply.content},
-          {"finish_reason", reply.finish_reason},
-          {"usage", {{"prompt_tokens", reply.prompt_tokens}, {"completion_tokens", reply.completion_tokens}}},
-          {"model", reply.model}});
+  ChatRequest observed = request;
+  observed.on_failed_attempt = [this, &request](const FailedAttempt& a) {
+    append({{"step", request.step},
+            {"key", request.key},
+            {"failed_attempt",
+             {{"status", a.status}, {"body", untrusted_text(a.body, kMaxFailedBodyBytes)}, {"error", redact(a.error)}}}});
+    if (request.on_failed_attempt) request.on_failed_attempt(a);
+  };
+  ChatReply reply;
+  try {
+    reply = inner_->complete(observed);
+  } catch (const ReplayMissing&) {
+    throw;  // nothing was asked: a replay that has no such reply
+  } catch (const ChatError& e) {
+    nlohmann::json line = exchange_line(request);
+    line["error"] = {{"kind", failure_name(e.kind)}, {"message", redact(e.what())}};
+    append(line);
+    throw;
+  }
+  nlohmann::json line = exchange_line(request);
+  line["reply"] = reply.content;
+  line["finish_reason"] = reply.finish_reason;
+  line["usage"] = {{"prompt_tokens", reply.prompt_tokens}, {"completion_tokens", reply.completion_tokens}};
+  line["model"] = reply.model;
+  if (!reply.reasoning.empty()) line["reasoning"] = reply.reasoning;
+  append(line);
   return reply;
 }
 

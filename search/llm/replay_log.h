@@ -17,6 +17,14 @@
 // deterministically. `request` is a summary for people (what was
 // asked); the header and result lines are optional. Record with `kernelbot search --record FILE`
 // or the environment variable KERNELBOT_RECORD=FILE.
+//
+// A recording also keeps what a bug report needs (secrets redacted): every exchange's full
+// prompt (`prompt`: the messages as sent), each failed attempt before its retry
+//   {"step": "implement", "key": "r1-i0-b1", "failed_attempt": {"status": 503, "body": "...", "error": "..."}}
+// and an exchange that failed for good, in place of its reply
+//   {"step": "ideas", "key": "r2", "request": {...}, "prompt": [...], "error": {"kind": "service", "message": "..."}}
+// A replay answers such an exchange with the same failure. Files without these lines (older
+// recordings, hand-written replays) replay as before.
 #pragma once
 
 #include <filesystem>
@@ -24,6 +32,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -42,12 +51,16 @@ struct ReplayEntry {
   std::string finish_reason = "stop";
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
+  // An exchange that failed for good: replayed as this ChatError instead of a reply.
+  std::optional<ChatFailure> error_kind;
+  std::string error;
 };
 
 // A whole recording: header, exchanges, outcome.
 struct ReplayFile {
   nlohmann::json header = nlohmann::json::object();
   std::vector<ReplayEntry> entries;
+  std::vector<nlohmann::json> failed_attempts;  // evidence only: not replayed (the retries succeeded or the error line follows)
   nlohmann::json result = nlohmann::json::object();  // the recorded run's outcome, when written
 };
 
@@ -90,6 +103,7 @@ class RecordingChatBackend : public ChatBackend {
 
  private:
   void append(const nlohmann::json& line);
+  nlohmann::json exchange_line(const ChatRequest& request) const;
   std::unique_ptr<ChatBackend> inner_;
   std::filesystem::path path_;
   std::mutex mutex_;

@@ -205,7 +205,7 @@ ExtractedCode extract_code(const std::string& reply, const std::string& finish_r
   } else {
     if (is_unified_diff(reply)) return {"", diff_failure};
     code = unfenced_code(reply);
-    if (code.empty()) return {"", "the reply contains no code"};
+    if (code.empty()) return {"", "the reply contains no code", true};
     if (!defines_function(code, launcher)) return {"", "the reply's code does not define the launcher `" + name + "`"};
   }
   if (std::string gap = elided_line(code, seed_source); !gap.empty())

@@ -15,6 +15,7 @@ namespace kb::search {
 struct ExtractedCode {
   std::string code;
   std::string failure;  // empty when `code` is usable
+  bool unreadable = false;  // the reply held no code at all: nothing of the idea was tried
   bool ok() const { return failure.empty(); }
 };
 

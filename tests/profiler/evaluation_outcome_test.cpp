@@ -181,11 +181,22 @@ TEST(AcceptRule, WorkEscapingTheCallersStreamIsRejected) {
   EXPECT_EQ(side.verdict, Verdict::rejected);
   EXPECT_NE(side.reason.find("escapes the caller's stream at n=1048576"), std::string::npos) << side.reason;
 
-  EvalResult noted = verified({size("n=1", 3.0, true)});
-  noted.timings[0].candidate.notes = "the event-timed median 1 us is 90% below the GPU span 10 us CUPTI traced for "
-                                     "one call: work escaped the timed region";
-  apply_accept_rule(noted, 1.05);
-  EXPECT_EQ(noted.verdict, Verdict::rejected);
+  // Under the 1.25x allowance over the original's own span ratio, but escaping where the original
+  // does not (its median is within 5% of its traced span): rejected on the measurements.
+  EvalResult slight = verified({size("n=1", 3.0, true)});
+  slight.timings[0].baseline.median_us = 10;
+  slight.timings[0].baseline.cupti_span_us = 10;
+  slight.timings[0].candidate.median_us = 10;
+  slight.timings[0].candidate.cupti_span_us = 12;
+  apply_accept_rule(slight, 1.05);
+  EXPECT_EQ(slight.verdict, Verdict::rejected) << slight.reason;
+
+  // The judge's note is text for people; its words alone decide nothing.
+  EvalResult worded = verified({size("n=1", 3.0, true)});
+  worded.timings[0].candidate.notes = "the event-timed median 1 us is 90% below the GPU span 10 us CUPTI traced for "
+                                      "one call: work escaped the timed region";
+  apply_accept_rule(worded, 1.05);
+  EXPECT_EQ(worded.verdict, Verdict::accepted) << worded.reason;
 
   // Graph-timed samples hold many launches: a call's gaps shrink, so only under half the span counts.
   EvalResult graph = verified({size("n=1", 2.0, true)});

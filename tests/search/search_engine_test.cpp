@@ -214,6 +214,7 @@ TEST(SearchEngine, StopsAtTheTokenBudget) {
 TEST(SearchEngine, StopsWhenARoundBringsTooLittle) {
   TestProject p;
   p.config.search.min_round_gain = 0.05;
+  p.config.search.patience = 1;  // round_patience_test.cpp: the default waits for a second such round
   p.config.search.rounds = 5;
   SimulatedEvaluator e;
   // Round 1: 50 us (2x). Round 2: 49 us, a 2% gain, under the 5% asked for.

@@ -166,14 +166,6 @@ void LoopbackHttpServer::serve(int fd) {
   int now_in_flight = ++in_flight_;
   for (int seen = max_in_flight_; now_in_flight > seen && !max_in_flight_.compare_exchange_weak(seen, now_in_flight);) {
   }
-  // Out of flight before the bytes that let the client go on: a client that sends one request at
-  // a time may send its next one as soon as it has read this one's body, before this thread gets
-  // the CPU back after send_all (seen as two in flight on a loaded machine).
-  bool counted = true;
-  auto landed = [&] {
-    if (counted) --in_flight_;
-    counted = false;
-  };
   {
     std::lock_guard<std::mutex> lock(mutex_);
     requests_.push_back(req);
@@ -183,12 +175,19 @@ void LoopbackHttpServer::serve(int fd) {
   auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(resp.delay_s);
   while (!stopping_ && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  // A request stops counting as in flight just before its response's last bytes leave: a client
+  // that has read them may send its next request at once, and must not find this one still counted.
+  bool counted = true;
+  auto done = [&] {
+    if (counted) --in_flight_;
+    counted = false;
+  };
   if (!resp.hang_up && !stopping_) {
     std::string out = "HTTP/1.1 " + std::to_string(resp.status) + " " + reason_phrase(resp.status) + "\r\n";
     for (const auto& [name, value] : resp.headers) out += name + ": " + value + "\r\n";
     if (resp.stream.empty()) {
       out += "Content-Length: " + std::to_string(resp.body.size()) + "\r\nConnection: close\r\n\r\n" + resp.body;
-      landed();  // the body's length is known: the client may go on once it has read it
+      done();
       send_all(fd, out);
     } else {
       send_all(fd, out + "Connection: close\r\n\r\n" + resp.body);  // the body ends when the connection does
@@ -201,7 +200,7 @@ void LoopbackHttpServer::serve(int fd) {
       }
     }
   }
-  landed();  // a streamed body (and a hang-up) ends only when the connection does
+  done();  // a streamed body or a hang-up: the client learns that it ended at the shutdown
   shutdown(fd, SHUT_RDWR);
   close(fd);
 }

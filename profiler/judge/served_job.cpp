@@ -1,0 +1,44 @@
+#include "profiler/judge/served_job.h"
+
+#include <sys/random.h>
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace kb::judge {
+
+HarnessJob served_job(const HarnessJob& job, const std::string& library) {
+  HarnessJob served;
+  served.mode = JobMode::time_baseline;
+  served.baseline_library = library;
+  served.size_labels = job.size_labels;
+  served.device = job.device;
+  served.bench.flush_l2 = job.bench.flush_l2;  // the server's timer flushes the L2 itself
+  served.trials = 1;
+  served.distributions = {"uniform"};
+  served.seed = 0;
+  for (const HarnessArg& a : job.args) {
+    HarnessArg arg;
+    arg.name = a.name;
+    arg.role = a.role;
+    arg.dtype = a.dtype;
+    arg.counts = a.counts;
+    arg.values = a.values;
+    arg.ranges = a.ranges;  // a local run's indices stay in bounds (metrics, compute-sanitizer)
+    served.args.push_back(std::move(arg));
+  }
+  return served;
+}
+
+std::string served_job_text(const HarnessJob& job, const std::string& library) {
+  return nlohmann::json(served_job(job, library)).dump();
+}
+
+uint64_t fresh_server_seed() {
+  uint64_t seed = 0;
+  if (::getrandom(&seed, sizeof seed, 0) != static_cast<ssize_t>(sizeof seed))
+    throw std::runtime_error("getrandom: the OS's random source failed");
+  return seed;
+}
+
+}  // namespace kb::judge
