@@ -37,9 +37,9 @@ std::string push_target_for(const config::GithubConfig& github, const GitRepo& r
   return github.remote;
 }
 
-GitHubForge::GitHubForge(const config::GithubConfig& github, GitRepo repo, std::string push_target, std::string token,
+GitHubForge::GitHubForge(config::GithubConfig github, GitRepo repo, std::string push_target, std::string token,
                          std::unique_ptr<GitHubClient> client)
-    : github_(github), repo_(std::move(repo)), push_target_(std::move(push_target)), token_(std::move(token)),
+    : github_(std::move(github)), repo_(std::move(repo)), push_target_(std::move(push_target)), token_(std::move(token)),
       client_(std::move(client)) {}
 
 PullRequestOutcome GitHubForge::open_or_update(const PullRequest& pr) {

@@ -15,7 +15,7 @@ namespace kb::bot {
 class GitHubForge : public Forge {
  public:
   // `push_target`: a remote's name or a URL/path to push the branch to.
-  GitHubForge(const config::GithubConfig& github, GitRepo repo, std::string push_target, std::string token,
+  GitHubForge(config::GithubConfig github, GitRepo repo, std::string push_target, std::string token,
               std::unique_ptr<GitHubClient> client);
   std::string name() const override { return "github"; }
   PullRequestOutcome open_or_update(const PullRequest& pr) override;

@@ -176,7 +176,9 @@ std::string profile(const search::SearchResult& result, const search::CandidateR
   std::set<std::string> other;
   for (const auto* m : {&before, &after})
     for (const auto& [k, v] : m->values)
-      if (std::none_of(std::begin(kMetricLabels), std::end(kMetricLabels), [&](const MetricLabel& l) { return k == l.key; }))
+      // `key = k`: clang before 16 (clang-tidy's) cannot capture a structured binding.
+      if (std::none_of(std::begin(kMetricLabels), std::end(kMetricLabels),
+                       [&key = k](const MetricLabel& l) { return key == l.key; }))
         other.insert(k);
   keys.insert(keys.end(), other.begin(), other.end());
   out += "\n| | original | kernelbot |\n| --- | ---: | ---: |\n";

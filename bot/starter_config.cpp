@@ -263,7 +263,7 @@ std::string commented(const std::string& text) {
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     std::string line = text.substr(start, end - start);
-    out += (line.rfind("#", 0) == 0 ? line : "# " + line) + "\n";
+    out += (line.rfind('#', 0) == 0 ? line : "# " + line) + "\n";
     start = end + 1;
   }
   return out;

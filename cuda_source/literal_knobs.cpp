@@ -93,8 +93,8 @@ const std::set<std::string> kIntegerTypeWords = {"int", "unsigned", "signed", "l
 
 class KnobFinder {
  public:
-  KnobFinder(const std::string& text, const ScanResult& scan, const std::string& file)
-      : text_(text), scan_(scan), file_(file) {}
+  KnobFinder(const std::string& text, const ScanResult& scan, std::string file)
+      : text_(text), scan_(scan), file_(std::move(file)) {}
 
   LauncherKnobs find(const std::string& launcher_name, const OverloadScore& score) {
     const ScannedLauncher* launcher = nullptr;

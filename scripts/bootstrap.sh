@@ -6,12 +6,22 @@
 #   scripts/bootstrap.sh            install missing packages and configure build/
 #   scripts/bootstrap.sh --check    only report what is missing (exit 1 if anything is)
 #   BUILD_DIR=out scripts/bootstrap.sh
+#   BUILD_DIR=build-asan scripts/bootstrap.sh -- -DKERNELBOT_SANITIZE=address   (more CMake options
+#                                   for a new build directory; an existing one is left as it is)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${BUILD_DIR:-$root/build}"
 check_only=0
-[ "${1:-}" = "--check" ] && check_only=1
+cmake_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --check) check_only=1 ;;
+    --) shift; cmake_args=("$@"); break ;;
+    *) printf 'bootstrap: unknown argument %s (see the top of %s)\n' "$1" "$0" >&2; exit 2 ;;
+  esac
+  shift
+done
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 
@@ -108,6 +118,6 @@ fi
 if [ ! -f "$build_dir/build.ninja" ]; then
   say "configuring $build_dir"
   cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_CUDA_COMPILER="$nvcc" \
-        -DCUDAToolkit_ROOT="$cuda_root" >/dev/null
+        -DCUDAToolkit_ROOT="$cuda_root" ${cmake_args[@]+"${cmake_args[@]}"} >/dev/null
 fi
 say "ready: cmake --build $build_dir"

@@ -196,7 +196,7 @@ class RoundPipeline {
           confirm(e, std::move(contender));
           break;
         case Work::full:
-          evaluate_unscreened(e, std::move(item));
+          evaluate_unscreened(e, item);
           break;
         case Work::none:
           return;
@@ -304,7 +304,7 @@ class RoundPipeline {
 
   // Not screened (it did not pay): an accepted candidate still raises the bar the screened ones
   // are held to, by its full measurement at the main size.
-  void evaluate_unscreened(size_t e, EvalItem item) {
+  void evaluate_unscreened(size_t e, const EvalItem& item) {
     CandidateRecord record = record_of(item);
     EvalResult full = evaluate_fully(e, item.compiled);
     if (bar_ && full.verdict == Verdict::accepted) bar_->confirm(record.id, screen_reading(full));

@@ -138,7 +138,7 @@ std::string phases_summary(const SearchPhases& p) {
                                        p.winner_metrics_s);
   if (!p.screening) return fmt::format("evaluation: {} fully evaluated, no screening; {}", p.fully_evaluated, time);
   return fmt::format("screening: {} screened, {} screened out ({:.0f}%), {} failed it, {} fully evaluated; {}",
-                     p.screened, p.screened_out, p.screened ? 100.0 * p.screened_out / p.screened : 0.0,
+                     p.screened, p.screened_out, p.screened ? 100.0 * static_cast<double>(p.screened_out) / static_cast<double>(p.screened) : 0.0,
                      p.failed_screening, p.fully_evaluated, time);
 }
 

@@ -116,7 +116,9 @@ void run(CliContext& ctx, const SearchOptions& opts) {
   if (opts.rounds > 0) config.search.rounds = opts.rounds;
   if (opts.max_candidates > 0) config.search.max_candidates = opts.max_candidates;
   if (opts.max_wall_time_s > 0) config.search.max_wall_time_s = opts.max_wall_time_s;
-  KernelSearchOptions search_options{opts.proposer, opts.replay, opts.record, opts.archive, opts.no_archive};
+  // No device: `kernelbot search` spreads candidates over every visible GPU.
+  KernelSearchOptions search_options{opts.proposer, opts.replay, opts.record, opts.archive, opts.no_archive,
+                                     std::nullopt};
   search::SearchResult result = search_kernel(config, *spec, search_options);
   auto saved = save_result(config, *spec, result);
 

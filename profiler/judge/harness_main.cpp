@@ -131,6 +131,9 @@ int run_judge(const std::string& job_path, const std::string& out, const std::st
 
 }  // namespace
 
+// Only building the CLI runs outside a try, and a throw there is a bug in the harness that
+// std::terminate reports well enough.
+// NOLINTNEXTLINE(bugprone-exception-escape)
 int main(int argc, char** argv) {
   // No process of this user may read this one's memory or descriptors (/proc/<pid>/mem, fd/,
   // ptrace): a candidate's server runs as the same user, beside the judge and the original.

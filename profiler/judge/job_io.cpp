@@ -131,10 +131,10 @@ DecodedJob decode_job(const HarnessJob& job) {
   }
   if (!writes && mode_compares_candidate(job.mode))
     throw JobError("job field args: no argument has role output or inout, so there is nothing to verify");
-  for (size_t i = 0; i < r.args.size(); ++i)
-    if (r.args[i].is_value())
+  for (const auto& arg : r.args)
+    if (arg.is_value())
       for (size_t s = 0; s < sizes; ++s)
-        if (!r.args[i].values[s].empty()) parse_value(r.args[i], s);  // throws on a bad literal
+        if (!arg.values[s].empty()) parse_value(arg, s);  // throws on a bad literal
   const auto& b = job.bench;
   if (b.min_samples < 1 || b.max_samples < b.min_samples)
     throw JobError("job field bench: need 1 <= min_samples <= max_samples");

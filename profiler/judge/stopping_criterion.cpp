@@ -35,7 +35,7 @@ double StoppingCriterion::median_error() const {
   if (n < 2) return HUGE_VAL;
   std::vector<double> v = samples_;
   auto at = [&](double q) {
-    const auto k = static_cast<size_t>(q * static_cast<double>(n - 1) + 0.5);
+    const auto k = static_cast<size_t>(std::lround(q * static_cast<double>(n - 1)));
     std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
     return v[k];
   };

@@ -56,7 +56,7 @@ class Server {
       }
       case Op::batch: {
         const TimedCalls c = calls(r);
-        for (size_t k = 0; k < c.slots.size(); ++k) call_variant(fn_, c.slots[k]->args(), who_);
+        for (const auto& slot : c.slots) call_variant(fn_, slot->args(), who_);
         CallScope scope(who_, "");
         check_variant_sync(cudaDeviceSynchronize(), who_, "");
         return make_reply(Status::ok);

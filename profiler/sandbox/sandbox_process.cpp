@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -113,7 +114,7 @@ const char* signal_name(int sig) {
 
 std::string format_seconds(double s) {
   std::ostringstream out;
-  out << (s >= 10 ? static_cast<double>(static_cast<int64_t>(s + 0.5)) : s) << " s";
+  out << (s >= 10 ? std::round(s) : s) << " s";
   return out.str();
 }
 

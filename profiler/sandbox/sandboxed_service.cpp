@@ -23,8 +23,8 @@ void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NON
 
 }  // namespace
 
-SandboxedService::SandboxedService(const SandboxCommand& command, size_t max_reply_bytes)
-    : command_(command), reader_(max_reply_bytes) {
+SandboxedService::SandboxedService(SandboxCommand command, size_t max_reply_bytes)
+    : command_(std::move(command)), reader_(max_reply_bytes) {
   // A write to a child that died must fail with EPIPE, not end kernelbot.
   static std::once_flag ignore_sigpipe;
   std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });

@@ -25,7 +25,7 @@ class SandboxedService {
  public:
   // Starts the child (command.stdin_data and pass_fds are not used: the channel is passed).
   // Whether it started: alive(); why not: the first exchange's process.start_error.
-  explicit SandboxedService(const SandboxCommand& command, size_t max_reply_bytes = 256u << 20);
+  explicit SandboxedService(SandboxCommand command, size_t max_reply_bytes = 256u << 20);
   ~SandboxedService();
   SandboxedService(const SandboxedService&) = delete;
   SandboxedService& operator=(const SandboxedService&) = delete;

@@ -84,8 +84,10 @@ std::vector<BuiltinProposer::Planned> BuiltinProposer::plan_local(const Proposal
     std::stable_sort(moves.begin(), moves.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     for (const auto& [score, n] : moves) {
       auto dims = differing(start, n);
-      auto it = std::find_if(plans.begin(), plans.end(),
-                             [&](const Planned& pl) { return pl.dims == dims && pl.seed_id == seed_id; });
+      // `seed = seed_id`: clang before 16 (clang-tidy's) cannot capture a structured binding.
+      auto it = std::find_if(plans.begin(), plans.end(), [&dims, &seed = seed_id](const Planned& pl) {
+        return pl.dims == dims && pl.seed_id == seed;
+      });
       if (it == plans.end()) plans.push_back(Planned{dims, {n}, seed_id});
       else it->points.push_back(n);
       taken.insert(space_->key(n));

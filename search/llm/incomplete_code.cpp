@@ -46,7 +46,7 @@ bool only_dots(const std::string& text) {
   for (const char* mark : {"…", "(", ")", "[", "]"})
     for (size_t at; (at = t.find(mark)) != std::string::npos;) t.erase(at, std::string(mark).size());
   t = trim(t);
-  return !t.empty() && t.find_first_not_of(".") == std::string::npos && t.size() >= 3;
+  return !t.empty() && t.find_first_not_of('.') == std::string::npos && t.size() >= 3;
 }
 
 // A comment saying that code is left out: with an ellipsis, words of leaving out; without one,

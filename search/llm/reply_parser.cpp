@@ -81,7 +81,7 @@ std::string unfenced_code(const std::string& reply) {
   size_t last = first;
   for (size_t i = first; i < lines.size(); ++i) {
     std::string t = trim(lines[i]);
-    if (!t.empty() && (t.back() == '}' || t.back() == ';' || t.rfind("#", 0) == 0)) last = i;
+    if (!t.empty() && (t.back() == '}' || t.back() == ';' || t.rfind('#', 0) == 0)) last = i;
   }
   std::string out;
   for (size_t i = first; i <= last; ++i) out += lines[i] + "\n";

@@ -514,7 +514,9 @@ TEST_F(GpuEvaluatorTest, AnUnsealedSessionReplyIsAForgeryAndEndsTheSession) {
     fake_harness(kAcceptingHarness, seal);
     EvalResult r = evaluator.evaluate(config_.kernels[0], variants[0], variants[1], EvalOptions{});
     EXPECT_EQ(r.verdict, seal ? Verdict::accepted : Verdict::rejected) << r.reason;
-    if (!seal) EXPECT_NE(r.reason.find("seal"), std::string::npos) << r.reason;
+    if (!seal) {
+      EXPECT_NE(r.reason.find("seal"), std::string::npos) << r.reason;
+    }
   }
   EXPECT_EQ(sessions(), 2u) << "a second session: " << read(root_ / "log" / "calls");
 }

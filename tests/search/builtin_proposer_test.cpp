@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <fstream>
 #include <mutex>
 #include <set>
@@ -271,7 +272,9 @@ TEST(BuiltinProposer, SaysSoWhenThereIsNothingToTune) {
 namespace {
 
 // A SimulatedEvaluator that takes its time measuring the original, as a GPU does, and records
-// every variant compiled before and during that measurement.
+// every variant compiled before and during that measurement. The measurement lasts until four
+// compiles have started during it, or 10 s: a fixed 400 ms failed under ThreadSanitizer on a busy
+// machine, where the search takes longer to get its compiles going.
 class SlowOriginalEvaluator : public SimulatedEvaluator {
  public:
   using SimulatedEvaluator::SimulatedEvaluator;
@@ -281,6 +284,7 @@ class SlowOriginalEvaluator : public SimulatedEvaluator {
       compiled_.insert(key(variant));
       if (measuring_) ++during_measurement_;
     }
+    compiled_during_.notify_all();
     std::this_thread::sleep_for(std::chrono::milliseconds(20));  // nvcc is not instant either
     return SimulatedEvaluator::compile(spec, variant);
   }
@@ -288,10 +292,10 @@ class SlowOriginalEvaluator : public SimulatedEvaluator {
                       const EvalOptions& options) override {
     const bool original = baseline.library_path == candidate.library_path;
     if (original) {
-      std::lock_guard lock(mutex_);
+      std::unique_lock lock(mutex_);
       measuring_ = true;
+      compiled_during_.wait_for(lock, std::chrono::seconds(10), [this] { return during_measurement_ >= 4; });
     }
-    if (original) std::this_thread::sleep_for(std::chrono::milliseconds(400));
     EvalResult r = SimulatedEvaluator::evaluate(spec, baseline, candidate, options);
     std::lock_guard lock(mutex_);
     measuring_ = false;
@@ -314,6 +318,7 @@ class SlowOriginalEvaluator : public SimulatedEvaluator {
 
  private:
   std::mutex mutex_;
+  std::condition_variable compiled_during_;
   std::set<std::string> compiled_;
   bool measuring_ = false;
   int during_measurement_ = 0;
