@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "common/os_random.h"
 #include "config/size_expression.h"
 
 namespace kb {
@@ -46,8 +46,7 @@ std::vector<int64_t> evaluate_range(const config::ArgSpec& arg, const std::map<s
 bool is_harsh(const std::string& distribution) { return distribution == "offset" || distribution == "extreme"; }
 
 uint64_t fresh_seed() {
-  std::random_device rd;
-  uint64_t s = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  const uint64_t s = random_u64();
   return s == 0 ? 1 : s;
 }
 

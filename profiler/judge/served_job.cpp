@@ -1,9 +1,8 @@
 #include "profiler/judge/served_job.h"
 
-#include <sys/random.h>
-
 #include <nlohmann/json.hpp>
-#include <stdexcept>
+
+#include "common/os_random.h"
 
 namespace kb::judge {
 
@@ -34,11 +33,6 @@ std::string served_job_text(const HarnessJob& job, const std::string& library) {
   return nlohmann::json(served_job(job, library)).dump();
 }
 
-uint64_t fresh_server_seed() {
-  uint64_t seed = 0;
-  if (::getrandom(&seed, sizeof seed, 0) != static_cast<ssize_t>(sizeof seed))
-    throw std::runtime_error("getrandom: the OS's random source failed");
-  return seed;
-}
+uint64_t fresh_server_seed() { return random_u64(); }
 
 }  // namespace kb::judge
