@@ -25,18 +25,16 @@
 
 namespace {
 
-#define CHECK(call)                                                                          \
-  do {                                                                                       \
-    cudaError_t e_ = (call);                                                                 \
-    if (e_ != cudaSuccess) {                                                                 \
+#define CHECK(call)                                                                               \
+  do {                                                                                            \
+    cudaError_t e_ = (call);                                                                      \
+    if (e_ != cudaSuccess) {                                                                      \
       std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                          \
-    }                                                                                        \
+      std::exit(1);                                                                               \
+    }                                                                                             \
   } while (0)
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 __global__ void saxpy(int n, float a, const float* x, float* y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -70,7 +68,11 @@ int child_start() {
 double phase_cpu_spin() {
   double t = now_s();
   uint64_t s = 88172645463325252ull;
-  for (long i = 0; i < 400'000'000; ++i) { s ^= s << 13; s ^= s >> 7; s ^= s << 17; }
+  for (long i = 0; i < 400'000'000; ++i) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+  }
   volatile uint64_t sink = s;
   (void)sink;
   return now_s() - t;
@@ -82,7 +84,12 @@ double phase_host_memory() {
   double t = now_s();
   for (int r = 0; r < 8; ++r) {
     uint32_t s = 2463534242u + r;
-    for (auto& v : buf) { s ^= s << 13; s ^= s >> 17; s ^= s << 5; v = s; }
+    for (auto& v : buf) {
+      s ^= s << 13;
+      s ^= s >> 17;
+      s ^= s << 5;
+      v = s;
+    }
   }
   volatile uint32_t sink = buf[buf.size() / 2];
   (void)sink;
@@ -172,8 +179,8 @@ double phase_gpu_kernels() {
   return ms / 1000.0;
 }
 
-const char* const kPhases[] = {"cpu_spin",      "host_memory",   "process_exec", "process_cuinit", "process_start",
-                               "malloc_free",   "copy_pageable", "copy_pinned",  "launch_sync",    "gpu_kernels"};
+const char* const kPhases[] = {"cpu_spin",    "host_memory",   "process_exec", "process_cuinit", "process_start",
+                               "malloc_free", "copy_pageable", "copy_pinned",  "launch_sync",    "gpu_kernels"};
 
 int worker(const char* self) {
   CHECK(cudaSetDevice(0));

@@ -8,22 +8,22 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <CLI/CLI.hpp>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
 #include <optional>
 #include <sstream>
-#include <mutex>
 #include <thread>
 
 #include "common/clock.h"
-#include "core/number_format.h"
 #include "config/config_loader.h"
+#include "core/number_format.h"
 #include "profiler/device_query.h"
 #include "profiler/evaluate/gpu_evaluator.h"
 #include "search/archive.h"
@@ -72,8 +72,8 @@ std::vector<std::string> split(const std::string& list) {
 }
 
 std::string throughput_line(const Row& r) {
-  return fmt::format("{:<12} {:>10} {:>9} {:>7} {:>9} {:>6} {:>8.1f} {:>10.1f} {:>10.1f} {:>12.1f} {:>7}\n",
-                     r.kernel, r.candidates, r.compiled, r.cached, r.verified, r.timed, r.wall_s, r.compile_s, r.run_s,
+  return fmt::format("{:<12} {:>10} {:>9} {:>7} {:>9} {:>6} {:>8.1f} {:>10.1f} {:>10.1f} {:>12.1f} {:>7}\n", r.kernel,
+                     r.candidates, r.compiled, r.cached, r.verified, r.timed, r.wall_s, r.compile_s, r.run_s,
                      r.candidates / r.wall_s * 60, kb::format_speedup(r.best));
 }
 
@@ -102,7 +102,8 @@ void print_screening_table(const std::vector<Row>& rows) {
     const auto& p = r.phases;
     std::cout << fmt::format("{:<12} {:>9} {:>8.0f}% {:>7} {:>9} {:>10.1f} {:>10.1f} {:>9.1f} {:>16.1f}\n", r.kernel,
                              p.screened, p.screened ? 100.0 * p.screened_out / p.screened : 0.0, p.failed_screening,
-                             p.fully_evaluated, p.compile_s, p.screen_s, p.full_s, r.candidates / r.wall_s * 60 / r.gpus);
+                             p.fully_evaluated, p.compile_s, p.screen_s, p.full_s,
+                             r.candidates / r.wall_s * 60 / r.gpus);
   }
   std::cout << "(screened out: correct on the screening, clearly slower than a confirmed candidate or the original; "
                "per GPU-minute: candidates per minute of wall time divided by the GPUs)\n\n";
@@ -167,8 +168,8 @@ void print_repeat_compile(kb::Evaluator& evaluator, const kb::config::KernelSpec
 // A repeated search with an archive: the second run compiles and runs nothing it has seen.
 // One archive per process: two benchmarks run at once (one per GPU, to measure what they share)
 // each removed and recreated the other's at one fixed path ("disk I/O error").
-void print_repeat_search(const kb::config::Config& config, const kb::config::KernelSpec& spec,
-                         kb::Evaluator* evaluator, const std::vector<kb::Evaluator*>& more) {
+void print_repeat_search(const kb::config::Config& config, const kb::config::KernelSpec& spec, kb::Evaluator* evaluator,
+                         const std::vector<kb::Evaluator*>& more) {
   auto archive_path = std::filesystem::temp_directory_path() /
                       ("kb_search_throughput_archive-" + std::to_string(::getpid()) + ".sqlite");
   std::filesystem::remove(archive_path);
@@ -216,7 +217,7 @@ int main(int argc, char** argv) {
   try {
     auto config = kb::config::load_config(config_path);
     config.search.max_candidates = max_candidates;
-    config.search.rounds = 100;          // the candidate budget ends each search, not the rounds
+    config.search.rounds = 100;  // the candidate budget ends each search, not the rounds
     config.search.min_round_gain = 0;
     config.search.max_wall_time_s = 3600;
     if (no_screening) config.search.screening = false;
@@ -287,8 +288,11 @@ int main(int argc, char** argv) {
                              total.candidates / total.wall_s * 60 / total.gpus, total.candidates, total.wall_s,
                              evaluators.size(), evaluators.size() == 1 ? "" : "s");
     std::cout << "(wall s includes measuring each original; compile s and eval s are summed over candidates, "
-                 "which overlap" << (queue ? "; one kernel per GPU at a time, so the kernels' walls overlap and all's "
-                                              "is the whole run's" : "") << ")\n\n";
+                 "which overlap"
+              << (queue ? "; one kernel per GPU at a time, so the kernels' walls overlap and all's "
+                          "is the whole run's"
+                        : "")
+              << ")\n\n";
     print_screening_table(rows);
     print_job_phase_table(rows);
     print_idle_gpu_table(rows);

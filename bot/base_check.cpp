@@ -1,5 +1,5 @@
-#include "common/file_io.h"
 #include "bot/base_check.h"
+#include "common/file_io.h"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 namespace kb::bot {
 
 std::optional<std::string> original_differs_from_base(const config::Config& config, const config::KernelSpec& spec,
-                                                       const search::SearchResult& result) {
+                                                      const search::SearchResult& result) {
   if (result.tree.empty() || result.tree.front().variant.source.empty())
     return "the result carries no original source to compare with the base branch";
   const std::string& measured = result.tree.front().variant.source;

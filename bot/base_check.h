@@ -15,6 +15,6 @@ namespace kb::bot {
 // source file on [github].base_branch (read through libgit2; the working tree when `config.root`
 // is in no repository); otherwise why the result must not be published.
 std::optional<std::string> original_differs_from_base(const config::Config& config, const config::KernelSpec& spec,
-                                                       const search::SearchResult& result);
+                                                      const search::SearchResult& result);
 
 }  // namespace kb::bot

@@ -18,10 +18,14 @@ std::string commit_pull_request(GitRepo& repo, const PullRequest& pr) {
       auto at_base = repo.file_at(pr.base, rel);
       const std::string base = repo.resolve_base(pr.base);
       if (!at_base)
-        throw std::runtime_error(rel + " is not in " + base + ": commit it before kernelbot can open a PR that changes it");
+        throw std::runtime_error(rel + " is not in " + base +
+                                 ": commit it before kernelbot can open a PR that changes it");
       if (*at_base != original->second)
-        throw std::runtime_error(rel + " in " + base + " is not the version the winner was measured against (the "
-                                 "working tree has other changes, or " + pr.base + " moved on): commit or stash "
+        throw std::runtime_error(rel + " in " + base +
+                                 " is not the version the winner was measured against (the "
+                                 "working tree has other changes, or " +
+                                 pr.base +
+                                 " moved on): commit or stash "
                                  "them, then publish the saved winner again with `kernelbot pr`");
     }
     files[rel] = content;

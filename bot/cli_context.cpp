@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "config/config_loader.h"
 #include "common/secret_redactor.h"
+#include "config/config_loader.h"
 
 namespace kb::bot {
 

@@ -16,7 +16,7 @@ struct GlobalOptions {
   std::string config_path;  // --config; empty: ./kernelbot.toml or the nearest parent's
   int verbosity = 0;        // -v count
   bool quiet = false;
-  bool json = false;        // machine-readable output on stdout, logs on stderr
+  bool json = false;  // machine-readable output on stdout, logs on stderr
 };
 
 class CliContext {

@@ -26,7 +26,8 @@ PullRequestOutcome DryRunForge::open_or_update(const PullRequest& pr) {
     // text and patch are what a dry run is for.
     try {
       outcome.commit = commit_pull_request(*repo_, pr);
-      spdlog::info("committed on local branch {} ({}); nothing pushed (dry run)", pr.head, outcome.commit.substr(0, 12));
+      spdlog::info("committed on local branch {} ({}); nothing pushed (dry run)", pr.head,
+                   outcome.commit.substr(0, 12));
     } catch (const std::exception& e) {
       outcome.note = std::string("no local commit: ") + e.what();
       spdlog::warn("{}", outcome.note);

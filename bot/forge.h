@@ -14,9 +14,9 @@ namespace kb::bot {
 // A pull request as kernelbot writes it: the text, and the commit that carries the change.
 struct PullRequest {
   std::string title;
-  std::string body;   // markdown
-  std::string head;   // branch name, e.g. "kernelbot/saxpy"
-  std::string base;   // e.g. "main"
+  std::string body;  // markdown
+  std::string head;  // branch name, e.g. "kernelbot/saxpy"
+  std::string base;  // e.g. "main"
   std::vector<std::string> labels;
   bool draft = false;
   std::string patch;  // the change as a unified diff (the dry-run forge writes it beside PR.md)

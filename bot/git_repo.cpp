@@ -96,7 +96,8 @@ std::string GitRepo::resolve_base(const std::string& base) const {
     Object object;
     if (git_revparse_single(object.out(), repo_.get(), spec.c_str()) == 0) return spec;
   }
-  throw std::runtime_error("git: no branch '" + base + "' (local or origin/" + base + ") and no HEAD commit to build on");
+  throw std::runtime_error("git: no branch '" + base + "' (local or origin/" + base +
+                           ") and no HEAD commit to build on");
 }
 
 std::optional<std::string> GitRepo::file_at(const std::string& base, const std::string& path) const {

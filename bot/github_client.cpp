@@ -63,9 +63,12 @@ std::string github_message(const HttpResponse& r) {
     if (j.contains("errors") && j["errors"].is_array())
       for (const auto& e : j["errors"]) {
         // An error without a message names the field: {"resource":"Label","field":"color","code":"invalid"}.
-        std::string field = e.is_object() ? e.value("resource", "") + (e.contains("field") ? "." + e.value("field", "") : "") : "";
-        std::string m = e.is_object() ? e.value("message", (field.empty() ? "" : field + " ") + e.value("code", ""))
-                        : e.is_string() ? e.get<std::string>() : "";
+        std::string field = e.is_object()
+                                ? e.value("resource", "") + (e.contains("field") ? "." + e.value("field", "") : "")
+                                : "";
+        std::string m = e.is_object()   ? e.value("message", (field.empty() ? "" : field + " ") + e.value("code", ""))
+                        : e.is_string() ? e.get<std::string>()
+                                        : "";
         if (!m.empty()) msg += (msg.empty() ? "" : ": ") + m;
       }
     return msg.empty() ? r.body.substr(0, 300) : msg;
@@ -92,7 +95,8 @@ std::string link_next(const std::string& link) {
     size_t close = link.find('>', pos);
     if (close == std::string::npos) break;
     size_t next_entry = link.find('<', close);
-    std::string params = link.substr(close + 1, next_entry == std::string::npos ? std::string::npos : next_entry - close - 1);
+    std::string params = link.substr(close + 1,
+                                     next_entry == std::string::npos ? std::string::npos : next_entry - close - 1);
     if (params.find("rel=\"next\"") != std::string::npos || params.find("rel=next") != std::string::npos)
       return link.substr(pos + 1, close - pos - 1);
     pos = close;
@@ -101,12 +105,13 @@ std::string link_next(const std::string& link) {
 }
 
 GitHubClient::GitHubClient(std::string api_url, std::string repository, std::string token, GitHubRetryPolicy policy)
-    : api_url_(std::move(api_url)), repository_(std::move(repository)), token_(std::move(token)),
+    : api_url_(std::move(api_url)),
+      repository_(std::move(repository)),
+      token_(std::move(token)),
       policy_(std::move(policy)) {
   while (!api_url_.empty() && api_url_.back() == '/') api_url_.pop_back();
   owner_ = repository_.substr(0, repository_.find('/'));
-  if (!policy_.sleep)
-    policy_.sleep = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
+  if (!policy_.sleep) policy_.sleep = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
   if (!policy_.now)
     policy_.now = [] {
       return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -132,8 +137,9 @@ std::string GitHubClient::url(const std::string& path) const {
   if (path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0) {
     // A URL from a response (a Link header's next page) carries the token only to the API host.
     if (url_origin(path).empty() || url_origin(path) != url_origin(api_url_))
-      throw GitHubError(0, "GitHub: refusing to send the token to " + path + ": URLs from responses are followed only on " +
-                               url_origin(api_url_) + " ([github].api_url)");
+      throw GitHubError(0, "GitHub: refusing to send the token to " + path +
+                               ": URLs from responses are followed only on " + url_origin(api_url_) +
+                               " ([github].api_url)");
     return path;
   }
   return api_url_ + "/repos/" + repository_ + path;
@@ -171,12 +177,12 @@ void GitHubClient::wait_before_sending(bool mutating, const std::string& what, d
     rate_limit_remaining_.reset();
   }
   double need = backoff_s;
-  if (mutating && last_mutation_) need = std::max(need, policy_.min_mutation_interval_s - (policy_.now() - *last_mutation_));
+  if (mutating && last_mutation_)
+    need = std::max(need, policy_.min_mutation_interval_s - (policy_.now() - *last_mutation_));
   if (need > 0) wait(need);
 }
 
-HttpResponse GitHubClient::send(const std::string& method, const std::string& path_or_url,
-                                        const std::string& body) {
+HttpResponse GitHubClient::send(const std::string& method, const std::string& path_or_url, const std::string& body) {
   std::lock_guard serial(sending_);
   const bool mutating = method != "GET" && method != "HEAD";
   HttpRequest request;
@@ -201,10 +207,11 @@ HttpResponse GitHubClient::send(const std::string& method, const std::string& pa
       if (mutating) last_mutation_ = policy_.now();  // the gap is counted from the answer
     } catch (const HttpTransportError& e) {
       if (mutating) last_mutation_ = policy_.now();
-      if (last) throw GitHubError(0, "GitHub " + what + ": no answer after " + std::to_string(attempt + 1) +
-                                         " attempts: " + e.what());
+      if (last)
+        throw GitHubError(0, "GitHub " + what + ": no answer after " + std::to_string(attempt + 1) +
+                                 " attempts: " + e.what());
       double delay = backoff_delay_s(attempt, policy_.base_delay_s, policy_.max_delay_s, std::nullopt,
-                                             policy_.random());
+                                     policy_.random());
       spdlog::warn("GitHub {}: {}; retrying in {:.1f} s", what, e.timed_out ? "timed out" : e.what(), delay);
       backoff_s = delay;
       continue;
@@ -235,8 +242,7 @@ HttpResponse GitHubClient::send(const std::string& method, const std::string& pa
       // Retry-After when given; for a secondary limit without it GitHub asks for at least a minute.
       std::optional<double> server_wait = retry_after_seconds(response, RateLimitHeaders::github);
       if (secondary && !server_wait) server_wait = policy_.secondary_min_wait_s;
-      double delay = backoff_delay_s(attempt, policy_.base_delay_s, policy_.max_delay_s, server_wait,
-                                             policy_.random());
+      double delay = backoff_delay_s(attempt, policy_.base_delay_s, policy_.max_delay_s, server_wait, policy_.random());
       spdlog::warn("GitHub {}: HTTP {}{}; retrying in {:.1f} s", what, response.status,
                    secondary ? " (secondary rate limit)" : "", delay);
       backoff_s = delay;
@@ -244,10 +250,11 @@ HttpResponse GitHubClient::send(const std::string& method, const std::string& pa
     }
     std::string hint;
     if (response.status == 401) hint = " (is the token valid?)";
-    else if (response.status == 403 && !secondary) hint = " (does the token have contents: write and pull-requests: write?)";
+    else if (response.status == 403 && !secondary)
+      hint = " (does the token have contents: write and pull-requests: write?)";
     else if (response.status == 404) hint = " (is [github].repository right, and can the token see it?)";
-    throw GitHubError(response.status, "GitHub " + what + ": HTTP " + std::to_string(response.status) + ": " +
-                                           message + hint +
+    throw GitHubError(response.status, "GitHub " + what + ": HTTP " + std::to_string(response.status) + ": " + message +
+                                           hint +
                                            (secondary || response.status >= 500
                                                 ? " (gave up after " + std::to_string(attempt + 1) + " attempts)"
                                                 : ""));

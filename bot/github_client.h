@@ -43,16 +43,16 @@ struct GitHubError : Error {
 // How hard to retry and how far apart to send. `sleep`, `now` and `random` are injectable so
 // tests of backoff and spacing run in no time.
 struct GitHubRetryPolicy {
-  int max_attempts = 6;               // per request, for 5xx, timeouts and secondary limits
+  int max_attempts = 6;  // per request, for 5xx, timeouts and secondary limits
   double base_delay_s = 1;
   double max_delay_s = 60;
-  double rate_limit_budget_s = 900;   // the most to wait in total for the primary limit to reset
-  double timeout_s = 30;              // one request
+  double rate_limit_budget_s = 900;    // the most to wait in total for the primary limit to reset
+  double timeout_s = 30;               // one request
   double min_mutation_interval_s = 1;  // GitHub: at least a second between POST/PATCH/PUT/DELETE
   double secondary_min_wait_s = 60;    // GitHub: a secondary limit without Retry-After waits a minute
-  std::function<void(double)> sleep;  // default: sleeps the thread
-  std::function<double()> now;        // monotonic seconds; default: steady_clock
-  std::function<double()> random;     // default: uniform in [0,1)
+  std::function<void(double)> sleep;   // default: sleeps the thread
+  std::function<double()> now;         // monotonic seconds; default: steady_clock
+  std::function<double()> random;      // default: uniform in [0,1)
 };
 
 class GitHubClient {

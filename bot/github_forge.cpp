@@ -39,7 +39,10 @@ std::string push_target_for(const config::GithubConfig& github, const GitRepo& r
 
 GitHubForge::GitHubForge(config::GithubConfig github, GitRepo repo, std::string push_target, std::string token,
                          std::unique_ptr<GitHubClient> client)
-    : github_(std::move(github)), repo_(std::move(repo)), push_target_(std::move(push_target)), token_(std::move(token)),
+    : github_(std::move(github)),
+      repo_(std::move(repo)),
+      push_target_(std::move(push_target)),
+      token_(std::move(token)),
       client_(std::move(client)) {}
 
 PullRequestOutcome GitHubForge::open_or_update(const PullRequest& pr) {

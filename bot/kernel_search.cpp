@@ -35,7 +35,7 @@ search::SearchResult search_kernel(const config::Config& config, const config::K
   std::unique_ptr<search::Archive> archive;
   if (!options.no_archive)
     archive = std::make_unique<search::Archive>(options.archive.empty() ? config.resolve(config.search.archive)
-                                                                     : std::filesystem::absolute(options.archive));
+                                                                        : std::filesystem::absolute(options.archive));
   spdlog::info("searching '{}' with the {} proposer on {} GPU{} ({})", spec->name, proposer->name(), devices.size(),
                devices.size() == 1 ? "" : "s", devices.front().name);
 
@@ -48,7 +48,7 @@ search::SearchResult search_kernel(const config::Config& config, const config::K
   request.archive = archive.get();
   request.on_progress = [](const search::SearchProgress& p) {
     spdlog::info("round {}: {}/{} candidates, best {}: {}", p.round, p.candidates_done, p.candidates_planned,
-                  format_speedup(p.best_speedup), p.message);
+                 format_speedup(p.best_speedup), p.message);
   };
   request.collect_winner_metrics = true;  // the PR shows the counters before and after
   return search::run_search(request);

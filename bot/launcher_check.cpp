@@ -179,13 +179,14 @@ class KernelChecker {
     }
   }
 
-public:
+ public:
   void check_args(const ScannedLauncher& l, const cuda_source::TypeAliases& aliases) {
     if (auto skipped = skipped_params(l); !skipped.empty()) {
       // Named in order with gaps: report the gaps, and judge each argument by its own parameter.
       report_missing(l, skipped);
       for (size_t i = 0; i < k_.args.size(); ++i) {
-        auto p = std::find_if(l.params.begin(), l.params.end(), [&](const ScannedParam& q) { return q.name == k_.args[i].name; });
+        auto p = std::find_if(l.params.begin(), l.params.end(),
+                              [&](const ScannedParam& q) { return q.name == k_.args[i].name; });
         check_type(k_.args[i], *p, l, classify_param(p->type, aliases), field_ + ".arg[" + std::to_string(i) + "]");
       }
       return;
@@ -196,7 +197,8 @@ public:
       std::string field = field_ + ".arg[" + std::to_string(i) + "]";
       // Order: an argument named as another parameter is in the wrong place.
       if (!p.name.empty() && a.name != p.name) {
-        auto other = std::find_if(l.params.begin(), l.params.end(), [&](const ScannedParam& q) { return q.name == a.name; });
+        auto other = std::find_if(l.params.begin(), l.params.end(),
+                                  [&](const ScannedParam& q) { return q.name == a.name; });
         if (other != l.params.end())
           error(a.pos, field + ".name",
                 "'" + a.name + "' is parameter #" + std::to_string(other - l.params.begin() + 1) + " of " + l.name +
@@ -207,7 +209,7 @@ public:
     }
   }
 
-private:
+ private:
   void check_type(const ArgSpec& a, const ScannedParam& p, const ScannedLauncher& l, const ParamType& t,
                   const std::string& field) {
     std::string at = " (" + where(l, p) + ")";
@@ -216,8 +218,9 @@ private:
       return error(a.pos, field, "parameter '" + p.name + "' cannot be driven: " + t.why_not_drivable + at);
     if ((a.role == ArgRole::stream) != (t.kind == ParamKind::stream))
       return error(a.pos, field + ".role",
-                   a.role == ArgRole::stream ? "role \"stream\" needs a cudaStream_t parameter" + at
-                                             : "a cudaStream_t parameter needs role = \"stream\", not \"" + role + "\"" + at);
+                   a.role == ArgRole::stream
+                       ? "role \"stream\" needs a cudaStream_t parameter" + at
+                       : "a cudaStream_t parameter needs role = \"stream\", not \"" + role + "\"" + at);
     if (a.role == ArgRole::stream) return;
     bool buffer = role_is_buffer(a.role);
     if (buffer && t.kind != ParamKind::pointer)
@@ -240,8 +243,8 @@ private:
     if (same_width_ints && !buffer) return;
     std::string alias = t.aliases.empty() ? "" : "; " + describe_aliases(t.aliases);
     std::string message = "dtype \"" + std::string(to_string(a.dtype)) + "\" does not match the parameter's " +
-                          (buffer ? "element type '" : "type '") + t.element + "' (" + to_string(*t.dtype) +
-                          ")" + alias + at;
+                          (buffer ? "element type '" : "type '") + t.element + "' (" + to_string(*t.dtype) + ")" +
+                          alias + at;
     if (same_width_ints) warning(a.pos, field + ".dtype", message);
     else error(a.pos, field + ".dtype", message);
   }
@@ -285,8 +288,8 @@ MemoryLimit device_memory_limit() {
   try {
     auto devices = profiler::query_devices();
     if (!devices.empty() && devices.front().memory_bytes > 0)
-      return {devices.front().memory_bytes,
-              "the GPU's " + gib(static_cast<double>(devices.front().memory_bytes)) + " (" + devices.front().name + ")"};
+      return {devices.front().memory_bytes, "the GPU's " + gib(static_cast<double>(devices.front().memory_bytes)) +
+                                                " (" + devices.front().name + ")"};
   } catch (const std::exception&) {
     // No GPU here: fall through to the stated assumption.
   }

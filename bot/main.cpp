@@ -9,10 +9,10 @@
 
 #include "bot/cli_context.h"
 #include "bot/commands/commands.h"
+#include "common/secret_redactor.h"
 #include "config/config_error.h"
 #include "profiler/device_query.h"
 #include "profiler/sandbox/sandbox_process.h"
-#include "common/secret_redactor.h"
 
 namespace {
 

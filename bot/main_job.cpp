@@ -12,10 +12,10 @@
 #include "bot/forge_factory.h"
 #include "bot/publish.h"
 #include "bot/sweep_shard.h"
-#include "search/advisory_findings.h"
 #include "profiler/device_query.h"
 #include "profiler/evaluate/gpu_evaluator.h"
 #include "profiler/evaluate/original_variant.h"
+#include "search/advisory_findings.h"
 
 namespace kb::bot {
 
@@ -33,7 +33,7 @@ KernelOutcome published_outcome(const std::string& kernel, const search::SearchR
     row.best_us = r.eval.timings.front().candidate.median_us;
     row.speedup = r.eval.speedup;
   }
-  row.verdict = published.refused     ? "refused"
+  row.verdict = published.refused      ? "refused"
                 : published.failed     ? "failed"
                 : published.vetoed     ? "PR vetoed"
                 : !published.published ? (result.best() ? "no PR" : "no faster kernel")
@@ -70,12 +70,13 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
   for (const auto& k : config.kernels)
     if (options.kernel.empty() || k.name == options.kernel) targets.push_back(&k);
   if (targets.empty())
-    throw UsageError(options.kernel.empty() ? "no [[kernel]] in " + config.file.string() + ": nothing to do"
-                                            : "no [[kernel]] named '" + options.kernel + "' in " + config.file.string());
-  const std::filesystem::path archive =
-      options.search.no_archive       ? std::filesystem::path()
-      : options.search.archive.empty() ? config.resolve(config.search.archive)
-                                       : std::filesystem::absolute(options.search.archive);
+    throw UsageError(options.kernel.empty()
+                         ? "no [[kernel]] in " + config.file.string() + ": nothing to do"
+                         : "no [[kernel]] named '" + options.kernel + "' in " + config.file.string());
+  const std::filesystem::path archive = options.search.no_archive ? std::filesystem::path()
+                                        : options.search.archive.empty()
+                                            ? config.resolve(config.search.archive)
+                                            : std::filesystem::absolute(options.search.archive);
   const Shard shard = options.shard.value_or(Shard{});
   ShardedTargets sharded = shard_targets(targets, shard, options.shard ? archive : std::filesystem::path());
   targets = sharded.mine;  // more shards than kernels leaves some empty: nothing to do is a result
@@ -105,8 +106,8 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
     try {
       auto result = search_kernel(config, spec, search);
       std::lock_guard lock(publishing);
-      row = published_outcome(spec.name, result, publish_result(config, spec, result, *forge, {&reverify_on, "kernelbot run"}),
-                              dry);
+      row = published_outcome(spec.name, result,
+                              publish_result(config, spec, result, *forge, {&reverify_on, "kernelbot run"}), dry);
       reverify_on.release();  // its judge's contexts leave the GPU the next search measures on
       spdlog::info("{}: {}{}{}", spec.name, row.verdict, row.pr.empty() ? "" : " " + row.pr,
                    row.note.empty() ? "" : " (" + row.note + ")");

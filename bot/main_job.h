@@ -18,8 +18,8 @@ struct MainJobOptions {
   std::string kernel;  // empty: every [[kernel]]
   bool dry_run = false;
   KernelSearchOptions search;
-  std::optional<Shard> shard;   // only this shard's part of the targets (bot/sweep_shard.h)
-  bool no_publish = false;      // search into `out` for `kernelbot publish`: no git, no GitHub, no token
+  std::optional<Shard> shard;  // only this shard's part of the targets (bot/sweep_shard.h)
+  bool no_publish = false;     // search into `out` for `kernelbot publish`: no git, no GitHub, no token
   std::filesystem::path out;
 };
 
@@ -32,7 +32,7 @@ struct KernelOutcome {
   // "PR opened", "PR updated", "dry-run PR", "no faster kernel", "no PR", "PR vetoed" (the PR's
   // text failed its re-verification: a result, exit 0), "refused", "failed" (exit 1)
   std::string verdict;
-  std::string pr;       // URL or PR.md path
+  std::string pr;  // URL or PR.md path
   std::string note;
   bool failed = false;
   // Verified speedups no PR can deliver (search/advisory_findings.h), in words.

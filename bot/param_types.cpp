@@ -20,20 +20,44 @@ std::vector<std::string> words(const std::string& type) {
 
 std::optional<DType> dtype_of_element(const std::string& element) {
   static const std::map<std::string, DType> known = {
-      {"float", DType::float32},          {"double", DType::float64},         {"__half", DType::float16},
-      {"half", DType::float16},           {"__nv_half", DType::float16},      {"__nv_bfloat16", DType::bfloat16},
-      {"nv_bfloat16", DType::bfloat16},   {"__bfloat16", DType::bfloat16},    {"int", DType::int32},
-      {"signed int", DType::int32},       {"signed", DType::int32},           {"int32_t", DType::int32},
-      {"unsigned", DType::uint32},        {"unsigned int", DType::uint32},    {"uint32_t", DType::uint32},
-      {"uint", DType::uint32},            {"long long", DType::int64},        {"long long int", DType::int64},
-      {"int64_t", DType::int64},          {"long", DType::int64},             {"long int", DType::int64},
-      {"ptrdiff_t", DType::int64},        {"int8_t", DType::int8},            {"signed char", DType::int8},
-      {"char", DType::int8},              {"uint8_t", DType::uint8},          {"unsigned char", DType::uint8},
-      {"std::int32_t", DType::int32},     {"std::int64_t", DType::int64},     {"std::uint32_t", DType::uint32},
-      {"std::int8_t", DType::int8},       {"std::uint8_t", DType::uint8},
+      {"float", DType::float32},
+      {"double", DType::float64},
+      {"__half", DType::float16},
+      {"half", DType::float16},
+      {"__nv_half", DType::float16},
+      {"__nv_bfloat16", DType::bfloat16},
+      {"nv_bfloat16", DType::bfloat16},
+      {"__bfloat16", DType::bfloat16},
+      {"int", DType::int32},
+      {"signed int", DType::int32},
+      {"signed", DType::int32},
+      {"int32_t", DType::int32},
+      {"unsigned", DType::uint32},
+      {"unsigned int", DType::uint32},
+      {"uint32_t", DType::uint32},
+      {"uint", DType::uint32},
+      {"long long", DType::int64},
+      {"long long int", DType::int64},
+      {"int64_t", DType::int64},
+      {"long", DType::int64},
+      {"long int", DType::int64},
+      {"ptrdiff_t", DType::int64},
+      {"int8_t", DType::int8},
+      {"signed char", DType::int8},
+      {"char", DType::int8},
+      {"uint8_t", DType::uint8},
+      {"unsigned char", DType::uint8},
+      {"std::int32_t", DType::int32},
+      {"std::int64_t", DType::int64},
+      {"std::uint32_t", DType::uint32},
+      {"std::int8_t", DType::int8},
+      {"std::uint8_t", DType::uint8},
       // Unsigned 64-bit sizes: int64 has the same width, and sizes stay far below 2^63.
-      {"size_t", DType::int64},           {"std::size_t", DType::int64},      {"unsigned long", DType::int64},
-      {"unsigned long long", DType::int64}, {"uint64_t", DType::int64}};
+      {"size_t", DType::int64},
+      {"std::size_t", DType::int64},
+      {"unsigned long", DType::int64},
+      {"unsigned long long", DType::int64},
+      {"uint64_t", DType::int64}};
   auto it = known.find(element);
   if (it == known.end()) return std::nullopt;
   return it->second;
@@ -50,8 +74,7 @@ ParamType classify_param(const std::string& type, const cuda_source::TypeAliases
     if (w == "*") ++stars;
     else if (w == "&") reference = true;
     else if (w == "const") const_before_star |= stars == 0;
-    else if (w == "volatile" || w == "__restrict__" || w == "__restrict" || w == "restrict" || w == "struct")
-      continue;
+    else if (w == "volatile" || w == "__restrict__" || w == "__restrict" || w == "restrict" || w == "struct") continue;
     else base.push_back(w);
   }
   std::string element;
@@ -72,7 +95,8 @@ ParamType classify_param(const std::string& type, const cuda_source::TypeAliases
   } else if (p.dtype) {
     p.kind = ParamKind::scalar;
   } else {
-    p.why_not_drivable = "'" + element + "' is not a number or a pointer (an opaque handle or a struct passed by value)";
+    p.why_not_drivable = "'" + element +
+                         "' is not a number or a pointer (an opaque handle or a struct passed by value)";
   }
   return p;
 }

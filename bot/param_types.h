@@ -17,11 +17,11 @@ enum class ParamKind { pointer, scalar, stream, opaque };
 
 struct ParamType {
   ParamKind kind = ParamKind::opaque;
-  bool const_pointee = false;           // const T*: the kernel cannot write through it
-  std::optional<DType> dtype;   // of the element (pointer) or the value (scalar), when known
-  std::string element;                  // the element/value type after aliases: "__nv_bfloat16"
+  bool const_pointee = false;                          // const T*: the kernel cannot write through it
+  std::optional<DType> dtype;                          // of the element (pointer) or the value (scalar), when known
+  std::string element;                                 // the element/value type after aliases: "__nv_bfloat16"
   std::vector<const cuda_source::TypeAlias*> aliases;  // the aliases it went through
-  std::string why_not_drivable;         // for opaque: what it is and why no role fits
+  std::string why_not_drivable;                        // for opaque: what it is and why no role fits
 };
 
 ParamType classify_param(const std::string& type, const cuda_source::TypeAliases& aliases);

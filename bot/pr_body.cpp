@@ -6,8 +6,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "core/number_format.h"
 #include "common/text_template.h"
+#include "core/number_format.h"
 
 namespace kb::embedded {
 extern const char* const pr_body_template;
@@ -24,13 +24,12 @@ std::string timing_table(const EvalResult& eval) {
       "| size | original (median) | kernelbot (median) | speedup | noise before / after | % of roofline floor "
       "before → after | samples before / after |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
   for (const auto& t : eval.timings) {
-    std::string floor = t.floor_us > 0 ? fmt::format("{:.0f}% → {:.0f}%", t.baseline_pct_of_floor,
-                                                     t.candidate_pct_of_floor)
-                                       : "not known (no bandwidth or FLOP count)";
-    out += fmt::format("| {} | {} | {} | **{}**{} | {} / {} | {} | {} / {} |\n", t.size_label,
-                       us(t.baseline.median_us), us(t.candidate.median_us), format_speedup(t.speedup),
-                       t.significant ? "" : " (within noise)", pct(t.baseline.noise), pct(t.candidate.noise), floor,
-                       t.baseline.samples, t.candidate.samples);
+    std::string floor = t.floor_us > 0
+                            ? fmt::format("{:.0f}% → {:.0f}%", t.baseline_pct_of_floor, t.candidate_pct_of_floor)
+                            : "not known (no bandwidth or FLOP count)";
+    out += fmt::format("| {} | {} | {} | **{}**{} | {} / {} | {} | {} / {} |\n", t.size_label, us(t.baseline.median_us),
+                       us(t.candidate.median_us), format_speedup(t.speedup), t.significant ? "" : " (within noise)",
+                       pct(t.baseline.noise), pct(t.candidate.noise), floor, t.baseline.samples, t.candidate.samples);
   }
   if (eval.timings.empty()) return "No timings were recorded for this candidate.";
   bool above_floor = false;
@@ -82,7 +81,8 @@ std::string correctness(const search::SearchResult& result, const search::Candid
       "and timed by `{}` on {}{}, after the search: {}. The search had measured its winner `{}` at {}{}. "
       "The timings above and the evidence below are from this re-verification of the PR's text.\n\n",
       r.by, r.eval.device.name.empty() ? "the GPU" : r.eval.device.name, r.at.empty() ? "" : " (" + r.at + ")",
-      format_speedup(r.eval.speedup), best.id, format_speedup(best.speedup()), best.from_archive ? ", in an earlier run (kernelbot's archive)" : "");
+      format_speedup(r.eval.speedup), best.id, format_speedup(best.speedup()),
+      best.from_archive ? ", in an earlier run (kernelbot's archive)" : "");
   out += "Checks that ran, with the original as the reference:\n\n";
   out += fmt::format(
       "- {} trial{} on fresh random inputs (never zeros) at {} size set{} ({}), input distributions {}{}.\n", v.trials,
@@ -159,8 +159,8 @@ std::string metric_cell(const KernelMetrics& m, const std::string& key) {
 std::string profile(const search::SearchResult& result, const search::CandidateRecord& best) {
   // Before and after from one metrics run when the winner had one (same size, same process);
   // otherwise the original's own profile from the start of the search.
-  const KernelMetrics& before =
-      best.eval.baseline_metrics.status == "ok" ? best.eval.baseline_metrics : result.baseline_profile.baseline_metrics;
+  const KernelMetrics& before = best.eval.baseline_metrics.status == "ok" ? best.eval.baseline_metrics
+                                                                          : result.baseline_profile.baseline_metrics;
   const KernelMetrics& after = best.eval.candidate_metrics;
   std::string out;
   auto status_line = [](const char* who, const KernelMetrics& m) {
@@ -280,17 +280,16 @@ std::string render_pr_body(const search::SearchResult& result, const SourceChang
       ctx.kernel, ctx.candidate_path, d.name, d.cc_major, d.cc_minor, d.sm_count, d.driver_version, d.runtime_version,
       d.copy_bandwidth_gbps > 0 ? fmt::format("; measured device copy bandwidth {:.0f} GB/s", d.copy_bandwidth_gbps)
                                 : std::string());
-  return fill_template(kb::embedded::pr_body_template,
-                               {{"VERDICT", verdict},
-                                {"CHANGE_SUMMARY", summary},
-                                {"TIMING", timing_table(measured)},
-                                {"CORRECTNESS", correctness(result, *best)},
-                                {"PROFILE", profile(result, *best)},
-                                {"IDEA_PATH", idea_path(result, *best)},
-                                {"NOTES", notes},
-                                {"REPRODUCE", reproduce},
-                                {"KERNELBOT_VERSION", ctx.kernelbot_version},
-                                {"SANDBOX", sandbox_sentence(ctx.sandbox)}});
+  return fill_template(kb::embedded::pr_body_template, {{"VERDICT", verdict},
+                                                        {"CHANGE_SUMMARY", summary},
+                                                        {"TIMING", timing_table(measured)},
+                                                        {"CORRECTNESS", correctness(result, *best)},
+                                                        {"PROFILE", profile(result, *best)},
+                                                        {"IDEA_PATH", idea_path(result, *best)},
+                                                        {"NOTES", notes},
+                                                        {"REPRODUCE", reproduce},
+                                                        {"KERNELBOT_VERSION", ctx.kernelbot_version},
+                                                        {"SANDBOX", sandbox_sentence(ctx.sandbox)}});
 }
 
 }  // namespace kb::bot

@@ -35,8 +35,8 @@ ProjectCheck check_project(const config::Config& config, const SourceChange& cha
   copy_tree(config.root, dir);
   std::ofstream(dir / change.path, std::ios::binary) << change.updated;
   double total = 0;
-  for (const auto& [what, command] : {std::pair<std::string, std::string>{"build", config.project.build},
-                                      {"test", config.project.test}}) {
+  for (const auto& [what, command] :
+       {std::pair<std::string, std::string>{"build", config.project.build}, {"test", config.project.test}}) {
     if (command.empty()) continue;
     spdlog::info("running the project's {} command on the changed tree: {}", what, command);
     profiler::SandboxCommand cmd;
@@ -53,8 +53,9 @@ ProjectCheck check_project(const config::Config& config, const SourceChange& cha
     }
   }
   std::filesystem::remove_all(dir);
-  if (check.passed) check.summary = "the project's own build/test commands passed on the changed tree in " +
-                                    std::to_string(static_cast<int>(total)) + " s";
+  if (check.passed)
+    check.summary = "the project's own build/test commands passed on the changed tree in " +
+                    std::to_string(static_cast<int>(total)) + " s";
   return check;
 }
 

@@ -12,7 +12,7 @@
 namespace kb::bot {
 
 struct ProjectCheck {
-  bool ran = false;     // false when neither command is configured
+  bool ran = false;  // false when neither command is configured
   bool passed = true;
   std::string summary;  // "build and test passed in 41 s" / "build failed (exit code 2): <tail of output>"
 };

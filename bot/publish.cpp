@@ -41,8 +41,10 @@ bool pr_text_verified(const config::Config& config, const config::KernelSpec& sp
   } else if (auto why = record_mismatch(result.reverification, change, best.id)) {
     outcome.failed = true;
     outcome.refused = true;
-    outcome.note = "no PR: " + *why + ", and this job has no GPU to re-verify it (search again, or run `kernelbot pr "
-                   "--kernel " + spec.name + "` on a GPU machine)";
+    outcome.note = "no PR: " + *why +
+                   ", and this job has no GPU to re-verify it (search again, or run `kernelbot pr "
+                   "--kernel " +
+                   spec.name + "` on a GPU machine)";
     return false;
   }
   const search::Reverification& record = result.reverification;
@@ -81,8 +83,8 @@ PublishOutcome publish_result(const config::Config& config, const config::Kernel
   if (!best) {
     outcome.note = !result.best() ? "nothing beat the original beyond noise"
                    : !reaches_min_speedup(result.best()->speedup(), config.bench.min_speedup)
-                       ? fmt::format("best {} is under [bench].min_speedup {}", format_speedup(result.best()->speedup()),
-                                     format_speedup(config.bench.min_speedup))
+                       ? fmt::format("best {} is under [bench].min_speedup {}",
+                                     format_speedup(result.best()->speedup()), format_speedup(config.bench.min_speedup))
                        : "the best candidate is not an accepted, significant win";
     return outcome;
   }
@@ -116,9 +118,8 @@ PublishOutcome publish_result(const config::Config& config, const config::Kernel
 
   PullRequest pr;
   pr.title = render_pr_title(result);
-  PrContext context{spec.name, change.path,
-                    std::filesystem::relative(saved.candidate, config.root).generic_string(), kVersion,
-                    config.verify.sandbox};
+  PrContext context{spec.name, change.path, std::filesystem::relative(saved.candidate, config.root).generic_string(),
+                    kVersion, config.verify.sandbox};
   pr.body = render_pr_body(result, change, context);
   if (check.ran) pr.body += "\n" + check.summary + ".\n";
   pr.head = "kernelbot/" + spec.name;

@@ -32,10 +32,10 @@ struct PublishOutcome {
   bool vetoed = false;
   // With `failed`: no GPU here and no usable re-verification record of the PR's text.
   bool refused = false;
-  std::string pr;      // the PR's URL, or the dry-run PR.md path
+  std::string pr;  // the PR's URL, or the dry-run PR.md path
   bool created = false;
-  std::string note;    // why nothing was published, or what the reviewer must know
-  std::string saved;   // where the winner was saved
+  std::string note;                       // why nothing was published, or what the reviewer must know
+  std::string saved;                      // where the winner was saved
   search::Reverification reverification;  // the PR's text as measured (this job's, or the record checked)
 };
 

@@ -1,5 +1,5 @@
-#include "common/file_io.h"
 #include "bot/result_store.h"
+#include "common/file_io.h"
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -62,7 +62,8 @@ SavedResult save_result_in(const std::filesystem::path& directory, const search:
 search::SearchResult load_result(const std::filesystem::path& root, const std::string& kernel) {
   auto path = results_directory(root, kernel) / "result.json";
   if (!std::filesystem::exists(path))
-    throw std::runtime_error("no saved result for '" + kernel + "': " + path.string() + " is missing (run `kernelbot run` or `kernelbot search` first)");
+    throw std::runtime_error("no saved result for '" + kernel + "': " + path.string() +
+                             " is missing (run `kernelbot run` or `kernelbot search` first)");
   return load_result_file(path);
 }
 

@@ -6,8 +6,8 @@
 #include <exception>
 
 #include "common/clock.h"
-#include "core/number_format.h"
 #include "common/sha256.h"
+#include "core/number_format.h"
 #include "core/speedup_rule.h"
 
 namespace kb::bot {
@@ -104,9 +104,9 @@ search::Reverification reverify_pr_text(const config::Config& config, const conf
   record.passed = record.failure.empty();
   for (const auto& w : eval.verification.warnings) spdlog::warn("{}: {}", spec.name, w);
   if (record.passed)
-    spdlog::info("{}: the PR's text re-verified: {}, {}", spec.name, to_string(eval.verdict), format_speedup(eval.speedup));
-  else
-    spdlog::warn("{}: the PR's text failed re-verification: {}", spec.name, record.failure);
+    spdlog::info("{}: the PR's text re-verified: {}, {}", spec.name, to_string(eval.verdict),
+                 format_speedup(eval.speedup));
+  else spdlog::warn("{}: the PR's text failed re-verification: {}", spec.name, record.failure);
   return record;
 }
 

@@ -102,7 +102,8 @@ struct Parsed {
   std::vector<const cuda_source::ScannedLauncher*> launchers(const std::string& name) const {
     std::vector<const cuda_source::ScannedLauncher*> out;
     for (const auto& l : scan.launchers)
-      if (l.name == name || cuda_source::unqualified_name(l.name) == cuda_source::unqualified_name(name)) out.push_back(&l);
+      if (l.name == name || cuda_source::unqualified_name(l.name) == cuda_source::unqualified_name(name))
+        out.push_back(&l);
     return out;
   }
   const cuda_source::ScannedKernel* kernel(const std::string& name) const {
@@ -206,16 +207,19 @@ std::string splice_replacement(const std::string& path, const std::string& origi
 
   std::vector<std::string> old_kernels, new_kernels;
   for (const auto& l : old_launcher->launches)
-    if (std::find(old_kernels.begin(), old_kernels.end(), l.kernel) == old_kernels.end()) old_kernels.push_back(l.kernel);
+    if (std::find(old_kernels.begin(), old_kernels.end(), l.kernel) == old_kernels.end())
+      old_kernels.push_back(l.kernel);
   for (const auto& l : new_launcher->launches)
-    if (std::find(new_kernels.begin(), new_kernels.end(), l.kernel) == new_kernels.end()) new_kernels.push_back(l.kernel);
+    if (std::find(new_kernels.begin(), new_kernels.end(), l.kernel) == new_kernels.end())
+      new_kernels.push_back(l.kernel);
 
   std::vector<Edit> edits;
   std::vector<Range> spliced{{new_launcher->begin, new_launcher->end}};
   std::vector<Carried> carried;
   std::string added_kernels;
   auto replace = [&](Range from, Range to) {
-    edits.push_back({with_leading_comment(original.text, from), candidate.slice(with_leading_comment(candidate.text, to))});
+    edits.push_back(
+        {with_leading_comment(original.text, from), candidate.slice(with_leading_comment(candidate.text, to))});
   };
   replace({old_launcher->begin, old_launcher->end}, {new_launcher->begin, new_launcher->end});
   std::string replaced = cuda_source::unqualified_name(launcher);
@@ -236,10 +240,12 @@ std::string splice_replacement(const std::string& path, const std::string& origi
     if (std::find(new_kernels.begin(), new_kernels.end(), name) != new_kernels.end()) continue;
     const auto* old = original.kernel(name);
     if (!old) continue;  // defined elsewhere (a header): not ours to remove
-    bool used_elsewhere = std::any_of(original.scan.launchers.begin(), original.scan.launchers.end(), [&](const auto& l) {
-      return &l != old_launcher &&
-             std::any_of(l.launches.begin(), l.launches.end(), [&](const auto& x) { return x.kernel == name; });
-    });
+    bool used_elsewhere = std::any_of(original.scan.launchers.begin(), original.scan.launchers.end(),
+                                      [&](const auto& l) {
+                                        return &l != old_launcher &&
+                                               std::any_of(l.launches.begin(), l.launches.end(),
+                                                           [&](const auto& x) { return x.kernel == name; });
+                                      });
     if (used_elsewhere) continue;
     if (candidate.kernel(name)) continue;  // the candidate keeps it as a helper: carried as such
     edits.push_back({whole_lines(original.text, with_leading_comment(original.text, {old->begin, old->end})), ""});
@@ -248,7 +254,8 @@ std::string splice_replacement(const std::string& path, const std::string& origi
   size_t new_kernel_count = carried.size();
   for (auto& piece : new_pieces(original, candidate, spliced, macro_edits)) carried.push_back(piece);
   size_t helper_count = carried.size() - new_kernel_count;
-  std::sort(carried.begin(), carried.end(), [](const Carried& a, const Carried& b) { return a.range.begin < b.range.begin; });
+  std::sort(carried.begin(), carried.end(),
+            [](const Carried& a, const Carried& b) { return a.range.begin < b.range.begin; });
 
   std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.range.begin < b.range.begin; });
   for (size_t i = 1; i < edits.size(); ++i)
@@ -302,7 +309,8 @@ std::string apply_macro_defaults(const std::string& text, const std::vector<std:
       if (old == value) break;
       std::string replacement = m.value_begin == m.value_end && out[m.value_begin - 1] != ' ' ? " " + value : value;
       out.replace(m.value_begin, m.value_end - m.value_begin, replacement);
-      if (edits) edits->push_back("the default of " + name + " (" + (old.empty() ? "empty" : old) + " -> " + value + ")");
+      if (edits)
+        edits->push_back("the default of " + name + " (" + (old.empty() ? "empty" : old) + " -> " + value + ")");
       break;  // the first definition is the default; later ones are other configurations
     }
     if (!found) missing.push_back(name);
@@ -315,7 +323,8 @@ SourceChange make_source_change(const std::string& path, const std::string& orig
   SourceChange change{path, original_text, original_text, "", {}, {}};
   // A probe of a caller-chosen argument measures what no edit of this file can deliver.
   if (auto probe = cuda_source::find_advisory_probe(winner.source))
-    throw std::runtime_error("the variant is an advisory probe of " + probe->subject + ": it is reported, never published");
+    throw std::runtime_error("the variant is an advisory probe of " + probe->subject +
+                             ": it is reported, never published");
   bool same_source = winner.source.empty() || winner.source == original_text;
   std::vector<std::string> defines;
   if (!same_source) {
@@ -339,11 +348,14 @@ SourceChange make_source_change(const std::string& path, const std::string& orig
   if (!winner.nvcc_flags.empty()) {
     std::string flags;
     for (const auto& f : winner.nvcc_flags) flags += (flags.empty() ? "" : " ") + f;
-    change.notes.push_back("The winner was compiled with `" + flags + "` in addition to the project's flags; this PR "
-                           "does not change the build: add " + (winner.nvcc_flags.size() == 1 ? "it" : "them") +
-                           " to the nvcc flags of " + path + " (and to [project] or [[kernel]] nvcc_flags in "
+    change.notes.push_back("The winner was compiled with `" + flags +
+                           "` in addition to the project's flags; this PR "
+                           "does not change the build: add " +
+                           (winner.nvcc_flags.size() == 1 ? "it" : "them") + " to the nvcc flags of " + path +
+                           " (and to [project] or [[kernel]] nvcc_flags in "
                            "kernelbot.toml) to get the search's speed (the timings below are of this PR's text, built "
-                           "without " + (winner.nvcc_flags.size() == 1 ? "it" : "them") + ").");
+                           "without " +
+                           (winner.nvcc_flags.size() == 1 ? "it" : "them") + ").");
   }
   change.patch = unified_diff(change.original, change.updated, path);
   return change;

@@ -35,7 +35,8 @@ std::set<std::string> identifiers_in(const std::string& text) {
 
 bool matches_pattern(const std::string& name, const std::string& pattern) {
   if (pattern.find_first_of("*?[") != std::string::npos)
-    return fnmatch(pattern.c_str(), name.c_str(), 0) == 0 || fnmatch(pattern.c_str(), cuda_source::unqualified_name(name).c_str(), 0) == 0;
+    return fnmatch(pattern.c_str(), name.c_str(), 0) == 0 ||
+           fnmatch(pattern.c_str(), cuda_source::unqualified_name(name).c_str(), 0) == 0;
   return name.find(pattern) != std::string::npos;
 }
 
@@ -53,8 +54,8 @@ bool chosen(const ScannedLauncher& l, const StarterOptions& o) {
 // Index-like names: an integer buffer with one of these is probably read as indices, which
 // random values would send out of bounds.
 bool index_like(const std::string& name) {
-  static const std::regex re(R"((^|_)(ids?|idx|index|indices|tokens?|offsets?|labels?|targets?|positions?|perm)(_|$|s$))",
-                             std::regex::icase);
+  static const std::regex re(
+      R"((^|_)(ids?|idx|index|indices|tokens?|offsets?|labels?|targets?|positions?|perm)(_|$|s$))", std::regex::icase);
   return std::regex_search(name, re);
 }
 
@@ -70,7 +71,8 @@ class SourceTexts {
   }
   const cuda_source::TypeAliases& aliases(const std::string& file) {
     auto it = aliases_.find(file);
-    if (it == aliases_.end()) it = aliases_.emplace(file, cuda_source::collect_type_aliases(root_, file, include_dirs_)).first;
+    if (it == aliases_.end())
+      it = aliases_.emplace(file, cuda_source::collect_type_aliases(root_, file, include_dirs_)).first;
     return it->second;
   }
 
@@ -191,7 +193,8 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
   if (!size_names.empty()) {
     int64_t each = size_names.size() == 1 ? 1048576 : size_names.size() == 2 ? 1024 : size_names.size() == 3 ? 256 : 64;
     out += "sizes = [{ ";
-    for (size_t i = 0; i < size_names.size(); ++i) out += (i ? ", " : "") + size_names[i] + " = " + std::to_string(each);
+    for (size_t i = 0; i < size_names.size(); ++i)
+      out += (i ? ", " : "") + size_names[i] + " = " + std::to_string(each);
     out += " }]   # check: realistic sizes; add more size sets\n";
   }
   std::set<std::string> count_todo;
@@ -222,7 +225,8 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
       out += "  role = \"stream\"\n";
     } else if (t.kind == ParamKind::scalar && settings.count(p.name)) {
       auto literal = cuda_source::integer_value(p.default_value);
-      out += "  role = \"scalar\"\n  dtype = \"int32\"\n  value = " + (literal ? std::to_string(*literal) : "256") + "\n";
+      out += "  role = \"scalar\"\n  dtype = \"int32\"\n  value = " + (literal ? std::to_string(*literal) : "256") +
+             "\n";
       notes.push_back(literal ? "launch setting (used in <<<...>>>): its default argument"
                               : "check: launch setting (used in <<<...>>>): a value the code supports");
     } else if (t.kind == ParamKind::scalar && sizes.count(p.name)) {
@@ -231,7 +235,8 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
       if (size_dtype != dtype) notes.push_back("check: a " + p.type + " size passed as int32");
     } else if (t.kind == ParamKind::scalar && !dtype_is_float(*t.dtype)) {
       auto literal = cuda_source::integer_value(p.default_value);
-      out += "  role = \"scalar\"\n  dtype = \"" + dtype + "\"\n  value = " + (literal ? std::to_string(*literal) : "3") + "\n";
+      out += "  role = \"scalar\"\n  dtype = \"" + dtype +
+             "\"\n  value = " + (literal ? std::to_string(*literal) : "3") + "\n";
       notes.push_back(literal ? "an integer that sizes nothing: its default argument"
                               : "check: an integer that sizes no buffer; a realistic value");
     } else if (t.kind == ParamKind::scalar) {
@@ -241,7 +246,8 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
       if (!value.empty() && (value.back() == 'f' || value.back() == 'F')) value.pop_back();
       if (value.find_first_of(".eE") == std::string::npos) value += ".0";
       out += "  role = \"scalar\"\n  dtype = \"" + dtype + "\"\n  value = " + value + "\n";
-      notes.push_back(numeric_default ? "its default argument" : "check: a realistic value (omit `value` for a random one per trial)");
+      notes.push_back(numeric_default ? "its default argument"
+                                      : "check: a realistic value (omit `value` for a random one per trial)");
     } else {
       out += "  role = \"input\"   # cannot be driven: " + t.why_not_drivable + "\n";
     }
@@ -290,7 +296,8 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
   std::set<std::string> used_names;
   for (const auto& launcher : scan.launchers) {
     // Device-side launches are not host entry points; main() is the program, not a launcher.
-    if (launcher.is_kernel || cuda_source::unqualified_name(launcher.name) == "main" || launcher.launches.empty()) continue;
+    if (launcher.is_kernel || cuda_source::unqualified_name(launcher.name) == "main" || launcher.launches.empty())
+      continue;
     ++result.candidates;
     if (!chosen(launcher, options)) continue;
     std::string name = cuda_source::unqualified_name(launcher.name);

@@ -1,5 +1,5 @@
-#include "common/file_io.h"
 #include "bot/sweep_bundle.h"
+#include "common/file_io.h"
 
 #include <fmt/format.h>
 
@@ -35,8 +35,8 @@ BundleManifest manifest_from_json(const nlohmann::json& j) {
   m.plan.shards = j.at("plan").at("shards").get<std::vector<std::vector<std::string>>>();
   m.plan.by_time = j.at("plan").value("balanced_by", "") == "gpu time";
   for (const auto& k : j.at("kernels"))
-    m.kernels.push_back({k.at("kernel").get<std::string>(), k.value("status", ""), k.value("note", ""),
-                         k.value("failed", false)});
+    m.kernels.push_back(
+        {k.at("kernel").get<std::string>(), k.value("status", ""), k.value("note", ""), k.value("failed", false)});
   m.device = j.value("device", "");
   m.finished_at = j.value("finished_at", "");
   return m;
@@ -70,11 +70,12 @@ SweepBundle read_bundle(const std::filesystem::path& dir) {
   try {
     auto j = nlohmann::json::parse(*manifest);
     if (j.value("format", "") != kSweepBundleFormat)
-      throw Error(fmt::format("{}: not a kernelbot shard manifest (no \"format\": \"{}\")", path.string(),
-                              kSweepBundleFormat));
+      throw Error(
+          fmt::format("{}: not a kernelbot shard manifest (no \"format\": \"{}\")", path.string(), kSweepBundleFormat));
     if (j.at("version").get<int>() > kSweepBundleVersion)
-      throw Error(fmt::format("{}: written in version {} by kernelbot {}, newer than this kernelbot's {}", path.string(),
-                              j.at("version").get<int>(), j.value("kernelbot_version", "?"), kSweepBundleVersion));
+      throw Error(fmt::format("{}: written in version {} by kernelbot {}, newer than this kernelbot's {}",
+                              path.string(), j.at("version").get<int>(), j.value("kernelbot_version", "?"),
+                              kSweepBundleVersion));
     bundle.manifest = manifest_from_json(j);
   } catch (const nlohmann::json::exception& e) {
     throw Error(path.string() + ": not a kernelbot shard manifest: " + e.what());

@@ -79,10 +79,10 @@ std::vector<KernelOutcome> publish_sweep(const config::Config& config, const std
       if (owner < 0) continue;  // not a target of this sweep (e.g. run with --kernel)
       row.failed = true;
       row.verdict = "failed";
-      row.note = failures.count(spec.name) ? failures[spec.name]
-                 : shards_seen.count(owner)
-                     ? "its shard saved no result"
-                     : fmt::format("shard {}/{} is missing: nobody's results for it were given", owner, plan.shards.size());
+      row.note = failures.count(spec.name)  ? failures[spec.name]
+                 : shards_seen.count(owner) ? "its shard saved no result"
+                                            : fmt::format("shard {}/{} is missing: nobody's results for it were given",
+                                                          owner, plan.shards.size());
       outcomes.push_back(row);
       continue;
     }
@@ -111,7 +111,8 @@ std::vector<KernelOutcome> publish_sweep(const config::Config& config, const std
   }
   for (const auto& [kernel, result] : best)
     if (!config.find_kernel(kernel))
-      outcomes.push_back({kernel, 0, 0, 0, "failed", "", "no [[kernel]] of that name in " + config.file.string(), true, {}});
+      outcomes.push_back(
+          {kernel, 0, 0, 0, "failed", "", "no [[kernel]] of that name in " + config.file.string(), true, {}});
   return outcomes;
 }
 

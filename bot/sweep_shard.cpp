@@ -61,7 +61,7 @@ ShardedTargets shard_targets(const std::vector<const config::KernelSpec*>& targe
     if (std::find(mine.begin(), mine.end(), t->name) != mine.end()) out.mine.push_back(t);
   if (shard.count > 1)
     spdlog::info("shard {}/{}: {} of {} kernels (balanced by {}): {}", shard.index, shard.count, out.mine.size(),
-               targets.size(), out.plan.by_time ? "the last GPU times" : "count", fmt::join(mine, ", "));
+                 targets.size(), out.plan.by_time ? "the last GPU times" : "count", fmt::join(mine, ", "));
   return out;
 }
 

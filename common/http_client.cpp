@@ -6,8 +6,8 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <exception>
 #include <map>
 #include <memory>
@@ -183,8 +183,8 @@ std::optional<double> parse_duration_s(const std::string& text) {
   char* end = nullptr;
   double bare = std::strtod(t.c_str(), &end);
   if (*end == '\0') return bare >= 0 ? std::optional<double>(bare) : std::nullopt;  // plain seconds
-  static const std::map<std::string, double> scale{{"h", 3600}, {"m", 60},    {"s", 1},
-                                                  {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}};
+  static const std::map<std::string, double> scale{{"h", 3600},  {"m", 60},    {"s", 1},
+                                                   {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}};
   double total = 0;
   for (size_t i = 0; i < t.size();) {
     if (!std::isdigit(static_cast<unsigned char>(t[i])) && t[i] != '.') return std::nullopt;
@@ -230,7 +230,8 @@ std::optional<double> openai_reset(const HttpResponse& response) {
   for (const char* limit : {"requests", "tokens"}) {
     auto reset = parse_duration_s(response.header(std::string("x-ratelimit-reset-") + limit));
     if (!reset) continue;
-    if (response.header(std::string("x-ratelimit-remaining-") + limit) == "0") spent = std::max(spent.value_or(0), *reset);
+    if (response.header(std::string("x-ratelimit-remaining-") + limit) == "0")
+      spent = std::max(spent.value_or(0), *reset);
     soonest = std::min(soonest.value_or(*reset), *reset);
   }
   return spent ? spent : soonest;

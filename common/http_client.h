@@ -19,7 +19,7 @@ struct HttpRequest {
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
-  double timeout_s = 60;          // the whole transfer (unless idle_timeout_s is set)
+  double timeout_s = 60;  // the whole transfer (unless idle_timeout_s is set)
   double connect_timeout_s = 10;
   // A streamed answer may take as long as it likes while bytes keep coming: when > 0, the
   // transfer fails only after this many seconds without a byte, and timeout_s does not apply.

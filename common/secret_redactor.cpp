@@ -52,15 +52,19 @@ const std::vector<Shape>& shapes() {
     v.push_back({{"xox"}, regex(R"(xox[abprs]-[A-Za-z0-9-]{10,})"), ""});
     v.push_back({{"akia", "asia"}, regex(R"((AKIA|ASIA)[0-9A-Z]{16})"), ""});
     // git's http.extraheader ("AUTHORIZATION: basic <base64>"), curl -v, a .netrc line.
-    v.push_back({{"authorization", "password"},
-                 regex(R"(((proxy-)?authorization\s*[:=]\s*((basic|bearer|token)\s+)?|password\s*[:=]\s*)[A-Za-z0-9+/=._~-]{8,})",
-                       regex::icase),
-                 "$1"});
+    v.push_back(
+        {{"authorization", "password"},
+         regex(
+             R"(((proxy-)?authorization\s*[:=]\s*((basic|bearer|token)\s+)?|password\s*[:=]\s*)[A-Za-z0-9+/=._~-]{8,})",
+             regex::icase),
+         "$1"});
     // A bare scheme and credential: long enough not to eat a compiler's "unexpected token here".
-    v.push_back({{"bearer", "basic", "token"}, regex(R"(((bearer|basic|token)\s+)[A-Za-z0-9+/=._~-]{20,})", regex::icase),
+    v.push_back({{"bearer", "basic", "token"},
+                 regex(R"(((bearer|basic|token)\s+)[A-Za-z0-9+/=._~-]{20,})", regex::icase),
                  "$1"});
     v.push_back({{"private key"},
-                 regex(R"(-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$))"), ""});
+                 regex(R"(-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$))"),
+                 ""});
     // user:password@ in a URL (a remote's credentials).
     v.push_back({{"://"}, regex(R"((://[^/\s:@]+:)[^/\s@]{6,}@)"), "$1"});
     return v;
@@ -90,7 +94,8 @@ bool env_name_looks_secret(const std::string& name) {
   std::string upper = name;
   std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
   for (const char* s : kSecretSuffixes)
-    if (upper.size() >= std::string(s).size() && upper.compare(upper.size() - std::string(s).size(), std::string::npos, s) == 0)
+    if (upper.size() >= std::string(s).size() &&
+        upper.compare(upper.size() - std::string(s).size(), std::string::npos, s) == 0)
       return true;
   for (const char* p : kSecretParts)
     if (upper.find(p) != std::string::npos) return true;

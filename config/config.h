@@ -38,7 +38,7 @@ struct JsonTable {
 
 // [llm]: the OpenAI-compatible chat endpoint the `llm` proposer talks to.
 struct LlmConfig {
-  std::string provider = "none";  // "openai-compatible" or "none"
+  std::string provider = "none";                       // "openai-compatible" or "none"
   std::string base_url = "https://api.openai.com/v1";  // may end in a query: ...?api-version=2024-10-21
   std::string model;
   std::string api_key_env = "OPENAI_API_KEY";
@@ -46,11 +46,11 @@ struct LlmConfig {
   std::string api_key_header = "Authorization";
   double temperature = 0.7;
   std::string send_temperature = "auto";  // auto (not to reasoning models) | true | false
-  int64_t max_tokens_per_reply = 32768;    // reasoning models spend much of it thinking
+  int64_t max_tokens_per_reply = 32768;   // reasoning models spend much of it thinking
   // auto: max_completion_tokens for OpenAI's reasoning models and api.openai.com, else max_tokens.
   std::string token_parameter = "auto";
-  double timeout_s = 180;  // the whole reply; when streaming, the longest silence
-  bool stream = true;      // server-sent events
+  double timeout_s = 180;   // the whole reply; when streaming, the longest silence
+  bool stream = true;       // server-sent events
   int64_t concurrency = 8;  // requests in flight at once
   int64_t max_retries = 5;
   int64_t repair_attempts = 1;  // compile errors fed back for one repair by default
@@ -72,12 +72,12 @@ struct SearchConfig {
   int64_t max_candidates = 200;
   double max_wall_time_s = 3600;
   int64_t max_tokens = 2'000'000;
-  double max_cost_usd = 0;  // 0 = no money budget
+  double max_cost_usd = 0;       // 0 = no money budget
   double min_round_gain = 0.01;  // a round that improves the best by less than this is a round without gain
   // Rounds without gain in a row that end the search early (0: never). A round lost to protocol
   // or infrastructure errors is not one: it measured nothing (search/round_patience.h).
   int64_t patience = 2;
-  int64_t compile_jobs = 0;      // 0 = all cores
+  int64_t compile_jobs = 0;  // 0 = all cores
   // Screening, then confirmation (search/screening.h): a short measurement of every candidate,
   // the full one only for those not clearly slower than the best confirmed. The full
   // measurement ([verify], [bench]) is unchanged; a candidate is never accepted on a screening.
@@ -171,8 +171,8 @@ struct ArgSpec {
   std::string name;
   ArgRole role = ArgRole::input;
   DType dtype = DType::float32;
-  std::string count;  // element count expression over the size names (buffers)
-  std::string value;  // value expression (size, scalar); empty scalar = random per trial
+  std::string count;         // element count expression over the size names (buffers)
+  std::string value;         // value expression (size, scalar); empty scalar = random per trial
   std::string distribution;  // override of [verify].distributions for this input
   SourcePos pos;
   // How an output's allowed error scales: "" (= "plain": atol + rtol*|r|) or "abs_inputs"
@@ -210,7 +210,7 @@ struct KernelSpec {
   std::vector<ArgSpec> args;
   std::vector<SizeSet> sizes;
   std::map<std::string, Tolerance> tolerance;  // overrides of [verify].tolerance by dtype
-  std::string flops;  // optional FLOP count expression
+  std::string flops;                           // optional FLOP count expression
   std::string bytes;  // optional bytes-moved override (default: inputs read once, outputs written once)
   std::map<std::string, std::vector<std::string>> tunables;  // macro -> values to try
   SourcePos pos;

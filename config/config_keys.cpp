@@ -10,7 +10,7 @@ FieldRef field_of(Config& c) {
 
 // KEY(llm, provider): the section and key names and the accessor of Config::llm.provider, spelled
 // once, so a key's name cannot drift from the field it fills.
-#define KEY(section, name) #section, #name, &field_of<&Config::section, &decltype(Config::section)::name>
+#define KEY(section, name) #section, #name, &field_of < &Config::section, &decltype(Config::section)::name>
 }  // namespace
 
 const std::vector<ConfigKey>& config_keys() {
@@ -25,7 +25,9 @@ const std::vector<ConfigKey>& config_keys() {
       {KEY(llm, temperature), "sampling temperature"},
       {KEY(llm, send_temperature), "auto (not to reasoning models) | true | false", any, {"auto", "true", "false"}},
       {KEY(llm, max_tokens_per_reply), "reply length limit, reasoning included", positive},
-      {KEY(llm, token_parameter), "auto | max_tokens | max_completion_tokens", any,
+      {KEY(llm, token_parameter),
+       "auto | max_tokens | max_completion_tokens",
+       any,
        {"auto", "max_tokens", "max_completion_tokens"}},
       {KEY(llm, timeout_s), "per request, in seconds; when streaming, the longest silence", positive},
       {KEY(llm, stream), "read replies as server-sent events"},
@@ -37,7 +39,9 @@ const std::vector<ConfigKey>& config_keys() {
       {KEY(llm, extra_body), "merged into every request (reasoning_effort, top_p, ...)"},
       {KEY(llm, extra_headers), "sent with every request"},
 
-      {KEY(search, proposer), "auto (llm if configured, else builtin) | llm | builtin | replay", any,
+      {KEY(search, proposer),
+       "auto (llm if configured, else builtin) | llm | builtin | replay",
+       any,
        {"auto", "llm", "builtin", "replay"}},
       {KEY(search, replay_file), "recorded LLM replies; required with proposer = replay"},
       {KEY(search, rounds), "search rounds", positive},
@@ -68,12 +72,15 @@ const std::vector<ConfigKey>& config_keys() {
       {KEY(verify, strict_speedup), "a claimed speedup above this triggers an extra-strict pass", positive},
       {KEY(verify, timeout_s), "wall-time limit of one candidate's child process", positive},
       {KEY(verify, max_host_memory_mb), "host memory limit of that process", positive},
-      {KEY(verify, sandbox), "where candidates compile and run: namespaces (bubblewrap) or process", any,
+      {KEY(verify, sandbox),
+       "where candidates compile and run: namespaces (bubblewrap) or process",
+       any,
        {"namespaces", "process"}},
       {KEY(verify, source_policy), "refuse candidates that add host file, environment, process or network access"},
       {KEY(verify, compile_timeout_s), "wall-time limit of one candidate's compile", positive},
       {KEY(verify, compile_memory_gib), "host memory limit of one candidate's compile (its processes' RSS)", positive},
-      {KEY(verify, persistent_judge), "one judge and original's process per search and GPU; a fresh process per candidate"},
+      {KEY(verify, persistent_judge),
+       "one judge and original's process per search and GPU; a fresh process per candidate"},
 
       {KEY(bench, warmup_runs), "untimed launches first", zero_or_more},
       {KEY(bench, min_time_s), "minimum GPU time per measurement", zero_or_more},

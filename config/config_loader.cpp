@@ -1,6 +1,6 @@
+#include "config/config_loader.h"
 #include "common/edit_distance.h"
 #include "common/file_io.h"
-#include "config/config_loader.h"
 
 #include <toml++/toml.h>
 
@@ -24,8 +24,7 @@ class Diagnostics {
  public:
   explicit Diagnostics(std::string file) : file_(std::move(file)) {}
   void error(const toml::source_region& where, const std::string& field, const std::string& message) {
-    items_.push_back({file_, static_cast<int>(where.begin.line), static_cast<int>(where.begin.column),
-                      field, message});
+    items_.push_back({file_, static_cast<int>(where.begin.line), static_cast<int>(where.begin.column), field, message});
   }
   void error(const SourcePos& where, const std::string& field, const std::string& message) {
     items_.push_back({file_, where.line, where.column, field, message});
@@ -72,8 +71,7 @@ class TableReader {
     const toml::node* n = table_.get(key);
     if (!n && required)
       diag_.error(table_.source(), field(key),
-                  "missing required field '" + std::string(key) + "'" +
-                      (path_.empty() ? "" : " in [" + path_ + "]"));
+                  "missing required field '" + std::string(key) + "'" + (path_.empty() ? "" : " in [" + path_ + "]"));
     return n;
   }
 
@@ -111,8 +109,9 @@ class TableReader {
     for (size_t i = 0; i < arr->size(); ++i) {
       const toml::node& item = *arr->get(i);
       if (auto v = item.value_exact<std::string>()) out.push_back(*v);
-      else diag_.error(item.source(), field(key) + "[" + std::to_string(i) + "]",
-                       std::string("expected a string, got ") + type_name(item));
+      else
+        diag_.error(item.source(), field(key) + "[" + std::to_string(i) + "]",
+                    std::string("expected a string, got ") + type_name(item));
     }
   }
   // A string that may also be written as a number (expressions: count = 1024 or count = "n").
@@ -179,8 +178,7 @@ void check_one_of(TableReader& r, std::string_view key, const std::string& value
   std::string list;
   for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
   const toml::node* n = r.table().get(key);
-  r.diag().error(n ? n->source() : r.table().source(), r.field(key),
-                 "'" + value + "' is not one of: " + list);
+  r.diag().error(n ? n->source() : r.table().source(), r.field(key), "'" + value + "' is not one of: " + list);
 }
 
 void check_positive(TableReader& r, std::string_view key, double value, bool allow_zero = false) {
@@ -232,8 +230,9 @@ void read_value(TableReader& r, const char* key, std::map<std::string, std::stri
   out.clear();
   for (const auto& [name, node] : *t) {
     if (auto v = node.value_exact<std::string>()) out[std::string(name.str())] = *v;
-    else r.diag().error(node.source(), r.field(key) + "." + std::string(name.str()),
-                        std::string("expected a string, got ") + type_name(node));
+    else
+      r.diag().error(node.source(), r.field(key) + "." + std::string(name.str()),
+                     std::string("expected a string, got ") + type_name(node));
   }
 }
 
@@ -298,14 +297,14 @@ void check_section_rules(TableReader& r, const std::string& section, const Confi
   if (section == "llm" && c.llm.provider == "openai-compatible" && c.llm.model.empty())
     error("model", "missing required field 'model' (needed when provider = \"openai-compatible\")");
   if (section == "llm" && c.llm.api_key_header.find_first_of(" :\r\n") != std::string::npos)
-    error("api_key_header", "must be a header name (\"Authorization\", \"api-key\"), got \"" + c.llm.api_key_header + "\"");
+    error("api_key_header",
+          "must be a header name (\"Authorization\", \"api-key\"), got \"" + c.llm.api_key_header + "\"");
   if (section == "llm" && c.llm.api_key_header.empty())
     error("api_key_header", "must name a header (\"Authorization\" sends \"Bearer KEY\")");
   if (section == "search" && c.search.proposer == "replay" && c.search.replay_file.empty())
     error("replay_file", "missing required field 'replay_file' (needed when proposer = \"replay\")");
   if (section == "search" && c.search.screen_margin < 1.0) error("screen_margin", "must be 1.0 or more");
-  if (section == "verify" && c.verify.distributions.empty())
-    error("distributions", "needs at least one distribution");
+  if (section == "verify" && c.verify.distributions.empty()) error("distributions", "needs at least one distribution");
   if (section == "bench" && c.bench.max_samples < c.bench.min_samples)
     error("max_samples", "must be at least min_samples");
   if (section == "bench" && c.bench.min_speedup < 1.0) error("min_speedup", "must be 1.0 or more");
@@ -357,8 +356,9 @@ void read_range(TableReader& r, ArgSpec& a) {
     const toml::node& item = *arr->get(i);
     if (auto v = item.value_exact<std::string>()) a.range.push_back(*v);
     else if (auto k = item.value_exact<int64_t>()) a.range.push_back(std::to_string(*k));
-    else r.diag().error(item.source(), r.field("range") + "[" + std::to_string(i) + "]",
-                        std::string("expected an integer or an expression string, got ") + type_name(item));
+    else
+      r.diag().error(item.source(), r.field("range") + "[" + std::to_string(i) + "]",
+                     std::string("expected an integer or an expression string, got ") + type_name(item));
   }
   if (a.range.size() != 2) a.range.clear();
 }
@@ -581,8 +581,7 @@ Config parse_document(const toml::table& doc, Diagnostics& diag, Config config) 
 
 }  // namespace
 
-Config load_config_text(const std::string& text, const std::string& file_name,
-                        const std::filesystem::path& root) {
+Config load_config_text(const std::string& text, const std::string& file_name, const std::filesystem::path& root) {
   Diagnostics diag(file_name);
   Config config;
   config.file = file_name;

@@ -13,12 +13,10 @@ namespace kb::config {
 Config load_config(const std::filesystem::path& file);
 
 // The same from text (tests, stdin); `file_name` is used in messages; `root` resolves paths.
-Config load_config_text(const std::string& text, const std::string& file_name,
-                        const std::filesystem::path& root);
+Config load_config_text(const std::string& text, const std::string& file_name, const std::filesystem::path& root);
 
 // The config file to use: `explicit_path` if given, else kernelbot.toml in `dir` or the nearest
 // parent directory that has one. Empty when none is found.
-std::filesystem::path find_config_file(const std::string& explicit_path,
-                                       const std::filesystem::path& dir);
+std::filesystem::path find_config_file(const std::string& explicit_path, const std::filesystem::path& dir);
 
 }  // namespace kb::config

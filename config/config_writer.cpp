@@ -119,7 +119,8 @@ void insert_key(toml::table& t, const ConfigKey& key, const Config& c) {
         using T = std::remove_cvref_t<decltype(*value)>;
         if constexpr (std::is_same_v<T, std::vector<std::string>>) t.insert(key.name, strings(*value));
         else if constexpr (std::is_same_v<T, std::map<std::string, Tolerance>>) t.insert(key.name, tolerances(*value));
-        else if constexpr (std::is_same_v<T, std::map<std::string, std::string>>) t.insert(key.name, string_table(*value));
+        else if constexpr (std::is_same_v<T, std::map<std::string, std::string>>)
+          t.insert(key.name, string_table(*value));
         else if constexpr (std::is_same_v<T, JsonTable>) t.insert(key.name, json_table(*value));
         else t.insert(key.name, *value);
       },
@@ -162,7 +163,9 @@ std::string to_toml_text(const Config& config) {
 
 std::string to_json_text(const Config& config) {
   std::ostringstream out;
-  out << toml::json_formatter(document(config), toml::json_formatter::default_flags | toml::format_flags::relaxed_float_precision) << "\n";
+  out << toml::json_formatter(document(config),
+                              toml::json_formatter::default_flags | toml::format_flags::relaxed_float_precision)
+      << "\n";
   return out.str();
 }
 

@@ -19,8 +19,7 @@ struct Value {
 
 class Parser {
  public:
-  Parser(const std::string& text, const std::map<std::string, int64_t>* sizes,
-         std::set<std::string>* names)
+  Parser(const std::string& text, const std::map<std::string, int64_t>* sizes, std::set<std::string>* names)
       : text_(text), sizes_(sizes), names_(names) {}
 
   Value parse() {
@@ -32,8 +31,7 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw ExpressionError("in expression \"" + text_ + "\" at column " + std::to_string(pos_ + 1) +
-                          ": " + what);
+    throw ExpressionError("in expression \"" + text_ + "\" at column " + std::to_string(pos_ + 1) + ": " + what);
   }
   void skip_space() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
@@ -132,8 +130,7 @@ class Parser {
       } else if (c == '.' || c == 'e' || c == 'E') {
         floating = true;
         ++pos_;
-        if ((c == 'e' || c == 'E') && pos_ < text_.size() && (text_[pos_] == '-' || text_[pos_] == '+'))
-          ++pos_;
+        if ((c == 'e' || c == 'E') && pos_ < text_.size() && (text_[pos_] == '-' || text_[pos_] == '+')) ++pos_;
       } else {
         break;
       }
@@ -156,9 +153,7 @@ class Parser {
   }
   Value name_or_call() {
     size_t start = pos_;
-    while (pos_ < text_.size() &&
-           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
-      ++pos_;
+    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
     std::string name = text_.substr(start, pos_ - start);
     if (eat('(')) {
       Value a = expr();
@@ -204,8 +199,7 @@ int64_t evaluate_count(const std::string& text, const std::map<std::string, int6
   if (!v.is_int) {
     double d = v.d;
     if (std::floor(d) != d || d > static_cast<double>(std::numeric_limits<int64_t>::max()))
-      throw ExpressionError("expression \"" + text + "\" is not a whole number (" +
-                            std::to_string(d) + ")");
+      throw ExpressionError("expression \"" + text + "\" is not a whole number (" + std::to_string(d) + ")");
     v = {true, static_cast<int64_t>(d), 0};
   }
   if (v.i < 0) throw ExpressionError("expression \"" + text + "\" is negative (" + std::to_string(v.i) + ")");

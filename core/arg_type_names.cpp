@@ -6,21 +6,20 @@
 namespace kb {
 namespace {
 
-constexpr std::pair<ArgRole, const char*> kRoles[] = {{ArgRole::input, "input"},   {ArgRole::output, "output"},
-                                                      {ArgRole::inout, "inout"},   {ArgRole::scalar, "scalar"},
-                                                      {ArgRole::size, "size"},     {ArgRole::stream, "stream"}};
+constexpr std::pair<ArgRole, const char*> kRoles[] = {{ArgRole::input, "input"}, {ArgRole::output, "output"},
+                                                      {ArgRole::inout, "inout"}, {ArgRole::scalar, "scalar"},
+                                                      {ArgRole::size, "size"},   {ArgRole::stream, "stream"}};
 
 struct DTypeName {
   DType dtype;
   const char* name;
   const char* cpp;
 };
-constexpr DTypeName kDTypes[] = {
-    {DType::float64, "float64", "double"},  {DType::float32, "float32", "float"},
-    {DType::float16, "float16", "__half"},  {DType::bfloat16, "bfloat16", "__nv_bfloat16"},
-    {DType::int64, "int64", "int64_t"},     {DType::int32, "int32", "int"},
-    {DType::uint32, "uint32", "unsigned"},  {DType::int8, "int8", "int8_t"},
-    {DType::uint8, "uint8", "uint8_t"}};
+constexpr DTypeName kDTypes[] = {{DType::float64, "float64", "double"}, {DType::float32, "float32", "float"},
+                                 {DType::float16, "float16", "__half"}, {DType::bfloat16, "bfloat16", "__nv_bfloat16"},
+                                 {DType::int64, "int64", "int64_t"},    {DType::int32, "int32", "int"},
+                                 {DType::uint32, "uint32", "unsigned"}, {DType::int8, "int8", "int8_t"},
+                                 {DType::uint8, "uint8", "uint8_t"}};
 static_assert(std::size(kDTypes) == kDTypeCount, "every DType has a name");
 
 const DTypeName* find(DType d) {

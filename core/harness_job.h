@@ -62,7 +62,7 @@ struct HarnessJob {
   double copy_bandwidth_gbps = 0;  // measured device ceilings, for the roofline floor
   double fp32_tflops = 0;
   double min_speedup = kDefaultMinSpeedup;  // [bench].min_speedup: the geometric-mean ratio a win must reach
-  int metrics_size = -1;      // size set index the metrics mode profiles; -1 = the largest (most bytes)
+  int metrics_size = -1;                    // size set index the metrics mode profiles; -1 = the largest (most bytes)
   // The run is under compute-sanitizer, which holds the process's only CUPTI subscription
   // (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED): verify without CUPTI activity tracing.
   // The side-stream checks were made by the normal run before the bot asks for this one.

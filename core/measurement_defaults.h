@@ -14,10 +14,10 @@ namespace kb {
 // How the judge times one variant, in the manner of nvbench ([bench] less min_speedup).
 struct HarnessBench {
   int64_t warmup_runs = 3;
-  double min_time_s = 0.05;   // GPU time of the kept samples, at least
+  double min_time_s = 0.05;  // GPU time of the kept samples, at least
   int64_t min_samples = 20;
   int64_t max_samples = 2000;
-  double max_noise = 0.005;   // relative noise target (0.5%)
+  double max_noise = 0.005;  // relative noise target (0.5%)
   double timeout_s = 20;
   bool flush_l2 = true;
   double graph_below_us = 10;   // kernels shorter than this are timed as CUDA graphs of launches

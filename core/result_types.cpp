@@ -3,12 +3,11 @@
 namespace kb {
 namespace {
 constexpr std::pair<Verdict, const char*> kVerdicts[] = {
-    {Verdict::pending, "pending"},         {Verdict::accepted, "accepted"},
-    {Verdict::not_faster, "not_faster"},   {Verdict::compile_error, "compile_error"},
+    {Verdict::pending, "pending"},           {Verdict::accepted, "accepted"},
+    {Verdict::not_faster, "not_faster"},     {Verdict::compile_error, "compile_error"},
     {Verdict::wrong_result, "wrong_result"}, {Verdict::crashed, "crashed"},
-    {Verdict::timed_out, "timed_out"},     {Verdict::rejected, "rejected"},
-    {Verdict::infra_error, "infra_error"},
-    {Verdict::screened_out, "screened_out"}};
+    {Verdict::timed_out, "timed_out"},       {Verdict::rejected, "rejected"},
+    {Verdict::infra_error, "infra_error"},   {Verdict::screened_out, "screened_out"}};
 }  // namespace
 
 const char* to_string(Verdict v) {

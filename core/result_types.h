@@ -14,15 +14,15 @@ namespace kb {
 // The GPU and software a measurement was taken on.
 struct DeviceInfo {
   int index = 0;
-  std::string name;          // "NVIDIA H100 80GB HBM3"
+  std::string name;  // "NVIDIA H100 80GB HBM3"
   std::string uuid;
-  std::string pci_bus_id;    // "0000:1b:00.0", as the driver's /proc/driver/nvidia/gpus/ names it
+  std::string pci_bus_id;  // "0000:1b:00.0", as the driver's /proc/driver/nvidia/gpus/ names it
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
   int64_t l2_bytes = 0;
   int64_t memory_bytes = 0;
-  std::string driver_version;   // "580.159.04"
-  std::string runtime_version;  // "13.0"
+  std::string driver_version;      // "580.159.04"
+  std::string runtime_version;     // "13.0"
   double copy_bandwidth_gbps = 0;  // measured device-to-device copy, bytes read + written
   double fp32_tflops = 0;          // measured FFMA rate
 };
@@ -32,10 +32,10 @@ struct TimingStats {
   double median_us = 0, q1_us = 0, q3_us = 0, min_us = 0, max_us = 0, mean_us = 0;
   double noise = 0;  // relative standard deviation (stdev / mean)
   int64_t samples = 0;
-  int64_t dropped_samples = 0;  // dropped because the SM clock sagged
+  int64_t dropped_samples = 0;      // dropped because the SM clock sagged
   int64_t launches_per_sample = 1;  // >1 when timed as a CUDA graph of launches
   bool l2_flushed = true;
-  std::string stop_reason;  // "noise target", "noise stable", "timeout", "max samples"
+  std::string stop_reason;   // "noise target", "noise stable", "timeout", "max samples"
   double sm_clock_mhz = 0;   // median SM clock over the kept samples (NVML), 0 when unknown
   double cupti_span_us = 0;  // median GPU busy time of one call under CUPTI activity (its activities' union)
   std::string notes;         // findings: work escaping the timed region, clock or blocking-kernel caveats
@@ -54,10 +54,10 @@ struct SizeTiming {
   std::string size_label;  // "n=1048576"
   TimingStats baseline;
   TimingStats candidate;
-  double speedup = 0;       // baseline median / candidate median
-  bool significant = false; // the ratio is beyond the combined noise
-  double floor_us = 0;      // roofline floor from the spec's bytes and FLOPs, 0 when unknown
-  double baseline_pct_of_floor = 0;   // floor / median * 100
+  double speedup = 0;                // baseline median / candidate median
+  bool significant = false;          // the ratio is beyond the combined noise
+  double floor_us = 0;               // roofline floor from the spec's bytes and FLOPs, 0 when unknown
+  double baseline_pct_of_floor = 0;  // floor / median * 100
   double candidate_pct_of_floor = 0;
   double bytes_moved = 0;
   double flops = 0;
@@ -91,9 +91,9 @@ struct VerificationReport {
   std::vector<OutputError> outputs;
   double worst_abs_error = 0;
   double worst_rel_error = 0;
-  bool strict_pass = false;      // the extra-strict pass for speedups over [verify].strict_speedup
-  bool sanitized = false;        // compute-sanitizer ran
-  std::string sanitizer_report;  // empty when clean
+  bool strict_pass = false;                // the extra-strict pass for speedups over [verify].strict_speedup
+  bool sanitized = false;                  // compute-sanitizer ran
+  std::string sanitizer_report;            // empty when clean
   bool deterministic_checked = false;      // each size's first trial ran twice on the same inputs
   bool original_nondeterministic = false;  // the original's own outputs varied between those calls
   // Checks that passed but prove little, e.g. an output whose reference never exceeds its atol
@@ -120,16 +120,16 @@ struct KernelMetrics {
 
 enum class Verdict {
   pending,
-  accepted,       // correct and faster beyond noise
-  not_faster,     // correct, but not faster beyond noise
+  accepted,    // correct and faster beyond noise
+  not_faster,  // correct, but not faster beyond noise
   compile_error,
-  wrong_result,   // outputs differ, NaN, unwritten outputs, modified inputs, cached answers...
-  crashed,        // illegal address, abort, signal
+  wrong_result,  // outputs differ, NaN, unwritten outputs, modified inputs, cached answers...
+  crashed,       // illegal address, abort, signal
   timed_out,
-  rejected,       // a rule of the harness: side-stream work, sanitizer errors, env access...
-  infra_error,    // the evaluator itself failed (no GPU, tool missing): not the candidate's fault
-  screened_out,   // passed a screening (search/screening.h) but timed clearly slower than a confirmed
-                  // candidate or the original there: never fully measured, never a seed or a winner
+  rejected,      // a rule of the harness: side-stream work, sanitizer errors, env access...
+  infra_error,   // the evaluator itself failed (no GPU, tool missing): not the candidate's fault
+  screened_out,  // passed a screening (search/screening.h) but timed clearly slower than a confirmed
+                 // candidate or the original there: never fully measured, never a seed or a winner
 };
 const char* to_string(Verdict v);
 bool verdict_is_correct(Verdict v);  // accepted or not_faster
@@ -175,13 +175,13 @@ void from_json(const nlohmann::json& j, Verdict& v);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, index, name, uuid, pci_bus_id, cc_major, cc_minor, sm_count,
                                                 l2_bytes, memory_bytes, driver_version, runtime_version,
                                                 copy_bandwidth_gbps, fp32_tflops)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingStats, median_us, q1_us, q3_us, min_us, max_us, mean_us,
-                                                noise, samples, dropped_samples, launches_per_sample, l2_flushed,
-                                                stop_reason, sm_clock_mhz, cupti_span_us, notes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingStats, median_us, q1_us, q3_us, min_us, max_us, mean_us, noise,
+                                                samples, dropped_samples, launches_per_sample, l2_flushed, stop_reason,
+                                                sm_clock_mhz, cupti_span_us, notes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SizeTiming, size_label, baseline, candidate, speedup, significant,
-                                                floor_us, baseline_pct_of_floor, candidate_pct_of_floor,
-                                                bytes_moved, flops, checked_samples, wall_clock_calls,
-                                                baseline_wall_us, candidate_wall_us)
+                                                floor_us, baseline_pct_of_floor, candidate_pct_of_floor, bytes_moved,
+                                                flops, checked_samples, wall_clock_calls, baseline_wall_us,
+                                                candidate_wall_us)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OutputError, name, dtype, max_abs_error, max_rel_error, rtol, atol,
                                                 mismatches, elements, max_reference)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(VerificationReport, passed, failure, trials, sizes, distributions,
@@ -190,8 +190,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(VerificationReport, passed, fail
                                                 original_nondeterministic, warnings)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelMetrics, status, values, registers_per_thread,
                                                 static_shared_bytes, local_bytes_per_thread, spill_stores_bytes,
-                                                spill_loads_bytes, stack_frame_bytes, kernel_name,
-                                                dynamic_shared_bytes, kernel_count, size_label)
+                                                spill_loads_bytes, stack_frame_bytes, kernel_name, dynamic_shared_bytes,
+                                                kernel_count, size_label)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalResult, verdict, reason, verification, timings, speedup,
                                                 baseline_metrics, candidate_metrics, compile_log, compile_s, run_s,
                                                 device, phase_s)

@@ -29,7 +29,7 @@ struct SpeedupDecision {
   double min_speedup = 0;   // what it was held to
   size_t faster_sizes = 0;  // sizes significantly faster
   size_t sizes = 0;
-  std::string slower_at;    // the first size significantly slower; empty when none is
+  std::string slower_at;  // the first size significantly slower; empty when none is
   bool accepted() const { return outcome == SpeedupOutcome::faster; }
   // The verdict's sentence: "correct and faster: geometric-mean speedup 1.234x, significant at 2
   // of 3 sizes", "correct, geometric-mean speedup 1.020x is under the required 1.050x", ...

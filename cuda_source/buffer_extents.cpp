@@ -16,8 +16,8 @@ using SizeSet = std::optional<std::set<std::string>>;  // nothing: cannot tell
 // The body's tokens as text (cuda_source/code_tokens), with the two-character operators the
 // guesser reads as one (`i <= n`, `x += off`) joined.
 Tokens tokenize_body(const std::string& s) {
-  static const std::set<std::string> two = {"<=", ">=", "==", "!=", "&&", "||", "<<", ">>",
-                                            "++", "--", "+=", "-=", "*=", "/="};
+  static const std::set<std::string> two = {"<=", ">=", "==", "!=", "&&", "||", "<<",
+                                            ">>", "++", "--", "+=", "-=", "*=", "/="};
   Tokens out;
   size_t previous_end = std::string::npos;
   bool previous_punct = false;
@@ -31,22 +31,45 @@ Tokens tokenize_body(const std::string& s) {
   return out;
 }
 
-bool is_ident(const std::string& t) { return !t.empty() && (std::isalpha(static_cast<unsigned char>(t[0])) || t[0] == '_'); }
+bool is_ident(const std::string& t) {
+  return !t.empty() && (std::isalpha(static_cast<unsigned char>(t[0])) || t[0] == '_');
+}
 
 // Names that stand in index expressions without bounding anything: types in casts, the
 // thread/block built-ins, qualifiers.
 bool neutral(const std::string& t) {
-  static const std::set<std::string> names = {
-      "int", "unsigned", "long", "short", "char", "signed", "size_t", "int64_t", "int32_t", "uint32_t", "uint64_t",
-      "ptrdiff_t", "float", "double", "const", "auto", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
-      "static_cast", "reinterpret_cast", "__restrict__", "volatile"};
+  static const std::set<std::string> names = {"int",
+                                              "unsigned",
+                                              "long",
+                                              "short",
+                                              "char",
+                                              "signed",
+                                              "size_t",
+                                              "int64_t",
+                                              "int32_t",
+                                              "uint32_t",
+                                              "uint64_t",
+                                              "ptrdiff_t",
+                                              "float",
+                                              "double",
+                                              "const",
+                                              "auto",
+                                              "threadIdx",
+                                              "blockIdx",
+                                              "blockDim",
+                                              "gridDim",
+                                              "warpSize",
+                                              "static_cast",
+                                              "reinterpret_cast",
+                                              "__restrict__",
+                                              "volatile"};
   return names.count(t) > 0;
 }
 
 bool integer_type(const std::string& type) {
   if (type.find('*') != std::string::npos || type.find('&') != std::string::npos) return false;
-  static const char* ints[] = {"int", "unsigned", "long", "short", "size_t", "int64_t", "int32_t", "uint32_t",
-                               "uint64_t", "ptrdiff_t", "index_t"};
+  static const char* ints[] = {"int",     "unsigned", "long",     "short",     "size_t", "int64_t",
+                               "int32_t", "uint32_t", "uint64_t", "ptrdiff_t", "index_t"};
   std::string last = type.substr(type.find_last_of(' ') == std::string::npos ? 0 : type.find_last_of(' ') + 1);
   return std::any_of(std::begin(ints), std::end(ints), [&](const char* i) { return last == i; });
 }

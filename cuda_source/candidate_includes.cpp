@@ -60,16 +60,16 @@ bool standard_library_header(const std::string& name) {
       // C++ (C++23, less <fstream> and <filesystem>)
       "algorithm", "any", "array", "atomic", "barrier", "bit", "bitset", "cassert", "cctype", "cerrno", "cfenv",
       "cfloat", "charconv", "chrono", "cinttypes", "climits", "clocale", "cmath", "codecvt", "compare", "complex",
-      "concepts", "condition_variable", "coroutine", "csetjmp", "csignal", "cstdarg", "cstddef", "cstdint",
-      "cstdio", "cstdlib", "cstring", "ctime", "cuchar", "cwchar", "cwctype", "deque", "exception", "execution",
-      "expected", "flat_map", "flat_set", "format", "forward_list", "functional", "future", "initializer_list",
-      "iomanip", "ios", "iosfwd", "iostream", "istream", "iterator", "latch", "limits", "list", "locale", "map",
-      "mdspan", "memory", "memory_resource", "mutex", "new", "numbers", "numeric", "optional", "ostream", "print",
-      "queue", "random", "ranges", "ratio", "regex", "scoped_allocator", "semaphore", "set", "shared_mutex",
-      "source_location", "span", "sstream", "stack", "stacktrace", "stdexcept", "stdfloat", "stop_token",
-      "streambuf", "string", "string_view", "syncstream", "system_error", "thread", "tuple", "type_traits",
-      "typeindex", "typeinfo", "unordered_map", "unordered_set", "utility", "valarray", "variant", "vector",
-      "version", "cstdbool", "ciso646", "cstdalign", "ctgmath", "ccomplex",
+      "concepts", "condition_variable", "coroutine", "csetjmp", "csignal", "cstdarg", "cstddef", "cstdint", "cstdio",
+      "cstdlib", "cstring", "ctime", "cuchar", "cwchar", "cwctype", "deque", "exception", "execution", "expected",
+      "flat_map", "flat_set", "format", "forward_list", "functional", "future", "initializer_list", "iomanip", "ios",
+      "iosfwd", "iostream", "istream", "iterator", "latch", "limits", "list", "locale", "map", "mdspan", "memory",
+      "memory_resource", "mutex", "new", "numbers", "numeric", "optional", "ostream", "print", "queue", "random",
+      "ranges", "ratio", "regex", "scoped_allocator", "semaphore", "set", "shared_mutex", "source_location", "span",
+      "sstream", "stack", "stacktrace", "stdexcept", "stdfloat", "stop_token", "streambuf", "string", "string_view",
+      "syncstream", "system_error", "thread", "tuple", "type_traits", "typeindex", "typeinfo", "unordered_map",
+      "unordered_set", "utility", "valarray", "variant", "vector", "version", "cstdbool", "ciso646", "cstdalign",
+      "ctgmath", "ccomplex",
       // C
       "assert.h", "complex.h", "ctype.h", "errno.h", "fenv.h", "float.h", "inttypes.h", "iso646.h", "limits.h",
       "locale.h", "math.h", "setjmp.h", "signal.h", "stdalign.h", "stdarg.h", "stdbool.h", "stddef.h", "stdint.h",
@@ -80,8 +80,8 @@ bool standard_library_header(const std::string& name) {
 
 bool known_toolkit_header(const std::string& name) {
   if (!plain_relative(name)) return false;
-  static const char* const kDirectories[] = {"cub/", "thrust/", "cuda/", "cooperative_groups/", "nv/", "crt/",
-                                             "cute/", "nvtx3/", "cccl/"};
+  static const char* const kDirectories[] = {"cub/",  "thrust/", "cuda/", "cooperative_groups/", "nv/", "crt/",
+                                             "cute/", "nvtx3/",  "cccl/"};
   for (const char* d : kDirectories)
     if (starts_with(name, d)) return true;
   if (name.find('/') != std::string::npos) return false;
@@ -90,13 +90,33 @@ bool known_toolkit_header(const std::string& name) {
       starts_with(name, "cufft") || starts_with(name, "cusparse") || starts_with(name, "cusolver") ||
       starts_with(name, "nvrtc") || starts_with(name, "nvToolsExt") || starts_with(name, "sm_"))
     return ends_with(name, ".h") || ends_with(name, ".hpp") || ends_with(name, ".cuh");
-  static const std::set<std::string> kHeaders = {
-      "cooperative_groups.h", "mma.h", "vector_types.h", "vector_functions.h", "vector_functions.hpp",
-      "device_functions.h", "device_launch_parameters.h", "device_types.h", "driver_types.h", "builtin_types.h",
-      "host_defines.h", "library_types.h", "math_constants.h", "math_functions.h", "surface_types.h",
-      "texture_types.h", "texture_fetch_functions.h", "surface_functions.h", "channel_descriptor.h",
-      "driver_functions.h", "host_config.h", "common_functions.h", "device_atomic_functions.h",
-      "device_double_functions.h", "cuComplex.h", "fatbinary_section.h", "nvfunctional"};
+  static const std::set<std::string> kHeaders = {"cooperative_groups.h",
+                                                 "mma.h",
+                                                 "vector_types.h",
+                                                 "vector_functions.h",
+                                                 "vector_functions.hpp",
+                                                 "device_functions.h",
+                                                 "device_launch_parameters.h",
+                                                 "device_types.h",
+                                                 "driver_types.h",
+                                                 "builtin_types.h",
+                                                 "host_defines.h",
+                                                 "library_types.h",
+                                                 "math_constants.h",
+                                                 "math_functions.h",
+                                                 "surface_types.h",
+                                                 "texture_types.h",
+                                                 "texture_fetch_functions.h",
+                                                 "surface_functions.h",
+                                                 "channel_descriptor.h",
+                                                 "driver_functions.h",
+                                                 "host_config.h",
+                                                 "common_functions.h",
+                                                 "device_atomic_functions.h",
+                                                 "device_double_functions.h",
+                                                 "cuComplex.h",
+                                                 "fatbinary_section.h",
+                                                 "nvfunctional"};
   return kHeaders.count(name) > 0;
 }
 

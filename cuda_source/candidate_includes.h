@@ -16,8 +16,8 @@ namespace kb::cuda_source {
 
 // Where a candidate's #includes may resolve.
 struct IncludeScope {
-  std::filesystem::path repository;          // absolute; headers under it are the repository's
-  std::filesystem::path source_dir;          // the original's directory: quoted includes start there
+  std::filesystem::path repository;                         // absolute; headers under it are the repository's
+  std::filesystem::path source_dir;                         // the original's directory: quoted includes start there
   std::vector<std::filesystem::path> include_dirs;          // the kernel's -I directories
   std::vector<std::filesystem::path> toolkit_include_dirs;  // the CUDA toolkit's include directories
 };

@@ -21,25 +21,110 @@ const std::map<std::string, std::string>& refused_names() {
     auto add = [&](const char* rule, std::initializer_list<const char*> names) {
       for (const char* n : names) m[n] = rule;
     };
-    add("file access",
-        {"fopen", "freopen", "fdopen", "openat", "openat2", "creat", "ifstream", "ofstream", "fstream", "filebuf",
-         "basic_ifstream", "basic_ofstream", "basic_fstream", "basic_filebuf", "filesystem", "readlink",
-         "readlinkat", "opendir", "fdopendir", "readdir", "scandir", "nftw", "ftw", "realpath", "chdir", "fchdir",
-         "mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "rename", "renameat", "symlink", "symlinkat",
-         "truncate", "ftruncate", "chmod", "fchmod", "chown", "fchown", "mkfifo", "mknod", "tmpfile", "tmpnam",
-         "mkstemp", "mkdtemp", "fstatat", "newfstatat", "statfs", "fstatfs", "getdents", "inotify_init",
-         "name_to_handle_at", "open_by_handle_at", "sendfile", "splice", "memfd_create"});
+    add("file access", {"fopen",
+                        "freopen",
+                        "fdopen",
+                        "openat",
+                        "openat2",
+                        "creat",
+                        "ifstream",
+                        "ofstream",
+                        "fstream",
+                        "filebuf",
+                        "basic_ifstream",
+                        "basic_ofstream",
+                        "basic_fstream",
+                        "basic_filebuf",
+                        "filesystem",
+                        "readlink",
+                        "readlinkat",
+                        "opendir",
+                        "fdopendir",
+                        "readdir",
+                        "scandir",
+                        "nftw",
+                        "ftw",
+                        "realpath",
+                        "chdir",
+                        "fchdir",
+                        "mkdir",
+                        "mkdirat",
+                        "rmdir",
+                        "unlink",
+                        "unlinkat",
+                        "rename",
+                        "renameat",
+                        "symlink",
+                        "symlinkat",
+                        "truncate",
+                        "ftruncate",
+                        "chmod",
+                        "fchmod",
+                        "chown",
+                        "fchown",
+                        "mkfifo",
+                        "mknod",
+                        "tmpfile",
+                        "tmpnam",
+                        "mkstemp",
+                        "mkdtemp",
+                        "fstatat",
+                        "newfstatat",
+                        "statfs",
+                        "fstatfs",
+                        "getdents",
+                        "inotify_init",
+                        "name_to_handle_at",
+                        "open_by_handle_at",
+                        "sendfile",
+                        "splice",
+                        "memfd_create"});
     add("environment", {"getenv", "secure_getenv", "environ", "setenv", "unsetenv", "putenv", "clearenv"});
-    add("process",
-        {"fork", "vfork", "execl", "execle", "execlp", "execv", "execve", "execvp", "execvpe", "execveat",
-         "fexecve", "popen", "pclose", "posix_spawn", "posix_spawnp", "ptrace", "prctl", "waitpid", "wait4",
-         "sigaction", "setrlimit", "prlimit", "setpriority", "sched_setaffinity", "sched_setscheduler", "atexit",
-         "at_quick_exit", "shm_open", "shmget", "shmat", "msgget", "semget", "mq_open", "sem_open", "daemon",
-         "setsid", "process_vm_readv", "process_vm_writev", "pidfd_open", "pidfd_getfd", "unshare", "setns"});
-    add("network",
-        {"socket", "socketpair", "getaddrinfo", "gethostbyname", "gethostbyname2", "gethostbyaddr", "getnameinfo",
-         "inet_addr", "inet_aton", "inet_pton", "sendto", "recvfrom", "sendmsg", "recvmsg", "setsockopt",
-         "getsockopt", "getpeername", "getsockname", "accept4"});
+    add("process", {"fork",
+                    "vfork",
+                    "execl",
+                    "execle",
+                    "execlp",
+                    "execv",
+                    "execve",
+                    "execvp",
+                    "execvpe",
+                    "execveat",
+                    "fexecve",
+                    "popen",
+                    "pclose",
+                    "posix_spawn",
+                    "posix_spawnp",
+                    "ptrace",
+                    "prctl",
+                    "waitpid",
+                    "wait4",
+                    "sigaction",
+                    "setrlimit",
+                    "prlimit",
+                    "setpriority",
+                    "sched_setaffinity",
+                    "sched_setscheduler",
+                    "atexit",
+                    "at_quick_exit",
+                    "shm_open",
+                    "shmget",
+                    "shmat",
+                    "msgget",
+                    "semget",
+                    "mq_open",
+                    "sem_open",
+                    "daemon",
+                    "setsid",
+                    "process_vm_readv",
+                    "process_vm_writev",
+                    "pidfd_open",
+                    "pidfd_getfd",
+                    "unshare",
+                    "setns"});
+    add("network", {"socket", "socketpair", "getaddrinfo", "gethostbyname", "gethostbyname2", "gethostbyaddr",
+                    "getnameinfo", "inet_addr", "inet_aton", "inet_pton", "sendto", "recvfrom", "sendmsg", "recvmsg",
+                    "setsockopt", "getsockopt", "getpeername", "getsockname", "accept4"});
     add("dynamic loading", {"dlopen", "dlsym", "dlvsym", "dladdr", "dladdr1", "dlinfo", "dlmopen", "dlerror",
                             "dl_iterate_phdr", "cuGetProcAddress"});
     add("system call", {"syscall"});
@@ -53,17 +138,17 @@ const std::map<std::string, std::string>& refused_names() {
 // variable: common words that kernels use as names too (`bool write`, `int read`).
 const std::map<std::string, std::string>& refused_calls() {
   static const std::map<std::string, std::string> kCalls = {
-      {"open", "file access"},   {"stat", "file access"},    {"lstat", "file access"},  {"fstat", "file access"},
-      {"statx", "file access"},  {"access", "file access"}, {"faccessat", "file access"}, {"read", "file access"},
-      {"write", "file access"},  {"pread", "file access"},   {"pwrite", "file access"}, {"readv", "file access"},
-      {"writev", "file access"}, {"link", "file access"},   {"dup", "file access"},
-      {"dup2", "file access"},   {"dup3", "file access"},    {"pipe2", "file access"},
-      {"ioctl", "file access"},  {"fcntl", "file access"},   {"mmap", "file access"},   {"mprotect", "file access"},
-      {"close", "file access"},  {"system", "process"},      {"kill", "process"},       {"tgkill", "process"},
-      {"killpg", "process"},     {"clone", "process"},       {"clone3", "process"},     {"signal", "process"},
-      {"raise", "process"},      {"alarm", "process"},       {"bind", "network"},
-      {"connect", "network"},    {"listen", "network"},      {"accept", "network"},     {"send", "network"},
-      {"recv", "network"},       {"shutdown", "network"},    {"getpid", "process"},     {"getppid", "process"}};
+      {"open", "file access"},   {"stat", "file access"},     {"lstat", "file access"},     {"fstat", "file access"},
+      {"statx", "file access"},  {"access", "file access"},   {"faccessat", "file access"}, {"read", "file access"},
+      {"write", "file access"},  {"pread", "file access"},    {"pwrite", "file access"},    {"readv", "file access"},
+      {"writev", "file access"}, {"link", "file access"},     {"dup", "file access"},       {"dup2", "file access"},
+      {"dup3", "file access"},   {"pipe2", "file access"},    {"ioctl", "file access"},     {"fcntl", "file access"},
+      {"mmap", "file access"},   {"mprotect", "file access"}, {"close", "file access"},     {"system", "process"},
+      {"kill", "process"},       {"tgkill", "process"},       {"killpg", "process"},        {"clone", "process"},
+      {"clone3", "process"},     {"signal", "process"},       {"raise", "process"},         {"alarm", "process"},
+      {"bind", "network"},       {"connect", "network"},      {"listen", "network"},        {"accept", "network"},
+      {"send", "network"},       {"recv", "network"},         {"shutdown", "network"},      {"getpid", "process"},
+      {"getppid", "process"}};
   return kCalls;
 }
 
@@ -77,13 +162,35 @@ const std::set<std::string>& build_context_names() {
 
 // The pragmas a kernel uses; any other is refused (`#pragma GCC dependency "file"` reads a file).
 bool allowed_pragma(const std::string& first, const std::string& second) {
-  static const std::set<std::string> kPragmas = {
-      "once", "unroll", "nounroll", "pack", "nv_diag_suppress", "nv_diag_default", "nv_diag_warning",
-      "nv_diag_error", "nv_diag_once", "diag_suppress", "diag_default", "diag_warning", "diag_error", "warning",
-      "message", "region", "endregion", "push_macro", "pop_macro", "nv_exec_check_disable", "hd_warning_disable",
-      "STDC", "omp", "ivdep", "nv_abi", "nv_inline_hint", "nv_no_inline_hint"};
-  static const std::set<std::string> kGcc = {"diagnostic", "unroll", "ivdep", "push_options", "pop_options",
-                                             "optimize", "target", "poison", "system_header"};
+  static const std::set<std::string> kPragmas = {"once",
+                                                 "unroll",
+                                                 "nounroll",
+                                                 "pack",
+                                                 "nv_diag_suppress",
+                                                 "nv_diag_default",
+                                                 "nv_diag_warning",
+                                                 "nv_diag_error",
+                                                 "nv_diag_once",
+                                                 "diag_suppress",
+                                                 "diag_default",
+                                                 "diag_warning",
+                                                 "diag_error",
+                                                 "warning",
+                                                 "message",
+                                                 "region",
+                                                 "endregion",
+                                                 "push_macro",
+                                                 "pop_macro",
+                                                 "nv_exec_check_disable",
+                                                 "hd_warning_disable",
+                                                 "STDC",
+                                                 "omp",
+                                                 "ivdep",
+                                                 "nv_abi",
+                                                 "nv_inline_hint",
+                                                 "nv_no_inline_hint"};
+  static const std::set<std::string> kGcc = {"diagnostic", "unroll", "ivdep",  "push_options", "pop_options",
+                                             "optimize",   "target", "poison", "system_header"};
   if (first == "GCC" || first == "clang") return kGcc.count(second) > 0 || second == "loop";
   return kPragmas.count(first) > 0;
 }
@@ -243,7 +350,8 @@ class Checker {
         add("#pragma", "_Pragma", tok.line, "a _Pragma whose operand is not a string cannot be checked");
       }
     } else if (is_asm(name)) {
-      if (tok.in_directive) add("host inline assembly", name, tok.line, "inline assembly in a macro; write a __device__ function");
+      if (tok.in_directive)
+        add("host inline assembly", name, tok.line, "inline assembly in a macro; write a __device__ function");
       else if (!in_device_code()) add("host inline assembly", name, tok.line, "outside __device__/__global__ code");
     } else if (auto it = pasting_macros_.find(name); it != pasting_macros_.end() && next_is(k, "(")) {
       pasted_names(k, it->second);
@@ -263,9 +371,11 @@ class Checker {
     if (!next_is(k, "(")) return false;
     // `float read(const float* p)`: a declaration of one's own `read` (after a type's name) is not
     // a call; calling it is.
-    static const std::set<std::string> kBeforeAnExpression = {
-        "return", "else", "do", "case", "throw", "co_return", "co_yield", "co_await", "sizeof", "new",
-        "delete", "typeid", "decltype", "noexcept", "alignof", "not", "and", "or"};
+    static const std::set<std::string> kBeforeAnExpression = {"return",   "else",      "do",       "case",
+                                                              "throw",    "co_return", "co_yield", "co_await",
+                                                              "sizeof",   "new",       "delete",   "typeid",
+                                                              "decltype", "noexcept",  "alignof",  "not",
+                                                              "and",      "or"};
     return !(k > 0 && t_[k - 1].kind == PpToken::identifier && !kBeforeAnExpression.count(t_[k - 1].text));
   }
 
@@ -367,11 +477,10 @@ std::string policy_refusal_log(const std::vector<PolicyFinding>& violations, siz
                     violations.front().describe() + "\n";
   for (size_t i = 0; i < violations.size() && i < limit; ++i) log += "  " + violations[i].describe() + "\n";
   if (violations.size() > limit) log += "  ... and " + std::to_string(violations.size() - limit) + " more\n";
-  log +=
-      "A candidate replaces a kernel: device code and the launcher that starts it. It may not access files, the "
-      "environment, processes, the network or dynamic libraries, make system calls, use inline assembly outside "
-      "__device__/__global__ functions, use __FILE__/__TIME__/__DATE__, paste tokens with ##, or #include anything "
-      "but the repository's headers, the CUDA toolkit's and the standard library's. Write it without them.\n";
+  log += "A candidate replaces a kernel: device code and the launcher that starts it. It may not access files, the "
+         "environment, processes, the network or dynamic libraries, make system calls, use inline assembly outside "
+         "__device__/__global__ functions, use __FILE__/__TIME__/__DATE__, paste tokens with ##, or #include anything "
+         "but the repository's headers, the CUDA toolkit's and the standard library's. Write it without them.\n";
   return log;
 }
 

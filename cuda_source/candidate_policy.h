@@ -24,10 +24,10 @@
 namespace kb::cuda_source {
 
 struct PolicyFinding {
-  std::string rule;   // "file access", "environment", "process", "network", "dynamic loading"...
-  std::string token;  // what was found: "fopen", "#include <unistd.h>", "\"/proc/self/environ\""
-  int line = 0;       // 1-based, in the text checked
-  std::string detail; // optional: why this token falls under the rule
+  std::string rule;    // "file access", "environment", "process", "network", "dynamic loading"...
+  std::string token;   // what was found: "fopen", "#include <unistd.h>", "\"/proc/self/environ\""
+  int line = 0;        // 1-based, in the text checked
+  std::string detail;  // optional: why this token falls under the rule
 
   // "line 12: `fopen` (file access)..." for a compile log and a verdict's reason.
   std::string describe() const;

@@ -67,7 +67,8 @@ std::vector<CodeToken> tokenize_code(const std::string& s, size_t begin, size_t 
                (c == '.' && i + 1 < end && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
       kind = CodeToken::number;
       while (j < end && (ident_char(s[j]) || s[j] == '.' || s[j] == '\'' ||
-                         ((s[j] == '+' || s[j] == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E')))) ++j;
+                         ((s[j] == '+' || s[j] == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E'))))
+        ++j;
     } else if (s.compare(i, 3, "<<<") == 0 || s.compare(i, 3, ">>>") == 0) {
       j = i + 3;
     } else if (s.compare(i, 2, "::") == 0 || s.compare(i, 2, "->") == 0) {

@@ -9,7 +9,8 @@
 
 namespace kb::cuda_source {
 
-std::optional<std::vector<std::string>> describe_literal_changes(const std::string& original, const std::string& updated,
+std::optional<std::vector<std::string>> describe_literal_changes(const std::string& original,
+                                                                 const std::string& updated,
                                                                  const std::string& launcher, const std::string& file) {
   const auto a = tokenize_code(original, true);
   const auto b = tokenize_code(updated, true);
@@ -41,7 +42,8 @@ std::optional<std::vector<std::string>> describe_literal_changes(const std::stri
   }
   for (size_t i : changed)
     if (!described.count(i))
-      out.push_back(fmt::format("the literal at {}:{}: {} -> {}", file, line_of(original, a[i].begin), a[i].text, b[i].text));
+      out.push_back(
+          fmt::format("the literal at {}:{}: {} -> {}", file, line_of(original, a[i].begin), a[i].text, b[i].text));
   return out;
 }
 

@@ -11,7 +11,8 @@ namespace kb::cuda_source {
 
 // One line per changed knob (and per changed literal no knob owns); nothing when the texts are
 // equal or differ in anything but integer literals (other tokens, comments, spacing).
-std::optional<std::vector<std::string>> describe_literal_changes(const std::string& original, const std::string& updated,
+std::optional<std::vector<std::string>> describe_literal_changes(const std::string& original,
+                                                                 const std::string& updated,
                                                                  const std::string& launcher, const std::string& file);
 
 }  // namespace kb::cuda_source

@@ -69,8 +69,8 @@ bool contains_ci(const std::string& haystack, const std::string& needle) {
 // One <<<...>>> site of the launcher's body.
 struct LaunchSite {
   std::string kernel;
-  Span template_args;          // inside kernel<...>, empty when none
-  std::vector<Span> config;    // grid, block, smem, stream
+  Span template_args;        // inside kernel<...>, empty when none
+  std::vector<Span> config;  // grid, block, smem, stream
   int line = 0;
 };
 
@@ -88,8 +88,9 @@ struct ConstantLocal {
   std::string declaration;  // "constexpr int threads = 32"
 };
 
-const std::set<std::string> kIntegerTypeWords = {"int", "unsigned", "signed", "long", "short", "size_t", "std", "auto",
-                                                 "int32_t", "uint32_t", "int64_t", "uint64_t", "int16_t", "uint16_t"};
+const std::set<std::string> kIntegerTypeWords = {"int",     "unsigned", "signed",  "long",    "short",
+                                                 "size_t",  "std",      "auto",    "int32_t", "uint32_t",
+                                                 "int64_t", "uint64_t", "int16_t", "uint16_t"};
 
 class KnobFinder {
  public:
@@ -137,7 +138,9 @@ class KnobFinder {
   }
 
   // Statement starts: the body's first token and every token after `;`, `{` or `}`.
-  bool statement_start(size_t i) const { return i == 0 || is(t_, i - 1, ";") || is(t_, i - 1, "{") || is(t_, i - 1, "}"); }
+  bool statement_start(size_t i) const {
+    return i == 0 || is(t_, i - 1, ";") || is(t_, i - 1, "{") || is(t_, i - 1, "}");
+  }
 
   void read_locals() {
     for (size_t i = 0; i < t_.size(); ++i) {
@@ -194,8 +197,7 @@ class KnobFinder {
     size_t after = k + 1 + (braced ? 1 : 0);
     if (braced && !(is(t_, k + 1, "}") || is(t_, k + 1, ")"))) return;
     if (!is(t_, after, ";")) return;
-    constants_.push_back(ConstantLocal{t_[name].text, k, *value,
-                                       text_.substr(t_[i].begin, t_[k].end - t_[i].begin)});
+    constants_.push_back(ConstantLocal{t_[name].text, k, *value, text_.substr(t_[i].begin, t_[k].end - t_[i].begin)});
   }
 
   void read_launches() {
@@ -340,8 +342,9 @@ class KnobFinder {
         knob.occurrences.push_back({t_[block.begin].begin, t_[block.begin].end, 0, ""});
         bool ok = true;
         for (const auto& e : extents) ok = ok && grid_occurrences(e, *v, knob.occurrences);
-        if (!ok) return refuse(where, fmt::format("the grid `{}` uses {} in a way that cannot follow a new block size",
-                                                  text_of(text_, t_, grid), *v));
+        if (!ok)
+          return refuse(where, fmt::format("the grid `{}` uses {} in a way that cannot follow a new block size",
+                                           text_of(text_, t_, grid), *v));
         if (other_args_mention(site, *v))
           return refuse(where, fmt::format("the launch's other arguments use {} too", *v));
         template_occurrences(site, *v, knob.occurrences);
@@ -378,7 +381,8 @@ class KnobFinder {
       if (comp.size() != 1) continue;
       const CodeToken& tok = t_[comp.begin];
       if (tok.kind == CodeToken::identifier) {
-        if (std::any_of(constants_.begin(), constants_.end(), [&](const ConstantLocal& k) { return k.name == tok.text; }))
+        if (std::any_of(constants_.begin(), constants_.end(),
+                        [&](const ConstantLocal& k) { return k.name == tok.text; }))
           constant_blocks_[tok.text].push_back({&site, c, components.size()});
         continue;
       }
@@ -400,14 +404,15 @@ class KnobFinder {
         size_t before = knob.occurrences.size();
         if (!grid_occurrences(extents[c], *v, knob.occurrences))
           return refuse(where, fmt::format("the grid's {} extent `{}` uses {} in a way that cannot follow a new block "
-                                           "dimension", axes[c], text_of(text_, t_, extents[c]), *v));
+                                           "dimension",
+                                           axes[c], text_of(text_, t_, extents[c]), *v));
         // A block dimension of 1 leaves the grid extent undivided: a new value divides it, unless
         // the extent already reads the block's own size (`(cols + block.x - 1) / block.x`).
         bool reads_block = false;
         for (size_t i = extents[c].begin; i < extents[c].end; ++i) reads_block |= t_[i].text == shape_name;
         if (knob.occurrences.size() == before && *v == 1 && !reads_block)
-          knob.occurrences.push_back({t_[extents[c].begin].begin, t_[extents[c].end - 1].end, 0,
-                                      text_of(text_, t_, extents[c])});
+          knob.occurrences.push_back(
+              {t_[extents[c].begin].begin, t_[extents[c].end - 1].end, 0, text_of(text_, t_, extents[c])});
       } else if (*v == 1) {
         refuse(where, fmt::format("the grid has no {} extent to divide by a new block dimension", axes[c]));
         continue;
@@ -420,7 +425,8 @@ class KnobFinder {
   void argument_block(const std::string& n, const LaunchSite&) {
     for (const auto& p : launcher_->params) {
       if (p.name != n) continue;
-      if (std::any_of(out_.arguments.begin(), out_.arguments.end(), [&](const ArgumentKnob& a) { return a.param == n; }))
+      if (std::any_of(out_.arguments.begin(), out_.arguments.end(),
+                      [&](const ArgumentKnob& a) { return a.param == n; }))
         return;
       std::string where = fmt::format("the parameter `{} {}` of {} at {}", p.type, p.name, name_, at(launcher_->begin));
       if (p.type.find("const") != std::string::npos || p.type.find('&') != std::string::npos ||
@@ -477,10 +483,12 @@ class KnobFinder {
             if (auto lb = launch_bounds_of(use.site->kernel, c.value)) knob.occurrences.push_back(*lb);
         }
         knob.subject = fmt::format("block size `{}` of {}", c.name, name_);
-        if (knob.role == MacroRole::block_dimension) knob.subject = fmt::format("block dimension `{}` of {}", c.name, name_);
+        if (knob.role == MacroRole::block_dimension)
+          knob.subject = fmt::format("block dimension `{}` of {}", c.name, name_);
       }
       if (!ok) {
-        refuse(where, fmt::format("a grid writes {} as a literal in a way that cannot follow a new `{}`", c.value, c.name));
+        refuse(where,
+               fmt::format("a grid writes {} as a literal in a way that cannot follow a new `{}`", c.value, c.name));
         continue;
       }
       out_.literals.push_back(std::move(knob));
@@ -573,8 +581,8 @@ std::string apply_text_edits(const std::string& text, std::vector<TextEdit> edit
   std::sort(edits.begin(), edits.end(), [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
   for (size_t i = 1; i < edits.size(); ++i)
     if (edits[i].begin < edits[i - 1].end)
-      throw std::invalid_argument(fmt::format("overlapping source edits at bytes {} and {}", edits[i - 1].begin,
-                                              edits[i].begin));
+      throw std::invalid_argument(
+          fmt::format("overlapping source edits at bytes {} and {}", edits[i - 1].begin, edits[i].begin));
   std::string out = text;
   for (auto it = edits.rbegin(); it != edits.rend(); ++it) out.replace(it->begin, it->end - it->begin, it->text);
   return out;
@@ -597,13 +605,14 @@ std::vector<TextEdit> LiteralKnob::edits(int64_t v) const {
   for (const auto& o : occurrences) {
     if (!o.wrapped.empty())
       out.push_back({o.begin, o.end, v == 1 ? o.wrapped : fmt::format("(({}) + {} - 1) / {}", o.wrapped, v, v)});
-    else
-      out.push_back({o.begin, o.end, std::to_string(v + o.offset)});
+    else out.push_back({o.begin, o.end, std::to_string(v + o.offset)});
   }
   return out;
 }
 
-std::string ArgumentKnob::subject() const { return fmt::format("{}'s caller-chosen `{}`", unqualified_name(launcher), param); }
+std::string ArgumentKnob::subject() const {
+  return fmt::format("{}'s caller-chosen `{}`", unqualified_name(launcher), param);
+}
 
 TextEdit ArgumentKnob::probe(int64_t value, int64_t config_value) const {
   return {body_begin, body_begin,

@@ -12,8 +12,8 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,11 +41,11 @@ struct KnobOccurrence {
 };
 
 enum class KnobKind {
-  launch_block,        // a literal block argument of a launch
-  constant,            // a const/constexpr integer local of the launcher
-  dim3_component,      // one literal component of a dim3 block
-  pragma_unroll,       // #pragma unroll N in a launched kernel
-  min_blocks_per_sm,   // the second argument of a kernel's __launch_bounds__
+  launch_block,       // a literal block argument of a launch
+  constant,           // a const/constexpr integer local of the launcher
+  dim3_component,     // one literal component of a dim3 block
+  pragma_unroll,      // #pragma unroll N in a launched kernel
+  min_blocks_per_sm,  // the second argument of a kernel's __launch_bounds__
 };
 
 struct LiteralKnob {

@@ -44,13 +44,12 @@ struct Punctuator {
   const char* means;
 };
 constexpr std::array<Punctuator, 38> kPunctuators = {{
-    {"%:%:", "##"}, {"...", "..."}, {"<<=", "<<="}, {">>=", ">>="}, {"->*", "->*"}, {"<=>", "<=>"},
-    {"##", "##"},   {"%:", "#"},    {"<:", "["},    {":>", "]"},    {"<%", "{"},    {"%>", "}"},
-    {"::", "::"},   {"->", "->"},   {"++", "++"},   {"--", "--"},   {"<<", "<<"},   {">>", ">>"},
-    {"<=", "<="},   {">=", ">="},   {"==", "=="},   {"!=", "!="},   {"&&", "&&"},   {"||", "||"},
-    {"+=", "+="},   {"-=", "-="},   {"*=", "*="},   {"/=", "/="},   {"%=", "%="},   {"&=", "&="},
-    {"|=", "|="},   {"^=", "^="},   {".*", ".*"},   {"#", "#"},     {"{", "{"},     {"}", "}"},
-    {"[", "["},     {"]", "]"},
+    {"%:%:", "##"}, {"...", "..."}, {"<<=", "<<="}, {">>=", ">>="}, {"->*", "->*"}, {"<=>", "<=>"}, {"##", "##"},
+    {"%:", "#"},    {"<:", "["},    {":>", "]"},    {"<%", "{"},    {"%>", "}"},    {"::", "::"},   {"->", "->"},
+    {"++", "++"},   {"--", "--"},   {"<<", "<<"},   {">>", ">>"},   {"<=", "<="},   {">=", ">="},   {"==", "=="},
+    {"!=", "!="},   {"&&", "&&"},   {"||", "||"},   {"+=", "+="},   {"-=", "-="},   {"*=", "*="},   {"/=", "/="},
+    {"%=", "%="},   {"&=", "&="},   {"|=", "|="},   {"^=", "^="},   {".*", ".*"},   {"#", "#"},     {"{", "{"},
+    {"}", "}"},     {"[", "["},     {"]", "]"},
 }};
 
 bool is_prefix(const std::string& word, std::initializer_list<const char*> prefixes) {
@@ -174,8 +173,8 @@ PpTokens preprocessing_tokens(const std::string& original) {
         // A message, not code: "don't" in it is no unterminated literal.
         while (i < s.size() && s[i] != '\n') ++i;
       }
-      directive_state = directive_state == hash && (word == "include" || word == "include_next" ||
-                                                     word == "import" || word == "embed")
+      directive_state = directive_state == hash &&
+                                (word == "include" || word == "include_next" || word == "import" || word == "embed")
                             ? include
                             : none;
       continue;
@@ -194,8 +193,7 @@ PpTokens preprocessing_tokens(const std::string& original) {
       i = j;
       continue;
     }
-    if ((c == '"' || c == '\'') && quoted(i, i, c == '"' ? PpToken::string_literal : PpToken::char_literal))
-      continue;
+    if ((c == '"' || c == '\'') && quoted(i, i, c == '"' ? PpToken::string_literal : PpToken::char_literal)) continue;
     // A lone quote or a stray backslash is one punctuator (below), and reading goes on.
     std::string means(1, static_cast<char>(c));
     size_t length = 1;

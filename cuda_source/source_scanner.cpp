@@ -1,5 +1,5 @@
-#include "common/file_io.h"
 #include "cuda_source/source_scanner.h"
+#include "common/file_io.h"
 
 #include <algorithm>
 #include <cctype>
@@ -74,8 +74,9 @@ std::vector<Token> tokenize(const std::string& s, const std::string& file, std::
       }
       if (directive.find("define") != std::string::npos &&
           (directive.find("__global__") != std::string::npos || directive.find("<<<") != std::string::npos))
-        notes.push_back({file, start_line, "macro defines a kernel or a launch; not expanded: " +
-                                               directive.substr(0, std::min<size_t>(directive.size(), 80))});
+        notes.push_back({file, start_line,
+                         "macro defines a kernel or a launch; not expanded: " +
+                             directive.substr(0, std::min<size_t>(directive.size(), 80))});
       continue;
     }
     line_start = false;
@@ -148,9 +149,25 @@ size_t match(const std::vector<Token>& t, size_t open) {
 }
 
 bool is_keyword_before_paren(const std::string& s) {
-  static const char* kw[] = {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype",
-                             "alignof", "static_assert", "__launch_bounds__", "__align__", "noexcept",
-                             "alignas", "__attribute__", "__declspec", "throw", "new", "delete"};
+  static const char* kw[] = {"if",
+                             "for",
+                             "while",
+                             "switch",
+                             "catch",
+                             "return",
+                             "sizeof",
+                             "decltype",
+                             "alignof",
+                             "static_assert",
+                             "__launch_bounds__",
+                             "__align__",
+                             "noexcept",
+                             "alignas",
+                             "__attribute__",
+                             "__declspec",
+                             "throw",
+                             "new",
+                             "delete"};
   return std::any_of(std::begin(kw), std::end(kw), [&](const char* k) { return s == k; });
 }
 
@@ -202,9 +219,10 @@ std::vector<ScannedParam> params_from_tokens(const std::vector<Token>& t, size_t
           last = k - 1;
         }
         bool has_name = t[last].kind == Token::ident && last > start && t[last - 1].text != "::";
-        static const char* builtin[] = {"int", "float", "double", "char", "void", "long", "short", "unsigned",
-                                        "signed", "bool", "const", "volatile", "size_t"};
-        if (has_name && std::any_of(std::begin(builtin), std::end(builtin), [&](const char* b) { return t[last].text == b; }))
+        static const char* builtin[] = {"int",      "float",  "double", "char",  "void",     "long",  "short",
+                                        "unsigned", "signed", "bool",   "const", "volatile", "size_t"};
+        if (has_name &&
+            std::any_of(std::begin(builtin), std::end(builtin), [&](const char* b) { return t[last].text == b; }))
           has_name = false;
         p.type = join(t, start, has_name ? last : stop);
         p.name = has_name ? t[last].text : "";
@@ -292,9 +310,9 @@ std::vector<SourceChunk> top_level_chunks(const std::string& text) {
   if (start < t.size()) close_chunk(t.size() - 1);
   // Directives inside a declaration (#pragma unroll in a body) are not top-level pieces.
   for (const auto& d : directives) {
-    bool inside = std::any_of(chunks.begin(), chunks.end(),
-                              [&](const SourceChunk& c) { return c.kind == SourceChunk::declaration &&
-                                                                 d.begin > c.begin && d.begin < c.end; });
+    bool inside = std::any_of(chunks.begin(), chunks.end(), [&](const SourceChunk& c) {
+      return c.kind == SourceChunk::declaration && d.begin > c.begin && d.begin < c.end;
+    });
     if (!inside) chunks.push_back(d);
   }
   std::sort(chunks.begin(), chunks.end(), [](const SourceChunk& a, const SourceChunk& b) { return a.begin < b.begin; });
@@ -372,7 +390,7 @@ class SourceScan {
       }
     if (end < t_.size() && find_function(t_, i + 1, end, name_at, paren_at)) {
       size_t close = match(t_, paren_at);
-      ScannedKernel k{t_[name_at].text, file_, t_[name_at].line, params_from_tokens(t_, paren_at, close), tparams,
+      ScannedKernel k{t_[name_at].text,   file_, t_[name_at].line, params_from_tokens(t_, paren_at, close), tparams,
                       t_[end].text == "{"};
       size_t last = t_[end].text == "{" ? match(t_, end) : end;
       k.begin = t_[std::min(header_start_, i)].offset;
@@ -458,8 +476,8 @@ class SourceScan {
     }
     std::vector<Token> type_tokens;
     for (size_t k = type_begin; k < q; ++k) {
-      static const char* drop[] = {"static", "inline", "__host__", "__device__", "__global__", "__forceinline__",
-                                   "extern", "constexpr", "__noinline__"};
+      static const char* drop[] = {"static",          "inline", "__host__",  "__device__",  "__global__",
+                                   "__forceinline__", "extern", "constexpr", "__noinline__"};
       if (std::none_of(std::begin(drop), std::end(drop), [&](const char* d) { return t_[k].text == d; }) &&
           t_[k].kind != Token::string_lit)
         type_tokens.push_back(t_[k]);

@@ -11,8 +11,8 @@
 namespace kb::cuda_source {
 
 struct ScannedParam {
-  std::string type;  // as written, whitespace collapsed: "const float *"
-  std::string name;  // may be empty for unnamed parameters
+  std::string type;           // as written, whitespace collapsed: "const float *"
+  std::string name;           // may be empty for unnamed parameters
   std::string default_value;  // the default argument as written ("0", "256"); empty when none
   int line = 0;               // where the parameter is written (0 from split_params)
 };
@@ -48,7 +48,7 @@ struct ScannedLauncher {
   std::string return_type;
   std::vector<ScannedParam> params;
   std::vector<ScannedLaunch> launches;
-  bool is_kernel = false;  // a __global__ function launching others (dynamic parallelism)
+  bool is_kernel = false;     // a __global__ function launching others (dynamic parallelism)
   size_t begin = 0, end = 0;  // byte offsets of the definition, as for ScannedKernel
 };
 

@@ -19,7 +19,6 @@ std::string upper(std::string s) {
   return s;
 }
 
-
 }  // namespace
 
 MacroRole role_from_name(const std::string& name) {

@@ -96,8 +96,12 @@ class ConditionEvaluator {
       Value r = unary();
       if (!v || !r) return std::nullopt;
       std::string o = op;
-      return o == "==" ? *v == *r : o == "!=" ? *v != *r : o == "<=" ? *v <= *r : o == ">=" ? *v >= *r
-                                                                       : o == "<"  ? *v < *r : *v > *r;
+      return o == "=="   ? *v == *r
+             : o == "!=" ? *v != *r
+             : o == "<=" ? *v <= *r
+             : o == ">=" ? *v >= *r
+             : o == "<"  ? *v < *r
+                         : *v > *r;
     }
     return v;
   }
@@ -183,9 +187,7 @@ void AliasReader::read_text(const std::string& original, const std::filesystem::
   std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.offset < b.offset; });
 
   std::vector<Frame> frames;
-  auto all_active = [&] {
-    return std::all_of(frames.begin(), frames.end(), [](const Frame& f) { return f.active; });
-  };
+  auto all_active = [&] { return std::all_of(frames.begin(), frames.end(), [](const Frame& f) { return f.active; }); };
   auto record = [&](const std::string& name, const std::string& target, size_t offset) {
     if (name == target || target.empty()) return;
     TypeAlias& a = aliases[name];

@@ -22,7 +22,7 @@ struct TypeAlias {
   int line = 0;
   std::string condition;  // the conditional the chosen one stands under ("#else of #if defined(ENABLE_BF16)"), or ""
   bool in_default_build = false;  // the chosen definition is on the branches a plain build takes
-  bool branch_known = true;  // false: the condition could not be evaluated; the first branch was taken
+  bool branch_known = true;       // false: the condition could not be evaluated; the first branch was taken
 };
 
 using TypeAliases = std::map<std::string, TypeAlias>;
@@ -49,6 +49,7 @@ TypeAliases collect_type_aliases(const std::filesystem::path& root, const std::s
 
 // A type with every alias it names replaced by the alias's chosen type (chains followed):
 // "const floatX *" -> "const float *". `used` (if given) receives the aliases it went through.
-std::string resolve_type(const std::string& type, const TypeAliases& aliases, std::vector<const TypeAlias*>* used = nullptr);
+std::string resolve_type(const std::string& type, const TypeAliases& aliases,
+                         std::vector<const TypeAlias*>* used = nullptr);
 
 }  // namespace kb::cuda_source

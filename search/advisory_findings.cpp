@@ -17,7 +17,8 @@ std::vector<AdvisoryFinding> collect_advisory_findings(const std::vector<Candida
     if (c.verdict() != Verdict::accepted) continue;
     auto probe = cuda_source::find_advisory_probe(c.variant.source);
     if (!probe) continue;
-    auto same = std::find_if(out.begin(), out.end(), [&](const AdvisoryFinding& f) { return f.subject == probe->subject; });
+    auto same = std::find_if(out.begin(), out.end(),
+                             [&](const AdvisoryFinding& f) { return f.subject == probe->subject; });
     AdvisoryFinding finding{c.id, probe->subject, probe->value, c.variant.label, c.speedup()};
     if (same == out.end()) out.push_back(finding);
     else if (c.speedup() > same->speedup) *same = finding;

@@ -84,18 +84,17 @@ CandidateRecord record_from_row(const Statement& s) {
 bool upsert(sqlite3* db, const ArchiveRow& row, const std::string& only_if) {
   const auto& key = row.key;
   const auto& r = row.record;
-  Statement s(db,
-              ("INSERT INTO candidates (kernel, source_hash, spec_hash, gpu, toolkit, variant_hash, candidate_id, "
-               "parent_id, round, idea_text, idea_family, idea_rationale, verdict, reason, speedup, median_us, "
-               "variant_json, eval_json, diff, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
-               "ON CONFLICT (source_hash, spec_hash, gpu, toolkit, variant_hash) DO UPDATE SET "
-               "kernel=excluded.kernel, candidate_id=excluded.candidate_id, parent_id=excluded.parent_id, "
-               "round=excluded.round, idea_text=excluded.idea_text, idea_family=excluded.idea_family, "
-               "idea_rationale=excluded.idea_rationale, verdict=excluded.verdict, reason=excluded.reason, "
-               "speedup=excluded.speedup, median_us=excluded.median_us, variant_json=excluded.variant_json, "
-               "eval_json=excluded.eval_json, diff=excluded.diff, created_at=excluded.created_at" +
-               only_if)
-                  .c_str());
+  Statement s(db, ("INSERT INTO candidates (kernel, source_hash, spec_hash, gpu, toolkit, variant_hash, candidate_id, "
+                   "parent_id, round, idea_text, idea_family, idea_rationale, verdict, reason, speedup, median_us, "
+                   "variant_json, eval_json, diff, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                   "ON CONFLICT (source_hash, spec_hash, gpu, toolkit, variant_hash) DO UPDATE SET "
+                   "kernel=excluded.kernel, candidate_id=excluded.candidate_id, parent_id=excluded.parent_id, "
+                   "round=excluded.round, idea_text=excluded.idea_text, idea_family=excluded.idea_family, "
+                   "idea_rationale=excluded.idea_rationale, verdict=excluded.verdict, reason=excluded.reason, "
+                   "speedup=excluded.speedup, median_us=excluded.median_us, variant_json=excluded.variant_json, "
+                   "eval_json=excluded.eval_json, diff=excluded.diff, created_at=excluded.created_at" +
+                   only_if)
+                      .c_str());
   s.bind(1, key.kernel).bind(2, key.source_hash).bind(3, key.spec_hash).bind(4, key.gpu).bind(5, key.toolkit);
   s.bind(6, r.variant_hash).bind(7, r.id).bind(8, r.parent_id).bind(9, r.round);
   s.bind(10, r.idea.text).bind(11, r.idea.family).bind(12, r.idea.rationale);
@@ -118,7 +117,8 @@ ArchiveKey make_archive_key(const config::Config& config, const config::KernelSp
 Archive::Archive(const std::filesystem::path& path) : path_(path) {
   std::error_code ec;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec) throw std::runtime_error(fmt::format("archive: cannot create {}: {}", path.parent_path().string(), ec.message()));
+  if (ec)
+    throw std::runtime_error(fmt::format("archive: cannot create {}: {}", path.parent_path().string(), ec.message()));
   if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                       nullptr) != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
@@ -220,10 +220,11 @@ std::vector<ArchiveExample> Archive::examples(const ArchiveKey& exclude, size_t 
 
 std::vector<ArchiveRow> Archive::rows(const std::string& kernel, int64_t after_row_id) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  Statement s(db_, fmt::format("SELECT {}, kernel, source_hash, spec_hash, gpu, toolkit, diff, created_at FROM candidates "
-                               "WHERE row_id > ? AND (? = '' OR kernel = ?) ORDER BY row_id",
-                               kColumns)
-                       .c_str());
+  Statement s(db_,
+              fmt::format("SELECT {}, kernel, source_hash, spec_hash, gpu, toolkit, diff, created_at FROM candidates "
+                          "WHERE row_id > ? AND (? = '' OR kernel = ?) ORDER BY row_id",
+                          kColumns)
+                  .c_str());
   s.bind(1, after_row_id).bind(2, kernel).bind(3, kernel);
   std::vector<ArchiveRow> out;
   while (s.step()) {

@@ -1,5 +1,5 @@
-#include "common/file_io.h"
 #include "search/archive_exchange.h"
+#include "common/file_io.h"
 
 #include <fmt/format.h>
 
@@ -12,9 +12,9 @@ namespace kb::search {
 namespace {
 
 nlohmann::json row_json(const ArchiveRow& row) {
-  return {{"kernel", row.key.kernel},   {"source_hash", row.key.source_hash}, {"spec_hash", row.key.spec_hash},
-          {"gpu", row.key.gpu},         {"toolkit", row.key.toolkit},         {"record", row.record},
-          {"diff", row.diff},           {"created_at", row.created_at}};
+  return {{"kernel", row.key.kernel}, {"source_hash", row.key.source_hash}, {"spec_hash", row.key.spec_hash},
+          {"gpu", row.key.gpu},       {"toolkit", row.key.toolkit},         {"record", row.record},
+          {"diff", row.diff},         {"created_at", row.created_at}};
 }
 
 ArchiveRow row_from_json(const nlohmann::json& j) {
@@ -48,7 +48,8 @@ std::vector<ArchiveRow> read_archive_export(const std::filesystem::path& path) {
   try {
     auto j = nlohmann::json::parse(*text);
     if (!j.is_object() || j.value("format", "") != kArchiveExportFormat)
-      throw std::runtime_error(fmt::format("not a kernelbot archive export (no \"format\": \"{}\")", kArchiveExportFormat));
+      throw std::runtime_error(
+          fmt::format("not a kernelbot archive export (no \"format\": \"{}\")", kArchiveExportFormat));
     int version = j.at("version").get<int>();
     if (version > kArchiveExportVersion)
       throw std::runtime_error(fmt::format("written in export version {}, newer than this kernelbot's {}: upgrade "

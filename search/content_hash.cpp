@@ -17,8 +17,7 @@ std::string variant_hash(const Variant& variant) {
 std::string spec_hash(const config::Config& config, const config::KernelSpec& spec) {
   nlohmann::json args = nlohmann::json::array();
   for (const auto& a : spec.args) {
-    args.push_back({a.name, to_string(a.role), to_string(a.dtype), a.count, a.value,
-                    a.distribution});
+    args.push_back({a.name, to_string(a.role), to_string(a.dtype), a.count, a.value, a.distribution});
     // Only when given, so the hashes of specs without a range (the archive's keys) stay as they were.
     if (!a.range.empty()) args.back().push_back(a.range);
     if (role_is_buffer(a.role) && a.role != ArgRole::input) {

@@ -63,7 +63,7 @@ struct ProposalContext {
   std::string original_source;
   std::string launcher_signature;  // "void launch_saxpy(const float* x, float* y, float a, int n)"
   DeviceInfo device;
-  EvalResult baseline_profile;  // timings with roofline %, metrics of the original
+  EvalResult baseline_profile;   // timings with roofline %, metrics of the original
   std::vector<Outcome> history;  // every candidate so far, in order
   std::vector<Seed> seeds;       // best first; always at least the original
   std::vector<ArchiveExample> examples;

@@ -27,9 +27,9 @@ std::unique_ptr<ReplayChatBackend> open_replay(const std::filesystem::path& file
   auto replay = std::make_unique<ReplayChatBackend>(file);
   const std::string recorded_kernel = replay->file().header.value("kernel", "");
   if (!recorded_kernel.empty() && recorded_kernel != kernel)
-    throw UsageError("the replay file " + file.string() + " records kernel '" + recorded_kernel +
-                                "', not '" + kernel + "': pass a directory of <kernel>.jsonl files, or a path with "
-                                "{kernel} in it, to replay several kernels");
+    throw UsageError("the replay file " + file.string() + " records kernel '" + recorded_kernel + "', not '" + kernel +
+                     "': pass a directory of <kernel>.jsonl files, or a path with "
+                     "{kernel} in it, to replay several kernels");
   return replay;
 }
 
@@ -38,8 +38,11 @@ std::unique_ptr<ChatBackend> maybe_record(std::unique_ptr<ChatBackend> backend, 
   auto path = record_path(options);
   if (path.empty()) return backend;
   path = per_kernel_replay_path(path, spec.name);
-  nlohmann::json header{{"kernel", spec.name}, {"model", config.llm.model}, {"base_url", config.llm.base_url},
-                        {"rounds", config.search.rounds}, {"ideas_per_round", config.search.ideas_per_round},
+  nlohmann::json header{{"kernel", spec.name},
+                        {"model", config.llm.model},
+                        {"base_url", config.llm.base_url},
+                        {"rounds", config.search.rounds},
+                        {"ideas_per_round", config.search.ideas_per_round},
                         {"branches_per_idea", config.search.branches_per_idea}};
   return std::make_unique<RecordingChatBackend>(std::move(backend), path, header);
 }
@@ -86,7 +89,9 @@ std::unique_ptr<Proposer> make_builtin(const config::Config& config, const confi
 
 struct Registry {
   std::mutex mutex;
-  std::map<std::string, ProposerFactory> factories{{"llm", make_llm}, {"replay", make_replay}, {"builtin", make_builtin}};
+  std::map<std::string, ProposerFactory> factories{{"llm", make_llm},
+                                                   {"replay", make_replay},
+                                                   {"builtin", make_builtin}};
 };
 
 Registry& registry() {

@@ -29,8 +29,8 @@ struct ProposerOptions {
   RetryPolicy retry;
 };
 
-using ProposerFactory = std::function<std::unique_ptr<Proposer>(
-    const config::Config&, const config::KernelSpec&, const ProposerOptions&)>;
+using ProposerFactory =
+    std::function<std::unique_ptr<Proposer>(const config::Config&, const config::KernelSpec&, const ProposerOptions&)>;
 
 // The concrete proposer name "auto" stands for with this config.
 std::string resolve_proposer_name(const config::Config& config, const std::string& name);

@@ -55,8 +55,14 @@ class RoundPipeline {
   RoundPipeline(const config::KernelSpec& spec, const CompiledVariant& baseline, CandidateFeed& feed,
                 const std::vector<Evaluator*>& evaluators, const std::vector<int64_t>& device_indices,
                 const RoundSettings& settings, const RoundHooks& hooks)
-      : spec_(spec), baseline_(baseline), feed_(feed), evaluators_(evaluators), device_indices_(device_indices),
-        settings_(settings), hooks_(hooks), bar_(settings.screening_bar),
+      : spec_(spec),
+        baseline_(baseline),
+        feed_(feed),
+        evaluators_(evaluators),
+        device_indices_(device_indices),
+        settings_(settings),
+        hooks_(hooks),
+        bar_(settings.screening_bar),
         economy_(bar_ ? settings.screening_economy : nullptr) {
     screen_options_.screening = true;
   }
@@ -134,8 +140,8 @@ class RoundPipeline {
 
   static void record_compile_error(CandidateRecord& record, const CompiledVariant& compiled) {
     record.eval.verdict = Verdict::compile_error;
-    record.eval.reason =
-        compiled.failure_reason.empty() ? "does not compile: " + first_error_line(compiled.log) : compiled.failure_reason;
+    record.eval.reason = compiled.failure_reason.empty() ? "does not compile: " + first_error_line(compiled.log)
+                                                         : compiled.failure_reason;
     record.eval.compile_log = compiled.log;
     record.eval.compile_s = compiled.compile_s;
   }
@@ -192,14 +198,9 @@ class RoundPipeline {
             ready_.notify_all();
           }
           break;
-        case Work::confirmation:
-          confirm(e, std::move(contender));
-          break;
-        case Work::full:
-          evaluate_unscreened(e, item);
-          break;
-        case Work::none:
-          return;
+        case Work::confirmation: confirm(e, std::move(contender)); break;
+        case Work::full: evaluate_unscreened(e, item); break;
+        case Work::none: return;
       }
     }
   }
@@ -210,9 +211,8 @@ class RoundPipeline {
     std::unique_lock<std::mutex> lock(mutex_);
     // Time this GPU waits for work: a compile, or the proposer's next reply.
     const auto waiting = std::chrono::steady_clock::now();
-    ready_.wait(lock, [&] {
-      return !queue_.empty() || !contenders_.empty() || (compiling_ == 0 && screening_now_ == 0);
-    });
+    ready_.wait(lock,
+                [&] { return !queue_.empty() || !contenders_.empty() || (compiling_ == 0 && screening_now_ == 0); });
     gpu_wait_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - waiting).count();
     if (!queue_.empty()) {
       item = std::move(queue_.front());
@@ -354,10 +354,10 @@ class RoundPipeline {
   std::condition_variable ready_;
   // One entry per candidate taken from the feed, at its index: the candidate, then its repairs.
   std::deque<std::vector<CandidateRecord>> slots_;
-  std::deque<EvalItem> queue_;           // compiled, waiting for a GPU
-  std::vector<Contender> contenders_;    // screened, waiting for their full evaluation
-  size_t compiling_ = 0;                 // compile threads still taking from the feed
-  size_t screening_now_ = 0;             // screenings in flight (each may add a contender)
+  std::deque<EvalItem> queue_;         // compiled, waiting for a GPU
+  std::vector<Contender> contenders_;  // screened, waiting for their full evaluation
+  size_t compiling_ = 0;               // compile threads still taking from the feed
+  size_t screening_now_ = 0;           // screenings in flight (each may add a contender)
   double gpu_wait_s_ = 0;
 };
 
@@ -366,16 +366,16 @@ class RoundPipeline {
 std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, const CompiledVariant& baseline,
                                             const std::vector<CandidateRecord>& candidates,
                                             const std::vector<Evaluator*>& evaluators,
-                                            const std::vector<int64_t>& device_indices,
-                                            const RoundSettings& settings, const RoundHooks& hooks) {
+                                            const std::vector<int64_t>& device_indices, const RoundSettings& settings,
+                                            const RoundHooks& hooks) {
   CandidateFeed feed(candidates);
   return run_candidates(spec, baseline, feed, evaluators, device_indices, settings, hooks);
 }
 
 std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, const CompiledVariant& baseline,
                                             CandidateFeed& feed, const std::vector<Evaluator*>& evaluators,
-                                            const std::vector<int64_t>& device_indices,
-                                            const RoundSettings& settings, const RoundHooks& hooks) {
+                                            const std::vector<int64_t>& device_indices, const RoundSettings& settings,
+                                            const RoundHooks& hooks) {
   return RoundPipeline(spec, baseline, feed, evaluators, device_indices, settings, hooks).run();
 }
 

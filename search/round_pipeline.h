@@ -23,7 +23,7 @@ namespace kb::search {
 struct RoundSettings {
   int64_t compile_jobs = 1;
   int64_t repair_attempts = 0;
-  EvalOptions eval_options;   // the full evaluation
+  EvalOptions eval_options;  // the full evaluation
   // Screening first when set (the engine's bar, kept across rounds); null: every candidate
   // gets the full evaluation at once, as without screening.
   ScreeningBar* screening_bar = nullptr;
@@ -50,15 +50,15 @@ struct RoundHooks {
 // right after the candidate it fixes; dropped ones are left out.
 std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, const CompiledVariant& baseline,
                                             CandidateFeed& feed, const std::vector<Evaluator*>& evaluators,
-                                            const std::vector<int64_t>& device_indices,
-                                            const RoundSettings& settings, const RoundHooks& hooks);
+                                            const std::vector<int64_t>& device_indices, const RoundSettings& settings,
+                                            const RoundHooks& hooks);
 
 // The same for candidates known up front.
 std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, const CompiledVariant& baseline,
                                             const std::vector<CandidateRecord>& candidates,
                                             const std::vector<Evaluator*>& evaluators,
-                                            const std::vector<int64_t>& device_indices,
-                                            const RoundSettings& settings, const RoundHooks& hooks);
+                                            const std::vector<int64_t>& device_indices, const RoundSettings& settings,
+                                            const RoundHooks& hooks);
 
 // The candidate's record filled in from its evaluation.
 void apply_evaluation(CandidateRecord& record, const CompiledVariant& compiled, EvalResult result);

@@ -47,8 +47,9 @@ std::string ScreeningBar::clearly_slower(const ScreenReading& reading) const {
     const double margin = screening_margin(reading, bar.reading, floor_);
     return fmt::format("screened {} (noise {:.1f}%), clearly below {}'s screened {} (noise {:.1f}%) "
                        "divided by the margin {:.3f} (= {}){}",
-                       format_speedup(reading.speedup), reading.noise * 100, bar.id, format_speedup(bar.reading.speedup),
-                       bar.reading.noise * 100, margin, format_speedup(bar.reading.speedup / margin), how);
+                       format_speedup(reading.speedup), reading.noise * 100, bar.id,
+                       format_speedup(bar.reading.speedup), bar.reading.noise * 100, margin,
+                       format_speedup(bar.reading.speedup / margin), how);
   };
   // The original against itself is exactly 1x: the candidate's own reading carries the noise.
   const Bar original{"the original", {1.0, 0.0}};
@@ -60,8 +61,9 @@ std::string ScreeningBar::clearly_slower(const ScreenReading& reading) const {
   if (above.size() < keep_) return "";
   std::sort(above.begin(), above.end(),
             [](const Bar* a, const Bar* b) { return a->reading.speedup > b->reading.speedup; });
-  const std::string how =
-      keep_ == 1 ? "" : fmt::format(", and below {} accepted candidates: not among the seeds kept", above.size());
+  const std::string how = keep_ == 1 ? ""
+                                     : fmt::format(", and below {} accepted candidates: not among the seeds kept",
+                                                   above.size());
   return why(*above[keep_ - 1], how);
 }
 
@@ -101,7 +103,8 @@ std::string ScreeningEconomy::summary() const {
   const Means m = means();
   return fmt::format("a screening took {:.2f} s and spared {:.0f}% of candidates a {:.2f} s full evaluation: {}",
                      m.screen_s, m.share_saved * 100, m.full_s,
-                     pays() ? "screening pays" : fmt::format("screening does not pay (1 in {} still screened)", explore_));
+                     pays() ? "screening pays"
+                            : fmt::format("screening does not pay (1 in {} still screened)", explore_));
 }
 
 bool fully_evaluated(const CandidateRecord& r) {
@@ -138,7 +141,8 @@ std::string phases_summary(const SearchPhases& p) {
                                        p.winner_metrics_s);
   if (!p.screening) return fmt::format("evaluation: {} fully evaluated, no screening; {}", p.fully_evaluated, time);
   return fmt::format("screening: {} screened, {} screened out ({:.0f}%), {} failed it, {} fully evaluated; {}",
-                     p.screened, p.screened_out, p.screened ? 100.0 * static_cast<double>(p.screened_out) / static_cast<double>(p.screened) : 0.0,
+                     p.screened, p.screened_out,
+                     p.screened ? 100.0 * static_cast<double>(p.screened_out) / static_cast<double>(p.screened) : 0.0,
                      p.failed_screening, p.fully_evaluated, time);
 }
 

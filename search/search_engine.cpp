@@ -16,11 +16,11 @@
 #include "search/advisory_findings.h"
 #include "search/archive.h"
 #include "search/candidate_feed.h"
+#include "search/compile_prefetch.h"
+#include "search/content_hash.h"
+#include "search/proposer.h"
 #include "search/round_patience.h"
 #include "search/round_pipeline.h"
-#include "search/content_hash.h"
-#include "search/compile_prefetch.h"
-#include "search/proposer.h"
 #include "search/screening.h"
 #include "search/search_budget.h"
 #include "search/search_tree.h"
@@ -47,7 +47,8 @@ class Engine {
         spec_(*req.spec),
         cfg_(req.config->search),
         budget_(req.config->search),
-        bar_(req.config->search.screen_margin, static_cast<size_t>(std::max<int64_t>(1, req.config->search.seeds_kept))),
+        bar_(req.config->search.screen_margin,
+             static_cast<size_t>(std::max<int64_t>(1, req.config->search.seeds_kept))),
         patience_(req.config->search.min_round_gain, req.config->search.patience) {
     evaluators_.push_back(req.evaluator);
     for (Evaluator* e : req.more_evaluators)
@@ -272,7 +273,8 @@ class Engine {
     result_.rounds_run = round;
     spdlog::info("round {}/{}: {} ideas from {} seeds, up to {} branches each", round, cfg_.rounds, ideas.size(),
                  ctx.seeds.size(), cfg_.branches_per_idea);
-    for (const auto& r : requests) spdlog::info("  idea {} [{}] on {}: {}", r.id_prefix, r.idea.idea.family, r.seed.id, r.idea.idea.text);
+    for (const auto& r : requests)
+      spdlog::info("  idea {} [{}] on {}: {}", r.id_prefix, r.idea.idea.family, r.seed.id, r.idea.idea.text);
 
     // Ideas are implemented concurrently: a model's replies take seconds each.
     std::vector<std::future<std::vector<Branch>>> implemented;
@@ -357,7 +359,8 @@ class Engine {
     double best_after = best_correct_speedup(result_.tree);
     const CandidateRecord* best = best_accepted(result_.tree);
     spdlog::info("round {} done: {} candidates, best so far {} ({:.0f} s elapsed)", round, evaluated,
-                 best ? fmt::format("{} ({})", format_speedup(best->speedup()), best->id) : std::string("none accepted"),
+                 best ? fmt::format("{} ({})", format_speedup(best->speedup()), best->id)
+                      : std::string("none accepted"),
                  budget_.elapsed_s());
 
     if (evaluated > 0 && infra == evaluated) {
@@ -462,7 +465,7 @@ class Engine {
   const config::KernelSpec& spec_;
   const config::SearchConfig& cfg_;
   SearchBudget budget_;
-  ScreeningBar bar_;  // kept across rounds: a winner of round 1 screens round 2's candidates
+  ScreeningBar bar_;          // kept across rounds: a winner of round 1 screens round 2's candidates
   ScreeningEconomy economy_;  // kept across rounds too: what a screening costs and saves here
   RoundPatience patience_;    // rounds without gain, and the lost rounds that are not
   std::vector<Evaluator*> evaluators_;

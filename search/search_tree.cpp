@@ -47,7 +47,8 @@ std::string launcher_signature(const config::KernelSpec& spec, const std::string
   for (const auto& l : scan.launchers) {
     if (unqualified(l.name) != unqualified(spec.launcher)) continue;
     std::string params;
-    for (const auto& p : l.params) params += (params.empty() ? "" : ", ") + p.type + (p.name.empty() ? "" : " " + p.name);
+    for (const auto& p : l.params)
+      params += (params.empty() ? "" : ", ") + p.type + (p.name.empty() ? "" : " " + p.name);
     return fmt::format("{} {}({})", l.return_type.empty() ? "void" : l.return_type, spec.launcher, params);
   }
   std::string params;

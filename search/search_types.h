@@ -4,8 +4,8 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -45,9 +45,9 @@ struct CandidateRecord {
   // screening when it ended there. A candidate that never reached the evaluator (no code, no
   // compile) has its verdict and reason here too. For the original: its profile.
   EvalResult eval;
-  bool from_archive = false;  // not measured in this run: the archive's earlier result was reused
-  std::string variant_hash;   // content hash of source, defines and flags (the archive's key)
-  int64_t device_index = -1;  // the GPU that evaluated it (-1: not evaluated in this run)
+  bool from_archive = false;    // not measured in this run: the archive's earlier result was reused
+  std::string variant_hash;     // content hash of source, defines and flags (the archive's key)
+  int64_t device_index = -1;    // the GPU that evaluated it (-1: not evaluated in this run)
   bool compile_cached = false;  // the evaluator's compile cache already held this variant
   ScreeningRecord screening;    // eval holds the full evaluation, or the screening when it ended there
 
@@ -76,7 +76,7 @@ struct SearchPhases {
   int64_t fully_evaluated = 0;
   double compile_s = 0;
   double screen_s = 0;
-  double full_s = 0;             // full verification and timing
+  double full_s = 0;  // full verification and timing
   // Inside those evaluations: seconds per phase of the harness jobs (EvalResult::phase_s: start,
   // verification, timing, wall-clock check, metrics, sandbox), summed over screening and full.
   std::map<std::string, double> job_phase_s;
@@ -105,19 +105,19 @@ struct BudgetUse {
 // `kernelbot publish`. A PR is opened only on a record that passed and is of the same two texts;
 // its timing and correctness tables come from here, not from the search.
 struct Reverification {
-  bool ran = false;              // false: never re-verified (no winner, or saved by an older kernelbot)
-  std::string candidate_id;      // the search's winner that was spliced into the file
-  std::string path;              // the file, relative to the repository root
-  std::string original_sha256;   // the original text it was measured against
-  std::string text_sha256;       // the spliced text: exactly the PR's file
-  std::string by;                // the job that measured it: "kernelbot run", "kernelbot pr", ...
-  std::string at;                // when (ISO-8601, UTC)
-  bool sanitize = false;         // compute-sanitizer was asked for ([verify].sanitize)
-  double strict_speedup = 0;     // [verify].strict_speedup the evaluator ran under
-  double min_speedup = 0;        // [bench].min_speedup it was judged against
-  EvalResult eval;               // the evaluator's verdict, verification and timings of that text
-  bool passed = false;           // accepted, faster beyond the noise, at least min_speedup
-  std::string failure;           // why it did not pass (empty when it did)
+  bool ran = false;             // false: never re-verified (no winner, or saved by an older kernelbot)
+  std::string candidate_id;     // the search's winner that was spliced into the file
+  std::string path;             // the file, relative to the repository root
+  std::string original_sha256;  // the original text it was measured against
+  std::string text_sha256;      // the spliced text: exactly the PR's file
+  std::string by;               // the job that measured it: "kernelbot run", "kernelbot pr", ...
+  std::string at;               // when (ISO-8601, UTC)
+  bool sanitize = false;        // compute-sanitizer was asked for ([verify].sanitize)
+  double strict_speedup = 0;    // [verify].strict_speedup the evaluator ran under
+  double min_speedup = 0;       // [bench].min_speedup it was judged against
+  EvalResult eval;              // the evaluator's verdict, verification and timings of that text
+  bool passed = false;          // accepted, faster beyond the noise, at least min_speedup
+  std::string failure;          // why it did not pass (empty when it did)
 };
 
 // A verified speedup no PR can deliver: a probe of a block size the launcher's callers choose
@@ -151,13 +151,13 @@ struct SearchResult {
   SearchStop stop = SearchStop::rounds_done;
   BudgetUse budget;
   DeviceInfo device;
-  EvalResult baseline_profile;        // the original measured on its own (timing + metrics)
+  EvalResult baseline_profile;  // the original measured on its own (timing + metrics)
   int64_t rounds_run = 0;
-  std::string archive_path;           // empty: no archive
-  int64_t archive_reused = 0;         // candidates whose result came from the archive
-  Reverification reverification;      // the PR's text measured after the search (bot/, not the engine)
+  std::string archive_path;                 // empty: no archive
+  int64_t archive_reused = 0;               // candidates whose result came from the archive
+  Reverification reverification;            // the PR's text measured after the search (bot/, not the engine)
   std::vector<AdvisoryFinding> advisories;  // verified probes of caller-chosen arguments (never PRs)
-  SearchPhases phases;                // screening and full evaluation: counts and time
+  SearchPhases phases;                      // screening and full evaluation: counts and time
 
   const CandidateRecord* find(const std::string& id) const;
   const CandidateRecord* best() const { return best_id.empty() ? nullptr : find(best_id); }
@@ -171,17 +171,17 @@ struct SearchResult {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Idea, text, family, rationale)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ScreeningRecord, ran, passed, speedup, noise, run_s, phase_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchPhases, screening, screened, screened_out, failed_screening,
-                                                fully_evaluated, compile_s, screen_s, full_s, job_phase_s,
-                                                original_s, proposing_s, gpu_wait_s, winner_metrics_s)
+                                                fully_evaluated, compile_s, screen_s, full_s, job_phase_s, original_s,
+                                                proposing_s, gpu_wait_s, winner_metrics_s)
 // The record's JSON keeps a key for each accessor (verdict, reason, speedup, median_us,
 // compile_s) beside eval; reading, eval is the source, and verdict and reason written by an older
 // kernelbot (which could differ from its eval's) are taken over into it.
 void to_json(nlohmann::json& j, const CandidateRecord& r);
 void from_json(const nlohmann::json& j, CandidateRecord& r);
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BudgetUse, candidates, wall_time_s, prompt_tokens,
-                                                completion_tokens, cost_usd, llm_requests)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Reverification, ran, candidate_id, path, original_sha256, text_sha256, by,
-                                                at, sanitize, strict_speedup, min_speedup, eval, passed, failure)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BudgetUse, candidates, wall_time_s, prompt_tokens, completion_tokens,
+                                                cost_usd, llm_requests)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Reverification, ran, candidate_id, path, original_sha256, text_sha256,
+                                                by, at, sanitize, strict_speedup, min_speedup, eval, passed, failure)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AdvisoryFinding, candidate_id, subject, value, setting, speedup)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchResult, kernel, proposer, tree, best_id, stop_reason, budget,
                                                 device, baseline_profile, rounds_run, archive_path, archive_reused,

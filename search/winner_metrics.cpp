@@ -28,10 +28,11 @@ void collect_winner_metrics(const config::KernelSpec& spec, Evaluator& evaluator
     if (c.id == best->id) record = &c;
   if (!verdict_is_correct(metrics.verdict)) {
     // Not a silent success: the PR says the counters are missing and why.
-    spdlog::warn("{}: the metrics run of the winner ended {}: {}", spec.name, to_string(metrics.verdict), metrics.reason);
+    spdlog::warn("{}: the metrics run of the winner ended {}: {}", spec.name, to_string(metrics.verdict),
+                 metrics.reason);
     if (record->eval.candidate_metrics.status != "ok")
-      record->eval.candidate_metrics.status =
-          std::string("metrics run ended ") + to_string(metrics.verdict) + ": " + metrics.reason;
+      record->eval.candidate_metrics.status = std::string("metrics run ended ") + to_string(metrics.verdict) + ": " +
+                                              metrics.reason;
     return;
   }
   record->eval.baseline_metrics = metrics.baseline_metrics;

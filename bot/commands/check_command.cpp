@@ -51,7 +51,7 @@ std::string with_source_names(const std::string& log, const std::string& source)
 }
 
 std::vector<const config::KernelSpec*> selected_kernels(const config::Config& config,
-                                                         const std::vector<std::string>& names) {
+                                                        const std::vector<std::string>& names) {
   std::vector<const config::KernelSpec*> out;
   if (names.empty()) {
     for (const auto& k : config.kernels) out.push_back(&k);
@@ -155,16 +155,16 @@ void run_check(CliContext& ctx, const CheckArgs& args) {
 }  // namespace
 
 void register_check_command(CLI::App& app, CliContext& ctx) {
-  auto* cmd = app.add_subcommand("check", "Check that every kernel compiles and loads as a GPU run needs (no GPU needed)");
-  cmd->footer(
-      "With --compile, each kernel's original is compiled exactly as a GPU run compiles it (the project's\n"
-      "flags, include_dirs, defines, extra_sources and link_libs; -arch from [project].cuda_arch, else the\n"
-      "GPU's, else sm_90), then loaded the way the harness loads it (dlopen RTLD_NOW in kernelbot-harness,\n"
-      "inside the [verify].sandbox). A library that does not load is reported with its undefined symbol and\n"
-      "the library that probably provides it (add that to link_libs); a compile error with the kernel's\n"
-      "file and line.\n\n"
-      "Exit status: 0 when every kernel compiled and loaded; 1 when any did not (or the check could not run);\n"
-      "2 for a bad command line or config.");
+  auto* cmd = app.add_subcommand("check",
+                                 "Check that every kernel compiles and loads as a GPU run needs (no GPU needed)");
+  cmd->footer("With --compile, each kernel's original is compiled exactly as a GPU run compiles it (the project's\n"
+              "flags, include_dirs, defines, extra_sources and link_libs; -arch from [project].cuda_arch, else the\n"
+              "GPU's, else sm_90), then loaded the way the harness loads it (dlopen RTLD_NOW in kernelbot-harness,\n"
+              "inside the [verify].sandbox). A library that does not load is reported with its undefined symbol and\n"
+              "the library that probably provides it (add that to link_libs); a compile error with the kernel's\n"
+              "file and line.\n\n"
+              "Exit status: 0 when every kernel compiled and loaded; 1 when any did not (or the check could not run);\n"
+              "2 for a bad command line or config.");
   auto args = std::make_shared<CheckArgs>();
   cmd->add_flag("--compile", args->compile, "Compile and load every kernel's original (the point of this command)");
   cmd->add_option("--kernel", args->kernels, "Only this [[kernel]] (repeatable); default: every kernel");

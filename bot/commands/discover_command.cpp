@@ -32,18 +32,28 @@ void print_json(const cuda_source::ScanResult& scan, const std::filesystem::path
   nlohmann::json j{{"root", root.string()}, {"files", scan.files}};
   j["kernels"] = nlohmann::json::array();
   for (const auto& k : scan.kernels)
-    j["kernels"].push_back({{"name", k.name}, {"file", k.file}, {"line", k.line}, {"params", params_json(k.params)},
-                            {"template", k.template_params}, {"definition", k.is_definition}});
+    j["kernels"].push_back({{"name", k.name},
+                            {"file", k.file},
+                            {"line", k.line},
+                            {"params", params_json(k.params)},
+                            {"template", k.template_params},
+                            {"definition", k.is_definition}});
   j["launchers"] = nlohmann::json::array();
   for (const auto& l : scan.launchers) {
     auto launches = nlohmann::json::array();
     for (const auto& s : l.launches)
       launches.push_back({{"kernel", s.kernel}, {"config", s.launch_config}, {"line", s.line}});
-    j["launchers"].push_back({{"name", l.name}, {"file", l.file}, {"line", l.line}, {"return_type", l.return_type},
-                              {"params", params_json(l.params)}, {"launches", launches}, {"device_side", l.is_kernel}});
+    j["launchers"].push_back({{"name", l.name},
+                              {"file", l.file},
+                              {"line", l.line},
+                              {"return_type", l.return_type},
+                              {"params", params_json(l.params)},
+                              {"launches", launches},
+                              {"device_side", l.is_kernel}});
   }
   j["skipped"] = nlohmann::json::array();
-  for (const auto& s : scan.skipped) j["skipped"].push_back({{"file", s.file}, {"line", s.line}, {"message", s.message}});
+  for (const auto& s : scan.skipped)
+    j["skipped"].push_back({{"file", s.file}, {"line", s.line}, {"message", s.message}});
   std::cout << j.dump(2) << "\n";
 }
 
@@ -57,7 +67,8 @@ void print_text(const cuda_source::ScanResult& scan) {
   TextTable launchers({"launcher", "location", "parameters", "launches"});
   for (const auto& l : scan.launchers) {
     std::string launches;
-    for (const auto& s : l.launches) launches += (launches.empty() ? "" : ", ") + s.kernel + "<<<" + s.launch_config + ">>>";
+    for (const auto& s : l.launches)
+      launches += (launches.empty() ? "" : ", ") + s.kernel + "<<<" + s.launch_config + ">>>";
     launchers.add_row({l.name + (l.is_kernel ? " (device-side)" : ""), l.file + ":" + std::to_string(l.line),
                        param_list(l.params), launches});
   }

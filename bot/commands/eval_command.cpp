@@ -7,10 +7,10 @@
 #include <iostream>
 #include <sstream>
 
-#include "common/file_io.h"
 #include "bot/commands/commands.h"
-#include "bot/unfinished_kernel.h"
 #include "bot/commands/evaluation_tables.h"
+#include "bot/unfinished_kernel.h"
+#include "common/file_io.h"
 #include "profiler/evaluate/gpu_evaluator.h"
 #include "profiler/evaluate/original_variant.h"
 
@@ -66,13 +66,12 @@ void run_eval(CliContext& ctx, const EvalArgs& args) {
 
 void register_eval_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("eval", "Verify and time one candidate file against the original kernel");
-  cmd->footer(
-      "The candidate is a full replacement for the kernel's source file: the same launcher with the same\n"
-      "signature, and the kernels it launches. It is compiled with the kernel's flags, verified against the\n"
-      "original on fresh random inputs at every configured size, and both are timed interleaved.\n\n"
-      "Exit status: 0 when the evaluation ran, whatever the verdict (accepted, not_faster, wrong_result,\n"
-      "crashed, timed_out, rejected, compile_error); 1 when it could not run (no GPU, the original does not\n"
-      "compile, the harness failed); 2 for a bad command line or config.");
+  cmd->footer("The candidate is a full replacement for the kernel's source file: the same launcher with the same\n"
+              "signature, and the kernels it launches. It is compiled with the kernel's flags, verified against the\n"
+              "original on fresh random inputs at every configured size, and both are timed interleaved.\n\n"
+              "Exit status: 0 when the evaluation ran, whatever the verdict (accepted, not_faster, wrong_result,\n"
+              "crashed, timed_out, rejected, compile_error); 1 when it could not run (no GPU, the original does not\n"
+              "compile, the harness failed); 2 for a bad command line or config.");
   auto args = std::make_shared<EvalArgs>();
   cmd->add_option("--kernel", args->kernel, "The [[kernel]] name in kernelbot.toml")->required();
   cmd->add_option("--candidate", args->candidate, "The candidate source file (replaces the kernel's source)")

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "core/number_format.h"
 #include "common/text_table.h"
+#include "core/number_format.h"
 
 namespace kb::bot {
 namespace {
@@ -41,9 +41,8 @@ std::string metrics_block(const std::string& title, const KernelMetrics& m) {
   std::ostringstream s;
   s << title << ": " << m.status;
   if (!m.kernel_name.empty()) s << " (" << m.kernel_name << (m.size_label.empty() ? "" : " at " + m.size_label) << ")";
-  s << "\n  registers/thread " << m.registers_per_thread << ", static shared " << m.static_shared_bytes
-    << " B, spills " << m.spill_stores_bytes << "/" << m.spill_loads_bytes << " B (st/ld), stack "
-    << m.stack_frame_bytes << " B\n";
+  s << "\n  registers/thread " << m.registers_per_thread << ", static shared " << m.static_shared_bytes << " B, spills "
+    << m.spill_stores_bytes << "/" << m.spill_loads_bytes << " B (st/ld), stack " << m.stack_frame_bytes << " B\n";
   if (!m.values.empty()) {
     s << " ";
     for (const auto& [k, v] : m.values) s << " " << k << "=" << general(v, 4);
@@ -77,9 +76,8 @@ std::string render_eval_result(const EvalResult& r, const std::string& kernel, c
   if (!r.timings.empty()) {
     TextTable t({"size", "baseline us", "candidate us", "speedup", "significant", "noise b/c", "% of floor b/c"});
     for (const auto& st : r.timings)
-      t.add_row({st.size_label, us(st.baseline.median_us), us(st.candidate.median_us),
-                 format_speedup(st.speedup), st.significant ? "yes" : "no",
-                 pct(st.baseline.noise) + " / " + pct(st.candidate.noise),
+      t.add_row({st.size_label, us(st.baseline.median_us), us(st.candidate.median_us), format_speedup(st.speedup),
+                 st.significant ? "yes" : "no", pct(st.baseline.noise) + " / " + pct(st.candidate.noise),
                  pct_value(st.baseline_pct_of_floor) + " / " + pct_value(st.candidate_pct_of_floor)});
     s << "\n" << t.render();
     for (const auto& st : r.timings)
@@ -99,15 +97,16 @@ std::string render_eval_result(const EvalResult& r, const std::string& kernel, c
   }
   if (!v.sanitizer_report.empty()) s << "\ncompute-sanitizer report:\n" << v.sanitizer_report;
   if (r.baseline_metrics.status != "not collected" || r.candidate_metrics.status != "not collected")
-    s << "\n" << metrics_block("baseline metrics", r.baseline_metrics)
+    s << "\n"
+      << metrics_block("baseline metrics", r.baseline_metrics)
       << metrics_block("candidate metrics", r.candidate_metrics);
   if (r.verdict == Verdict::compile_error) s << "\ncompiler output:\n" << r.compile_log;
   return s.str();
 }
 
 std::string render_kernel_profiles(const std::vector<std::pair<std::string, EvalResult>>& profiles) {
-  TextTable t({"kernel", "size", "median us", "noise", "samples", "% of floor", "SM %", "DRAM %", "occupancy %",
-               "regs"});
+  TextTable t(
+      {"kernel", "size", "median us", "noise", "samples", "% of floor", "SM %", "DRAM %", "occupancy %", "regs"});
   std::ostringstream notes;
   for (const auto& [name, r] : profiles) {
     if (r.verdict != Verdict::pending && !verdict_is_correct(r.verdict)) {
@@ -169,17 +168,30 @@ std::string render_workload_ranking(const profiler::WorkloadRanking& r, const st
 
 nlohmann::json workload_ranking_json(const profiler::WorkloadRanking& r, const std::string& command, double wall_s,
                                      int exit_code) {
-  nlohmann::json j{{"command", command},         {"wall_s", wall_s},
-                   {"exit_code", exit_code},     {"processes", r.processes},
-                   {"total_kernel_ms", r.total_kernel_ms}, {"total_calls", r.total_calls},
+  nlohmann::json j{{"command", command},
+                   {"wall_s", wall_s},
+                   {"exit_code", exit_code},
+                   {"processes", r.processes},
+                   {"total_kernel_ms", r.total_kernel_ms},
+                   {"total_calls", r.total_calls},
                    {"dropped_records", r.dropped_records}};
   j["kernels"] = nlohmann::json::array();
   for (const auto& k : r.kernels)
-    j["kernels"].push_back({{"rank", k.rank},        {"name", k.name},           {"signature", k.signature},
-                            {"calls", k.calls},      {"total_ms", k.total_ms},   {"mean_us", k.mean_us},
-                            {"min_us", k.min_us},    {"max_us", k.max_us},       {"share", k.share},
-                            {"grid", k.grid},        {"block", k.block},         {"registers", k.registers},
-                            {"sources", k.sources},  {"launchers", k.launchers}, {"configured_kernels", k.configured}});
+    j["kernels"].push_back({{"rank", k.rank},
+                            {"name", k.name},
+                            {"signature", k.signature},
+                            {"calls", k.calls},
+                            {"total_ms", k.total_ms},
+                            {"mean_us", k.mean_us},
+                            {"min_us", k.min_us},
+                            {"max_us", k.max_us},
+                            {"share", k.share},
+                            {"grid", k.grid},
+                            {"block", k.block},
+                            {"registers", k.registers},
+                            {"sources", k.sources},
+                            {"launchers", k.launchers},
+                            {"configured_kernels", k.configured}});
   return j;
 }
 

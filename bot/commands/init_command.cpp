@@ -30,7 +30,8 @@ void register_init_command(CLI::App& app, CliContext& ctx) {
       ->type_name("PATH");
   cmd->callback([&ctx, opt] {
     std::filesystem::path root = opt->path.empty() ? std::filesystem::current_path() : std::filesystem::path(opt->path);
-    auto target = ctx.options.config_path.empty() ? root / "kernelbot.toml" : std::filesystem::path(ctx.options.config_path);
+    auto target = ctx.options.config_path.empty() ? root / "kernelbot.toml"
+                                                  : std::filesystem::path(ctx.options.config_path);
     for (const auto& f : opt->starter.files)
       if (!std::filesystem::is_regular_file(root / f))
         throw UsageError("--file " + f + ": no such file under " + root.string());
@@ -47,11 +48,12 @@ void register_init_command(CLI::App& app, CliContext& ctx) {
     }
     for (const auto& s : scan.skipped) spdlog::warn("skipped {}:{}: {}", s.file, s.line, s.message);
     bool narrowed = !opt->starter.kernel_patterns.empty() || !opt->starter.files.empty();
-    spdlog::info("{} {} kernel table(s) for {} of the {} launcher(s) found{}", opt->print ? "printed" : "wrote " + target.string() + " with",
-                 starter.tables - starter.commented_out, starter.tables, starter.candidates,
-                 starter.commented_out ? fmt::format(" ({} written commented out: see the 'Not written' lines)",
-                                                     starter.commented_out)
-                                       : "");
+    spdlog::info("{} {} kernel table(s) for {} of the {} launcher(s) found{}",
+                 opt->print ? "printed" : "wrote " + target.string() + " with", starter.tables - starter.commented_out,
+                 starter.tables, starter.candidates,
+                 starter.commented_out
+                     ? fmt::format(" ({} written commented out: see the 'Not written' lines)", starter.commented_out)
+                     : "");
     if (!narrowed && starter.tables > 1)
       spdlog::info("to keep only some, run again with --force and --kernel PATTERN (glob or substring of the "
                    "launcher's name) or --file PATH, both repeatable");

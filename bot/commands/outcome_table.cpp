@@ -5,8 +5,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "core/number_format.h"
 #include "common/text_table.h"
+#include "core/number_format.h"
 
 namespace kb::bot {
 
@@ -14,17 +14,22 @@ void print_outcomes(const std::vector<KernelOutcome>& rows, bool json) {
   if (json) {
     auto j = nlohmann::json::array();
     for (const auto& r : rows)
-      j.push_back({{"kernel", r.kernel}, {"baseline_us", r.baseline_us}, {"best_us", r.best_us},
-                   {"speedup", r.speedup}, {"result", r.verdict}, {"pr", r.pr}, {"note", r.note},
-                   {"failed", r.failed}, {"advisories", r.advisories}});
+      j.push_back({{"kernel", r.kernel},
+                   {"baseline_us", r.baseline_us},
+                   {"best_us", r.best_us},
+                   {"speedup", r.speedup},
+                   {"result", r.verdict},
+                   {"pr", r.pr},
+                   {"note", r.note},
+                   {"failed", r.failed},
+                   {"advisories", r.advisories}});
     std::cout << j.dump(2) << "\n";
     return;
   }
   TextTable table({"kernel", "original us", "best us", "speedup", "result", "pull request / note"});
   for (const auto& r : rows)
     table.add_row({r.kernel, r.baseline_us > 0 ? fmt::format("{:.2f}", r.baseline_us) : "-",
-                   r.best_us > 0 ? fmt::format("{:.2f}", r.best_us) : "-",
-                   format_speedup(r.speedup), r.verdict,
+                   r.best_us > 0 ? fmt::format("{:.2f}", r.best_us) : "-", format_speedup(r.speedup), r.verdict,
                    r.pr.empty() ? r.note : r.pr});
   std::cout << "\n" << table.render();
   // What no PR can change but a person can: verified probes of caller-chosen block sizes.

@@ -56,13 +56,15 @@ void register_pr_command(CLI::App& app, CliContext& ctx) {
       throw Error("no PR for '" + *kernel + "': " + why);
     }
     if (ctx.options.json) {
-      std::cout << nlohmann::json{{"kernel", *kernel}, {"forge", forge->name()}, {"pr", outcome.pr},
-                                  {"created", outcome.created}, {"note", outcome.note}, {"saved", outcome.saved}}
+      std::cout << nlohmann::json{{"kernel", *kernel},          {"forge", forge->name()}, {"pr", outcome.pr},
+                                  {"created", outcome.created}, {"note", outcome.note},   {"saved", outcome.saved}}
                        .dump(2)
                 << "\n";
       return;
     }
-    std::cout << (forge->name() == "dry-run" ? "dry-run PR written: " : outcome.created ? "PR opened: " : "PR updated: ")
+    std::cout << (forge->name() == "dry-run" ? "dry-run PR written: "
+                  : outcome.created          ? "PR opened: "
+                                             : "PR updated: ")
               << outcome.pr << "\n";
     if (!outcome.note.empty()) std::cout << "note: " << outcome.note << "\n";
   });

@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "bot/commands/commands.h"
-#include "bot/unfinished_kernel.h"
 #include "bot/commands/evaluation_tables.h"
+#include "bot/unfinished_kernel.h"
 #include "config/config_loader.h"
 #include "profiler/device_query.h"
 #include "profiler/evaluate/gpu_evaluator.h"
@@ -31,8 +31,9 @@ void profile_kernels(CliContext& ctx, const ProfileArgs& args) {
   for (const auto& k : config.kernels)
     if (args.kernel.empty() || k.name == args.kernel) specs.push_back(&k);
   if (specs.empty())
-    throw UsageError(args.kernel.empty() ? "no [[kernel]] in " + config.file.string() + " (add one, or see `kernelbot discover`)"
-                                         : "no [[kernel]] named '" + args.kernel + "' in " + config.file.string());
+    throw UsageError(args.kernel.empty()
+                         ? "no [[kernel]] in " + config.file.string() + " (add one, or see `kernelbot discover`)"
+                         : "no [[kernel]] named '" + args.kernel + "' in " + config.file.string());
   require_finished(specs);
   auto evaluator = profiler::make_gpu_evaluator_for_profile(config, args.device);
   std::vector<std::pair<std::string, EvalResult>> profiles;
@@ -62,8 +63,8 @@ void profile_workload(CliContext& ctx, const ProfileArgs& args) {
   const config::Config* config = config_file.empty() ? nullptr : &ctx.config();
   profiler::query_devices();  // a clear NoDeviceError (exit 1) instead of an empty profile
   const std::string inject = profiler::find_inject_library();
-  const auto out_dir = std::filesystem::absolute(
-      config ? config->resolve(config->search.work_dir) / "workload" : std::filesystem::path(".kernelbot/work/workload"));
+  const auto out_dir = std::filesystem::absolute(config ? config->resolve(config->search.work_dir) / "workload"
+                                                        : std::filesystem::path(".kernelbot/work/workload"));
   spdlog::info("running `{}` with kernel tracing", command);
   profiler::WorkloadRun run = profiler::run_workload(args.command, inject, out_dir, args.timeout_s);
   if (!run.process.out.empty()) std::cerr << run.process.out;
@@ -72,11 +73,12 @@ void profile_workload(CliContext& ctx, const ProfileArgs& args) {
   if (!run.process.succeeded()) spdlog::warn("`{}` ended with {}", command, run.process.describe());
   if (run.recordings.empty())
     throw Error("no kernel profile was written by `" + command + "` (" + run.process.describe() +
-                        "): it ran no CUDA code, or it did not exit normally (a crash or a kill skips the "
-                        "profile's exit handler)");
+                "): it ran no CUDA code, or it did not exit normally (a crash or a kill skips the "
+                "profile's exit handler)");
   const auto root = config ? config->root : ctx.scan_root("");
   auto exclude = config ? config->project.discover_exclude : config::ProjectConfig{}.discover_exclude;
-  profiler::WorkloadRanking ranking = profiler::rank_workload(run.recordings, cuda_source::scan_tree(root, exclude), config);
+  profiler::WorkloadRanking ranking = profiler::rank_workload(run.recordings, cuda_source::scan_tree(root, exclude),
+                                                              config);
   if (ctx.options.json)
     std::cout << workload_ranking_json(ranking, command, run.process.wall_s, run.process.exit_code).dump(2) << "\n";
   else std::cout << render_workload_ranking(ranking, command, run.process.wall_s);
@@ -85,16 +87,15 @@ void profile_workload(CliContext& ctx, const ProfileArgs& args) {
 }  // namespace
 
 void register_profile_command(CLI::App& app, CliContext& ctx) {
-  auto* cmd = app.add_subcommand(
-      "profile", "Profile the configured kernels, or a workload: kernelbot profile -- <command...>");
-  cmd->footer(
-      "Without a command: compiles each configured kernel's original source, times it on every size set\n"
-      "(median, noise, % of the roofline floor from the measured copy bandwidth and FP32 rate) and collects\n"
-      "CUPTI hardware metrics in a separate run.\n"
-      "With `-- <command...>`: runs the command with kernelbot's CUPTI injection library, records every\n"
-      "kernel it launches and ranks them by total GPU time, mapped to the source files and launchers.\n\n"
-      "Exit status: 0 done; 1 no GPU, a kernel could not be profiled, or the workload recorded nothing;\n"
-      "2 bad command line or config.");
+  auto* cmd = app.add_subcommand("profile",
+                                 "Profile the configured kernels, or a workload: kernelbot profile -- <command...>");
+  cmd->footer("Without a command: compiles each configured kernel's original source, times it on every size set\n"
+              "(median, noise, % of the roofline floor from the measured copy bandwidth and FP32 rate) and collects\n"
+              "CUPTI hardware metrics in a separate run.\n"
+              "With `-- <command...>`: runs the command with kernelbot's CUPTI injection library, records every\n"
+              "kernel it launches and ranks them by total GPU time, mapped to the source files and launchers.\n\n"
+              "Exit status: 0 done; 1 no GPU, a kernel could not be profiled, or the workload recorded nothing;\n"
+              "2 bad command line or config.");
   auto args = std::make_shared<ProfileArgs>();
   cmd->add_option("--kernel", args->kernel, "Profile only this [[kernel]]");
   cmd->add_flag("--no-metrics", args->no_metrics, "Skip the CUPTI metrics run");

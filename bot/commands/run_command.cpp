@@ -1,7 +1,7 @@
 #include "bot/commands/commands.h"
-#include "bot/unfinished_kernel.h"
 #include "bot/commands/outcome_table.h"
 #include "bot/main_job.h"
+#include "bot/unfinished_kernel.h"
 
 namespace kb::bot {
 

@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "bot/commands/commands.h"
-#include "bot/unfinished_kernel.h"
 #include "bot/kernel_search.h"
-#include "core/number_format.h"
+#include "bot/unfinished_kernel.h"
 #include "common/text_table.h"
+#include "core/number_format.h"
 #include "search/advisory_findings.h"
 #include "search/screening.h"
 
@@ -32,9 +32,7 @@ struct SearchOptions {
   bool no_archive = false;
 };
 
-std::string shorten(const std::string& s, size_t max) {
-  return s.size() <= max ? s : s.substr(0, max - 3) + "...";
-}
+std::string shorten(const std::string& s, size_t max) { return s.size() <= max ? s : s.substr(0, max - 3) + "..."; }
 
 std::string speedup_cell(const search::CandidateRecord& c) {
   return verdict_is_correct(c.verdict()) ? format_speedup(c.speedup()) : "-";
@@ -64,15 +62,14 @@ void print_winner(const search::SearchResult& result, const std::filesystem::pat
     std::cout << "no candidate beat the original of '" << result.kernel << "' beyond noise\n";
     return;
   }
-  std::cout << fmt::format("winner: {} is {} faster than the original (geometric mean over {} sizes){}\n",
-                           best->id, format_speedup(best->speedup()), best->eval.timings.size(),
+  std::cout << fmt::format("winner: {} is {} faster than the original (geometric mean over {} sizes){}\n", best->id,
+                           format_speedup(best->speedup()), best->eval.timings.size(),
                            best->from_archive ? ", measured in an earlier search (archive)" : "");
   for (const auto& t : best->eval.timings)
     std::cout << fmt::format("  {}: {} us -> {} us ({})\n", t.size_label, format_us(t.baseline.median_us),
                              format_us(t.candidate.median_us), format_speedup(t.speedup));
   std::cout << "idea path:\n";
-  for (const auto* step : result.path_to(best->id))
-    std::cout << "  " << step->id << ": " << step->idea.text << "\n";
+  for (const auto* step : result.path_to(best->id)) std::cout << "  " << step->id << ": " << step->idea.text << "\n";
   if (!best->variant.defines.empty() || !best->variant.nvcc_flags.empty()) {
     std::cout << "build:";
     for (const auto& d : best->variant.defines) std::cout << " -D" << d;
@@ -117,8 +114,8 @@ void run(CliContext& ctx, const SearchOptions& opts) {
   if (opts.max_candidates > 0) config.search.max_candidates = opts.max_candidates;
   if (opts.max_wall_time_s > 0) config.search.max_wall_time_s = opts.max_wall_time_s;
   // No device: `kernelbot search` spreads candidates over every visible GPU.
-  KernelSearchOptions search_options{opts.proposer, opts.replay, opts.record, opts.archive, opts.no_archive,
-                                     std::nullopt};
+  KernelSearchOptions search_options{opts.proposer, opts.replay,     opts.record,
+                                     opts.archive,  opts.no_archive, std::nullopt};
   search::SearchResult result = search_kernel(config, *spec, search_options);
   auto saved = save_result(config, *spec, result);
 
@@ -141,8 +138,7 @@ void register_search_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--proposer", opts->proposer,
                   "Where ideas come from: auto (llm if [llm].provider is set, else builtin), llm, builtin, replay")
       ->check(CLI::IsMember({"auto", "llm", "builtin", "replay"}));
-  cmd->add_option("--rounds", opts->rounds, "Rounds of ideas (overrides [search].rounds)")
-      ->check(CLI::PositiveNumber);
+  cmd->add_option("--rounds", opts->rounds, "Rounds of ideas (overrides [search].rounds)")->check(CLI::PositiveNumber);
   cmd->add_option("--max-candidates", opts->max_candidates,
                   "Most candidates to compile and measure (overrides [search].max_candidates)")
       ->check(CLI::PositiveNumber);

@@ -1,5 +1,5 @@
-#include <nlohmann/json.hpp>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "bot/commands/commands.h"
 #include "bot/version.h"

@@ -1,5 +1,5 @@
-#include "common/file_io.h"
 #include "profiler/evaluate/compile_commands.h"
+#include "common/file_io.h"
 
 #include <spdlog/spdlog.h>
 
@@ -20,13 +20,16 @@ fs::path normalized(const fs::path& p) {
   return ec ? p.lexically_normal() : c;
 }
 
-
 void collect(const std::vector<std::string>& args, const fs::path& directory, std::vector<std::string>& out,
              int depth) {
-  auto absolute = [&](const std::string& p) { return (fs::path(p).is_absolute() ? fs::path(p) : directory / p).lexically_normal().string(); };
+  auto absolute = [&](const std::string& p) {
+    return (fs::path(p).is_absolute() ? fs::path(p) : directory / p).lexically_normal().string();
+  };
   // Value-taking flags: "-I dir" and "-Idir" (and nvcc's long spellings) both occur.
-  static const std::pair<const char*, const char*> kPathFlags[] = {
-      {"-I", "-I"}, {"--include-path", "-I"}, {"-isystem", "-isystem"}, {"--system-include", "-isystem"}};
+  static const std::pair<const char*, const char*> kPathFlags[] = {{"-I", "-I"},
+                                                                   {"--include-path", "-I"},
+                                                                   {"-isystem", "-isystem"},
+                                                                   {"--system-include", "-isystem"}};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     bool matched = false;
@@ -177,7 +180,8 @@ std::optional<CompileCommandFlags> lookup_compile_flags(const fs::path& root, co
       if (!file.is_absolute()) file = directory / file;
       if (normalized(file) != wanted) continue;
       std::vector<std::string> args;
-      if (entry.contains("arguments") && entry["arguments"].is_array()) args = entry["arguments"].get<std::vector<std::string>>();
+      if (entry.contains("arguments") && entry["arguments"].is_array())
+        args = entry["arguments"].get<std::vector<std::string>>();
       else args = split_command_line(entry.value("command", ""));
       return CompileCommandFlags{db, relevant_compile_flags(args, directory)};
     }

@@ -20,7 +20,7 @@ struct CompileCommandFlags {
 // <root>/build*/compile_commands.json (and one directory deeper, build/release/...), newest
 // first; anything else -> that path (relative to root).
 std::vector<std::filesystem::path> find_compile_databases(const std::filesystem::path& root,
-                                                           const std::string& setting);
+                                                          const std::string& setting);
 
 // The flags of the first entry (in the first database that has one) whose file is `source`.
 // Unreadable or malformed databases are skipped with a warning in the log.

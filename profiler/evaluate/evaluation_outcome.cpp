@@ -6,8 +6,8 @@
 #include <sstream>
 #include <string_view>
 
-#include "core/number_format.h"
 #include "common/secret_redactor.h"
+#include "core/number_format.h"
 #include "core/speedup_rule.h"
 
 namespace kb::profiler {
@@ -67,8 +67,8 @@ std::string harness_crash_line(const std::string& stderr_text) {
   std::string fallback;
   for (std::string line; std::getline(in, line);) {
     if (line.find("kb-harness: candidate crashed") != std::string::npos) return line;
-    if (fallback.empty() && (line.find("illegal memory access") != std::string::npos ||
-                             line.find("illegal address") != std::string::npos))
+    if (fallback.empty() &&
+        (line.find("illegal memory access") != std::string::npos || line.find("illegal address") != std::string::npos))
       fallback = line;
   }
   return fallback;
@@ -189,7 +189,8 @@ std::string roofline_advice(const SizeTiming& t, const char* who) {
 }
 
 void apply_accept_rule(EvalResult& result, double min_speedup) {
-  if (result.verdict != Verdict::pending && result.verdict != Verdict::accepted && result.verdict != Verdict::not_faster)
+  if (result.verdict != Verdict::pending && result.verdict != Verdict::accepted &&
+      result.verdict != Verdict::not_faster)
     return;
   if (!result.verification.passed) {
     // A harness that judged a candidate correct without the evidence is not believed.

@@ -75,10 +75,10 @@ size_t smallest_size_index(const HarnessJob& job);
 
 // What compute-sanitizer found in one run of the harness.
 struct SanitizerFindings {
-  bool ran = false;     // the tool ran to its end (not crashed, not timed out)
+  bool ran = false;  // the tool ran to its end (not crashed, not timed out)
   bool clean = false;
   int64_t errors = 0;
-  std::string report;   // the tool's lines ("========= ..."), bounded
+  std::string report;  // the tool's lines ("========= ..."), bounded
 };
 // `error_exit_code` is what was passed as --error-exitcode.
 SanitizerFindings read_sanitizer_output(const std::string& tool, const SandboxResult& run, int error_exit_code);

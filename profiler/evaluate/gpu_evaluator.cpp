@@ -8,8 +8,8 @@
 #include <cmath>
 
 #include "common/clock.h"
-#include "core/number_format.h"
 #include "config/size_expression.h"
+#include "core/number_format.h"
 #include "profiler/device_query.h"
 #include "profiler/evaluate/harness_job_builder.h"
 
@@ -98,7 +98,7 @@ GpuEvaluator::GpuEvaluator(const config::Config& config, const DeviceInfo& queri
   sandbox_ = candidate_sandbox(config);
   gpu_ = confine_to(queried);
   spdlog::debug("GPU {}: its jobs' processes see {}", queried.index,
-                !gpu_.active()              ? std::string("every GPU (KERNELBOT_SANDBOX_EVERY_GPU=1, or no UUID)")
+                !gpu_.active()             ? std::string("every GPU (KERNELBOT_SANDBOX_EVERY_GPU=1, or no UUID)")
                 : gpu_.device_node.empty() ? gpu_.uuid + " (CUDA_VISIBLE_DEVICES; its device node is unknown)"
                                            : gpu_.uuid + " through " + gpu_.device_node);
   hidden_ = repository_secrets(fs::absolute(config.root.empty() ? fs::current_path() : config.root),
@@ -119,7 +119,8 @@ DeviceInfo GpuEvaluator::device() {
   std::lock_guard lock(device_mutex_);
   if (!device_) {
     device_ = calibrated_device(queried_, work_dir_.parent_path(), [&] {
-      return run_calibration(harness_, queried_.index, work_dir_ / "calibration", {600, 0, sandbox_, hidden_, {}, gpu_});
+      return run_calibration(harness_, queried_.index, work_dir_ / "calibration",
+                             {600, 0, sandbox_, hidden_, {}, gpu_});
     });
   }
   return *device_;
@@ -139,14 +140,18 @@ HarnessJob GpuEvaluator::job_for(const config::KernelSpec& spec, JobMode mode) {
   return job;
 }
 
-HarnessRun GpuEvaluator::run_raw(const HarnessJob& job, const std::string& tag,
-                                 const std::vector<std::string>& wrapper, double timeout_scale) {
+HarnessRun GpuEvaluator::run_raw(const HarnessJob& job, const std::string& tag, const std::vector<std::string>& wrapper,
+                                 double timeout_scale) {
   static std::atomic<int> counter{0};
-  const fs::path dir = work_dir_ / "jobs" / (job.kernel + "-" + tag + "-" + std::to_string(getpid()) + "-" +
-                                             std::to_string(counter++));
+  const fs::path dir = work_dir_ / "jobs" /
+                       (job.kernel + "-" + tag + "-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
   const auto* spec = config_.find_kernel(job.kernel);
-  HarnessLimits limits{config_.verify.timeout_s * timeout_scale, config_.verify.max_host_memory_mb, sandbox_, hidden_,
-                       spec ? link_lib_dirs(config_, *spec) : std::vector<fs::path>{}, gpu_};
+  HarnessLimits limits{config_.verify.timeout_s * timeout_scale,
+                       config_.verify.max_host_memory_mb,
+                       sandbox_,
+                       hidden_,
+                       spec ? link_lib_dirs(config_, *spec) : std::vector<fs::path>{},
+                       gpu_};
   // The session takes every job but compute-sanitizer's (it wraps the judge's process). After a
   // metrics job the judge starts the next job with a fresh original (CUPTI's profiler state would
   // stay in the kept one). Another thread's job on the same evaluator runs on its own, as before.
@@ -155,8 +160,9 @@ HarnessRun GpuEvaluator::run_raw(const HarnessJob& job, const std::string& tag,
     if (lock.owns_lock()) {
       if (!session_ || !session_->serves(job)) {
         session_.reset();
-        const fs::path session_dir = work_dir_ / "jobs" / (job.kernel + "-session-" + std::to_string(getpid()) + "-" +
-                                                            std::to_string(counter++));
+        const fs::path session_dir = work_dir_ / "jobs" /
+                                     (job.kernel + "-session-" + std::to_string(getpid()) + "-" +
+                                      std::to_string(counter++));
         session_ = std::make_unique<JudgeClient>(harness_, job, session_dir, limits);
       }
       HarnessRun r = session_->run(job, limits.timeout_s);
@@ -268,7 +274,7 @@ void GpuEvaluator::strict_check(const config::KernelSpec& spec, const CompiledVa
   }
   result.verification.strict_pass = false;
   result.verdict = strict.verdict == Verdict::pending || verdict_is_correct(strict.verdict) ? Verdict::wrong_result
-                                                                                             : strict.verdict;
+                                                                                            : strict.verdict;
   std::string why = strict.verification.failure.empty() ? strict.reason : strict.verification.failure;
   result.reason = "claimed a " + claim + " speedup, but the strict re-verification failed: " + why;
   if (!strict.verification.failure.empty()) result.verification.failure = strict.verification.failure;
@@ -292,8 +298,8 @@ void GpuEvaluator::sanitize(const config::KernelSpec& spec, const CompiledVarian
   job.candidate_library = candidate.library_path;
   std::string reports;
   for (const std::string tool : {"memcheck", "racecheck"}) {
-    std::vector<std::string> wrapper = {tool_path, "--tool", tool, "--error-exitcode",
-                                        std::to_string(kSanitizerErrorExit), "--print-limit", "20"};
+    std::vector<std::string> wrapper = {
+        tool_path, "--tool", tool, "--error-exitcode", std::to_string(kSanitizerErrorExit), "--print-limit", "20"};
     if (tool == "memcheck") wrapper.insert(wrapper.end(), {"--leak-check", "no"});
     // The tools slow kernels down 10-100x; the job is one trial at the smallest size.
     HarnessRun r = run_raw(job, "sanitize-" + tool, wrapper, 10);
@@ -368,10 +374,11 @@ EvalResult GpuEvaluator::profile_baseline(const config::KernelSpec& spec, const 
 
 LoadCheck GpuEvaluator::check_load(const config::KernelSpec& spec, const CompiledVariant& compiled) {
   static std::atomic<int> counter{0};
-  const fs::path dir = work_dir_ / "jobs" / (spec.name + "-load-" + std::to_string(getpid()) + "-" +
-                                             std::to_string(counter++));
+  const fs::path dir = work_dir_ / "jobs" /
+                       (spec.name + "-load-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
   HarnessLimits limits{60, config_.verify.max_host_memory_mb, sandbox_, hidden_, link_lib_dirs(config_, spec), gpu_};
-  LoadCheck check = check_library_loads(harness_, compiled.library_path, dir, limits, library_search_dirs(config_, spec));
+  LoadCheck check = check_library_loads(harness_, compiled.library_path, dir, limits,
+                                        library_search_dirs(config_, spec));
   std::error_code ec;
   fs::remove_all(dir, ec);
   return check;

@@ -30,8 +30,8 @@ class GpuEvaluator : public Evaluator {
 
   DeviceInfo device() override;
   CompiledVariant compile(const config::KernelSpec& spec, const Variant& variant) override;
-  EvalResult evaluate(const config::KernelSpec& spec, const CompiledVariant& baseline,
-                      const CompiledVariant& candidate, const EvalOptions& options) override;
+  EvalResult evaluate(const config::KernelSpec& spec, const CompiledVariant& baseline, const CompiledVariant& candidate,
+                      const EvalOptions& options) override;
   void release() override;
 
   // Times the original alone on every size set and, when asked, collects its metrics in a
@@ -66,7 +66,7 @@ class GpuEvaluator : public Evaluator {
   std::string harness_;
   SandboxKind sandbox_;
   std::vector<std::filesystem::path> hidden_;  // what no candidate process may see
-  GpuConfinement gpu_;                          // the one GPU its jobs' processes see
+  GpuConfinement gpu_;                         // the one GPU its jobs' processes see
   std::unique_ptr<VariantCompiler> compiler_;
   std::string arch_;
   std::mutex device_mutex_;

@@ -37,7 +37,8 @@ std::vector<int64_t> evaluate_range(const config::ArgSpec& arg, const std::map<s
   if (!(lo < hi))
     throw config::ExpressionError("argument '" + arg.name + "': range [" + arg.range[0] + ", " + arg.range[1] +
                                   "] evaluates to the empty [" + std::to_string(static_cast<long long>(lo)) + ", " +
-                                  std::to_string(static_cast<long long>(hi)) + ") (values are drawn from lo <= v < hi)");
+                                  std::to_string(static_cast<long long>(hi)) +
+                                  ") (values are drawn from lo <= v < hi)");
   return {static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
 }
 
@@ -82,7 +83,8 @@ HarnessJob make_harness_job(const config::Config& config, const config::KernelSp
         double once = static_cast<double>(count) * static_cast<double>(dtype_size(a.dtype));
         default_bytes[i] += a.role == ArgRole::inout ? 2 * once : once;
       } else {
-        h.values.push_back(a.value.empty() ? "" : format_value(config::evaluate_expression(a.value, values), a.dtype, a));
+        h.values.push_back(a.value.empty() ? ""
+                                           : format_value(config::evaluate_expression(a.value, values), a.dtype, a));
       }
     }
     if (a.role == ArgRole::output || a.role == ArgRole::inout) {
@@ -95,7 +97,8 @@ HarnessJob make_harness_job(const config::Config& config, const config::KernelSp
   }
   for (size_t i = 0; i < sizes.size(); ++i) {
     job.flops.push_back(spec.flops.empty() ? 0.0 : config::evaluate_expression(spec.flops, sizes[i].values));
-    job.bytes.push_back(spec.bytes.empty() ? default_bytes[i] : config::evaluate_expression(spec.bytes, sizes[i].values));
+    job.bytes.push_back(spec.bytes.empty() ? default_bytes[i]
+                                           : config::evaluate_expression(spec.bytes, sizes[i].values));
   }
 
   job.trials = config.verify.trials;

@@ -1,5 +1,5 @@
-#include "common/file_io.h"
 #include "profiler/evaluate/harness_process.h"
+#include "common/file_io.h"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -7,11 +7,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "profiler/sandbox/sandbox_process.h"
 #include "common/hmac_sha256.h"
 #include "common/sealed_text.h"
 #include "common/secret_redactor.h"
 #include "profiler/evaluate/variant_compiler.h"
+#include "profiler/sandbox/sandbox_process.h"
 
 namespace kb::profiler {
 namespace fs = std::filesystem;
@@ -170,7 +170,8 @@ DeviceInfo calibrated_device(const DeviceInfo& queried, const fs::path& cache_di
                              const std::function<DeviceInfo()>& calibrate) {
   // The file keeps the device as this process saw it (uuid, name, driver) beside what the
   // harness measured: the harness may spell the driver differently (NVML's release string).
-  const fs::path file = cache_dir / ("device-" + (queried.uuid.empty() ? std::to_string(queried.index) : queried.uuid) + ".json");
+  const fs::path file = cache_dir /
+                        ("device-" + (queried.uuid.empty() ? std::to_string(queried.index) : queried.uuid) + ".json");
   if (fs::exists(file)) {
     try {
       nlohmann::json j = nlohmann::json::parse(read_text_file(file));
@@ -193,7 +194,9 @@ DeviceInfo calibrated_device(const DeviceInfo& queried, const fs::path& cache_di
   if (measured.name.empty()) measured.name = queried.name;
   if (measured.driver_version.empty()) measured.driver_version = queried.driver_version;
   fs::create_directories(cache_dir);
-  nlohmann::json j{{"uuid", queried.uuid}, {"name", queried.name}, {"driver", queried.driver_version},
+  nlohmann::json j{{"uuid", queried.uuid},
+                   {"name", queried.name},
+                   {"driver", queried.driver_version},
                    {"measured", measured}};
   write_file(file, j.dump(2));
   return measured;
@@ -204,8 +207,8 @@ DeviceInfo run_calibration(const std::string& harness, int device, const fs::pat
   const fs::path out = dir / "calibration.json";
   fs::remove(out);
   SandboxCommand cmd;
-  cmd.argv = {harness, "--calibrate", "--device", std::to_string(device_index_inside(limits.gpu, device)), "--out",
-              out.string()};
+  cmd.argv = {harness, "--calibrate", "--device", std::to_string(device_index_inside(limits.gpu, device)),
+              "--out", out.string()};
   cmd.working_dir = dir;
   cmd.limits.wall_time_s = limits.timeout_s;
   cmd.kind = limits.sandbox;
@@ -213,7 +216,8 @@ DeviceInfo run_calibration(const std::string& harness, int device, const fs::pat
   apply_confinement(limits.gpu, cmd);
   SandboxResult r = run_sandboxed(cmd);
   if (!r.succeeded() || !fs::exists(out))
-    throw std::runtime_error("device calibration (kernelbot-harness --calibrate) failed: " + r.describe() + "\n" + r.err);
+    throw std::runtime_error("device calibration (kernelbot-harness --calibrate) failed: " + r.describe() + "\n" +
+                             r.err);
   nlohmann::json parsed = nlohmann::json::parse(read_text_file(out));
   redact_result_strings(parsed);
   return parsed.get<DeviceInfo>();

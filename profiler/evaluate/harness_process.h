@@ -10,8 +10,6 @@
 #include "core/harness_job.h"
 #include "core/result_types.h"
 #include "profiler/evaluate/evaluation_outcome.h"
-#include "core/harness_job.h"
-#include "core/result_types.h"
 #include "profiler/sandbox/gpu_confinement.h"
 #include "profiler/sandbox/sandbox_launcher.h"
 

@@ -14,7 +14,7 @@ std::string session_key(const HarnessJob& job) {
 }
 
 JudgeClient::JudgeClient(const std::string& harness, const HarnessJob& job, const fs::path& dir,
-                               const HarnessLimits& limits)
+                         const HarnessLimits& limits)
     : key_(session_key(job)),
       seal_key_(random_key_hex()),
       dir_(dir),

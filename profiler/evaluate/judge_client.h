@@ -30,7 +30,7 @@ class JudgeClient {
   // Starts `harness --session <dir>` sandboxed (limits.sandbox) for jobs like `job`: its device,
   // kernel and original. `dir` is created, and removed with the session.
   JudgeClient(const std::string& harness, const HarnessJob& job, const std::filesystem::path& dir,
-                 const HarnessLimits& limits);
+              const HarnessLimits& limits);
   ~JudgeClient();
 
   // Whether the session is alive and its judge can take `job` (same device, kernel and original).

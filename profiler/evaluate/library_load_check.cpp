@@ -26,16 +26,15 @@ struct KnownLibrary {
   const char* library;  // what link_libs names
 };
 constexpr KnownLibrary kKnown[] = {
-    {"cublasLt", "cublasLt"}, {"cublas", "cublas"},   {"cufft", "cufft"},     {"curand", "curand"},
-    {"cusparse", "cusparse"}, {"cusolver", "cusolver"}, {"nvrtc", "nvrtc"},   {"nvjpeg", "nvjpeg"},
-    {"nccl", "nccl"},         {"cudnn", "cudnn"},     {"nvtx", "nvToolsExt"}, {"cupti", "cupti"},
+    {"cublasLt", "cublasLt"}, {"cublas", "cublas"},     {"cufft", "cufft"},     {"curand", "curand"},
+    {"cusparse", "cusparse"}, {"cusolver", "cusolver"}, {"nvrtc", "nvrtc"},     {"nvjpeg", "nvjpeg"},
+    {"nccl", "nccl"},         {"cudnn", "cudnn"},       {"nvtx", "nvToolsExt"}, {"cupti", "cupti"},
     {"nvml", "nvidia-ml"},
 };
 
 std::string known_provider(const std::string& symbol) {
   for (const auto& k : kKnown)
-    if (starts_with(symbol, k.prefix))
-      return std::string("lib") + k.library + " (link_libs = [\"" + k.library + "\"])";
+    if (starts_with(symbol, k.prefix)) return std::string("lib") + k.library + " (link_libs = [\"" + k.library + "\"])";
   if (symbol.size() > 2 && starts_with(symbol, "cu") && symbol[2] >= 'A' && symbol[2] <= 'Z')
     return "libcuda, the driver API (link_libs = [\"cuda\"])";
   return "";

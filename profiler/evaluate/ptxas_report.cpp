@@ -19,8 +19,7 @@ std::string demangle(const std::string& mangled) {
 std::vector<PtxasFunction> parse_ptxas_report(const std::string& log) {
   static const std::regex entry_re(R"(Compiling entry function '([^']+)' for '([^']+)')");
   static const std::regex props_re(R"(Function properties for (\S+))");
-  static const std::regex frame_re(
-      R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const std::regex frame_re(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
   static const std::regex used_re(R"(Used (\d+) registers)");
   static const std::regex barriers_re(R"(used (\d+) barriers)");
   static const std::regex smem_re(R"((\d+) bytes smem)");

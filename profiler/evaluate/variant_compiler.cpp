@@ -1,5 +1,5 @@
-#include "common/file_io.h"
 #include "profiler/evaluate/variant_compiler.h"
+#include "common/file_io.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -10,21 +10,19 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/secret_redactor.h"
 #include "common/sha256.h"
 #include "profiler/evaluate/compile_commands.h"
 #include "profiler/evaluate/compile_dependencies.h"
 #include "profiler/evaluate/entry_shim.h"
 #include "profiler/evaluate/ptxas_report.h"
 #include "profiler/sandbox/sandbox_process.h"
-#include "common/secret_redactor.h"
-#include "common/sha256.h"
 
 namespace kb::profiler {
 namespace fs = std::filesystem;
 namespace {
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
 
 // Writes through a temporary name and a rename, so a reader never sees half a file.
 void write_file_atomic(const fs::path& p, const std::string& text) {
@@ -82,8 +80,8 @@ FilesystemView compile_view(const std::vector<std::string>& argv, const fs::path
   view.hidden = hidden;
   view.writable = {build_dir};
   if (!argv.empty()) add_toolchain(view, argv.front());
-  static const char* const kPathFlags[] = {"-isystem", "-iquote", "-idirafter", "-include", "--include-path=",
-                                           "--library-path=", "-I", "-L"};
+  static const char* const kPathFlags[] = {"-isystem",        "-iquote",         "-idirafter", "-include",
+                                           "--include-path=", "--library-path=", "-I",         "-L"};
   std::string pending;  // a flag whose path is the next argument ("-isystem DIR")
   for (size_t i = 1; i < argv.size(); ++i) {
     std::string arg = argv[i];
@@ -120,7 +118,8 @@ std::string resolve_cuda_arch(const std::string& configured, int cc_major, int c
 
 std::string find_nvcc() {
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char* root = std::getenv(var); root && *root && access((std::string(root) + "/bin/nvcc").c_str(), X_OK) == 0)
+    if (const char* root = std::getenv(var);
+        root && *root && access((std::string(root) + "/bin/nvcc").c_str(), X_OK) == 0)
       return std::string(root) + "/bin/nvcc";
   if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0) return "/usr/local/cuda/bin/nvcc";
   const char* path = std::getenv("PATH");
@@ -133,15 +132,21 @@ std::string find_nvcc() {
 }
 
 bool variant_flag_allowed(const std::string& flag) {
-  static const char* const kExact[] = {
-      "--use_fast_math", "-use_fast_math", "-lineinfo", "--restrict", "-restrict", "--expt-relaxed-constexpr",
-      "--extended-lambda", "--extra-device-vectorization", "-extra-device-vectorization"};
+  static const char* const kExact[] = {"--use_fast_math",
+                                       "-use_fast_math",
+                                       "-lineinfo",
+                                       "--restrict",
+                                       "-restrict",
+                                       "--expt-relaxed-constexpr",
+                                       "--extended-lambda",
+                                       "--extra-device-vectorization",
+                                       "-extra-device-vectorization"};
   for (const char* e : kExact)
     if (flag == e) return true;
-  static const char* const kPrefixes[] = {"-O",           "-Xptxas=",      "--ptxas-options=", "-maxrregcount=",
-                                          "--maxrregcount=", "-ftz=",       "--ftz=",           "-prec-div=",
-                                          "--prec-div=",  "-prec-sqrt=",   "--prec-sqrt=",     "-fmad=",
-                                          "--fmad=",      "-std=",         "--default-stream="};
+  static const char* const kPrefixes[] = {
+      "-O",           "-Xptxas=", "--ptxas-options=", "-maxrregcount=", "--maxrregcount=",
+      "-ftz=",        "--ftz=",   "-prec-div=",       "--prec-div=",    "-prec-sqrt=",
+      "--prec-sqrt=", "-fmad=",   "--fmad=",          "-std=",          "--default-stream="};
   for (const char* p : kPrefixes)
     if (starts_with(flag, p) && flag.size() > std::string(p).size()) {
       // -O takes a level only; ptxas options must not smuggle in an output file.
@@ -168,7 +173,7 @@ VariantCompiler::VariantCompiler(const config::Config& config, CompilerOptions o
 }
 
 std::vector<std::string> VariantCompiler::flags(const config::KernelSpec& spec, const Variant& variant) const {
-  std::vector<std::string> f = {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", "-arch=" + options_.arch,
+  std::vector<std::string> f = {"-shared", "-Xcompiler", "-fPIC",   "-cudart", "shared", "-arch=" + options_.arch,
                                 "-O3",     "-lineinfo",  "-Xptxas", "-v"};
   // The library finds the toolkit's libcudart when dlopen()ed from anywhere.
   const fs::path cuda_lib = fs::path(options_.nvcc).parent_path().parent_path() / "lib64";
@@ -216,8 +221,9 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
     if (auto violations = policy_violations(spec, variant, f); !violations.empty()) {
       CompiledVariant refused;
       refused.log = untrusted_text(cuda_source::policy_refusal_log(violations), 64 * 1024);
-      refused.failure_reason = untrusted_text(
-          "refused by the candidate source policy before compiling: " + violations.front().describe(), 1024);
+      refused.failure_reason = untrusted_text("refused by the candidate source policy before compiling: " +
+                                                  violations.front().describe(),
+                                              1024);
       spdlog::debug("{}: {} {}", spec.name, variant.label.empty() ? "a variant" : variant.label,
                     refused.failure_reason);
       return refused;
@@ -340,8 +346,8 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
   SandboxCommand cmd;
   cmd.argv.push_back(options_.nvcc);
   cmd.argv.insert(cmd.argv.end(), flags.begin(), flags.end());
-  for (const auto& a : std::vector<std::string>{"-MD", "-MF", (build / "deps.d").string(), "-o",
-                                                (build / "variant.so").string()})
+  for (const auto& a :
+       std::vector<std::string>{"-MD", "-MF", (build / "deps.d").string(), "-o", (build / "variant.so").string()})
     cmd.argv.push_back(a);
   // The shim goes last: nvcc writes the dependency list of the last input file.
   for (const auto& src : extra_sources(config_, spec)) cmd.argv.push_back(src.string());
@@ -357,12 +363,11 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
   cmd.kind = options_.sandbox;
   cmd.view = compile_view(cmd.argv, build, options_.hidden);
 
-  spdlog::debug("compiling {} ({}): {}", spec.name, variant.label.empty() ? "variant" : variant.label,
-                [&] {
-                  std::string s;
-                  for (const auto& a : cmd.argv) s += (s.empty() ? "" : " ") + a;
-                  return s;
-                }());
+  spdlog::debug("compiling {} ({}): {}", spec.name, variant.label.empty() ? "variant" : variant.label, [&] {
+    std::string s;
+    for (const auto& a : cmd.argv) s += (s.empty() ? "" : " ") + a;
+    return s;
+  }());
   auto start = std::chrono::steady_clock::now();
   SandboxResult run = run_sandboxed(cmd);
   CompiledVariant result;
@@ -401,7 +406,8 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
   if (ec) {
     // Another process stored the same variant first: theirs is identical, use it.
     fs::remove_all(build);
-    if (!fs::exists(entry / "variant.so")) throw std::runtime_error("cannot store " + entry.string() + ": " + ec.message());
+    if (!fs::exists(entry / "variant.so"))
+      throw std::runtime_error("cannot store " + entry.string() + ": " + ec.message());
   }
   return result;
 }

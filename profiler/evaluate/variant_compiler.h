@@ -25,8 +25,8 @@ struct CompilerOptions {
   std::string nvcc;                // empty: find_nvcc()
   // One candidate's compile ([verify] compile_timeout_s, compile_memory_gib): running out of
   // either is the candidate's compile error, with a reason that names the limit.
-  double timeout_s = 120;          // nvcc and everything it starts, wall clock
-  int64_t max_memory_mb = 0;       // the RSS of nvcc's process tree; 0 = unlimited
+  double timeout_s = 120;     // nvcc and everything it starts, wall clock
+  int64_t max_memory_mb = 0;  // the RSS of nvcc's process tree; 0 = unlimited
   // Where nvcc runs on a candidate's source: a candidate's #include could otherwise pull any file
   // the user can read (.git/config's auth header) into the compile log.
   SandboxKind sandbox = SandboxKind::namespaces;
@@ -82,15 +82,15 @@ class VariantCompiler {
   std::vector<std::filesystem::path> dependency_roots(const config::KernelSpec& spec) const;
   // The policy's findings beyond the original's, for a variant whose text is not the original's.
   std::vector<cuda_source::PolicyFinding> policy_violations(const config::KernelSpec& spec, const Variant& variant,
-                                                             const std::vector<std::string>& flags);
+                                                            const std::vector<std::string>& flags);
 
   const config::Config& config_;
   CompilerOptions options_;
   std::string nvcc_version_;
   mutable std::mutex mutex_;
-  std::map<std::string, std::shared_future<CompiledVariant>> in_flight_;  // by source+flags key
+  std::map<std::string, std::shared_future<CompiledVariant>> in_flight_;      // by source+flags key
   mutable std::map<std::string, std::vector<std::string>> compile_db_flags_;  // by source file
-  std::map<std::string, std::string> original_texts_;  // by source file, as first read
+  std::map<std::string, std::string> original_texts_;                         // by source file, as first read
 };
 
 }  // namespace kb::profiler

@@ -1,7 +1,7 @@
 #include "profiler/judge/activity_monitor.h"
 
-#include <cupti.h>
 #include <cuda_runtime_api.h>
+#include <cupti.h>
 #include <cxxabi.h>
 
 #include <cstdlib>

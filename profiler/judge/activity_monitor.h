@@ -12,7 +12,7 @@ namespace kb::judge {
 
 struct ActivityRecord {
   enum class Kind { kernel, memcpy, memset } kind = Kind::kernel;
-  std::string name;  // demangled kernel name; "memcpy" / "memset" otherwise
+  std::string name;             // demangled kernel name; "memcpy" / "memset" otherwise
   uint64_t start = 0, end = 0;  // ns, CUPTI's timestamp base (the one cuptiGetTimestamp reads)
   uint32_t stream = 0;
   int registers_per_thread = 0;

@@ -53,7 +53,6 @@ class ArgSet {
   void poison(size_t i);  // the dtype's poison pattern in every element
   void poison_outputs();  // every output (not inout): asynchronously, on the legacy stream
 
-
  private:
   ArgSet(const DecodedJob& job, size_t size_index, bool mapped);  // empty slots, sized for the job
   void release();

@@ -6,8 +6,7 @@ namespace kb::judge {
 namespace {
 
 bool is_bracket(const ActivityRecord& r, uint32_t legacy_stream, const std::string& name) {
-  return r.kind == ActivityRecord::Kind::kernel && r.stream == legacy_stream &&
-         r.name.find(name) != std::string::npos;
+  return r.kind == ActivityRecord::Kind::kernel && r.stream == legacy_stream && r.name.find(name) != std::string::npos;
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ class ClockMonitor {
   // Why NVML is not available ("libnvidia-ml.so.1 not found", ...); empty when it is.
   const std::string& unavailable_reason() const { return reason_; }
   double max_sm_mhz() const { return max_mhz_; }
-  double current_sm_mhz() const;  // 0 when unavailable or on error
+  double current_sm_mhz() const;       // 0 when unavailable or on error
   std::string driver_version() const;  // "580.159.04"; empty when unavailable
 
  private:

@@ -211,8 +211,8 @@ __global__ void clear_sign_kernel(Bits* data, size_t count) {
 
 }  // namespace
 
-cudaError_t launch_fill_random(void* dst, int elem_type, int distribution, uint64_t seed, uint64_t stream,
-                               size_t count, cudaStream_t s) {
+cudaError_t launch_fill_random(void* dst, int elem_type, int distribution, uint64_t seed, uint64_t stream, size_t count,
+                               cudaStream_t s) {
   if (count == 0) return cudaSuccess;
   fill_random_kernel<<<blocks_for(count), kThreads, 0, s>>>(dst, elem_type, distribution, seed, stream, count);
   return cudaGetLastError();
@@ -236,7 +236,8 @@ cudaError_t launch_count_differences(const void* a, const void* b, size_t bytes,
                                      cudaStream_t s) {
   if (bytes == 0) return cudaSuccess;
   difference_kernel<<<blocks_for(bytes / 4 + 1), kThreads, 0, s>>>(static_cast<const unsigned char*>(a),
-                                                                      static_cast<const unsigned char*>(b), bytes, counters);
+                                                                   static_cast<const unsigned char*>(b), bytes,
+                                                                   counters);
   return cudaGetLastError();
 }
 
@@ -245,8 +246,8 @@ cudaError_t launch_output_stats(const void* ref, const void* got, const void* sc
                                 cudaStream_t s) {
   if (count == 0) return cudaSuccess;
   // Whole warps only: blocks_for gives whole blocks of kThreads (a multiple of 32).
-  output_stats_kernel<<<blocks_for(count), kThreads, 0, s>>>(ref, got, scale, elem_type, count, rtol, atol,
-                                                              poison_bits, stats);
+  output_stats_kernel<<<blocks_for(count), kThreads, 0, s>>>(ref, got, scale, elem_type, count, rtol, atol, poison_bits,
+                                                             stats);
   return cudaGetLastError();
 }
 

@@ -13,8 +13,8 @@ namespace kb::judge {
 
 // Fills `count` elements of type `elem_type` (a DType as int) at `dst` with distribution
 // `distribution` (a Distribution as int), element i drawn as fill_random draws it for (seed, stream).
-cudaError_t launch_fill_random(void* dst, int elem_type, int distribution, uint64_t seed, uint64_t stream,
-                               size_t count, cudaStream_t s);
+cudaError_t launch_fill_random(void* dst, int elem_type, int distribution, uint64_t seed, uint64_t stream, size_t count,
+                               cudaStream_t s);
 
 // Fills `count` elements of the integer type `elem_type` at `dst` as fill_range does: an input
 // with range = [lo, hi], element i drawn from lo <= v < hi for (seed, stream).

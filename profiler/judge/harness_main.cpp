@@ -21,11 +21,11 @@
 // --seal-key-stdin: the first line of stdin is a key (hex) that only kernelbot and this judge know;
 // result.json then carries an HMAC of the result, so a result written by anyone else (a candidate
 // shares the job directory) is recognised as forged.
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <sys/prctl.h>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -41,8 +41,8 @@
 #include "profiler/judge/judge_session.h"
 #include "profiler/judge/judged_job.h"
 #include "profiler/judge/variant_call.h"
-#include "profiler/judge/variant_process.h"
 #include "profiler/judge/variant_library.h"
+#include "profiler/judge/variant_process.h"
 #include "profiler/judge/variant_server.h"
 
 namespace {
@@ -168,7 +168,8 @@ int main(int argc, char** argv) {
     } else if (serve) {
       if (fd < 0) throw CLI::ValidationError("--serve needs --fd");
     } else if (!session_dir.empty()) {
-      if (calibrate || !job_path.empty() || !out.empty()) throw CLI::ValidationError("--session takes no --job, --out or --calibrate");
+      if (calibrate || !job_path.empty() || !out.empty())
+        throw CLI::ValidationError("--session takes no --job, --out or --calibrate");
     } else {
       if (calibrate == !job_path.empty()) throw CLI::ValidationError("give exactly one of --job and --calibrate");
       if (out.empty()) throw CLI::ValidationError("--out is required");

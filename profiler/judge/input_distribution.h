@@ -115,7 +115,7 @@ KB_HOST_DEVICE inline double box_muller(double u, double u2) {
 // Integers: center +-(1000 .. 10000) per buffer (8-bit: +-100, uint8: 200; unsigned: positive),
 // k = round(4 * N(0, 1)) clamped to [-16, 16].
 struct OffsetShape {
-  int first_grid_exponent;  // grid = 2^(first + 0..3), drawn per buffer
+  int first_grid_exponent;       // grid = 2^(first + 0..3), drawn per buffer
   double center, spread, clamp;  // in grid units
 };
 

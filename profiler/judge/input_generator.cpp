@@ -31,7 +31,8 @@ namespace {
 template <typename Fill>
 void fill_in_parallel(size_t count, const Fill& fill_part) {
   constexpr size_t kChunk = size_t{1} << 20;
-  const size_t workers = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), (count + kChunk - 1) / kChunk);
+  const size_t workers = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()),
+                                          (count + kChunk - 1) / kChunk);
   if (workers <= 1) {
     fill_part(0, count);
     return;

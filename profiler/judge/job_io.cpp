@@ -28,7 +28,8 @@ std::pair<double, double> integer_limits(DType t) {
 }
 
 // ranges: one [lo, hi] per size set, lo < hi, every value of [lo, hi) representable in the type.
-std::vector<InputRange> decode_ranges(const HarnessArg& a, const DecodedArg& arg, size_t sizes, const std::string& where) {
+std::vector<InputRange> decode_ranges(const HarnessArg& a, const DecodedArg& arg, size_t sizes,
+                                      const std::string& where) {
   std::vector<InputRange> out;
   if (a.ranges.empty()) return out;
   if (arg.role != ArgRole::input && arg.role != ArgRole::inout)
@@ -112,16 +113,16 @@ DecodedJob decode_job(const HarnessJob& job) {
       throw JobError("job field " + where + ": rtol and atol must not be negative");
     if (arg.is_buffer()) {
       if (a.counts.size() != sizes)
-        throw JobError("job field " + where + ".counts has " + std::to_string(a.counts.size()) +
-                       " entries, expected " + std::to_string(sizes) + " (one per size set)");
+        throw JobError("job field " + where + ".counts has " + std::to_string(a.counts.size()) + " entries, expected " +
+                       std::to_string(sizes) + " (one per size set)");
       for (int64_t c : a.counts)
         if (c < 0) throw JobError("job field " + where + ".counts holds a negative count " + std::to_string(c));
       arg.counts = a.counts;
       writes = writes || arg.is_written();
     } else {
       if (a.values.size() != sizes)
-        throw JobError("job field " + where + ".values has " + std::to_string(a.values.size()) +
-                       " entries, expected " + std::to_string(sizes) + " (one per size set)");
+        throw JobError("job field " + where + ".values has " + std::to_string(a.values.size()) + " entries, expected " +
+                       std::to_string(sizes) + " (one per size set)");
       if (arg.role == ArgRole::size)
         for (const auto& v : a.values)
           if (v.empty()) throw JobError("job field " + where + ": a size argument needs a value at every size set");

@@ -31,7 +31,7 @@ struct InputRange {
 struct DecodedArg {
   std::string name;
   ArgRole role = ArgRole::input;
-  DType type = DType::float32;  // unused for a stream
+  DType type = DType::float32;      // unused for a stream
   std::vector<int64_t> counts;      // per size set (buffers)
   std::vector<std::string> values;  // per size set (scalars, sizes); "" = random
   bool has_distribution = false;    // per-argument override of the job's distributions

@@ -64,7 +64,8 @@ void run_job(const DecodedJob& job, JobProcesses& processes, EvalResult& result)
   if (sanitizing) processes.baseline.reset();
   if (raw.candidate_library.empty()) processes.candidate.reset();
   if (!sanitizing && !processes.baseline) throw HarnessError("no server was started for the original");
-  if (!raw.candidate_library.empty() && !processes.candidate) throw HarnessError("no server was started for the candidate");
+  if (!raw.candidate_library.empty() && !processes.candidate)
+    throw HarnessError("no server was started for the candidate");
   VariantProcess* baseline = processes.baseline.get();
   VariantProcess* candidate = processes.candidate.get();
   // The servers create their CUDA contexts as soon as they have the job, while the judge creates

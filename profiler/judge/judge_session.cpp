@@ -111,7 +111,8 @@ int run_session(const SessionOptions& options) {
     JudgedJob judged = judge_job(text, "the session's job", processes, [&](const DecodedJob& job, JobProcesses& p) {
       if (job.raw.under_sanitizer) throw HarnessError("a session does not run jobs under compute-sanitizer");
       identity = original_identity(job);
-      if (original && identity == original_key && original->renew_job(served_job_text(job.raw, job.raw.baseline_library), kRenewTimeoutS)) {
+      if (original && identity == original_key &&
+          original->renew_job(served_job_text(job.raw, job.raw.baseline_library), kRenewTimeoutS)) {
         p.baseline = std::move(original);
       } else {
         original.reset();
@@ -149,7 +150,8 @@ int run_session(const SessionOptions& options) {
       spdlog::info("{}: {}", to_string(judged.result.verdict), judged.result.reason);
     // Text a candidate influenced may hold invalid UTF-8: replaced, never a reason to fail.
     const std::string reply_text = reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    if (!write_frame(out, sealed_envelope(key, reply_text).dump()) || ends) return swept ? judged.exit_code : kExitHarnessError;
+    if (!write_frame(out, sealed_envelope(key, reply_text).dump()) || ends)
+      return swept ? judged.exit_code : kExitHarnessError;
   }
 }
 

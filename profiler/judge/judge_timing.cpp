@@ -136,7 +136,8 @@ class SizeTimer {
     for (size_t k = 0; k < sets.size(); ++k) {
       ArgSet& set = *sets[k];
       for (size_t i = 0; i < job_.args.size(); ++i)
-        if (job_.args[i].is_read()) fill_input_on_device(set, i, job_.distributions.front(), seed + k, cudaStreamLegacy);
+        if (job_.args[i].is_read())
+          fill_input_on_device(set, i, job_.distributions.front(), seed + k, cudaStreamLegacy);
       set.poison_outputs();
     }
   }
@@ -263,7 +264,8 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
   if (launches_ > 1) {
     // Launch k of a sample works on slot k: each launch gets fresh inputs and its own outputs.
     const size_t per_slot = std::max<size_t>(1, variants_.front().slots.front()->total_bytes());
-    const size_t want = std::min<size_t>({static_cast<size_t>(launches_), kMaxSlots, std::max<size_t>(1, kSlotBudgetBytes / per_slot)});
+    const size_t want = std::min<size_t>(
+        {static_cast<size_t>(launches_), kMaxSlots, std::max<size_t>(1, kSlotBudgetBytes / per_slot)});
     for (auto& v : variants_)
       while (v.slots.size() < want) add_slot(v, v.slots, v.ids, 1000);
   }
@@ -286,9 +288,10 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
     }
     if (v.captured) v.server->ask(slot_request(Op::drop_graph, v.ids), servers_.timeout_s);
     v.notes.push_back("timed as " + std::to_string(launches_) + " back-to-back launches per sample (" +
-                      (all_capturable ? std::string("graph capture failed")
+                      (all_capturable     ? std::string("graph capture failed")
                        : stream_arg(job_) ? "graph capture impossible: a launcher's work is not all on its stream "
-                                            "argument '" + stream_arg(job_)->name + "'"
+                                            "argument '" +
+                                                stream_arg(job_)->name + "'"
                                           : std::string("graph capture impossible: a launcher uses the legacy default "
                                                         "stream")) +
                       ")");
@@ -324,7 +327,8 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
       const auto [k, differ] = compare(variants_[0].slots, variants_[1].slots, checked_slots);
       if (!differ.empty()) {
         failure = "timed sample " + std::to_string(round + 1) + " at size " + job_.raw.size_labels[size_] +
-                  (launches_ > 1 ? " (launch " + std::to_string(k + 1) + " of " + std::to_string(launches_) + ")" : "") +
+                  (launches_ > 1 ? " (launch " + std::to_string(k + 1) + " of " + std::to_string(launches_) + ")"
+                                 : "") +
                   ", on fresh inputs the candidate never saw before: " + differ;
         return {};
       }
@@ -374,8 +378,9 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
     t.launches_per_sample = launches_;
     t.l2_flushed = bench.flush_l2 && launches_ == 1;
     if (bench.flush_l2 && launches_ > 1) v.notes.push_back("L2 flushed before each sample, not each launch");
-    t.stop_reason = criteria[i].reason().empty() ? (wall_seconds() - begin >= bench.timeout_s ? "timeout" : "max samples")
-                                                 : criteria[i].reason();
+    t.stop_reason = criteria[i].reason().empty()
+                        ? (wall_seconds() - begin >= bench.timeout_s ? "timeout" : "max samples")
+                        : criteria[i].reason();
     t.sm_clock_mhz = summarize(kept_clocks).median;
     t.cupti_span_us = v.span_us;
     if (escaped_timed_region(t))
@@ -466,7 +471,8 @@ WallClockFinding SizeTimer::wall_clock_check(const std::vector<TimingStats>& sta
 
 void run_timing(const DecodedJob& job, const Servers& servers, EvalResult& result, PhaseTimes& phases) {
   ClockMonitor clocks(job.raw.device);
-  if (!clocks.available()) spdlog::warn("{}: timing samples are not checked for clock sag", clocks.unavailable_reason());
+  if (!clocks.available())
+    spdlog::warn("{}: timing samples are not checked for clock sag", clocks.unavailable_reason());
   const bool candidate = servers.candidate != nullptr;
   // A screening times only the first size sets (the main size); the full measurement times all.
   const size_t timed = job.raw.timed_sizes > 0 ? std::min(job.size_count(), static_cast<size_t>(job.raw.timed_sizes))
@@ -492,8 +498,9 @@ void run_timing(const DecodedJob& job, const Servers& servers, EvalResult& resul
     if (candidate) {
       st.candidate = stats[1];
       st.speedup = st.candidate.median_us > 0 ? st.baseline.median_us / st.candidate.median_us : 0;
-      st.significant = speedup_is_significant({st.baseline.median_us, st.baseline.q1_us, st.baseline.q3_us, st.baseline.noise},
-                                              {st.candidate.median_us, st.candidate.q1_us, st.candidate.q3_us, st.candidate.noise});
+      st.significant =
+          speedup_is_significant({st.baseline.median_us, st.baseline.q1_us, st.baseline.q3_us, st.baseline.noise},
+                                 {st.candidate.median_us, st.candidate.q1_us, st.candidate.q3_us, st.candidate.noise});
       st.candidate_pct_of_floor = percent_of_floor(st.floor_us, st.candidate.median_us);
       spdlog::info("{}: original {:.2f} us, candidate {:.2f} us, speedup {}{} ({} samples checked)", label,
                    st.baseline.median_us, st.candidate.median_us, format_speedup(st.speedup),

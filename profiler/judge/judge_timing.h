@@ -10,8 +10,8 @@
 #pragma once
 
 #include "core/result_types.h"
-#include "profiler/judge/judge.h"
 #include "profiler/judge/job_io.h"
+#include "profiler/judge/judge.h"
 #include "profiler/judge/phase_times.h"
 
 namespace kb::judge {

@@ -35,17 +35,17 @@ struct ElementSample {
 
 // The outcome of comparing one output buffer of one call.
 struct OutputComparison {
-  int64_t elements = 0;      // compared (the original wrote them)
-  int64_t not_written = 0;   // the original wrote them, the candidate left the poison there
-  int64_t mismatches = 0;    // outside the tolerance, including not_written and non-finite ones
-  int64_t non_finite = 0;    // NaN or Inf where the original is finite
-  int64_t ignored = 0;       // the original left the poison there too: not part of the contract
-  double max_abs_error = 0;  // over finite pairs
-  double max_rel_error = 0;  // |c - r| / |r|, over finite pairs with r != 0
-  double max_reference = 0;  // the largest finite |r| (0 for integers compared exactly): at or
-                             // below atol, the check passes any value within atol of zero
-  ElementSample worst;       // the largest |c - r| among mismatches (or overall when none)
-  ElementSample first;       // the first mismatch
+  int64_t elements = 0;          // compared (the original wrote them)
+  int64_t not_written = 0;       // the original wrote them, the candidate left the poison there
+  int64_t mismatches = 0;        // outside the tolerance, including not_written and non-finite ones
+  int64_t non_finite = 0;        // NaN or Inf where the original is finite
+  int64_t ignored = 0;           // the original left the poison there too: not part of the contract
+  double max_abs_error = 0;      // over finite pairs
+  double max_rel_error = 0;      // |c - r| / |r|, over finite pairs with r != 0
+  double max_reference = 0;      // the largest finite |r| (0 for integers compared exactly): at or
+                                 // below atol, the check passes any value within atol of zero
+  ElementSample worst;           // the largest |c - r| among mismatches (or overall when none)
+  ElementSample first;           // the first mismatch
   bool scaled = false;           // compared with a per-element scale (ErrorScale::abs_inputs)
   int64_t scale_not_finite = 0;  // scale elements that were NaN, Inf or poison: |r| used there
   // Set by the judge's GPU comparison (verifier.cpp): elements it found outside the tolerance

@@ -13,7 +13,7 @@ namespace kb::judge {
 
 inline constexpr uint32_t kProtocolMagic = 0x4B42524E;  // "KBRN"
 inline constexpr size_t kMaxArgs = 64;
-inline constexpr size_t kMaxSlots = 256;   // argument sets named in one request
+inline constexpr size_t kMaxSlots = 256;       // argument sets named in one request
 inline constexpr size_t kIpcHandleBytes = 64;  // sizeof(cudaIpcMemHandle_t)
 inline constexpr size_t kNoteBytes = 1024;
 inline constexpr size_t kMaxJobBytes = 64u << 20;  // a job's text, as send_text carries it
@@ -31,8 +31,8 @@ enum class Op : uint32_t {
   local_call,     // one call at `size_index` on buffers of its own filled from `seed` (sanitizer runs)
   unbind,         // unmap `slots` (the judge frees their buffers next)
   quit,
-  renew,          // the original's server in a session: a new job's text follows (send_text); it
-                  // drops its argument slots and timer and serves the new job with the same library
+  renew,  // the original's server in a session: a new job's text follows (send_text); it
+          // drops its argument slots and timer and serves the new job with the same library
 };
 
 // What the judge asks.
@@ -56,11 +56,11 @@ struct Request {
 
 enum class Status : uint32_t {
   ok = 1,
-  fault,         // the variant failed (launch refused, kb_launch returned non-zero): process still usable
-  sticky_fault,  // the variant's fault lost the CUDA context: the server exits after this reply
-  late_work,     // a traced call left work running after the caller's stream reported it done
-  blocked,       // the launcher synchronizes inside: the sample was void (timed without the blocker next)
-  harness_error, // the server's own work failed (out of memory, CUPTI missing): not the variant's fault
+  fault,          // the variant failed (launch refused, kb_launch returned non-zero): process still usable
+  sticky_fault,   // the variant's fault lost the CUDA context: the server exits after this reply
+  late_work,      // a traced call left work running after the caller's stream reported it done
+  blocked,        // the launcher synchronizes inside: the sample was void (timed without the blocker next)
+  harness_error,  // the server's own work failed (out of memory, CUPTI missing): not the variant's fault
 };
 
 // What the server answers. `note` is text from a process that ran variant code: the judge treats

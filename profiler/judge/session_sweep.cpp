@@ -3,14 +3,14 @@
 #include <dirent.h>
 #include <linux/keyctl.h>
 #include <sched.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <signal.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
+#include <sys/resource.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 

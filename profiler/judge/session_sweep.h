@@ -47,7 +47,7 @@ bool clear_user_keyrings();
 // job serves the next.
 struct ProcessSettings {
   int nice = 0;
-  std::string cpus;  // the affinity mask, as bytes
+  std::string cpus;                                   // the affinity mask, as bytes
   std::vector<std::pair<uint64_t, uint64_t>> limits;  // soft and hard, per resource
   bool operator==(const ProcessSettings&) const = default;
 };

@@ -56,12 +56,9 @@ bool StoppingCriterion::finished(double wall_s) {
   } else if (n >= params_.min_samples) {
     // The median's error needs no minimum GPU time: it already says how well the samples pin the
     // median down (a fast kernel would otherwise take thousands of samples to fill min_time_s).
-    if (enough_time && current_noise() < params_.max_noise)
-      reason_ = "noise target";
-    else if (params_.max_error > 0 && median_error() <= params_.max_error)
-      reason_ = "median known";
-    else if (enough_time && noise_is_stable())
-      reason_ = "noise stable";
+    if (enough_time && current_noise() < params_.max_noise) reason_ = "noise target";
+    else if (params_.max_error > 0 && median_error() <= params_.max_error) reason_ = "median known";
+    else if (enough_time && noise_is_stable()) reason_ = "noise stable";
   }
   return !reason_.empty();
 }

@@ -16,10 +16,10 @@ namespace kb::judge {
 struct StoppingParams {
   long min_samples = 20;
   long max_samples = 2000;
-  double min_time_s = 0.5;   // GPU time of the kept samples (for the noise target and stability)
-  double max_noise = 0.005;  // relative standard deviation target
+  double min_time_s = 0.5;    // GPU time of the kept samples (for the noise target and stability)
+  double max_noise = 0.005;   // relative standard deviation target
   double max_error = 0.0015;  // relative standard error of the median target (0: not used)
-  double timeout_s = 20;     // wall time of the whole measurement
+  double timeout_s = 20;      // wall time of the whole measurement
   // "Noise stable": over the last `stable_window` noise values (one per sample), the relative
   // spread (stdev / current noise) is below `stable_tolerance`.
   long stable_window = 64;

@@ -41,7 +41,7 @@ struct CallProfile {
   // time between activities is no work, escaped or not.
   double span_us = 0;
   std::vector<ActivityRecord> records;  // of the last call
-  bool on_capture_stream = false;  // every activity ran on TimedCalls::capture_stream(): capturable
+  bool on_capture_stream = false;       // every activity ran on TimedCalls::capture_stream(): capturable
   std::string note;                     // why there is no trace (CUPTI activity unavailable), else empty
 };
 
@@ -80,7 +80,7 @@ class SampleTimer {
   void* flush_buffer_ = nullptr;
   size_t flush_bytes_ = 0;
   int* flush_sink_ = nullptr;
-  int32_t* release_ = nullptr;    // host-mapped flags of the blocking kernel
+  int32_t* release_ = nullptr;  // host-mapped flags of the blocking kernel
   int32_t* timed_out_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };

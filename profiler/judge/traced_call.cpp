@@ -106,7 +106,8 @@ std::string run_and_check_streams(EntryFn fn, void** args, Who who, ActivityMoni
   set_flag(gate.open, 0);
   set_flag(gate.timed_out, 0);
   GateOpener opener{gate.open};
-  cuda_check(launch_call_gate(gate.open, gate.timed_out, kCallGateTimeoutNs, cudaStreamLegacy), "launching the call gate");
+  cuda_check(launch_call_gate(gate.open, gate.timed_out, kCallGateTimeoutNs, cudaStreamLegacy),
+             "launching the call gate");
   call_variant(fn, args, who);
   {
     // A sticky error the call's work raised surfaces at this launch: the variant's, not the judge's.

@@ -52,7 +52,7 @@ VariantProcess::VariantProcess(Who who, int device, bool verbose) : who_(who) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
     throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
-  std::vector<std::string> args = {"/proc/self/exe", "--serve", "--who",  to_string(who),
+  std::vector<std::string> args = {"/proc/self/exe", "--serve", "--who",    to_string(who),
                                    "--fd",           "3",       "--device", std::to_string(device)};
   if (verbose) args.push_back("--verbose");
   std::vector<std::string> env = server_environment();

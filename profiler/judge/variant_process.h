@@ -18,7 +18,8 @@ namespace kb::judge {
 // how it ended (`how`: "killed by signal 11 (SIGSEGV)", "did not answer within 30 s"), never from
 // what it printed.
 struct VariantGone : std::runtime_error {
-  VariantGone(Who w, bool t, bool s, const std::string& what) : std::runtime_error(what), who(w), timed_out(t), sticky(s) {}
+  VariantGone(Who w, bool t, bool s, const std::string& what)
+      : std::runtime_error(what), who(w), timed_out(t), sticky(s) {}
   Who who;
   bool timed_out;
   bool sticky;  // it reported a fault that lost its CUDA context, then ended

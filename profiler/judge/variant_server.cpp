@@ -36,9 +36,7 @@ class Server {
         if (monitor) monitor->disable();
         return late.empty() ? make_reply(Status::ok) : make_reply(Status::late_work, late);
       }
-      case Op::warm_up:
-        timer().warm_up(calls(r), r.value);
-        return make_reply(Status::ok);
+      case Op::warm_up: timer().warm_up(calls(r), r.value); return make_reply(Status::ok);
       case Op::profile: {
         const CallProfile p = timer().profile_calls(calls(r), r.value);
         std::string kernels;
@@ -47,9 +45,7 @@ class Server {
         return make_reply(Status::ok, p.note.empty() ? kernels : p.note, p.span_us, p.on_capture_stream ? 1 : 0);
       }
       case Op::capture: return make_reply(Status::ok, "", timer().capture(calls(r), r.value) ? 1 : 0);
-      case Op::drop_graph:
-        timer().drop_graph();
-        return make_reply(Status::ok);
+      case Op::drop_graph: timer().drop_graph(); return make_reply(Status::ok);
       case Op::sample: {
         const SampleTime t = timer().sample(calls(r), r.value);
         return t.blocked ? make_reply(Status::blocked) : make_reply(Status::ok, "", t.us_per_launch);
@@ -196,8 +192,9 @@ int serve_variant(int fd, int device, Who who) {
   std::unique_ptr<LauncherStream> stream;  // created before any variant code is loaded
   try {
     job = parse_job(text, "the job from the judge");
-    if (job.raw.device != device) throw HarnessError("the job is for device " + std::to_string(job.raw.device) +
-                                                     ", this server runs on device " + std::to_string(device));
+    if (job.raw.device != device)
+      throw HarnessError("the job is for device " + std::to_string(job.raw.device) + ", this server runs on device " +
+                         std::to_string(device));
     cuda_check(cudaSetDevice(device), "selecting the CUDA device");
     cuda_check(cudaFree(nullptr), "creating the CUDA context");
     stream = std::make_unique<LauncherStream>(job);

@@ -93,7 +93,8 @@ SizeChecks size_checks(const DecodedJob& job, const ArgSet& set, bool scaled) {
 }
 
 void copy_device(void* to, const void* from, size_t bytes) {
-  if (bytes) cuda_check(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, cudaStreamLegacy), "copying a buffer");
+  if (bytes)
+    cuda_check(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, cudaStreamLegacy), "copying a buffer");
 }
 
 // Inputs of one trial, generated on the GPU into the original's set and copied into the
@@ -141,8 +142,8 @@ OutputComparison compare_on_device(const DecodedArg& a, const ArgSet& base, cons
   if (got.mismatches > 0) {
     const HostBuffer ref = base.download(i), out = cand.download(i);
     const HostBuffer sc = scale.get() ? scale.download() : HostBuffer{};
-    OutputComparison host =
-        compare_output(a.type, ref.data(), out.data(), base.count(i), a.tolerance, sc.empty() ? nullptr : sc.data());
+    OutputComparison host = compare_output(a.type, ref.data(), out.data(), base.count(i), a.tolerance,
+                                           sc.empty() ? nullptr : sc.data());
     // The GPU's count is the verdict; the read-back only explains it. When the buffers agree
     // once read back, they changed after the comparison ran: the caller reports that.
     if (host.passed()) host.changed_after_check = static_cast<int64_t>(got.mismatches);
@@ -273,7 +274,8 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
         cuda_check(cudaStreamSynchronize(cudaStreamLegacy), "taking |inputs|");
         const Reply sc = call(*servers.baseline, static_cast<int>(s), base, false, servers.timeout_s);
         if (sc.status == Status::fault)
-          return fail(Verdict::infra_error, "the original kernel failed on |inputs|: " + fault_text(sc) + " (" + trial_text + ")");
+          return fail(Verdict::infra_error,
+                      "the original kernel failed on |inputs|: " + fault_text(sc) + " (" + trial_text + ")");
         for (size_t i = 0; i < job.args.size(); ++i) {
           if (check.scale[i].get()) copy_device(check.scale[i].get(), base.device(i), base.bytes(i));
           if (job.args[i].is_value()) base.set_scalar(i, scalars[i]);
@@ -286,7 +288,8 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
         return fail(Verdict::infra_error, "the original kernel failed: " + fault_text(b) + " (" + trial_text + ")");
       const Reply c = call(*servers.candidate, static_cast<int>(s), cand, traced, servers.timeout_s);
       if (c.status == Status::fault)
-        return fail(Verdict::crashed, "the candidate's launch failed: " + fault_text(c) + " during verification " + trial_text);
+        return fail(Verdict::crashed,
+                    "the candidate's launch failed: " + fault_text(c) + " during verification " + trial_text);
       if (c.status == Status::late_work)
         return fail(Verdict::rejected, "the candidate does work on a stream the caller does not wait for: " +
                                            fault_text(c) + " (" + late_work_advice(job) + ") (" + trial_text + ")");
@@ -296,13 +299,17 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
         if (a.role != ArgRole::input || base.bytes(i) == 0) continue;
         const void* pristine = check.pristine[i].get();
         if (count_differences(pristine, base.device(i), base.bytes(i), counter) > 0) {
-          const auto change = compare_input(a.type, check.pristine[i].download().data(), base.download(i).data(), base.count(i));
+          const auto change = compare_input(a.type, check.pristine[i].download().data(), base.download(i).data(),
+                                            base.count(i));
           return fail(Verdict::infra_error, describe_input_change(a.name, "original kernel", change) +
-                                                ": declare it role = \"inout\" in the [[kernel]] spec (" + trial_text + ")");
+                                                ": declare it role = \"inout\" in the [[kernel]] spec (" + trial_text +
+                                                ")");
         }
         if (count_differences(pristine, cand.device(i), cand.bytes(i), counter) > 0) {
-          const auto change = compare_input(a.type, check.pristine[i].download().data(), cand.download(i).data(), cand.count(i));
-          return fail(Verdict::wrong_result, describe_input_change(a.name, "candidate", change) + " (" + trial_text + ")");
+          const auto change = compare_input(a.type, check.pristine[i].download().data(), cand.download(i).data(),
+                                            cand.count(i));
+          return fail(Verdict::wrong_result,
+                      describe_input_change(a.name, "candidate", change) + " (" + trial_text + ")");
         }
       }
       for (size_t i = 0; i < job.args.size(); ++i) {
@@ -318,10 +325,11 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
         report.worst_abs_error = std::max(report.worst_abs_error, o.max_abs_error);
         report.worst_rel_error = std::max(report.worst_rel_error, o.max_rel_error);
         if (cmp.changed_after_check > 0)
-          return fail(Verdict::rejected,
-                      describe_change_after_check("output " + a.name, cmp.changed_after_check) + " (" + trial_text + ")");
+          return fail(Verdict::rejected, describe_change_after_check("output " + a.name, cmp.changed_after_check) +
+                                             " (" + trial_text + ")");
         if (!cmp.passed())
-          return fail(Verdict::wrong_result, describe_output_failure(a.name, cmp, a.tolerance) + " (" + trial_text + ")");
+          return fail(Verdict::wrong_result,
+                      describe_output_failure(a.name, cmp, a.tolerance) + " (" + trial_text + ")");
       }
 
       // Determinism, once per size: the same inputs again must give the same bits, unless the
@@ -343,20 +351,24 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
         if (b2.status == Status::fault)
           return fail(Verdict::infra_error, "the original kernel failed: " + fault_text(b2) + " (" + trial_text + ")");
         if (c2.status == Status::fault)
-          return fail(Verdict::crashed, "the candidate's launch failed: " + fault_text(c2) + " during verification " + trial_text);
+          return fail(Verdict::crashed,
+                      "the candidate's launch failed: " + fault_text(c2) + " during verification " + trial_text);
         for (size_t i = 0; i < job.args.size(); ++i) {
           const auto& a = job.args[i];
           if (!first_base[i].get()) continue;
-          const bool original_repeats = count_differences(first_base[i].get(), base.device(i), base.bytes(i), counter) == 0;
+          const bool original_repeats = count_differences(first_base[i].get(), base.device(i), base.bytes(i),
+                                                          counter) == 0;
           if (!original_repeats) report.original_nondeterministic = true;
           if (original_repeats && count_differences(first_cand[i].get(), cand.device(i), cand.bytes(i), counter) > 0) {
-            const auto change = compare_input(a.type, first_cand[i].download().data(), cand.download(i).data(), cand.count(i));
+            const auto change = compare_input(a.type, first_cand[i].download().data(), cand.download(i).data(),
+                                              cand.count(i));
             return fail(Verdict::wrong_result,
                         "the candidate is not deterministic: called twice on the same inputs, it wrote different "
-                        "values to output " + a.name + " (" + std::to_string(change.changed) +
-                            " elements, first at index " + std::to_string(change.first_index) + ": " +
-                            format_number(change.before) + " then " + format_number(change.after) +
-                            "), while the original's outputs repeat bit for bit (" + trial_text + ")");
+                        "values to output " +
+                            a.name + " (" + std::to_string(change.changed) + " elements, first at index " +
+                            std::to_string(change.first_index) + ": " + format_number(change.before) + " then " +
+                            format_number(change.after) + "), while the original's outputs repeat bit for bit (" +
+                            trial_text + ")");
           }
         }
       }

@@ -9,8 +9,8 @@
 #pragma once
 
 #include "core/result_types.h"
-#include "profiler/judge/judge.h"
 #include "profiler/judge/job_io.h"
+#include "profiler/judge/judge.h"
 
 namespace kb::judge {
 

@@ -8,8 +8,8 @@
 
 namespace kb::judge {
 
-size_t wall_clock_calls(double baseline_event_us, double candidate_event_us, size_t bytes_per_call,
-                        size_t budget_bytes, size_t max_calls, double target_us) {
+size_t wall_clock_calls(double baseline_event_us, double candidate_event_us, size_t bytes_per_call, size_t budget_bytes,
+                        size_t max_calls, double target_us) {
   double shorter = baseline_event_us;
   if (candidate_event_us > 0 && (shorter <= 0 || candidate_event_us < shorter)) shorter = candidate_event_us;
   const double call_us = std::max(1.0, shorter);

@@ -14,8 +14,8 @@ namespace kb::judge {
 
 struct WallClockEvidence {
   std::string size_label;
-  int calls = 0;                // per batch
-  double baseline_event_us = 0; // per call, the timed samples' median
+  int calls = 0;                 // per batch
+  double baseline_event_us = 0;  // per call, the timed samples' median
   double candidate_event_us = 0;
   double baseline_wall_us = 0;  // per call, the judge's clock (best of the batches)
   double candidate_wall_us = 0;
@@ -44,8 +44,8 @@ inline constexpr double kBatchJitterShare = 0.25;
 // original alone, a 2.5 ms original and a 15 us candidate got one call per batch, and the jitter
 // of that fixed cost alone could exceed the slack. At most `max_calls`, at most as many argument
 // sets as `budget_bytes` holds (`bytes_per_call` each), at least 1.
-size_t wall_clock_calls(double baseline_event_us, double candidate_event_us, size_t bytes_per_call,
-                        size_t budget_bytes, size_t max_calls, double target_us);
+size_t wall_clock_calls(double baseline_event_us, double candidate_event_us, size_t bytes_per_call, size_t budget_bytes,
+                        size_t max_calls, double target_us);
 
 // The most a candidate's clock time per call may be for its event time to be believed.
 double wall_clock_limit_us(const WallClockEvidence& e);

@@ -52,8 +52,7 @@ std::string normal_pci_bus_id(const std::string& id) {
   std::string s = lower(trimmed(id));
   const size_t colon = s.find(':');
   // "00000000:1b:00.0" -> "0000:1b:00.0"; a bus id without a domain is taken as it is.
-  if (colon != std::string::npos && s.find(':', colon + 1) != std::string::npos && colon > 4)
-    s = s.substr(colon - 4);
+  if (colon != std::string::npos && s.find(':', colon + 1) != std::string::npos && colon > 4) s = s.substr(colon - 4);
   return s;
 }
 

@@ -31,8 +31,7 @@ struct GpuConfinement {
 // <gpus_dir>/<bus id>/information (the entry whose "GPU UUID" is the device's, else whose "Bus
 // Location" is its PCI bus id). Not active when the device has no UUID, or when
 // KERNELBOT_SANDBOX_EVERY_GPU=1 (a diagnostic: the behaviour before, for measuring the difference).
-GpuConfinement confine_to(const DeviceInfo& device,
-                          const std::filesystem::path& gpus_dir = "/proc/driver/nvidia/gpus");
+GpuConfinement confine_to(const DeviceInfo& device, const std::filesystem::path& gpus_dir = "/proc/driver/nvidia/gpus");
 
 // "/dev/nvidiaN" for the GPU with this UUID or PCI bus id, read from the driver's proc files;
 // empty when no entry matches or the files are not there.

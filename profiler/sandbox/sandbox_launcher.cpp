@@ -64,8 +64,8 @@ std::string namespace_sandbox_problem() {
       return;
     }
     SandboxCommand probe;
-    probe.argv = {bwrap, "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net",
-                  "--die-with-parent"};
+    probe.argv = {bwrap,           "--unshare-user", "--unshare-pid",    "--unshare-ipc",
+                  "--unshare-uts", "--unshare-net",  "--die-with-parent"};
     for (const auto& a : system_view_arguments()) probe.argv.push_back(a);
     add(probe.argv, {"--proc", "/proc", "--dev", "/dev", "--", "/bin/true"});
     probe.limits.wall_time_s = 30;
@@ -78,7 +78,8 @@ std::string namespace_sandbox_problem() {
               "): unprivileged user namespaces are probably disabled; enable them with `sysctl -w "
               "kernel.unprivileged_userns_clone=1` (Debian), `sysctl -w user.max_user_namespaces=15000`, or on "
               "Ubuntu 23.10+ `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (or an AppArmor profile for "
-              "bwrap)" + fallback;
+              "bwrap)" +
+              fallback;
   });
   return problem;
 }
@@ -130,8 +131,8 @@ std::vector<std::string> gpu_device_nodes(const fs::path& dev_dir, const std::st
     const std::string name = e.path().filename().string();
     if (name.rfind("nvidia", 0) != 0) continue;
     // /dev/nvidiaN is one GPU's; the others (nvidiactl, nvidia-uvm, nvidia-caps/) serve them all.
-    const bool one_gpus =
-        name.size() > 6 && std::all_of(name.begin() + 6, name.end(), [](unsigned char c) { return std::isdigit(c); });
+    const bool one_gpus = name.size() > 6 &&
+                          std::all_of(name.begin() + 6, name.end(), [](unsigned char c) { return std::isdigit(c); });
     if (one_gpus && !only.empty() && e.path().filename() != fs::path(only).filename()) continue;
     nodes.push_back(e.path().string());
   }
@@ -141,8 +142,8 @@ std::vector<std::string> gpu_device_nodes(const fs::path& dev_dir, const std::st
 
 std::vector<std::string> bwrap_argv(const std::string& bwrap, const FilesystemView& view,
                                     const std::vector<std::string>& command, const fs::path& working_dir) {
-  std::vector<std::string> argv = {bwrap,           "--unshare-user", "--unshare-pid", "--unshare-ipc",
-                                   "--unshare-uts", "--unshare-net",  "--unshare-cgroup-try",
+  std::vector<std::string> argv = {bwrap, "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+                                   "--unshare-net", "--unshare-cgroup-try",
                                    // Dies when kernelbot does; its own session, so it cannot reach a
                                    // terminal (TIOCSTI).
                                    "--die-with-parent", "--new-session", "--hostname", "kernelbot-sandbox",

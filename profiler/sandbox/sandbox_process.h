@@ -35,13 +35,13 @@ namespace kb::profiler {
 
 // What the child may use.
 struct SandboxLimits {
-  double wall_time_s = 120;   // then SIGTERM to the process group, SIGKILL after the grace
+  double wall_time_s = 120;  // then SIGTERM to the process group, SIGKILL after the grace
   double term_grace_s = 2;
-  int64_t max_rss_mb = 0;     // 0 = unlimited; the sum over the process group
-  int64_t max_file_mb = 4096; // RLIMIT_FSIZE: largest file the child may write
+  int64_t max_rss_mb = 0;             // 0 = unlimited; the sum over the process group
+  int64_t max_file_mb = 4096;         // RLIMIT_FSIZE: largest file the child may write
   size_t max_output_bytes = 1 << 20;  // per stream; the middle of longer output is dropped
-  int64_t max_processes = 256;  // in the child's process tree; then it is killed
-  double max_cpu_s = 0;         // RLIMIT_CPU per process; 0 = twice the wall time and a minute
+  int64_t max_processes = 256;        // in the child's process tree; then it is killed
+  double max_cpu_s = 0;               // RLIMIT_CPU per process; 0 = twice the wall time and a minute
   // RLIMIT_AS of each process, a backstop for an allocation faster than the RSS watch; 0 = none.
   // Never for a process that initializes CUDA (see above): for compilers.
   int64_t max_address_space_mb = 0;
@@ -49,7 +49,7 @@ struct SandboxLimits {
 
 // One command to run.
 struct SandboxCommand {
-  std::vector<std::string> argv;  // argv[0] is looked up in the child's PATH when it has no '/'
+  std::vector<std::string> argv;      // argv[0] is looked up in the child's PATH when it has no '/'
   std::filesystem::path working_dir;  // empty: the parent's
   // Added after scrubbing (the caller's own settings: CUDA_INJECTION64_PATH, ...).
   std::map<std::string, std::string> extra_env;
@@ -57,7 +57,7 @@ struct SandboxCommand {
   bool scrub_env = true;
   SandboxLimits limits;
   SandboxKind kind = SandboxKind::process;  // namespaces: inside bubblewrap, seeing only `view`
-  FilesystemView view;  // the working directory should be in view.writable
+  FilesystemView view;                      // the working directory should be in view.writable
   // Given to the child on stdin (at most 4 KiB; /dev/null when empty): the harness's result key.
   std::string stdin_data;
   // Descriptors of the parent given to the child as 3, 4, ... (at most 8): a private channel

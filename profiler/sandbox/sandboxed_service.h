@@ -58,7 +58,7 @@ class SandboxedService {
   SandboxResult start_;
   pid_t pid_ = -1;
   int requests_ = -1, replies_ = -1;  // the channel, the parent's ends
-  int out_ = -1, err_ = -1;            // the child's stdout and stderr, both untrusted text
+  int out_ = -1, err_ = -1;           // the child's stdout and stderr, both untrusted text
   std::string posted_;
   FrameReader reader_;
 };

@@ -16,7 +16,7 @@ namespace kb::profiler {
 
 // Launches of one kernel with one grid and block shape, summed by the injection library.
 struct LaunchGroup {
-  std::string name;     // demangled: "void ns::scale<float>(float const*, float*, int)"
+  std::string name;  // demangled: "void ns::scale<float>(float const*, float*, int)"
   std::string mangled;
   uint32_t device = 0;
   int64_t grid[3] = {1, 1, 1};
@@ -47,12 +47,12 @@ struct RankedKernel {
   double total_ms = 0;
   double mean_us = 0;
   double min_us = 0, max_us = 0;
-  double share = 0;       // of all kernel time in the workload, 0..1
+  double share = 0;         // of all kernel time in the workload, 0..1
   std::string grid, block;  // the most frequent shape: "4096x1x1"; " (+2 more)" when it varies
   int registers = 0;
-  std::vector<std::string> sources;    // "src/saxpy.cu:12" where a __global__ of that name is defined
-  std::vector<std::string> launchers;  // host functions with a launch site of it
-  std::vector<std::string> configured; // [[kernel]] names whose launcher launches it
+  std::vector<std::string> sources;     // "src/saxpy.cu:12" where a __global__ of that name is defined
+  std::vector<std::string> launchers;   // host functions with a launch site of it
+  std::vector<std::string> configured;  // [[kernel]] names whose launcher launches it
 };
 
 struct WorkloadRanking {

@@ -15,7 +15,8 @@ std::string find_inject_library() {
   std::string found = find_kernelbot_file("libkernelbot_inject.so", "profiler/workload/inject");
   if (found.empty())
     throw std::runtime_error("libkernelbot_inject.so (the CUPTI injection library) not found next to kernelbot or in "
-                             "../lib; " + missing_gpu_part_advice("KERNELBOT_INJECT_LIBRARY"));
+                             "../lib; " +
+                             missing_gpu_part_advice("KERNELBOT_INJECT_LIBRARY"));
   return fs::absolute(found).string();
 }
 

@@ -68,8 +68,7 @@ std::vector<BuiltinProposer::Planned> BuiltinProposer::plan_exhaustive(const std
 }
 
 std::vector<BuiltinProposer::Planned> BuiltinProposer::plan_local(const ProposalContext& ctx,
-                                                                  const std::set<std::string>& tried,
-                                                                  size_t capacity) {
+                                                                  const std::set<std::string>& tried, size_t capacity) {
   std::vector<Planned> plans;
   std::set<std::string> taken = tried;
   std::vector<std::pair<std::string, TuningPoint>> starts;
@@ -161,8 +160,8 @@ std::vector<ProposedIdea> BuiltinProposer::propose_ideas(const ProposalContext& 
                                       plan.points.begin() + static_cast<long>(start + n));
       ProposedIdea idea;
       if (plan.dims.empty()) {
-        idea.idea = {fmt::format("Random restart: {} untried points of the tuning space", points.size()),
-                     "parallelism", "Local search can settle in a poor basin; a few random points test others."};
+        idea.idea = {fmt::format("Random restart: {} untried points of the tuning space", points.size()), "parallelism",
+                     "Local search can settle in a poor basin; a few random points test others."};
       } else {
         idea.idea = explain_idea(*space_, plan.dims, unique_values(*space_, plan.dims, points), facts_);
       }

@@ -47,7 +47,7 @@ class BuiltinProposer : public Proposer {
   std::optional<TuningSpace> space_;
   ProfileFacts facts_;
   std::mt19937_64 rng_;
-  std::set<std::string> proposed_;  // point keys handed out in earlier rounds
+  std::set<std::string> proposed_;                         // point keys handed out in earlier rounds
   std::map<std::string, std::vector<TuningPoint>> plans_;  // idea key -> its points
   int64_t next_key_ = 0;
   std::string exhausted_;

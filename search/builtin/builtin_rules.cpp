@@ -27,8 +27,7 @@ bool tiny_blocks(const TuningDimension& dim) {
 
 std::string join_values(const std::vector<std::string>& values) {
   std::string out;
-  for (size_t i = 0; i < values.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + values[i];
+  for (size_t i = 0; i < values.size(); ++i) out += (i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + values[i];
   return out;
 }
 
@@ -93,11 +92,12 @@ double point_score(const TuningSpace& space, const TuningPoint& point, const Pro
   const auto& dims = space.dimensions();
   double shape = 1;
   for (size_t i = 0; i < dims.size(); ++i)
-    if (dims[i].role == cuda_source::MacroRole::block_dimension) shape *= std::max(1.0, as_number(dims[i].values[point[i]]));
+    if (dims[i].role == cuda_source::MacroRole::block_dimension)
+      shape *= std::max(1.0, as_number(dims[i].values[point[i]]));
   double score = 0;
   for (size_t i : space.changed_dimensions(point)) {
     double pref = dims[i].role == cuda_source::MacroRole::block_dimension ? log2_distance_preference(shape, 256)
-                                                             : value_preference(dims[i], point[i]);
+                                                                          : value_preference(dims[i], point[i]);
     score += dimension_weight(dims[i], facts) * pref;
   }
   return score;
@@ -124,10 +124,9 @@ Idea explain_idea(const TuningSpace& space, const std::vector<size_t>& dim_indic
     case TuningDimension::Kind::launch_bounds:
       // The step goes to `values` from the seed, which may already have them: say which way it goes,
       // so the idea path in a PR describes what the variant really is.
-      idea.text = values.size() == 1 && values[0] == "off"
-                      ? "Remove __launch_bounds__ from the launched kernel"
-                  : values.size() == 1 ? "Add __launch_bounds__(block size) to the launched kernel"
-                                        : "Try the launched kernel with and without __launch_bounds__(block size)";
+      idea.text = values.size() == 1 && values[0] == "off" ? "Remove __launch_bounds__ from the launched kernel"
+                  : values.size() == 1                     ? "Add __launch_bounds__(block size) to the launched kernel"
+                                       : "Try the launched kernel with and without __launch_bounds__(block size)";
       idea.rationale = "With the block size known at compile time ptxas can budget registers for it, which can "
                        "raise occupancy or avoid spills.";
       return idea;
@@ -144,7 +143,7 @@ Idea explain_idea(const TuningSpace& space, const std::vector<size_t>& dim_indic
         return idea;
       }
       idea.text = values.size() == 1 && values[0].empty() ? "Compile without --use_fast_math"
-                                                           : "Compile with --use_fast_math";
+                                                          : "Compile with --use_fast_math";
       idea.rationale = fmt::format("Every floating-point output's tolerance is at least rtol {:g}, so fast "
                                    "intrinsics and flush-to-zero may be used.",
                                    kFastMathMinRtol);
@@ -154,7 +153,8 @@ Idea explain_idea(const TuningSpace& space, const std::vector<size_t>& dim_indic
                               "change it; the best measured value is reported)",
                               d.words(), join_values(values));
       idea.rationale = (tiny_blocks(d) ? fmt::format("{}-thread blocks: the per-SM limit on resident blocks caps "
-                                                     "occupancy.", now)
+                                                     "occupancy.",
+                                                     now)
                                        : std::string("The block size sets occupancy and bytes in flight per SM.")) +
                        where;
       return idea;
@@ -167,18 +167,21 @@ Idea explain_idea(const TuningSpace& space, const std::vector<size_t>& dim_indic
       idea.text = fmt::format("Set {} to {} threads per block (original: {})", name, join_values(values), now);
       idea.rationale = tiny_blocks(d)
                            ? fmt::format("{}-thread blocks: the per-SM limit on resident blocks caps occupancy, "
-                                         "and the scheduler handles many tiny blocks.", now)
+                                         "and the scheduler handles many tiny blocks.",
+                                         now)
                            : "The block size sets occupancy and bytes in flight per SM." + where;
       break;
     case cuda_source::MacroRole::block_dimension:
       idea.text = fmt::format("Reshape the block: {} = {} (original: {})", name, join_values(values), now);
       idea.rationale = "The block shape decides which threads of a warp touch neighbouring addresses "
-                       "(coalescing) and how many threads a block has." + where;
+                       "(coalescing) and how many threads a block has." +
+                       where;
       break;
     case cuda_source::MacroRole::work_per_thread:
       idea.text = fmt::format("Give each thread more work: {} = {} (original: {})", name, join_values(values), now);
       idea.rationale = "More independent items per thread puts more loads in flight and amortizes index "
-                       "arithmetic." + where;
+                       "arithmetic." +
+                       where;
       break;
     case cuda_source::MacroRole::other:
       idea.text = fmt::format("Tune {}: {} (original: {})", name, join_values(values), now);

@@ -15,8 +15,8 @@ namespace kb::search {
 
 // What the original's profile says, reduced to the facts the rules use (-1: unknown).
 struct ProfileFacts {
-  double pct_of_floor = -1;  // the lowest % of the roofline floor over the size sets
-  double occupancy_pct = -1; // achieved occupancy, when the metrics have it
+  double pct_of_floor = -1;   // the lowest % of the roofline floor over the size sets
+  double occupancy_pct = -1;  // achieved occupancy, when the metrics have it
   int64_t registers = 0;
   bool far_from_roofline() const { return pct_of_floor >= 0 && pct_of_floor < 70; }
 };

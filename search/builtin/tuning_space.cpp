@@ -154,15 +154,29 @@ void TuningSpace::add_compiler_dimensions(const config::KernelSpec& spec, const 
   if (options.launch_bounds)
     if (auto bounded = cuda_source::add_launch_bounds(base_.source, spec.launcher)) {
       bounded_source_ = *bounded;
-      dims_.push_back({TuningDimension::Kind::launch_bounds, "__launch_bounds__", cuda_source::MacroRole::other,
-                       {"off", "on"}, 0, std::nullopt, 0, "", ""});
+      dims_.push_back({TuningDimension::Kind::launch_bounds,
+                       "__launch_bounds__",
+                       cuda_source::MacroRole::other,
+                       {"off", "on"},
+                       0,
+                       std::nullopt,
+                       0,
+                       "",
+                       ""});
     }
   const auto& flags = base_.nvcc_flags;
   if (options.fast_math) {
     bool has = std::find(flags.begin(), flags.end(), "--use_fast_math") != flags.end();
     if (!has)
-      dims_.push_back({TuningDimension::Kind::flags, "nvcc flags", cuda_source::MacroRole::other,
-                       {"", "--use_fast_math"}, 0, std::nullopt, 0, "", ""});
+      dims_.push_back({TuningDimension::Kind::flags,
+                       "nvcc flags",
+                       cuda_source::MacroRole::other,
+                       {"", "--use_fast_math"},
+                       0,
+                       std::nullopt,
+                       0,
+                       "",
+                       ""});
   }
   if (options.registers >= 64) {
     auto caps = register_caps(options.registers);

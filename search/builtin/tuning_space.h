@@ -28,8 +28,8 @@ struct TuningDimension {
   Kind kind = Kind::macro;
   std::string name;  // the macro; "nvcc flags"; "__launch_bounds__"; the knob's short name
   cuda_source::MacroRole role = cuda_source::MacroRole::other;
-  std::vector<std::string> values;  // macro values; flags ("" = none); "off"/"on"
-  size_t default_index = 0;         // the base variant's value
+  std::vector<std::string> values;            // macro values; flags ("" = none); "off"/"on"
+  size_t default_index = 0;                   // the base variant's value
   std::optional<std::string> source_default;  // the value without any -D (macros only)
   // Literal and argument knobs: the index into the space's literal_knobs_ / argument_knobs_,
   // what ideas call it ("block size of launch_gelu's launch (the literal 32 at src/gelu.cu:41)")
@@ -50,7 +50,7 @@ inline constexpr const char* kRegisterCapDimension = "register cap";
 // Which kinds of dimension the space may have.
 struct TuningSpaceOptions {
   bool launch_bounds = true;
-  bool fast_math = false;  // only where the tolerance allows it (see builtin_rules.h)
+  bool fast_math = false;     // only where the tolerance allows it (see builtin_rules.h)
   bool spec_tunables = true;  // include the [[kernel]].tunables (the original's declared knobs)
   bool literal_knobs = true;  // the launcher's literal knobs and argument probes
   // Registers per thread of the original (from its profile; 0: unknown): from 64 on, register

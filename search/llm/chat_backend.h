@@ -30,8 +30,8 @@ struct FailedAttempt {
 
 // One exchange to have with the model: the messages and sampling settings, named for recording.
 struct ChatRequest {
-  std::string step;  // ideas | implement | crossover | repair
-  std::string key;   // names the exchange in a recording: "r1", "r1-i0-b2"
+  std::string step;                                   // ideas | implement | crossover | repair
+  std::string key;                                    // names the exchange in a recording: "r1", "r1-i0-b2"
   nlohmann::json summary = nlohmann::json::object();  // what was asked, briefly (for the recording)
   std::vector<ChatMessage> messages;
   double temperature = 0.7;

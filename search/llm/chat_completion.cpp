@@ -92,7 +92,7 @@ void CompletionStream::line(std::string_view text) {
     if (!data_.empty()) event(std::exchange(data_, ""));
     return;
   }
-  if (text.front() == ':') return;  // a comment: keep-alives (": OPENROUTER PROCESSING")
+  if (text.front() == ':') return;          // a comment: keep-alives (": OPENROUTER PROCESSING")
   if (text.rfind("data:", 0) != 0) return;  // event:, id:, retry: say nothing we need
   text.remove_prefix(5);
   if (!text.empty() && text.front() == ' ') text.remove_prefix(1);
@@ -163,11 +163,10 @@ std::string unusable_reply(const ChatReply& reply, int64_t max_tokens) {
   const bool no_answer = reply.content.find_first_not_of(" \t\r\n") == std::string::npos;
   if (!reply.refusal.empty() && no_answer) return "the model refused: " + reply.refusal;
   if (reply.finish_reason == "length" && no_answer)
-    return fmt::format(
-        "the model spent the whole reply limit of {} tokens{} before writing any answer (finish_reason "
-        "\"length\"): raise [llm].max_tokens_per_reply, or ask for less reasoning ([llm.extra_body] "
-        "reasoning_effort = \"low\")",
-        max_tokens, reply.reasoning.empty() ? "" : " on reasoning");
+    return fmt::format("the model spent the whole reply limit of {} tokens{} before writing any answer (finish_reason "
+                       "\"length\"): raise [llm].max_tokens_per_reply, or ask for less reasoning ([llm.extra_body] "
+                       "reasoning_effort = \"low\")",
+                       max_tokens, reply.reasoning.empty() ? "" : " on reasoning");
   return "";
 }
 

@@ -80,7 +80,8 @@ ShapeChoice initial_shape(const config::LlmConfig& llm) {
   ShapeChoice shape;
   // OpenAI's own API takes max_completion_tokens for every model (max_tokens is deprecated there).
   shape.max_completion_tokens = llm.token_parameter == "max_completion_tokens" ||
-                                (llm.token_parameter == "auto" && (reasoning || host_of(llm.base_url) == "api.openai.com"));
+                                (llm.token_parameter == "auto" &&
+                                 (reasoning || host_of(llm.base_url) == "api.openai.com"));
   shape.temperature = llm.send_temperature == "true" || (llm.send_temperature == "auto" && !reasoning);
   shape.stream = llm.stream;
   shape.stream_options = llm.stream;

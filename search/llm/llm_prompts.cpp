@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "core/number_format.h"
 #include "common/text_template.h"
+#include "core/number_format.h"
 #include "search/idea_family.h"
 #include "search/llm/exchange_keys.h"
 #include "search/llm/prompt_files.h"
@@ -21,7 +21,8 @@ constexpr size_t kMaxEarlierReasonChars = 300;
 
 std::string shorten(const std::string& text, size_t max, bool keep_end = false) {
   if (text.size() <= max) return text;
-  if (keep_end) return "[... " + std::to_string(text.size() - max) + " characters cut ...]\n" + text.substr(text.size() - max);
+  if (keep_end)
+    return "[... " + std::to_string(text.size() - max) + " characters cut ...]\n" + text.substr(text.size() - max);
   return text.substr(0, max) + "\n[... " + std::to_string(text.size() - max) + " characters cut ...]";
 }
 
@@ -41,9 +42,7 @@ std::string format_seeds(const std::vector<Seed>& seeds) {
 }
 
 // A timing's median, or "?" for a size the evaluation did not reach.
-std::string median_text(const TimingStats& t) {
-  return t.median_us > 0 ? format_us(t.median_us) + " us" : "?";
-}
+std::string median_text(const TimingStats& t) { return t.median_us > 0 ? format_us(t.median_us) + " us" : "?"; }
 
 std::string format_examples(const std::vector<ArchiveExample>& examples) {
   if (examples.empty()) return "(none yet)\n";
@@ -72,7 +71,8 @@ std::string format_profile(const EvalResult& profile) {
     out += fmt::format("- {}: median {:.2f} us (noise {:.1f}%)", t.size_label, t.baseline.median_us,
                        t.baseline.noise * 100);
     if (t.floor_us > 0)
-      out += fmt::format(", roofline floor {:.2f} us, so at {:.0f}% of the floor{}", t.floor_us, t.baseline_pct_of_floor,
+      out += fmt::format(", roofline floor {:.2f} us, so at {:.0f}% of the floor{}", t.floor_us,
+                         t.baseline_pct_of_floor,
                          t.baseline_pct_of_floor > 100 ? " (above it: the floor's byte count is an estimate, and this "
                                                          "kernel moves fewer bytes than estimated)"
                                                        : "");
@@ -120,7 +120,8 @@ std::string format_size_timings(const std::vector<SizeTiming>& timings, bool ori
     out += fmt::format("- {}: {} against the original's {}", t.size_label, median_text(t.candidate),
                        median_text(t.baseline));
     if (t.speedup > 0) out += fmt::format(" ({}{})", format_speedup(t.speedup), t.significant ? "" : ", within noise");
-    if (t.candidate_pct_of_floor > 0) out += fmt::format(", at {:.0f}% of the roofline floor", t.candidate_pct_of_floor);
+    if (t.candidate_pct_of_floor > 0)
+      out += fmt::format(", at {:.0f}% of the roofline floor", t.candidate_pct_of_floor);
     out += "\n";
   }
   return out;
@@ -136,8 +137,8 @@ std::string format_history(const std::vector<Outcome>& history, size_t limit) {
   for (size_t i = start; i < history.size(); ++i) {
     const auto& h = history[i];
     const bool detailed = h.round == latest;
-    out += fmt::format("- {} (round {}, from {}) [{}] {} -> {}", h.id, h.round, h.parent_id, h.idea.family,
-                       h.idea.text, to_string(h.verdict));
+    out += fmt::format("- {} (round {}, from {}) [{}] {} -> {}", h.id, h.round, h.parent_id, h.idea.family, h.idea.text,
+                       to_string(h.verdict));
     if (verdict_is_correct(h.verdict)) out += " " + format_speedup(h.speedup);
     else if (!h.reason.empty())
       out += ": " + shorten(h.reason, detailed ? kMaxLatestReasonChars : kMaxEarlierReasonChars);
@@ -229,8 +230,11 @@ ChatRequest PromptBuilder::implement(const BranchRequest& req, int64_t branch) c
   v["IDEA_FAMILY"] = req.idea.idea.family;
   v["IDEA_RATIONALE"] = req.idea.idea.rationale.empty() ? "(not given)" : req.idea.idea.rationale;
   auto r = make("implement", key, fill_template(prompt_text("implement"), v));
-  r.summary = {{"idea", req.idea.idea.text}, {"family", req.idea.idea.family}, {"seed", req.seed.id},
-               {"branch", branch}, {"candidate", candidate}};
+  r.summary = {{"idea", req.idea.idea.text},
+               {"family", req.idea.idea.family},
+               {"seed", req.seed.id},
+               {"branch", branch},
+               {"candidate", candidate}};
   return r;
 }
 

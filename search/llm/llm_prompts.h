@@ -20,8 +20,8 @@ class PromptBuilder {
   ChatRequest ideas(int64_t rounds) const;
   ChatRequest implement(const BranchRequest& request, int64_t branch) const;  // crossover when request.mate
   // `key` names the exchange (exchange_keys.h): the candidate's id is not always its key.
-  ChatRequest repair(const std::string& candidate_id, const std::string& key, const Idea& idea,
-                     const Variant& failed, const std::string& compile_log) const;
+  ChatRequest repair(const std::string& candidate_id, const std::string& key, const Idea& idea, const Variant& failed,
+                     const std::string& compile_log) const;
 
  private:
   ChatRequest make(const std::string& step, const std::string& key, const std::string& user) const;

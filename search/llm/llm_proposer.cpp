@@ -150,8 +150,8 @@ std::optional<Variant> LlmProposer::repair(const ProposalContext& ctx, const std
                                            const Idea& idea, const Variant& failed, const std::string& compile_log) {
   PromptBuilder prompts(ctx, config_.llm);
   try {
-    ChatReply reply =
-        backend_->complete(prompts.repair(candidate_id, repair_keys_.key_for(candidate_id), idea, failed, compile_log));
+    ChatReply reply = backend_->complete(
+        prompts.repair(candidate_id, repair_keys_.key_for(candidate_id), idea, failed, compile_log));
     ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.launcher, failed.source);
     if (!code.ok()) {
       spdlog::warn("{}: repair failed: {}", candidate_id, code.failure);

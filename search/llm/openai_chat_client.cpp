@@ -140,12 +140,12 @@ OpenAiChatClient::Next OpenAiChatClient::on_bad_request(const ProviderError& err
         return Next::resend;
       }
     }
-    throw ChatError(refused(error, fmt::format(
-                                       " (the prompt{} does not fit the model's context{}: start the server with a "
-                                       "longer one, e.g. vLLM --max-model-len, llama.cpp --ctx-size, Ollama "
-                                       "OLLAMA_CONTEXT_LENGTH, or use a model with a longer context)",
-                                       overflow->prompt ? fmt::format(" of {} tokens", *overflow->prompt) : "",
-                                       overflow->context ? fmt::format(" of {} tokens", *overflow->context) : "")),
+    throw ChatError(refused(error,
+                            fmt::format(" (the prompt{} does not fit the model's context{}: start the server with a "
+                                        "longer one, e.g. vLLM --max-model-len, llama.cpp --ctx-size, Ollama "
+                                        "OLLAMA_CONTEXT_LENGTH, or use a model with a longer context)",
+                                        overflow->prompt ? fmt::format(" of {} tokens", *overflow->prompt) : "",
+                                        overflow->context ? fmt::format(" of {} tokens", *overflow->context) : "")),
                     ChatFailure::configuration);
   }
   if (std::string parameter = rejected_parameter(error); !parameter.empty()) {
@@ -157,11 +157,13 @@ OpenAiChatClient::Next OpenAiChatClient::on_bad_request(const ProviderError& err
       ++state.rewrites;
       return Next::resend;
     }
-    std::string key = parameter == "temperature"                                        ? "send_temperature"
+    std::string key = parameter == "temperature"                                          ? "send_temperature"
                       : parameter == "max_tokens" || parameter == "max_completion_tokens" ? "token_parameter"
                                                                                           : "";
-    throw ChatError(refused(error, key.empty() ? "" : fmt::format(" (set [llm].{} = \"auto\" to let kernelbot "
-                                                                  "adapt, or to what the model takes)", key)),
+    throw ChatError(refused(error, key.empty() ? ""
+                                               : fmt::format(" (set [llm].{} = \"auto\" to let kernelbot "
+                                                             "adapt, or to what the model takes)",
+                                                             key)),
                     ChatFailure::configuration);
   }
   throw ChatError(refused(error, " (check [llm].model and [llm].extra_body)"), ChatFailure::configuration);
@@ -178,8 +180,8 @@ OpenAiChatClient::Next OpenAiChatClient::on_error_status(const HttpResponse& res
     state.last_error = fmt::format("HTTP {}: {}", status, error.message);
     state.server_wait = retry_after_seconds(response, RateLimitHeaders::openai);
     if (state.server_wait && *state.server_wait > policy_.max_server_wait_s)
-      throw ChatError(fmt::format("{} asks to wait {:.0f} s before retrying ({}); giving up", url_,
-                                  *state.server_wait, state.last_error));
+      throw ChatError(fmt::format("{} asks to wait {:.0f} s before retrying ({}); giving up", url_, *state.server_wait,
+                                  state.last_error));
     return Next::retry;
   }
   if (status == 400 || status == 413 || status == 422) return on_bad_request(error, sent, max_tokens, state);
@@ -190,8 +192,7 @@ OpenAiChatClient::Next OpenAiChatClient::on_error_status(const HttpResponse& res
                : fmt::format(" (check the key in ${}, and [llm].api_key_header: \"Authorization\" sends \"Bearer "
                              "KEY\", Azure takes \"api-key\")",
                              llm_.api_key_env);
-  else if (status == 403)
-    hint = " (the key has no access to this model or endpoint)";
+  else if (status == 403) hint = " (the key has no access to this model or endpoint)";
   else if (status == 404)
     hint = fmt::format(" (check [llm].base_url, the root that /chat/completions goes after, e.g. "
                        "https://api.openai.com/v1 or http://localhost:8000/v1, and [llm].model = \"{}\")",
@@ -265,8 +266,8 @@ ChatReply OpenAiChatClient::exchange(const ChatRequest& request, int64_t max_ret
     if (++state.failures >= attempts) break;
     double delay = backoff_delay_s(static_cast<int>(state.failures - 1), policy_.base_delay_s, policy_.max_delay_s,
                                    state.server_wait, next_jitter());
-    spdlog::warn("llm {} {}: {}; retry {}/{} in {:.1f} s", request.step, request.key, state.last_error,
-                 state.failures, attempts - 1, delay);
+    spdlog::warn("llm {} {}: {}; retry {}/{} in {:.1f} s", request.step, request.key, state.last_error, state.failures,
+                 attempts - 1, delay);
     std::this_thread::sleep_for(std::chrono::duration<double>(delay));
   }
   throw ChatError(fmt::format("the model did not answer after {} attempts: {}", attempts, state.last_error));

@@ -50,8 +50,8 @@ class OpenAiChatClient : public ChatBackend {
  private:
   // What one request's attempts carry from one to the next.
   struct Attempts {
-    int64_t failures = 0;    // counted against max_retries
-    int rewrites = 0;        // resent in another shape, or with a smaller token limit
+    int64_t failures = 0;       // counted against max_retries
+    int rewrites = 0;           // resent in another shape, or with a smaller token limit
     int64_t fitted_max_tokens;  // what the model's context leaves for the reply
     std::string last_error;
     std::optional<double> server_wait;

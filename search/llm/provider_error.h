@@ -17,8 +17,8 @@ struct ProviderError {
   long status = 0;
   std::string message;  // the provider's own words (or the start of the body)
   std::string type;
-  std::string code;     // "unsupported_parameter", "insufficient_quota", "400", ...
-  std::string param;    // the request field it is about, when it says
+  std::string code;                               // "unsupported_parameter", "insufficient_quota", "400", ...
+  std::string param;                              // the request field it is about, when it says
   std::optional<int64_t> n_ctx, n_prompt_tokens;  // llama.cpp's sizes, with a context overflow
 };
 

@@ -1,5 +1,5 @@
-#include "common/file_io.h"
 #include "search/llm/replay_log.h"
+#include "common/file_io.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -173,10 +173,11 @@ nlohmann::json RecordingChatBackend::exchange_line(const ChatRequest& request) c
 ChatReply RecordingChatBackend::complete(const ChatRequest& request) {
   ChatRequest observed = request;
   observed.on_failed_attempt = [this, &request](const FailedAttempt& a) {
-    append({{"step", request.step},
-            {"key", request.key},
-            {"failed_attempt",
-             {{"status", a.status}, {"body", untrusted_text(a.body, kMaxFailedBodyBytes)}, {"error", redact(a.error)}}}});
+    append(
+        {{"step", request.step},
+         {"key", request.key},
+         {"failed_attempt",
+          {{"status", a.status}, {"body", untrusted_text(a.body, kMaxFailedBodyBytes)}, {"error", redact(a.error)}}}});
     if (request.on_failed_attempt) request.on_failed_attempt(a);
   };
   ChatReply reply;

@@ -32,9 +32,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -60,7 +60,8 @@ struct ReplayEntry {
 struct ReplayFile {
   nlohmann::json header = nlohmann::json::object();
   std::vector<ReplayEntry> entries;
-  std::vector<nlohmann::json> failed_attempts;  // evidence only: not replayed (the retries succeeded or the error line follows)
+  std::vector<nlohmann::json>
+      failed_attempts;  // evidence only: not replayed (the retries succeeded or the error line follows)
   nlohmann::json result = nlohmann::json::object();  // the recorded run's outcome, when written
 };
 
@@ -93,8 +94,7 @@ class ReplayChatBackend : public ChatBackend {
 // a crash keeps what was recorded), and the search's outcome at the end.
 class RecordingChatBackend : public ChatBackend {
  public:
-  RecordingChatBackend(std::unique_ptr<ChatBackend> inner, const std::filesystem::path& path,
-                       nlohmann::json header);
+  RecordingChatBackend(std::unique_ptr<ChatBackend> inner, const std::filesystem::path& path, nlohmann::json header);
   ChatReply complete(const ChatRequest& request) override;
   TokenUsage usage() const override { return inner_->usage(); }
   std::string describe() const override { return inner_->describe() + ", recording to " + path_.string(); }

@@ -1,9 +1,9 @@
 #include "search/llm/reply_parser.h"
 
-#include <nlohmann/json.hpp>
 #include <algorithm>
-#include <set>
+#include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "cuda_source/source_scanner.h"
@@ -221,8 +221,9 @@ std::string joined_with_definitions(const std::vector<Block>& blocks, const Bloc
     for (const Block* b : joined) text += b->text + "\n";
     for (auto it = std::sregex_iterator(text.begin(), text.end(), use); it != std::sregex_iterator(); ++it) {
       const std::string name = (*it)[1];
-      static const std::set<std::string> kKeywords = {"if", "for", "while", "switch", "return", "sizeof", "catch",
-                                                       "alignof", "decltype", "__launch_bounds__", "defined"};
+      static const std::set<std::string> kKeywords = {"if",     "for",   "while",   "switch",   "return",
+                                                      "sizeof", "catch", "alignof", "decltype", "__launch_bounds__",
+                                                      "defined"};
       if (kKeywords.count(name) || defines_function(text, name)) continue;
       const Block* found = nullptr;
       for (const auto& b : blocks)
@@ -304,8 +305,8 @@ ReasoningSplit split_reasoning(const std::string& content) {
     found = true;
     size_t end = rest.find(close, at + open.size());
     if (!out.reasoning.empty()) out.reasoning += "\n";
-    out.reasoning += rest.substr(at + open.size(), end == std::string::npos ? std::string::npos
-                                                                            : end - at - open.size());
+    out.reasoning += rest.substr(at + open.size(),
+                                 end == std::string::npos ? std::string::npos : end - at - open.size());
     if (end == std::string::npos) break;  // never closed: everything after it was reasoning
     rest.erase(0, end + close.size());
   }

@@ -14,7 +14,7 @@ namespace kb::search {
 // The candidate code found in a reply, or why there is none.
 struct ExtractedCode {
   std::string code;
-  std::string failure;  // empty when `code` is usable
+  std::string failure;      // empty when `code` is usable
   bool unreadable = false;  // the reply held no code at all: nothing of the idea was tried
   bool ok() const { return failure.empty(); }
 };

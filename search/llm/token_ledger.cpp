@@ -14,14 +14,16 @@ TokenLedger::TokenLedger(int64_t max_tokens, double max_cost_usd, double usd_per
       completion_price_(usd_per_million_completion) {}
 
 std::shared_ptr<TokenLedger> TokenLedger::from_config(const config::Config& config) {
-  return std::make_shared<TokenLedger>(config.search.max_tokens, config.search.max_cost_usd, config.llm.usd_per_million_prompt_tokens,
-                     config.llm.usd_per_million_completion_tokens);
+  return std::make_shared<TokenLedger>(config.search.max_tokens, config.search.max_cost_usd,
+                                       config.llm.usd_per_million_prompt_tokens,
+                                       config.llm.usd_per_million_completion_tokens);
 }
 
 int64_t TokenLedger::admit(int64_t wanted) const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (max_tokens_ > 0 && usage_.total() >= max_tokens_)
-    throw BudgetExhausted(fmt::format("token budget spent: {} of [search].max_tokens = {}", usage_.total(), max_tokens_));
+    throw BudgetExhausted(
+        fmt::format("token budget spent: {} of [search].max_tokens = {}", usage_.total(), max_tokens_));
   if (max_cost_usd_ > 0 && usage_.cost_usd >= max_cost_usd_)
     throw BudgetExhausted(
         fmt::format("money budget spent: ${:.4f} of [search].max_cost_usd = ${:.2f}", usage_.cost_usd, max_cost_usd_));
@@ -34,7 +36,8 @@ void TokenLedger::record(int64_t prompt_tokens, int64_t completion_tokens) {
   usage_.prompt_tokens += prompt_tokens;
   usage_.completion_tokens += completion_tokens;
   usage_.cost_usd += (static_cast<double>(prompt_tokens) * prompt_price_ +
-                      static_cast<double>(completion_tokens) * completion_price_) / 1e6;
+                      static_cast<double>(completion_tokens) * completion_price_) /
+                     1e6;
   ++usage_.requests;
 }
 
@@ -43,7 +46,8 @@ void TokenLedger::record_estimate(int64_t prompt_tokens, int64_t completion_toke
   usage_.prompt_tokens += prompt_tokens;
   usage_.completion_tokens += completion_tokens;
   usage_.cost_usd += (static_cast<double>(prompt_tokens) * prompt_price_ +
-                      static_cast<double>(completion_tokens) * completion_price_) / 1e6;
+                      static_cast<double>(completion_tokens) * completion_price_) /
+                     1e6;
   usage_.estimated_tokens += prompt_tokens + completion_tokens;
 }
 

@@ -65,13 +65,16 @@ TEST(EvaluationTables, ProfileRowsPerSizeWithMetricsOnTheirSize) {
   r.timings[0].baseline.samples = 120;
   r.baseline_metrics.status = "ok";
   r.baseline_metrics.size_label = "n=16777216";
-  r.baseline_metrics.values = {{"sm_throughput_pct", 12.25}, {"dram_throughput_pct", 88.0}, {"achieved_occupancy_pct", 49.5}};
+  r.baseline_metrics.values = {{"sm_throughput_pct", 12.25},
+                               {"dram_throughput_pct", 88.0},
+                               {"achieved_occupancy_pct", 49.5}};
   r.baseline_metrics.registers_per_thread = 16;
   EvalResult failed;
   failed.verdict = Verdict::compile_error;
   failed.reason = "the kernel's source did not compile";
   std::string text = render_kernel_profiles({{"saxpy", r}, {"broken", failed}});
-  EXPECT_NE(text.find("on NVIDIA H100 80GB HBM3 (measured copy bandwidth 3012 GB/s, FP32 51.3 TFLOP/s)"), std::string::npos)
+  EXPECT_NE(text.find("on NVIDIA H100 80GB HBM3 (measured copy bandwidth 3012 GB/s, FP32 51.3 TFLOP/s)"),
+            std::string::npos)
       << text;
   EXPECT_NE(text.find("88.0"), std::string::npos);
   EXPECT_NE(text.find("49.5"), std::string::npos);

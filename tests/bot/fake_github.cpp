@@ -57,9 +57,13 @@ LoopbackResponse error(int status, const std::string& message, const json& error
 }  // namespace
 
 FakeGitHub::FakeGitHub(std::string repository, std::string token, int page_size)
-    : repository_(std::move(repository)), owner_(repository_.substr(0, repository_.find('/'))),
-      token_(std::move(token)), page_size_(page_size), pull_template_(read_template("pull-request.json")),
-      label_template_(read_template("label.json")), comment_template_(read_template("issue-comment.json")),
+    : repository_(std::move(repository)),
+      owner_(repository_.substr(0, repository_.find('/'))),
+      token_(std::move(token)),
+      page_size_(page_size),
+      pull_template_(read_template("pull-request.json")),
+      label_template_(read_template("label.json")),
+      comment_template_(read_template("issue-comment.json")),
       log_(std::make_unique<ExchangeLog>(KB_GITHUB_EXCHANGES_DIR)),
       server_([this](const LoopbackRequest& r) { return handle(r); }) {}
 
@@ -160,7 +164,8 @@ LoopbackResponse FakeGitHub::pulls_list(const LoopbackRequest& request) {
     std::string next = server_.base_url() + request.path + "?state=" + state + "&per_page=" + std::to_string(per_page) +
                        "&page=" + std::to_string(page + 1);
     if (q.count("head")) next += "&head=" + q["head"];
-    headers.emplace_back("Link", "<" + next + ">; rel=\"next\", <" + server_.base_url() + request.path + ">; rel=\"first\"");
+    headers.emplace_back("Link",
+                         "<" + next + ">; rel=\"next\", <" + server_.base_url() + request.path + ">; rel=\"first\"");
   }
   return json_response(200, out.dump(), headers);
 }
@@ -224,13 +229,15 @@ LoopbackResponse FakeGitHub::serve(const LoopbackRequest& request) {
   if (path == "/pulls" && request.method == "POST") {
     for (const char* field : {"title", "head", "base"})
       if (!body.contains(field) || !body[field].is_string())
-        return error(422, "Validation Failed", json::array({{{"resource", "PullRequest"}, {"field", field}, {"code", "missing_field"}}}));
+        return error(422, "Validation Failed",
+                     json::array({{{"resource", "PullRequest"}, {"field", field}, {"code", "missing_field"}}}));
     std::string head = body["head"];
     if (head.find(':') != std::string::npos) head = head.substr(head.find(':') + 1);
     for (const auto& p : pulls_)
       if (p.state == "open" && p.head == head)
         return error(422, "Validation Failed",
-                     json::array({{{"resource", "PullRequest"}, {"code", "custom"},
+                     json::array({{{"resource", "PullRequest"},
+                                   {"code", "custom"},
                                    {"message", "A pull request already exists for " + owner_ + ":" + head + "."}}}));
     FakePull p;
     p.number = static_cast<int64_t>(pulls_.size()) + 1;
@@ -240,7 +247,8 @@ LoopbackResponse FakeGitHub::serve(const LoopbackRequest& request) {
     p.base = body["base"];
     p.draft = body.value("draft", false);
     pulls_.push_back(p);
-    return json_response(201, pull_json(p).dump(), {{"Location", server_.base_url() + base + "/pulls/" + std::to_string(p.number)}});
+    return json_response(201, pull_json(p).dump(),
+                         {{"Location", server_.base_url() + base + "/pulls/" + std::to_string(p.number)}});
   }
   if (path.rfind("/pulls/", 0) == 0 && request.method == "PATCH") {
     FakePull* p = find(path.substr(7));

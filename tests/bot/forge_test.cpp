@@ -133,7 +133,8 @@ TEST_F(ForgeTest, DryRunCommitsLocallyAndWritesThePrFiles) {
   std::string md = read_text(out.url);
   EXPECT_EQ(md.rfind("# kernelbot: saxpy 1.55x faster\n", 0), 0u);
   EXPECT_NE(md.find("body for #define SAXPY_BLOCK 256"), std::string::npos);
-  EXPECT_EQ(read_text(work_ / ".kernelbot/prs/kernelbot-saxpy/change.patch"), "--- a/src/saxpy.cu\n+++ b/src/saxpy.cu\n");
+  EXPECT_EQ(read_text(work_ / ".kernelbot/prs/kernelbot-saxpy/change.patch"),
+            "--- a/src/saxpy.cu\n+++ b/src/saxpy.cu\n");
   EXPECT_FALSE(out.commit.empty());
   EXPECT_EQ(ref_target(work_, "refs/heads/kernelbot/saxpy"), out.commit);
   EXPECT_EQ(ref_target(bare_, "refs/heads/kernelbot/saxpy"), "");  // a dry run pushes nothing

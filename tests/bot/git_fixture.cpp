@@ -104,7 +104,8 @@ std::optional<std::string> file_in(const std::filesystem::path& dir, const std::
   if (git_revparse_single(&obj, repo, (ref + ":" + path).c_str()) == 0) {
     if (git_object_type(obj) == GIT_OBJECT_BLOB) {
       auto* blob = reinterpret_cast<git_blob*>(obj);
-      out = std::string(static_cast<const char*>(git_blob_rawcontent(blob)), static_cast<size_t>(git_blob_rawsize(blob)));
+      out = std::string(static_cast<const char*>(git_blob_rawcontent(blob)),
+                        static_cast<size_t>(git_blob_rawsize(blob)));
     }
     git_object_free(obj);
   }

@@ -7,12 +7,12 @@
 #include <spdlog/spdlog.h>
 
 #include <arpa/inet.h>
-#include <csignal>
-#include <cstdio>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
+#include <cstdio>
 
 #include <filesystem>
 #include <sstream>

@@ -50,8 +50,9 @@ const char* kDocs = "https://docs.github.com/rest/pulls/pulls#create-a-pull-requ
 LoopbackResponse secondary_limit(const std::string& retry_after) {
   std::vector<std::pair<std::string, std::string>> headers;
   if (!retry_after.empty()) headers.emplace_back("Retry-After", retry_after);
-  return json_response(403, R"({"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."})",
-                       headers);
+  return json_response(
+      403, R"({"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."})",
+      headers);
 }
 
 TEST(GitHubClient, CreatesAPullRequestWithGitHubsHeaders) {
@@ -101,9 +102,11 @@ TEST(GitHubClient, FollowsLinkNextThroughEveryPage) {
 }
 
 TEST(GitHubClient, LinkHeaderParsing) {
-  EXPECT_EQ(kb::bot::link_next("<https://api.github.com/r?page=2>; rel=\"next\", <https://api.github.com/r?page=5>; rel=\"last\""),
+  EXPECT_EQ(kb::bot::link_next(
+                "<https://api.github.com/r?page=2>; rel=\"next\", <https://api.github.com/r?page=5>; rel=\"last\""),
             "https://api.github.com/r?page=2");
-  EXPECT_EQ(kb::bot::link_next("<https://a/r?page=1>; rel=\"prev\", <https://a/r?page=3>; rel=\"next\""), "https://a/r?page=3");
+  EXPECT_EQ(kb::bot::link_next("<https://a/r?page=1>; rel=\"prev\", <https://a/r?page=3>; rel=\"next\""),
+            "https://a/r?page=3");
   EXPECT_EQ(kb::bot::link_next("<https://a/r?page=1>; rel=\"first\""), "");
   EXPECT_EQ(kb::bot::link_next(""), "");
 }
@@ -138,7 +141,8 @@ TEST(GitHubClient, LinkToAnotherHostIsRefusedBeforeTheTokenIsSent) {
 TEST(GitHubClient, SecondaryRateLimitWaitsWhatRetryAfterSaysThenSucceeds) {
   Fixture f;
   f.github.add_fault({"POST", "/repos/acme/widgets/pulls", secondary_limit("7")});
-  f.github.add_fault({"POST", "/repos/acme/widgets/pulls", json_response(429, R"({"message":"Too many requests"})", {{"Retry-After", "3"}})});
+  f.github.add_fault({"POST", "/repos/acme/widgets/pulls",
+                      json_response(429, R"({"message":"Too many requests"})", {{"Retry-After", "3"}})});
   auto c = f.client();
   auto created = c.create_pull("t", "b", "kernelbot/saxpy", "main", false);
   EXPECT_TRUE(created.created);
@@ -245,7 +249,12 @@ TEST(GitHubClient, ACreateThatLandedButTimedOutIsNotDuplicated) {
 
 TEST(GitHubClient, AlreadyExistsWithNothingToFindIsAnError) {
   Fixture f;
-  f.github.add_fault({"POST", "", json_response(422, R"({"message":"Validation Failed","documentation_url":")" + std::string(kDocs) + R"(","errors":[{"resource":"PullRequest","code":"custom","message":"A pull request already exists for acme:kernelbot/saxpy."}]})")});
+  f.github.add_fault(
+      {"POST", "",
+       json_response(
+           422,
+           R"({"message":"Validation Failed","documentation_url":")" + std::string(kDocs) +
+               R"(","errors":[{"resource":"PullRequest","code":"custom","message":"A pull request already exists for acme:kernelbot/saxpy."}]})")});
   auto c = f.client();
   try {
     c.create_pull("t", "b", "kernelbot/saxpy", "main", false);
@@ -290,7 +299,12 @@ TEST(GitHubClient, RetriesAreLoggedWithoutTheToken) {
 
 TEST(GitHubClient, OtherValidationErrorsCarryGitHubsMessage) {
   Fixture f;
-  f.github.add_fault({"POST", "", json_response(422, R"({"message":"Validation Failed","documentation_url":")" + std::string(kDocs) + R"(","errors":[{"resource":"PullRequest","field":"base","code":"invalid","message":"base: branch 'mian' does not exist"}]})")});
+  f.github.add_fault(
+      {"POST", "",
+       json_response(
+           422,
+           R"({"message":"Validation Failed","documentation_url":")" + std::string(kDocs) +
+               R"(","errors":[{"resource":"PullRequest","field":"base","code":"invalid","message":"base: branch 'mian' does not exist"}]})")});
   auto c = f.client();
   try {
     c.create_pull("t", "b", "kernelbot/saxpy", "mian", false);
@@ -371,7 +385,10 @@ TEST(GitHubClient, RequestsAreSentOneAtATime) {
     f.github.add_fault({"GET", "", slow});
   }
   auto c = f.client();
-  std::thread other([&] { c.open_pulls(); c.open_pulls(); });
+  std::thread other([&] {
+    c.open_pulls();
+    c.open_pulls();
+  });
   c.open_pulls();
   c.open_pulls();
   other.join();

@@ -13,9 +13,9 @@
 
 #include "bot/github_client.h"
 
-using nlohmann::json;
 using kb::bot::GitHubClient;
 using kb::bot::GitHubError;
+using nlohmann::json;
 
 namespace {
 

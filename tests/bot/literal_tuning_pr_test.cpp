@@ -85,11 +85,12 @@ void launch_k(float* y, int n) {
                                         result.best()->variant);
   EXPECT_EQ(change.edits, std::vector<std::string>{"block size literal in launch_k: 32 -> 256"});
   EXPECT_TRUE(change.notes.empty());
-  EXPECT_EQ(changed_lines(change.patch),
-            (std::vector<std::string>{"-  int grid = (n + 31) / 32;", "-  gelu_kernel<<<grid, 32, 0, 0>>>(x, "
-                                                                      "reinterpret_cast<__nv_bfloat16*>(y), n);",
-                                      "+  int grid = (n + 255) / 256;", "+  gelu_kernel<<<grid, 256, 0, 0>>>(x, "
-                                                                        "reinterpret_cast<__nv_bfloat16*>(y), n);"}))
+  EXPECT_EQ(changed_lines(change.patch), (std::vector<std::string>{"-  int grid = (n + 31) / 32;",
+                                                                   "-  gelu_kernel<<<grid, 32, 0, 0>>>(x, "
+                                                                   "reinterpret_cast<__nv_bfloat16*>(y), n);",
+                                                                   "+  int grid = (n + 255) / 256;",
+                                                                   "+  gelu_kernel<<<grid, 256, 0, 0>>>(x, "
+                                                                   "reinterpret_cast<__nv_bfloat16*>(y), n);"}))
       << change.patch;
 }
 

@@ -8,14 +8,14 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "bot/pr_body.h"
 #include "bot/result_store.h"
 #include "bot/version.h"
-#include "tests/bot/fake_github.h"
 #include "config/config_loader.h"
+#include "tests/bot/fake_github.h"
 #include "tests/bot/git_fixture.h"
 #include "tests/bot/simulated_saxpy.h"
 #include "tests/support/kernelbot_process.h"
@@ -67,7 +67,8 @@ class PrCommandTest : public ::testing::Test {
     std::string original = read_text(fs::path(KB_SOURCE_DIR) / "examples/src/saxpy.cu");
     auto change = kb::bot::make_source_change("src/saxpy.cu", original, "launch_saxpy", result.best()->variant);
     return kb::bot::render_pr_body(result, change,
-                                   {"saxpy", "src/saxpy.cu", ".kernelbot/results/saxpy/candidate.cu", kb::bot::kVersion});
+                                   {"saxpy", "src/saxpy.cu", ".kernelbot/results/saxpy/candidate.cu",
+                                    kb::bot::kVersion});
   }
 
   fs::path dir_, repo_, bare_;
@@ -77,8 +78,9 @@ TEST_F(PrCommandTest, OpensOnePullRequestThenUpdatesIt) {
   FakeGitHub github("acme/examples", kToken);
   prepare(&github);
   github.add_fault({"GET", "/repos/acme/examples/pulls", json_response(502, R"({"message":"Server Error"})")});
-  github.add_fault({"POST", "/repos/acme/examples/pulls",
-                    json_response(403, R"({"message":"You have exceeded a secondary rate limit."})", {{"Retry-After", "0"}})});
+  github.add_fault(
+      {"POST", "/repos/acme/examples/pulls",
+       json_response(403, R"({"message":"You have exceeded a secondary rate limit."})", {{"Retry-After", "0"}})});
 
   KernelbotRun first = kernelbot("pr --kernel saxpy", "GITHUB_TOKEN=" + kToken);
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;

@@ -14,9 +14,9 @@
 #include "bot/git_repo.h"
 #include "bot/result_store.h"
 #include "bot/sweep_bundle.h"
+#include "config/config_loader.h"
 #include "search/archive.h"
 #include "search/archive_exchange.h"
-#include "config/config_loader.h"
 #include "search/content_hash.h"
 #include "tests/bot/fake_github.h"
 #include "tests/bot/git_fixture.h"
@@ -60,9 +60,10 @@ class PublishCommandTest : public ::testing::Test {
     transpose.kernel = "transpose";
     const std::string original = read_text(repo_ / "src/transpose.cu");
     transpose.tree.front().variant.source = original;
-    auto& best = transpose.tree.at(static_cast<size_t>(
-        std::find_if(transpose.tree.begin(), transpose.tree.end(), [&](const auto& c) { return c.id == saxpy.best_id; }) -
-        transpose.tree.begin()));
+    auto& best = transpose.tree.at(
+        static_cast<size_t>(std::find_if(transpose.tree.begin(), transpose.tree.end(),
+                                         [&](const auto& c) { return c.id == saxpy.best_id; }) -
+                            transpose.tree.begin()));
     std::string faster = original;
     faster.replace(faster.find("if (r < rows && c < cols)"), 25, "if (c < cols && r < rows)");
     best.variant = kb::Variant{faster, {}, {}, "swapped bounds check"};
@@ -70,10 +71,13 @@ class PublishCommandTest : public ::testing::Test {
     const auto config = kb::config::load_config(repo_ / "kernelbot.toml");
     const std::string by = "kernelbot run --shard 0/2 --no-publish";
     add_simulated_reverification(config, saxpy, saxpy_cost(saxpy_winner_as_searched()), by);
-    add_simulated_reverification(config, transpose, [](const kb::Variant& v) {
-      return SimBehaviour{v.source.find("if (c < cols && r < rows)") != std::string::npos ? 64.5 : 100.0, false, false,
-                          false};
-    }, "kernelbot run --shard 1/2 --no-publish");
+    add_simulated_reverification(
+        config, transpose,
+        [](const kb::Variant& v) {
+          return SimBehaviour{v.source.find("if (c < cols && r < rows)") != std::string::npos ? 64.5 : 100.0, false,
+                              false, false};
+        },
+        "kernelbot run --shard 1/2 --no-publish");
     EXPECT_TRUE(saxpy.reverification.passed) << saxpy.reverification.failure;
     EXPECT_TRUE(transpose.reverification.passed) << transpose.reverification.failure;
     const std::vector<std::vector<std::string>> plan = {{"saxpy"}, {"transpose"}};
@@ -81,7 +85,8 @@ class PublishCommandTest : public ::testing::Test {
     write_shard(1, transpose, plan);
   }
 
-  void write_shard(int index, const kb::search::SearchResult& result, const std::vector<std::vector<std::string>>& plan) {
+  void write_shard(int index, const kb::search::SearchResult& result,
+                   const std::vector<std::vector<std::string>>& plan) {
     fs::path out = shard_dir(index);
     kb::bot::save_result_in(kb::bot::bundle_result_dir(out, result.kernel), result, nullptr);
     kb::bot::BundleManifest m;
@@ -166,7 +171,8 @@ TEST_F(PublishCommandTest, RefusesAKernelWhoseOriginalNoLongerMatchesTheBaseBran
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto rows = nlohmann::json::parse(r.out);
   EXPECT_EQ(row(rows, "saxpy")["result"], "refused");
-  EXPECT_NE(row(rows, "saxpy")["note"].get<std::string>().find("src/saxpy.cu on refs/heads/main is no longer the original"),
+  EXPECT_NE(row(rows, "saxpy")["note"].get<std::string>().find(
+                "src/saxpy.cu on refs/heads/main is no longer the original"),
             std::string::npos)
       << r.out;
   EXPECT_EQ(row(rows, "transpose")["result"], "PR opened");

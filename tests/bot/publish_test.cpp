@@ -77,7 +77,8 @@ TEST_F(PublishTest, DryRunSavesTheWinnerThenCommitsAndWritesThePr) {
   EXPECT_EQ(out.pr, (dir_ / ".kernelbot/prs/kernelbot-saxpy/PR.md").string());
   std::string md = read_text(out.pr);
   EXPECT_NE(md.find("# kernelbot: saxpy 1.550x faster"), std::string::npos);
-  EXPECT_NE(md.find("kernelbot eval --kernel saxpy --candidate .kernelbot/results/saxpy/candidate.cu"), std::string::npos);
+  EXPECT_NE(md.find("kernelbot eval --kernel saxpy --candidate .kernelbot/results/saxpy/candidate.cu"),
+            std::string::npos);
   EXPECT_EQ(read_text(dir_ / ".kernelbot/prs/kernelbot-saxpy/change.patch"), patch);
   // The local branch carries exactly the candidate file; the work tree still has the original.
   EXPECT_EQ(*file_in(dir_, "refs/heads/kernelbot/saxpy", "src/saxpy.cu"), candidate);
@@ -97,7 +98,7 @@ TEST_F(PublishTest, ASourceChangedSinceTheSearchGetsNoPr) {
   EXPECT_FALSE(out.published);
   EXPECT_TRUE(out.failed);
   EXPECT_NE(out.note.find("has changed since the search measured it"), std::string::npos) << out.note;
-  EXPECT_EQ(gpu_->evaluations(), 0);  // refused before any GPU time is spent on it
+  EXPECT_EQ(gpu_->evaluations(), 0);                                       // refused before any GPU time is spent on it
   EXPECT_TRUE(fs::exists(dir_ / ".kernelbot/results/saxpy/result.json"));  // still saved first
   EXPECT_FALSE(fs::exists(dir_ / ".kernelbot/prs/kernelbot-saxpy/PR.md"));
 }

@@ -99,7 +99,7 @@ class ReverifyPrText : public ::testing::Test {
 
 TEST_F(ReverifyPrText, MeasuresThePrsFileByteForByteAgainstTheOriginal) {
   ASSERT_FALSE(result_.best()->variant.defines.empty());  // the winner was built with -DSAXPY_BLOCK=256
-  config_.verify.sanitize = true;  // the search's settings are the re-verification's
+  config_.verify.sanitize = true;                         // the search's settings are the re-verification's
   auto record = reverify(SimBehaviour{50, false, false, false});
   EXPECT_TRUE(record.ran);
   EXPECT_TRUE(record.passed) << record.failure;
@@ -142,8 +142,7 @@ TEST_F(ReverifyPrText, AWrongSlowFailingOrTooSmallWinDoesNotPass) {
   auto broken = reverify(SimBehaviour{50, true, false, false});
   EXPECT_FALSE(broken.passed);
   EXPECT_EQ(broken.eval.verdict, Verdict::compile_error);
-  EXPECT_NE(broken.failure.find("the PR's file does not compile: candidate.cu(3): error: identifier"),
-            std::string::npos)
+  EXPECT_NE(broken.failure.find("the PR's file does not compile: candidate.cu(3): error: identifier"), std::string::npos)
       << broken.failure;
 
   auto crashed = reverify(SimBehaviour{50, false, false, true});
@@ -276,8 +275,9 @@ TEST_F(ReverifyPublish, APassingTextIsPublishedWithItsOwnNumbersAndIsTheTextMeas
   EXPECT_NE(pr.body.find("The search had measured its winner `r2-i0-b0` at 1.555x."), std::string::npos) << pr.body;
   EXPECT_EQ(pr.body.find("71.42 us"), std::string::npos);  // none of the search's own timings
   auto commit = commit_info(bare_, "refs/heads/kernelbot/saxpy");
-  EXPECT_EQ(
-      commit.message.rfind("saxpy: 2.00x faster (verified on Simulated GPU)\n\nn=1048576: 100.00 us -> 50.00 us", 0), 0u)
+  EXPECT_EQ(commit.message.rfind("saxpy: 2.00x faster (verified on Simulated GPU)\n\nn=1048576: 100.00 us -> 50.00 us",
+                                 0),
+            0u)
       << commit.message;
   // The pushed file is, byte for byte, the text the re-verification measured.
   auto pushed = file_in(bare_, "refs/heads/kernelbot/saxpy", "src/saxpy.cu");
@@ -347,7 +347,9 @@ TEST(ReverifyArchiveWinner, IsReverifiedAndRetimedInThisRun) {
       [](const search::ProposalContext&) {
         return std::vector<search::ProposedIdea>{idea("quarter", "memory_access")};
       },
-      [&](const search::BranchRequest&) { return std::vector<search::Branch>{{Variant{fast, {}, {}, "fast"}, ""}}; });
+      [&](const search::BranchRequest&) {
+        return std::vector<search::Branch>{{Variant{fast, {}, {}, "fast"}, ""}};
+      });
   search::Archive archive(p.root / "archive.sqlite");
   auto search = [&](Evaluator& gpu) {
     search::SearchRequest request;

@@ -33,7 +33,8 @@ std::string replaced(const std::string& s, const std::string& from, const std::s
 
 TEST(SourceSplicer, MacroDefaultIsEditedInPlace) {
   std::string original = example("saxpy.cu");
-  auto change = make_source_change("src/saxpy.cu", original, "launch_saxpy", Variant{original, {"SAXPY_BLOCK=256"}, {}, ""});
+  auto change = make_source_change("src/saxpy.cu", original, "launch_saxpy",
+                                   Variant{original, {"SAXPY_BLOCK=256"}, {}, ""});
   std::string expected = original;
   expected.replace(expected.find("#define SAXPY_BLOCK 32"), 22, "#define SAXPY_BLOCK 256");
   EXPECT_EQ(change.updated, expected);
@@ -41,7 +42,8 @@ TEST(SourceSplicer, MacroDefaultIsEditedInPlace) {
   ASSERT_EQ(change.edits.size(), 1u);
   EXPECT_EQ(change.edits[0], "the default of SAXPY_BLOCK (32 -> 256)");
   EXPECT_NE(change.patch.find("--- a/src/saxpy.cu"), std::string::npos);
-  EXPECT_NE(change.patch.find("\n-#define SAXPY_BLOCK 32\n+#define SAXPY_BLOCK 256\n"), std::string::npos) << change.patch;
+  EXPECT_NE(change.patch.find("\n-#define SAXPY_BLOCK 32\n+#define SAXPY_BLOCK 256\n"), std::string::npos)
+      << change.patch;
 }
 
 TEST(SourceSplicer, EmptyVariantSourceMeansTheOriginal) {
@@ -55,10 +57,13 @@ TEST(SourceSplicer, EmptyVariantSourceMeansTheOriginal) {
 }
 
 TEST(SourceSplicer, DefineFormattingAndTrailingCommentAreKept) {
-  std::string text = "#ifndef TILE\n#  define TILE\t 16   // tile edge\n#endif\n__global__ void k(){}\nvoid go(){k<<<1,1>>>();}\n";
+  std::string text =
+      "#ifndef TILE\n#  define TILE\t 16   // tile edge\n#endif\n__global__ void k(){}\nvoid go(){k<<<1,1>>>();}\n";
   std::vector<std::string> missing;
   auto out = kb::bot::apply_macro_defaults(text, {"TILE=32", "NOPE=1"}, missing);
-  EXPECT_EQ(out, "#ifndef TILE\n#  define TILE\t 32   // tile edge\n#endif\n__global__ void k(){}\nvoid go(){k<<<1,1>>>();}\n");
+  EXPECT_EQ(
+      out,
+      "#ifndef TILE\n#  define TILE\t 32   // tile edge\n#endif\n__global__ void k(){}\nvoid go(){k<<<1,1>>>();}\n");
   ASSERT_EQ(missing.size(), 1u);
   EXPECT_EQ(missing[0], "NOPE");
 }
@@ -86,7 +91,8 @@ TEST(SourceSplicer, ReplacementKernelsAndLauncherAreSplicedTheRestByteIdentical)
   // Expected: the old kernel (with its comment) gives way to the two new kernels, the launcher
   // is the winner's, the macro default is 256, and nothing else moves.
   const std::string& w = winner.source;
-  std::string new_kernels = w.substr(w.find("// Four elements"), w.find("void launch_saxpy") - w.find("// Four elements"));
+  std::string new_kernels = w.substr(w.find("// Four elements"),
+                                     w.find("void launch_saxpy") - w.find("// Four elements"));
   std::string new_launcher = w.substr(w.find("void launch_saxpy"));
   std::string expected = replaced(original, "// Slow:", "void launch_saxpy", new_kernels + "void launch_saxpy");
   expected = replaced(expected, "void launch_saxpy", "}\n", new_launcher);
@@ -128,7 +134,8 @@ void launch_transpose(const float* in, float* out, int rows, int cols) {
 }
 )";
   auto change = make_source_change("src/transpose.cu", original, "launch_transpose", Variant{candidate, {}, {}, ""});
-  std::string kernel = candidate.substr(candidate.find("// Tiled"), candidate.find("\n}\n") + 2 - candidate.find("// Tiled"));
+  std::string kernel = candidate.substr(candidate.find("// Tiled"),
+                                        candidate.find("\n}\n") + 2 - candidate.find("// Tiled"));
   std::string launcher = candidate.substr(candidate.find("void launch_transpose"));
   launcher.pop_back();  // the file's own final newline stays
   // The new #define goes right before the first replaced definition, the old macro block stays.
@@ -223,5 +230,6 @@ void rows_forward(__nv_bfloat16* out, const __nv_bfloat16* inp, int rows, cudaSt
   EXPECT_EQ(change.updated, winner) << change.patch;
   EXPECT_NE(change.patch.find("-  constexpr int threads = 64;\n+  constexpr int threads = 256;"), std::string::npos)
       << change.patch;
-  EXPECT_EQ(change.patch.find("threads = 32"), std::string::npos) << "the float overload is untouched:\n" << change.patch;
+  EXPECT_EQ(change.patch.find("threads = 32"), std::string::npos) << "the float overload is untouched:\n"
+                                                                  << change.patch;
 }

@@ -64,7 +64,9 @@ search::SearchResult simulated_search(const config::Config& config, const config
                                       const fs::path& archive_path) {
   SimulatedEvaluator evaluator;
   ScriptedProposer proposer(
-      [](const search::ProposalContext&) { return std::vector<search::ProposedIdea>{kb::testing::idea("halve", "memory_access")}; },
+      [](const search::ProposalContext&) {
+        return std::vector<search::ProposedIdea>{kb::testing::idea("halve", "memory_access")};
+      },
       [&](const search::BranchRequest& r) {
         return std::vector<search::Branch>{
             {Variant{kernel_source(spec.name, "/* " + r.id_prefix + " SIM_TIME=1 */"), {}, {}, "fast"}, ""}};

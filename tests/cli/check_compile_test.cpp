@@ -100,7 +100,8 @@ TEST_F(CheckCompileTest, ReportsCompiledLoadedTheMissingSymbolAndCompileErrors) 
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("kernel broken: COMPILE ERROR (-arch=sm_90)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("broken.cu:3"), std::string::npos) << "the error names the kernel's own file and line\n" << r.out;
+  EXPECT_NE(r.out.find("broken.cu:3"), std::string::npos) << "the error names the kernel's own file and line\n"
+                                                          << r.out;
   EXPECT_NE(r.out.find("undeclared_name"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("variant.cu"), std::string::npos) << "not the compiler's copy of it\n" << r.out;
   EXPECT_NE(r.out.find("2 of 5 kernels compiled and loaded"), std::string::npos) << r.out;

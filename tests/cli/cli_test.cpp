@@ -105,8 +105,8 @@ TEST_F(CliTest, ConfigCheckAcceptsTheExamplesAndShowPrintsDefaults) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["kernel"].size(), 4u);
-  EXPECT_EQ(j["search"]["rounds"], 2);             // the examples' short demo budget
-  EXPECT_EQ(j["search"]["ideas_per_round"], 4);    // a default filled in
+  EXPECT_EQ(j["search"]["rounds"], 2);           // the examples' short demo budget
+  EXPECT_EQ(j["search"]["ideas_per_round"], 4);  // a default filled in
   EXPECT_EQ(j["project"]["include_dirs"][0], "include");
 }
 

@@ -90,8 +90,8 @@ TEST_F(Onboarding, InitOnAProductionStyleCodebasePassesItsOwnCheckWithOnlyTodos)
   auto r = kernelbot("init");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string text = read_file(dir_ / "kernelbot.toml");
-  EXPECT_NE(r.err.find("5 kernel table(s) for 6 of the 6 launcher(s) found (1 written commented out"),
-            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("5 kernel table(s) for 6 of the 6 launcher(s) found (1 written commented out"), std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("--kernel PATTERN"), std::string::npos) << r.err;  // says how to narrow
   EXPECT_NE(r.err.find("macro defines a kernel or a launch"), std::string::npos) << r.err;
 
@@ -107,13 +107,19 @@ TEST_F(Onboarding, InitOnAProductionStyleCodebasePassesItsOwnCheckWithOnlyTodos)
   EXPECT_EQ(text.find("n*dim*block_size"), std::string::npos);
   EXPECT_EQ(occurrences(text, "count = \"TODO\""), 2u) << text;  // gather's table, relu's x (a lambda's count)
   // Launch settings: the default argument, role scalar; streams get role stream.
-  EXPECT_TRUE(std::regex_search(text, std::regex("name = \"threads\"\n  role = \"scalar\"\n  dtype = \"int32\"\n  value = 256")))
+  EXPECT_TRUE(
+      std::regex_search(text,
+                        std::regex("name = \"threads\"\n  role = \"scalar\"\n  dtype = \"int32\"\n  value = 256")))
       << text;
-  EXPECT_TRUE(std::regex_search(text, std::regex("name = \"block_size\"\n  role = \"scalar\"\n  dtype = \"int32\"\n  value = 128")));
+  EXPECT_TRUE(
+      std::regex_search(text,
+                        std::regex("name = \"block_size\"\n  role = \"scalar\"\n  dtype = \"int32\"\n  value = 128")));
   EXPECT_EQ(occurrences(text, "role = \"stream\""), 3u);
   // floatX resolved through the header's typedef, with the alternative named.
   EXPECT_NE(text.find("floatX is float at common.cuh:9 (#else of #if defined(ENABLE_BF16)); also defined as: "
-                      "__nv_bfloat16"), std::string::npos) << text;
+                      "__nv_bfloat16"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("integer indices?"), std::string::npos);  // ids: a hint, not a field
   // The struct passed by value: the table is there, commented out, with the reason.
   EXPECT_NE(text.find("# Not written: parameter 'ws' (Workspace) cannot be driven"), std::string::npos) << text;
@@ -122,7 +128,8 @@ TEST_F(Onboarding, InitOnAProductionStyleCodebasePassesItsOwnCheckWithOnlyTodos)
   auto check = kernelbot("config check");
   EXPECT_EQ(check.exit_code, 0) << check.err << "\n" << text;
   EXPECT_NE(check.out.find("ok (5 kernels); 2 fields still TODO"), std::string::npos) << check.out;
-  EXPECT_TRUE(std::regex_search(check.out, std::regex(R"(kernelbot\.toml:\d+:\d+: TODO: kernel\[\d\]\.arg\[0\]\.count \(kernel 'gather'\))")))
+  EXPECT_TRUE(std::regex_search(
+      check.out, std::regex(R"(kernelbot\.toml:\d+:\d+: TODO: kernel\[\d\]\.arg\[0\]\.count \(kernel 'gather'\))")))
       << check.out;
 
   // Commands that would run a kernel refuse the unfinished one, naming the field (before any GPU).
@@ -157,7 +164,8 @@ TEST_F(Onboarding, InitOnTheExamplesPassesConfigCheck) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string text = read_file(examples / "kernelbot.toml");
   EXPECT_NE(text.find("count = \"rows*cols\""), std::string::npos) << text;  // transpose, layernorm's row pointers
-  EXPECT_EQ(text.find("count = \"TODO\""), std::string::npos) << text;  // every count of the examples is in their indexing
+  EXPECT_EQ(text.find("count = \"TODO\""), std::string::npos)
+      << text;  // every count of the examples is in their indexing
   EXPECT_NE(text.find("name = \"out\"\n  role = \"output\"\n  dtype = \"float32\"\n  count = \"rows\""),
             std::string::npos);  // row_sum: out[idx / cols]
   auto check = kb::testing::run_kernelbot("config check", examples);
@@ -209,7 +217,8 @@ TEST_F(Onboarding, ConfigCheckFindsEachMismatchWithTheSource) {
        "'ops::scale'?)"},
       {"  [[kernel.arg]]\n  name = \"n\"\n  role = \"size\"\n  dtype = \"int32\"\n  value = \"n\"\n", "",
        "missing [[kernel.arg]] for parameter #4 'n' of ops::scale (ops.cu:11: `int n`)"},
-      {"name = \"x\"\n  role = \"input\"\n  dtype = \"float32\"", "name = \"x\"\n  role = \"output\"\n  dtype = \"float32\"",
+      {"name = \"x\"\n  role = \"input\"\n  dtype = \"float32\"",
+       "name = \"x\"\n  role = \"output\"\n  dtype = \"float32\"",
        "kernelbot.toml:6:3: error: kernel[0].arg[0].role: role \"output\" on a const pointer: the kernel cannot write "
        "through it (ops.cu:11: `const floatX* x`)"},
       {"name = \"stream\"\n  role = \"stream\"", "name = \"stream\"\n  role = \"scalar\"\n  dtype = \"int32\"",
@@ -266,7 +275,9 @@ sizes = [{ n = 1024 }]
   r = kernelbot("config check");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("kernelbot.toml:11:3: error: kernel[0].arg[1].dtype: dtype \"float32\" does not match the "
-                       "parameter's element type 'int' (int32) (ops.cu:20: `int* y`)"), std::string::npos) << r.err;
+                       "parameter's element type 'int' (int32) (ops.cu:20: `int* y`)"),
+            std::string::npos)
+      << r.err;
 
   // Through the typedef: floatX is float in a plain build, so bfloat16 does not match it.
   write_config(scale_config("name = \"y\"\n  role = \"output\"\n  dtype = \"float32\"",
@@ -274,7 +285,9 @@ sizes = [{ n = 1024 }]
   r = kernelbot("config check");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("kernel[0].arg[1].dtype: dtype \"bfloat16\" does not match the parameter's element type "
-                       "'float' (float32); floatX is float at common.cuh:9"), std::string::npos) << r.err;
+                       "'float' (float32); floatX is float at common.cuh:9"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(Onboarding, DiscoverListsLaunchersWithDefaultArgumentsAndOverloads) {

@@ -43,9 +43,9 @@ TEST(FrameIo, WhatIsWrittenIsReadWholeIncludingNewlinesAndEmptyFrames) {
 }
 
 TEST(FrameIo, MalformedTruncatedAndOversizedFramesAreRefused) {
-  for (const std::string& bytes : {std::string("12x\nabc"), std::string("\nabc"), std::string("-1\n"),
-                                  std::string("5\nabc"), std::string("99999999999999999999999\n"),
-                                  std::string("11\nhello world")}) {
+  for (const std::string& bytes :
+       {std::string("12x\nabc"), std::string("\nabc"), std::string("-1\n"), std::string("5\nabc"),
+        std::string("99999999999999999999999\n"), std::string("11\nhello world")}) {
     Pipe p;
     ASSERT_EQ(::write(p.fds[1], bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
     p.close_write();

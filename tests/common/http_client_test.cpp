@@ -109,7 +109,10 @@ TEST(HttpClient, SilenceLongerThanTheIdleLimitIsATimeout) {
 
 TEST(HttpClient, AnUnreachableServerWasNeverSent) {
   int port = 0;
-  { LoopbackHttpServer gone([](const LoopbackRequest&) { return LoopbackResponse{}; }); port = gone.port(); }
+  {
+    LoopbackHttpServer gone([](const LoopbackRequest&) { return LoopbackResponse{}; });
+    port = gone.port();
+  }
   try {
     http_send({"POST", "http://127.0.0.1:" + std::to_string(port) + "/", {}, "{}", 5, 1});
     FAIL() << "expected a transport error";
@@ -174,6 +177,6 @@ TEST(HttpClient, BackoffGrowsIsCappedAndHonoursTheServer) {
   EXPECT_DOUBLE_EQ(backoff_delay_s(3, 1, 60, std::nullopt, 1.0), 8.0);
   EXPECT_DOUBLE_EQ(backoff_delay_s(10, 1, 60, std::nullopt, 1.0), 60.0);
   EXPECT_DOUBLE_EQ(backoff_delay_s(3, 1, 60, std::nullopt, 0.5), 4.0);
-  EXPECT_DOUBLE_EQ(backoff_delay_s(0, 1, 60, 12.0, 0.1), 12.0);   // the server's wait wins
-  EXPECT_DOUBLE_EQ(backoff_delay_s(0, 1, 60, 120.0, 0.1), 120.0); // even beyond the cap
+  EXPECT_DOUBLE_EQ(backoff_delay_s(0, 1, 60, 12.0, 0.1), 12.0);    // the server's wait wins
+  EXPECT_DOUBLE_EQ(backoff_delay_s(0, 1, 60, 120.0, 0.1), 120.0);  // even beyond the cap
 }

@@ -129,7 +129,8 @@ TEST(ConfigKeys, TheStarterDefaultsUncommentedLoadAsTheDefaults) {
   Config loaded = load_config_text(toml, "starter.toml", ""), defaults;
   for (const auto& key : config_keys()) {
     std::string name = key.name;  // `tolerance.float32 = ...`: a table, one dotted line per entry
-    bool listed = toml.find("\n" + name + " = ") != std::string::npos || toml.find("\n" + name + ".") != std::string::npos;
+    bool listed = toml.find("\n" + name + " = ") != std::string::npos ||
+                  toml.find("\n" + name + ".") != std::string::npos;
     EXPECT_TRUE(listed) << id(key) << " is not in the starter file";
     EXPECT_TRUE(same_value(key.field(loaded), key.field(defaults))) << id(key);
   }
@@ -172,5 +173,6 @@ TEST(ConfigKeys, TheReferenceDocumentsExactlyTheTableKeys) {
   std::map<std::string, std::set<std::string>> listed;
   for (const auto& key : config_keys()) listed[key.section].insert(key.name);
   EXPECT_EQ(documented.size(), listed.size()) << "docs/configuration.md and the key table have different sections";
-  for (const auto& [name, keys] : listed) EXPECT_EQ(documented[name], keys) << "docs/configuration.md table of [" << name << "]";
+  for (const auto& [name, keys] : listed)
+    EXPECT_EQ(documented[name], keys) << "docs/configuration.md table of [" << name << "]";
 }

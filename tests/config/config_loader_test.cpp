@@ -212,9 +212,9 @@ repository = "no-slash"
 )");
   std::vector<std::string> fields;
   for (const auto& e : errs) fields.push_back(e.field);
-  for (const char* f : {"llm.provider", "search.proposer", "search.rounds", "search.screen_margin",
-                        "search.screen_max_samples", "bench.min_speedup", "bench.max_samples", "verify.distributions",
-                        "github.repository"})
+  for (const char* f :
+       {"llm.provider", "search.proposer", "search.rounds", "search.screen_margin", "search.screen_max_samples",
+        "bench.min_speedup", "bench.max_samples", "verify.distributions", "github.repository"})
     EXPECT_NE(std::find(fields.begin(), fields.end(), f), fields.end()) << "no error for " << f;
 }
 
@@ -234,7 +234,8 @@ chat_template_kwargs = { enable_thinking = true }
 stop = ["</answer>"]
 [llm.extra_headers]
 X-Gateway-Route = "kernels"
-)", "kernelbot.toml", "");
+)",
+                              "kernelbot.toml", "");
   EXPECT_EQ(c.llm.api_key_header, "api-key");
   EXPECT_EQ(c.llm.send_temperature, "false");  // a TOML boolean is read as the word
   EXPECT_EQ(c.llm.token_parameter, "max_completion_tokens");

@@ -22,9 +22,9 @@ TEST(ArgTypes, ParsesEveryDtypeAndKnowsItsSize) {
     bool is_float;
     const char* cpp;
   };
-  const Known types[] = {{"float64", 8, true, "double"},  {"float32", 4, true, "float"},
-                         {"float16", 2, true, "__half"},  {"bfloat16", 2, true, "__nv_bfloat16"},
-                         {"int64", 8, false, "int64_t"},  {"int32", 4, false, "int"},
+  const Known types[] = {{"float64", 8, true, "double"},   {"float32", 4, true, "float"},
+                         {"float16", 2, true, "__half"},   {"bfloat16", 2, true, "__nv_bfloat16"},
+                         {"int64", 8, false, "int64_t"},   {"int32", 4, false, "int"},
                          {"uint32", 4, false, "unsigned"}, {"int8", 1, false, "int8_t"},
                          {"uint8", 1, false, "uint8_t"}};
   ASSERT_EQ(dtype_names().size(), std::size(types));

@@ -35,7 +35,8 @@ TEST(SpeedupRule, AcceptsOnlyASignificantGeometricMeanWinWithNoSignificantLoss) 
   EXPECT_FALSE(loss.accepted());
   EXPECT_EQ(loss.outcome, SpeedupOutcome::slower);
   EXPECT_EQ(loss.slower_at, "n=2");
-  EXPECT_EQ(loss.reason(), "correct, but significantly slower than the original at n=2 (geometric-mean speedup 1.265x)");
+  EXPECT_EQ(loss.reason(),
+            "correct, but significantly slower than the original at n=2 (geometric-mean speedup 1.265x)");
 
   const auto small = decide_speedup(sizes({{"n=1", 1.03, true}}), 1.05);
   EXPECT_EQ(small.outcome, SpeedupOutcome::under_minimum);
@@ -51,7 +52,8 @@ TEST(SpeedupRule, ChecksSlowerThenTheMinimumThenTheNoise) {
   EXPECT_EQ(decide_speedup(sizes({{"a", 1.01, false}, {"b", 0.9, true}}), 1.05).outcome, SpeedupOutcome::slower);
   EXPECT_EQ(decide_speedup(sizes({{"a", 1.01, false}}), 1.05).outcome, SpeedupOutcome::under_minimum);
   EXPECT_EQ(decide_speedup(sizes({{"a", 1.01, false}}), 1.0).outcome, SpeedupOutcome::within_noise);
-  EXPECT_EQ(decide_speedup(sizes({{"a", 1.05, true}}), 1.05).outcome, SpeedupOutcome::faster) << "reaching it is enough";
+  EXPECT_EQ(decide_speedup(sizes({{"a", 1.05, true}}), 1.05).outcome, SpeedupOutcome::faster)
+      << "reaching it is enough";
 }
 
 TEST(SpeedupRule, ASizeWithoutARatioCountsAsNoSpeedup) {

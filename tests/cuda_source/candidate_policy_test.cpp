@@ -96,8 +96,9 @@ TEST(CandidatePolicy, DeviceAsmPassesAndHostAsmDoesNot) {
   EXPECT_EQ(found[0].line, 5);
   // A macro that means __device__ makes device code, unless it is also defined otherwise.
   EXPECT_TRUE(policy_findings("#define DEV __device__\nDEV void f() { asm(\"nop\"); }\n", scope()).empty());
-  EXPECT_FALSE(policy_findings("#define DEV __device__\n#undef DEV\n#define DEV\nDEV void f() { asm(\"nop\"); }\n",
-                               scope()).empty());
+  EXPECT_FALSE(
+      policy_findings("#define DEV __device__\n#undef DEV\n#define DEV\nDEV void f() { asm(\"nop\"); }\n", scope())
+          .empty());
 }
 
 TEST(CandidatePolicy, CommonWordsAreRefusedOnlyAsFunctions) {
@@ -105,24 +106,25 @@ TEST(CandidatePolicy, CommonWordsAreRefusedOnlyAsFunctions) {
                          "__device__ float read(const float* p) { return *p; }", "void f() { cg::wait(b); }",
                          "void f(cuda::pipeline<cuda::thread_scope_thread>& pipe) { use(pipe); }"})
     EXPECT_TRUE(policy_findings(ok, scope()).empty()) << ok << "\n" << all(policy_findings(ok, scope()));
-  for (const char* bad : {"void f() { read(0, b, 1); }", "void f() { auto p = &::write; }", "void f() { return (close)(3); }",
-                          "#define R read\n", "void f() { ::kill(1, 9); }", "void f() { __open_2(\"x\", 0); }"})
+  for (const char* bad :
+       {"void f() { read(0, b, 1); }", "void f() { auto p = &::write; }", "void f() { return (close)(3); }",
+        "#define R read\n", "void f() { ::kill(1, 9); }", "void f() { __open_2(\"x\", 0); }"})
     EXPECT_FALSE(policy_findings(bad, scope()).empty()) << bad;
 }
 
 TEST(CandidatePolicy, IncludeRules) {
   const IncludeScope s = scope();
-  for (const char* angle : {"cstdint", "vector", "math.h", "cuda_runtime.h", "cuda_fp16.h", "cuda_bf16.h",
-                            "cooperative_groups.h", "cooperative_groups/memcpy_async.h", "cub/cub.cuh",
-                            "thrust/sort.h", "cuda/barrier", "mma.h", "foo.h"})
+  for (const char* angle :
+       {"cstdint", "vector", "math.h", "cuda_runtime.h", "cuda_fp16.h", "cuda_bf16.h", "cooperative_groups.h",
+        "cooperative_groups/memcpy_async.h", "cub/cub.cuh", "thrust/sort.h", "cuda/barrier", "mma.h", "foo.h"})
     EXPECT_EQ(include_refusal(angle, true, s), "") << angle;
   for (const char* quoted : {"../include/foo.h", "foo.h", "cuda_runtime.h"})
     EXPECT_EQ(include_refusal(quoted, false, s), "") << quoted;
   for (const char* angle : {"unistd.h", "dlfcn.h", "sys/socket.h", "fstream", "filesystem", "../include/foo.h",
                             "/proc/self/environ", "cub/../../../etc/passwd"})
     EXPECT_NE(include_refusal(angle, true, s), "") << angle;
-  for (const char* quoted : {"/proc/self/environ", "../../policy_candidates/hostile_fopen.cu", "original.cu/../../x",
-                             "missing.h"})
+  for (const char* quoted :
+       {"/proc/self/environ", "../../policy_candidates/hostile_fopen.cu", "original.cu/../../x", "missing.h"})
     EXPECT_NE(include_refusal(quoted, false, s), "") << quoted;
 }
 

@@ -25,12 +25,14 @@ std::string replaced(std::string s, const std::string& from, const std::string& 
 }  // namespace
 
 TEST(LiteralDiff, NamesTheKnobWhoseLiteralsChangedAndLiteralsNoKnobOwns) {
-  std::string updated = replaced(replaced(kOriginal, "(n + 31) / 32", "(n + 127) / 128"), "grid, 32>>>", "grid, 128>>>");
+  std::string updated = replaced(replaced(kOriginal, "(n + 31) / 32", "(n + 127) / 128"), "grid, 32>>>",
+                                 "grid, 128>>>");
   auto edits = describe_literal_changes(kOriginal, updated, "launch_k", "src/k.cu");
   ASSERT_TRUE(edits.has_value());
   EXPECT_EQ(*edits, std::vector<std::string>{"block size literal in launch_k: 32 -> 128"});
 
-  auto other = describe_literal_changes(kOriginal, replaced(kOriginal, "scale = 5", "scale = 6"), "launch_k", "src/k.cu");
+  auto other = describe_literal_changes(kOriginal, replaced(kOriginal, "scale = 5", "scale = 6"), "launch_k",
+                                        "src/k.cu");
   ASSERT_TRUE(other.has_value());
   EXPECT_EQ(*other, std::vector<std::string>{"the literal at src/k.cu:2: 5 -> 6"});
 }
@@ -40,5 +42,6 @@ TEST(LiteralDiff, AnythingButLiteralsIsNotALiteralChange) {
   EXPECT_FALSE(describe_literal_changes(kOriginal, replaced(kOriginal, "n * scale", "n + scale"), "launch_k", "k.cu"));
   std::string commented = replaced(kOriginal, "scale = 5;", "scale = 6;  // six");
   EXPECT_FALSE(describe_literal_changes(kOriginal, commented, "launch_k", "k.cu").has_value());
-  EXPECT_FALSE(describe_literal_changes(kOriginal, replaced(kOriginal, "scale = 5", "scale = 5.0f"), "launch_k", "k.cu"));
+  EXPECT_FALSE(
+      describe_literal_changes(kOriginal, replaced(kOriginal, "scale = 5", "scale = 5.0f"), "launch_k", "k.cu"));
 }

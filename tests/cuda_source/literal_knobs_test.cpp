@@ -123,7 +123,8 @@ void launch_row_sum(const float* in, float* out, int rows, int cols, cudaStream_
   EXPECT_EQ(threads->value, 32);
   ASSERT_EQ(threads->occurrences.size(), 1u);
   EXPECT_EQ(threads->occurrences[0].begin, offset_of(text, "32", "constexpr int threads"));
-  EXPECT_EQ(threads->description(), "block size `threads` of launch_row_sum (`constexpr int threads = 32` at src/rows.cu:10)");
+  EXPECT_EQ(threads->description(),
+            "block size `threads` of launch_row_sum (`constexpr int threads = 32` at src/rows.cu:10)");
   std::string expected = text;
   expected.replace(expected.find("threads = 32"), 12, "threads = 128");
   EXPECT_EQ(with_value(*threads, text, 128), expected);

@@ -110,9 +110,8 @@ TEST(PreprocessorDirectives, ConditionalKinds) {
 }
 
 TEST(PreprocessorDirectives, CommentedOutAndInBodyDirectives) {
-  const std::string text =
-      "/*\n#define OLD 1\n*/\n// #define GONE 2\n"
-      "void f() {\n#define LOCAL 3\n#pragma unroll 4\n}\n#define TOP 5\n";
+  const std::string text = "/*\n#define OLD 1\n*/\n// #define GONE 2\n"
+                           "void f() {\n#define LOCAL 3\n#pragma unroll 4\n}\n#define TOP 5\n";
   std::vector<std::string> names;
   for (const auto& d : read_directives(text)) names.push_back(d.name);
   EXPECT_EQ(names, (std::vector<std::string>{"LOCAL", "unroll", "TOP"}));
@@ -130,17 +129,16 @@ TEST(PreprocessorDirectives, IntegerValuesInParenthesesWithSignsAndSuffixes) {
   EXPECT_EQ(integer_value("-4"), -4);
   EXPECT_EQ(integer_value("128u"), 128);
   EXPECT_EQ(integer_value("(1024UL)"), 1024);
-  for (const char* not_integer : {"", "-", "()", "0x10", "1 + 2", "- 4", "\"x\"", "BLOCK", "(64", "64)", "(64)u",
-                                  "99999999999999999999"})
+  for (const char* not_integer :
+       {"", "-", "()", "0x10", "1 + 2", "- 4", "\"x\"", "BLOCK", "(64", "64)", "(64)u", "99999999999999999999"})
     EXPECT_FALSE(integer_value(not_integer).has_value()) << not_integer;
 }
 
 TEST(PreprocessorDirectives, TunerReadsKnobsThroughTheSameReader) {
-  const std::string text =
-      "#  ifndef OFFSET   // a comment after the guard\n"
-      "#\tdefine OFFSET ( -4 ) /* why */\n#endif\n"
-      "#ifndef SPLIT\n\n#define SPLIT 2\n#endif\n"  // not on the next line: no knob
-      "#ifndef OTHER\n#define SPLIT2 2\n#endif\n";   // another name: no knob
+  const std::string text = "#  ifndef OFFSET   // a comment after the guard\n"
+                           "#\tdefine OFFSET ( -4 ) /* why */\n#endif\n"
+                           "#ifndef SPLIT\n\n#define SPLIT 2\n#endif\n"  // not on the next line: no knob
+                           "#ifndef OTHER\n#define SPLIT2 2\n#endif\n";  // another name: no knob
   auto knobs = detect_tunable_macros(text);
   ASSERT_EQ(knobs.size(), 1u);
   EXPECT_EQ(knobs[0].name, "OFFSET");

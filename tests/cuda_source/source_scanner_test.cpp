@@ -187,8 +187,8 @@ void host(int* p) {
 }
 
 TEST(SourceScanner, BrokenInputDoesNotCrash) {
-  for (const char* text : {"__global__", "__global__ void", "__global__ void k(", "void f() { k<<<", "/* open",
-                           "}}}}", "template <", "k<<<1,1>>>(x);", "\"unterminated", "#define X \\"}) {
+  for (const char* text : {"__global__", "__global__ void", "__global__ void k(", "void f() { k<<<", "/* open", "}}}}",
+                           "template <", "k<<<1,1>>>(x);", "\"unterminated", "#define X \\"}) {
     ScanResult r;
     EXPECT_NO_THROW(scan_source(text, "broken.cu", r)) << text;
   }

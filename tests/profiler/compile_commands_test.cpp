@@ -24,9 +24,9 @@ TEST(CompileCommands, KeepsIncludesDefinesAndStandard) {
       "-isystem/sys/y --include-path=gen -DNDEBUG -D FOO=1 -UBAR -std=c++17 -O2 -g --generate-code=arch=compute_90,"
       "code=[compute_90,sm_90] -Xcompiler=-Wall --expt-relaxed-constexpr -std=c++20 -x cu -c src/a.cu -o a.o");
   Flags flags = relevant_compile_flags(args, "/repo/build");
-  EXPECT_EQ(flags, (Flags{"-I/repo/build/include", "-I/abs/inc", "-isystem", "/repo/build/third/x", "-isystem",
-                          "/sys/y", "-I/repo/build/gen", "-DNDEBUG", "-DFOO=1", "-UBAR", "--expt-relaxed-constexpr",
-                          "-std=c++20"}));
+  EXPECT_EQ(flags,
+            (Flags{"-I/repo/build/include", "-I/abs/inc", "-isystem", "/repo/build/third/x", "-isystem", "/sys/y",
+                   "-I/repo/build/gen", "-DNDEBUG", "-DFOO=1", "-UBAR", "--expt-relaxed-constexpr", "-std=c++20"}));
 }
 
 class CompileDatabaseTest : public ::testing::Test {

@@ -8,8 +8,8 @@
 #include <fstream>
 
 #include "core/harness_job.h"
-#include "profiler/sandbox/sandbox_process.h"
 #include "profiler/evaluate/variant_compiler.h"
+#include "profiler/sandbox/sandbox_process.h"
 
 namespace kb::profiler {
 namespace {
@@ -109,7 +109,8 @@ void launch_h(const __half* x, __half* y, int64_t n, const float& s, cudaStream_
             arg("stream", ArgRole::stream, DType::float32)};
   std::ofstream(dir / "entry.cu") << generate_entry_shim(k, (dir / "variant.cu").string());
   SandboxCommand c;
-  c.argv = {nvcc, "-c", "-arch=sm_90", "-Xcompiler", "-fPIC", "-o", (dir / "entry.o").string(), (dir / "entry.cu").string()};
+  c.argv = {
+      nvcc, "-c", "-arch=sm_90", "-Xcompiler", "-fPIC", "-o", (dir / "entry.o").string(), (dir / "entry.cu").string()};
   c.limits.wall_time_s = 300;
   auto r = run_sandboxed(c);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;

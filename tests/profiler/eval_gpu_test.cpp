@@ -17,9 +17,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <thread>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "core/result_types.h"
 #include "profiler/device_query.h"
@@ -62,8 +62,9 @@ fs::path repo() {
     toml = kb::testing::without_table(kb::testing::without_table(toml, "bench"), "verify");
     std::ofstream(d / "kernelbot.toml") << toml << "\n[verify]\ntrials = 3\ntimeout_s = 120\n" << bench;
     std::ofstream(d / "kernelbot-hang.toml") << toml << "\n[verify]\ntrials = 3\ntimeout_s = 8\n" << bench;
-    std::ofstream(d / "kernelbot-process.toml") << toml << "\n[verify]\ntrials = 3\ntimeout_s = 120\nsandbox = \"process\"\n"
-                                                << bench;
+    std::ofstream(d / "kernelbot-process.toml")
+        << toml << "\n[verify]\ntrials = 3\ntimeout_s = 120\nsandbox = \"process\"\n"
+        << bench;
     return d;
   }();
   return dir;
@@ -212,8 +213,9 @@ EvalRun eval_in(const fs::path& repository, const std::string& kernel, const std
                 const std::string& config = "kernelbot.toml", std::map<std::string, std::string> env = {},
                 const std::vector<std::string>& more_args = {}) {
   profiler::SandboxCommand c;
-  c.argv = {kernelbot(), "--config", (repository / config).string(), "--json", "eval", "--kernel", kernel, "--candidate",
-            (source_dir() / "tests/profiler/candidates" / candidate).string()};
+  c.argv = {kernelbot(), "--config",    (repository / config).string(),
+            "--json",    "eval",        "--kernel",
+            kernel,      "--candidate", (source_dir() / "tests/profiler/candidates" / candidate).string()};
   c.argv.insert(c.argv.end(), more_args.begin(), more_args.end());
   c.scrub_env = false;  // kernelbot itself is trusted; it must scrub its own children
   // kernelbot is the trusted parent and starts bubblewrap itself: as root, bwrap needs the
@@ -415,7 +417,8 @@ TEST(EvalGpu, EachJobSeesOnlyTheGpuItMeasuresOn) {
   std::printf("[ confined ] %zu GPU(s) on this host\n", devices.size());
   if (devices.size() > 1) {
     EvalRun control = eval_in(repo(), "saxpy", "saxpy_sees_other_gpus.cu", "kernelbot.toml",
-                              {{"KERNELBOT_SANDBOX_EVERY_GPU", "1"}}, {"--device", std::to_string(devices.back().index)});
+                              {{"KERNELBOT_SANDBOX_EVERY_GPU", "1"}},
+                              {"--device", std::to_string(devices.back().index)});
     expect_rejected(control, Verdict::wrong_result, "differ");
   }
 }
@@ -523,7 +526,8 @@ TEST(EvalGpu, ForkingFromTheStreamArgumentWithoutJoiningIsRejectedAsEndingLate) 
 void expect_kept_the_stream_order(const EvalRun& r) {
   ASSERT_TRUE(r.parsed) << describe(r);
   EXPECT_TRUE(r.result.verdict == Verdict::accepted || r.result.verdict == Verdict::not_faster) << describe(r);
-  EXPECT_EQ(r.result.reason.find("does work on a stream the caller does not wait for"), std::string::npos) << describe(r);
+  EXPECT_EQ(r.result.reason.find("does work on a stream the caller does not wait for"), std::string::npos)
+      << describe(r);
   std::printf("[ %s ] %s\n", to_string(r.result.verdict), r.result.reason.c_str());
 }
 TEST(EvalGpu, ForkingAndJoiningASideStreamKeepsTheOrder) {

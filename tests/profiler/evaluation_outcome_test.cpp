@@ -52,7 +52,8 @@ TEST(HarnessOutcome, CandidateCrashNamesTheKnownCauseNotTheLine) {
       "launching the candidate at n=1048576, trial 1\n";
   EvalResult e = classify_harness_run(exited(kHarnessCandidateCrashed, err), 0);
   EXPECT_EQ(e.verdict, Verdict::crashed);
-  EXPECT_EQ(e.reason, "the candidate crashed: an illegal memory access was encountered (the harness ended with exit code 3)");
+  EXPECT_EQ(e.reason,
+            "the candidate crashed: an illegal memory access was encountered (the harness ended with exit code 3)");
 
   // A crash the harness could not report itself (a signal) or only logged.
   HarnessRun sig = exited(-1, "something\n");
@@ -63,18 +64,23 @@ TEST(HarnessOutcome, CandidateCrashNamesTheKnownCauseNotTheLine) {
 
   EvalResult illegal = classify_harness_run(exited(1, "CUDA error: an illegal memory access was encountered\n"), 0);
   EXPECT_EQ(illegal.verdict, Verdict::crashed);
-  EXPECT_EQ(illegal.reason, "the candidate crashed: an illegal memory access was encountered (the harness ended with exit code 1)");
+  EXPECT_EQ(illegal.reason,
+            "the candidate crashed: an illegal memory access was encountered (the harness ended with exit code 1)");
 }
 
 // A candidate shares the harness's process, so it can print the harness's crash line with
 // anything after it (the secret it read): the reason keeps none of that text.
 TEST(HarnessOutcome, ForgedCrashLineDoesNotBecomeTheReason) {
   const std::string stolen = "kbprobe-stolen-value-7f3a9c";
-  EvalResult e = classify_harness_run(exited(kHarnessCandidateCrashed, "kb-harness: candidate crashed: " + stolen + "\n"), 0);
+  EvalResult e = classify_harness_run(exited(kHarnessCandidateCrashed,
+                                             "kb-harness: candidate crashed: " + stolen + "\n"),
+                                      0);
   EXPECT_EQ(e.verdict, Verdict::crashed);
   EXPECT_EQ(e.reason, "the candidate crashed (the harness ended with exit code 3)");
 
-  EvalResult baseline = classify_harness_run(exited(kHarnessBaselineCrashed, "kb-harness: baseline crashed: " + stolen + "\n"), 0);
+  EvalResult baseline = classify_harness_run(exited(kHarnessBaselineCrashed,
+                                                    "kb-harness: baseline crashed: " + stolen + "\n"),
+                                             0);
   EXPECT_EQ(baseline.verdict, Verdict::infra_error);
   EXPECT_EQ(baseline.reason.find(stolen + "\n"), std::string::npos) << baseline.reason;
   EXPECT_NE(baseline.reason.find("its stderr ends: "), std::string::npos) << "an infra error shows the stderr, marked";
@@ -88,7 +94,9 @@ TEST(HarnessOutcome, ForgedCrashLineDoesNotBecomeTheReason) {
 }
 
 TEST(HarnessOutcome, BaselineCrashAndHarnessFailuresAreInfraErrors) {
-  EvalResult b = classify_harness_run(exited(kHarnessBaselineCrashed, "kb-harness: baseline crashed: unspecified launch failure\n"), 0);
+  EvalResult b = classify_harness_run(exited(kHarnessBaselineCrashed,
+                                             "kb-harness: baseline crashed: unspecified launch failure\n"),
+                                      0);
   EXPECT_EQ(b.verdict, Verdict::infra_error);
   EXPECT_NE(b.reason.find("original kernel crashed"), std::string::npos);
   EXPECT_NE(b.reason.find("unspecified launch failure"), std::string::npos);
@@ -240,8 +248,8 @@ TEST(AcceptRule, WorkEscapingTheCallersStreamIsRejected) {
 
   // The same at one launch per sample: one size's span reads 325 us against 9.94 us, the other
   // sizes agree with their medians. An escape happens at every size; a bad reading at one does not.
-  EvalResult one_size = verified({size("n=1048576", 4.6, true), size("n=16777216", 4.3, true),
-                                  size("n=1000003", 3.95, true)});
+  EvalResult one_size = verified(
+      {size("n=1048576", 4.6, true), size("n=16777216", 4.3, true), size("n=1000003", 3.95, true)});
   for (auto& t : one_size.timings) {
     t.candidate.median_us = 10;
     t.candidate.cupti_span_us = 10.2;
@@ -341,14 +349,13 @@ TEST(SanitizerOutput, CountsErrorsAndKeepsTheReport) {
   SandboxResult memcheck;
   memcheck.started = true;
   memcheck.exit_code = 86;
-  memcheck.out =
-      "========= COMPUTE-SANITIZER\n"
-      "========= Invalid __global__ write of size 4 bytes\n"
-      "=========     at saxpy_kernel(const float *, float *, float, int)+0x90 in variant.cu:9\n"
-      "=========     by thread (31,0,0) in block (4095,0,0)\n"
-      "=========     Address 0x7f0000400000 is out of bounds\n"
-      "kb-harness [info] done\n"
-      "========= ERROR SUMMARY: 1 error\n";
+  memcheck.out = "========= COMPUTE-SANITIZER\n"
+                 "========= Invalid __global__ write of size 4 bytes\n"
+                 "=========     at saxpy_kernel(const float *, float *, float, int)+0x90 in variant.cu:9\n"
+                 "=========     by thread (31,0,0) in block (4095,0,0)\n"
+                 "=========     Address 0x7f0000400000 is out of bounds\n"
+                 "kb-harness [info] done\n"
+                 "========= ERROR SUMMARY: 1 error\n";
   SanitizerFindings f = read_sanitizer_output("memcheck", memcheck, 86);
   EXPECT_TRUE(f.ran);
   EXPECT_FALSE(f.clean);

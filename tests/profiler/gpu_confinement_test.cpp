@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "profiler/sandbox/gpu_confinement.h"
 #include "profiler/evaluate/harness_process.h"
+#include "profiler/sandbox/gpu_confinement.h"
 #include "profiler/sandbox/sandbox_process.h"
 
 namespace kb::profiler {

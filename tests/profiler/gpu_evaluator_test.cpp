@@ -119,7 +119,8 @@ if [ "$1" = "--session" ]; then
     if [ -s "$out" ]; then result=",\"result\":$(cat "$out")"; else result=""; fi
     rm -rf "$dir"/*
     printf '{"seq":%s,"exit_code":%s%s}' "$seq" "$rc" "$result" > "$log/reply.json"
-    )SH" + std::string(seal ? std::string(KB_SEAL_RESULT) + " \"$key\" \"$log/reply.json\"" : ":") + R"SH(
+    )SH" + std::string(seal ? std::string(KB_SEAL_RESULT) + " \"$key\" \"$log/reply.json\"" : ":") +
+                                                  R"SH(
     reply=$(cat "$log/reply.json")
     printf '%s\n%s' "${#reply}" "$reply" >&4
     seq=$((seq + 1))
@@ -141,11 +142,13 @@ mode=$(grep -o '"mode": *"[a-z_]*"' "$job" | sed 's/.*"\([a-z_]*\)"$/\1/')
 )
 rc=$?
 )SH" + (seal ? std::string("[ -s \"$out\" ] && ") + KB_SEAL_RESULT + " \"$key\" \"$out\"\n" : std::string()) +
-                                                     "exit $rc\n");
+                                                  "exit $rc\n");
     setenv("KERNELBOT_HARNESS", (root_ / "kernelbot-harness").c_str(), 1);
   }
 
-  nlohmann::json job(int n) { return nlohmann::json::parse(read(root_ / "log" / ("job-" + std::to_string(n) + ".json"))); }
+  nlohmann::json job(int n) {
+    return nlohmann::json::parse(read(root_ / "log" / ("job-" + std::to_string(n) + ".json")));
+  }
   int jobs() {
     int n = 0;
     for (const auto& e : fs::directory_iterator(root_ / "log")) n += e.path().filename().string().rfind("job-", 0) == 0;
@@ -320,7 +323,8 @@ TEST_F(GpuEvaluatorTest, AnUnsealedOrMissealedResultIsAForgeryAndRejected) {
 
   // Sealed, but with a key of its own choosing.
   std::string own = kAcceptingHarness;
-  own.replace(own.rfind("exit 0"), 6, std::string(KB_SEAL_RESULT) + " 0123456789abcdef0123456789abcdef \"$out\"; exit 0");
+  own.replace(own.rfind("exit 0"), 6,
+              std::string(KB_SEAL_RESULT) + " 0123456789abcdef0123456789abcdef \"$out\"; exit 0");
   fake_harness(own, /*seal=*/false);
   GpuEvaluator own_key(config_, device_);
   r = own_key.evaluate(config_.kernels[0], base, cand, EvalOptions{});
@@ -350,10 +354,12 @@ exit 3
   GpuEvaluator crash(config_, device_);
   EvalResult c = crash.evaluate(config_.kernels[0], base, cand, EvalOptions{});
   EXPECT_EQ(c.verdict, Verdict::crashed);
-  EXPECT_EQ(c.reason, "the candidate crashed: an illegal memory access was encountered (the harness ended with exit code 3)");
+  EXPECT_EQ(c.reason,
+            "the candidate crashed: an illegal memory access was encountered (the harness ended with exit code 3)");
 
   int before = jobs();
-  CompiledVariant broken = crash.compile(config_.kernels[0], Variant{"void launch_scale(const float*, float*, int) { oops }", {}, {}, "broken"});
+  CompiledVariant broken = crash.compile(
+      config_.kernels[0], Variant{"void launch_scale(const float*, float*, int) { oops }", {}, {}, "broken"});
   EvalResult b = crash.evaluate(config_.kernels[0], base, broken, EvalOptions{});
   EXPECT_EQ(b.verdict, Verdict::compile_error);
   EXPECT_NE(b.compile_log.find("oops"), std::string::npos);
@@ -366,7 +372,8 @@ TEST_F(GpuEvaluatorTest, SanitizerErrorsReject) {
   fs::path cuda = root_ / "cuda";
   fs::create_directories(cuda / "bin");
   write_script(cuda / "bin" / "nvcc", "#!/bin/sh\nexec " + find_nvcc() + " \"$@\"\n");
-  write_script(cuda / "bin" / "compute-sanitizer", "#!/bin/sh\necho \"$@\" >> " + (root_ / "log" / "sanitizer").string() + R"SH(
+  write_script(cuda / "bin" / "compute-sanitizer",
+               "#!/bin/sh\necho \"$@\" >> " + (root_ / "log" / "sanitizer").string() + R"SH(
 prev=""
 for a in "$@"; do
   if [ "$prev" = "--job" ]; then cp "$a" "$(dirname "$0")/../../log/sanitized-$2.json"; fi

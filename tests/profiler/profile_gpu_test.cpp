@@ -6,8 +6,8 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <set>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/result_types.h"
@@ -48,7 +48,8 @@ TEST(ProfileGpu, ConfiguredKernelTimedWithMetrics) {
   std::ifstream in(examples() / "kernelbot.toml");
   std::stringstream toml;
   toml << in.rdbuf();
-  std::ofstream(dir / "kernelbot.toml") << kb::testing::without_table(toml.str(), "bench") << "\n[bench]\nmin_time_s = 0.1\n";
+  std::ofstream(dir / "kernelbot.toml") << kb::testing::without_table(toml.str(), "bench")
+                                        << "\n[bench]\nmin_time_s = 0.1\n";
 
   auto r = run({"--json", "profile", "--kernel", "transpose"}, dir);
   ASSERT_EQ(r.exit_code, 0) << r.describe() << "\n" << r.err;
@@ -97,7 +98,8 @@ TEST(ProfileGpu, DemoWorkloadIsRankedAndMappedToSources) {
   EXPECT_NEAR(share, 1.0, 1e-9);
   EXPECT_GE(j["kernels"][0]["total_ms"].get<double>(), j["kernels"][1]["total_ms"].get<double>());
 
-  auto text = run({"--config", (examples() / "kernelbot.toml").string(), "profile", "--", demo}, fs::temp_directory_path());
+  auto text = run({"--config", (examples() / "kernelbot.toml").string(), "profile", "--", demo},
+                  fs::temp_directory_path());
   EXPECT_EQ(text.exit_code, 0);
   std::printf("%s", text.out.c_str());
 }

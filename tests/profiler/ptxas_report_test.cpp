@@ -19,7 +19,8 @@ ptxas info    : Used 10 registers, used 1 barriers, 1024 bytes smem
 ptxas info    : Compile time = 2.858 ms
 )";
 
-const char* kSpills = R"(ptxas info    : Overriding maximum register limit 256 for '_ZN2ns1bILi64EEEvPf' with  32 of maxrregcount option
+const char* kSpills =
+    R"(ptxas info    : Overriding maximum register limit 256 for '_ZN2ns1bILi64EEEvPf' with  32 of maxrregcount option
 ptxas info    : 40 bytes gmem
 ptxas info    : Function properties for _Z6helperPf
     16 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

@@ -22,10 +22,10 @@
 #include <sstream>
 #include <thread>
 
+#include "common/secret_redactor.h"
 #include "profiler/evaluate/evaluation_outcome.h"
 #include "profiler/evaluate/harness_process.h"
 #include "profiler/sandbox/sandbox_process.h"
-#include "common/secret_redactor.h"
 
 namespace kb::profiler {
 namespace {

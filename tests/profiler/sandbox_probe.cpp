@@ -158,7 +158,8 @@ int main(int argc, char** argv) {
     std::printf("%s\n", v ? v : "(unset)");
     return v ? 0 : 1;
   }
-  std::fprintf(stderr, "usage: sandbox_probe alloc MB | sleep S | read FILE | environ PID | write FILE | daemon MARKER |"
-                       " connect PORT | forkbomb | say TEXT | getenv NAME\n");
+  std::fprintf(stderr,
+               "usage: sandbox_probe alloc MB | sleep S | read FILE | environ PID | write FILE | daemon MARKER |"
+               " connect PORT | forkbomb | say TEXT | getenv NAME\n");
   return 2;
 }

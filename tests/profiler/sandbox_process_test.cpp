@@ -148,7 +148,8 @@ TEST(Sandbox, StdinIsDevNull) {
 }
 
 TEST(Sandbox, OutputIsBoundedKeepingHeadAndTail) {
-  auto c = shell("echo FIRST; i=0; while [ $i -lt 20000 ]; do echo 0123456789012345678901234567890123456789; i=$((i+1)); done; echo LAST");
+  auto c = shell(
+      "echo FIRST; i=0; while [ $i -lt 20000 ]; do echo 0123456789012345678901234567890123456789; i=$((i+1)); done; echo LAST");
   c.limits.max_output_bytes = 8192;
   auto r = run_sandboxed(c);
   EXPECT_EQ(r.exit_code, 0);

@@ -73,7 +73,8 @@ sizes = [{ n = 1000 }]
   role = "size"
   dtype = "int32"
   value = "n"
-)", (root_ / "kernelbot.toml").string(), root_);
+)",
+                                       (root_ / "kernelbot.toml").string(), root_);
   }
   void TearDown() override { fs::remove_all(root_); }
 
@@ -89,7 +90,9 @@ sizes = [{ n = 1000 }]
   config::Config config_;
 };
 
-bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 TEST(CudaArch, Resolution) {
   EXPECT_EQ(resolve_cuda_arch("", 0, 0), "sm_90");
@@ -103,8 +106,8 @@ TEST(VariantFlags, OnlyCodeGenerationSwitchesAreAllowed) {
   for (const char* ok : {"-O3", "--use_fast_math", "-Xptxas=-O3", "-maxrregcount=64", "-ftz=true", "-std=c++20",
                          "--ptxas-options=-v", "-Xptxas=--allow-expensive-optimizations=true"})
     EXPECT_TRUE(variant_flag_allowed(ok)) << ok;
-  for (const char* bad : {"-o", "/tmp/x", "--run", "-Xcompiler=-fplugin=/tmp/evil.so", "-Xptxas=-o,/tmp/x",
-                          "-O3 --run", "-ccbin=/tmp/evil", "--compiler-bindir=/tmp", "-Ofast-and-loose", "-I/etc"})
+  for (const char* bad : {"-o", "/tmp/x", "--run", "-Xcompiler=-fplugin=/tmp/evil.so", "-Xptxas=-o,/tmp/x", "-O3 --run",
+                          "-ccbin=/tmp/evil", "--compiler-bindir=/tmp", "-Ofast-and-loose", "-I/etc"})
     EXPECT_FALSE(variant_flag_allowed(bad)) << bad;
 }
 
@@ -138,7 +141,7 @@ TEST_F(VariantCompilerTest, CandidateCannotIncludeRepositorySecrets) {
     o.sandbox = SandboxKind::process;
     CompiledVariant plain = VariantCompiler(config_, o).compile(config_.kernels[0], v);
     EXPECT_EQ(plain.log.find("No such file"), std::string::npos) << "control: without namespaces the include works\n"
-                                                                << plain.log;
+                                                                 << plain.log;
   }
 }
 
@@ -160,8 +163,9 @@ TEST_F(VariantCompilerTest, SourcePolicyRefusesBeforeNvcc) {
 
   // Device PTX and the repository's header by a path of its own pass, and compile.
   Variant honest = original();
-  honest.source = "#include \"../include/scale.h\"\n#include <cstdint>\n" + honest.source +
-                  "__device__ unsigned lane() { unsigned v; asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(v)); return v; }\n";
+  honest.source =
+      "#include \"../include/scale.h\"\n#include <cstdint>\n" + honest.source +
+      "__device__ unsigned lane() { unsigned v; asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(v)); return v; }\n";
   const CompiledVariant compiled = compiler.compile(config_.kernels[0], honest);
   EXPECT_TRUE(compiled.ok) << compiled.failure_reason << "\n" << compiled.log;
 
@@ -332,7 +336,8 @@ TEST_F(VariantCompilerTest, ACompilePastItsMemoryLimitIsTheCandidatesCompileErro
   const CompiledVariant r = compiler.compile(config_.kernels[0], original());
   EXPECT_FALSE(r.ok);
   EXPECT_FALSE(r.machine_failure);
-  EXPECT_EQ(r.failure_reason, "the compile ran out of its memory limit (0.25 GiB of host memory, [verify] compile_memory_gib)")
+  EXPECT_EQ(r.failure_reason,
+            "the compile ran out of its memory limit (0.25 GiB of host memory, [verify] compile_memory_gib)")
       << r.log;
 }
 

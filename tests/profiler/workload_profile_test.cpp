@@ -24,7 +24,8 @@ TEST(KernelBaseName, StripsReturnTypeParametersScopesAndTemplates) {
 class WorkloadRankingTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    recording_ = read_workload_recording(fs::path(KB_SOURCE_DIR) / "tests/profiler/data/workload-profile-synthetic.json");
+    recording_ = read_workload_recording(fs::path(KB_SOURCE_DIR) /
+                                         "tests/profiler/data/workload-profile-synthetic.json");
     scan_ = cuda_source::scan_tree(fs::path(KB_SOURCE_DIR) / "examples", {"build"});
     config_ = config::load_config(fs::path(KB_SOURCE_DIR) / "examples/kernelbot.toml");
   }
@@ -81,8 +82,8 @@ TEST_F(WorkloadRankingTest, MergesProcessesAndWorksWithoutAConfig) {
 // Recorded by libkernelbot_inject.so on the H100 (2026-11-22): `kernelbot profile --
 // ./demo_app`, 21 launches of each example kernel.
 TEST_F(WorkloadRankingTest, RecordedDemoAppOnTheH100) {
-  WorkloadRecording demo =
-      read_workload_recording(fs::path(KB_SOURCE_DIR) / "tests/profiler/data/workload-profile-demo_app-h100.json");
+  WorkloadRecording demo = read_workload_recording(fs::path(KB_SOURCE_DIR) /
+                                                   "tests/profiler/data/workload-profile-demo_app-h100.json");
   EXPECT_EQ(demo.groups.size(), 4u);
   EXPECT_EQ(demo.dropped_records, 0u);
   WorkloadRanking r = rank_workload({demo}, scan_, &config_);

@@ -34,7 +34,9 @@ CandidateRecord candidate(const std::string& tag, Verdict verdict, double speedu
   return r;
 }
 
-ArchiveKey key_of(const std::string& kernel) { return ArchiveKey{kernel, "src-" + kernel, "spec", "NVIDIA H200", "13.0"}; }
+ArchiveKey key_of(const std::string& kernel) {
+  return ArchiveKey{kernel, "src-" + kernel, "spec", "NVIDIA H200", "13.0"};
+}
 
 ArchiveRow row(const std::string& kernel, const std::string& tag, Verdict verdict, double speedup,
                const std::string& when) {
@@ -111,8 +113,8 @@ TEST(ArchiveExchange, OverlappingArchivesMergeToOneRowPerCandidateAndTheBestPerK
       row("layernorm", "a", Verdict::accepted, 1.20, "2026-11-21T01:00:00Z"),
   };
   std::vector<ArchiveRow> shard1 = {
-      row("saxpy", "x", Verdict::accepted, 1.40, "2026-11-20T01:00:00Z"),     // the same row
-      row("saxpy", "y", Verdict::wrong_result, 0, "2026-11-21T02:00:00Z"),   // worse this time
+      row("saxpy", "x", Verdict::accepted, 1.40, "2026-11-20T01:00:00Z"),      // the same row
+      row("saxpy", "y", Verdict::wrong_result, 0, "2026-11-21T02:00:00Z"),     // worse this time
       row("layernorm", "a", Verdict::accepted, 1.35, "2026-11-21T02:00:00Z"),  // better this time
       row("layernorm", "b", Verdict::accepted, 1.10, "2026-11-21T02:00:00Z"),
       row("transpose", "t", Verdict::not_faster, 0.8, "2026-11-21T02:00:00Z"),
@@ -131,7 +133,7 @@ TEST(ArchiveExchange, OverlappingArchivesMergeToOneRowPerCandidateAndTheBestPerK
   merge_rows(backward, read_archive_export(p.root / "s0.json"));
 
   auto merged = contents(forward);
-  EXPECT_EQ(merged.size(), 6u);  // x, y, z, a, b, t: one row each
+  EXPECT_EQ(merged.size(), 6u);           // x, y, z, a, b, t: one row each
   EXPECT_EQ(merged, contents(backward));  // the order the shards arrive in does not matter
   EXPECT_DOUBLE_EQ(merged.at({"saxpy", candidate("y", Verdict::accepted, 0).variant_hash}), 1.90);
   EXPECT_DOUBLE_EQ(merged.at({"layernorm", candidate("a", Verdict::accepted, 0).variant_hash}), 1.35);

@@ -145,13 +145,13 @@ TEST(Archive, ASecondSearchStartsFromTheBestAndSkipsWorkAlreadyDone) {
   Archive archive(p.root / ".kernelbot" / "archive.sqlite");
   // The same script both times: round 1 offers 60 and 50 us, round 2 a 40 us variant.
   auto make = [] {
-    return ScriptedProposer([](const ProposalContext&) { return std::vector<ProposedIdea>{idea("a", "fusion")}; },
-                            [](const BranchRequest& r) {
-                              if (r.id_prefix == "r1-i0")
-                                return std::vector<Branch>{Branch{timed_variant(60, "sixty"), ""},
-                                                           Branch{timed_variant(50, "fifty"), ""}};
-                              return std::vector<Branch>{Branch{timed_variant(40, "forty"), ""}};
-                            });
+    return ScriptedProposer(
+        [](const ProposalContext&) { return std::vector<ProposedIdea>{idea("a", "fusion")}; },
+        [](const BranchRequest& r) {
+          if (r.id_prefix == "r1-i0")
+            return std::vector<Branch>{Branch{timed_variant(60, "sixty"), ""}, Branch{timed_variant(50, "fifty"), ""}};
+          return std::vector<Branch>{Branch{timed_variant(40, "forty"), ""}};
+        });
   };
   SimulatedEvaluator first_gpu;
   auto first_proposer = make();

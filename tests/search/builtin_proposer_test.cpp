@@ -69,14 +69,13 @@ TEST(TunableMacros, FindsIfndefDefineBlocksAndTheirRoles) {
 }
 
 TEST(TunableMacros, ReadsDeclarationsAndIgnoresWhatIsNotAKnob) {
-  const std::string src =
-      "#define FIXED 7\n"                    // no #ifndef guard: not overridable
-      "#ifndef NAME_STR\n#define NAME_STR \"x\"\n#endif\n"  // not an integer
-      "#ifndef ITEMS_PER_THREAD\n#define ITEMS_PER_THREAD 1  // items\n#endif\n"
-      "#ifndef TILE\n#define TILE (64)\n#endif\n"
-      "#ifndef USE_X\n#define USE_X 0\n#endif\n"
-      "// kernelbot: tune TILE 32, 64, 128\n"
-      "// kernelbot: tune UNROLL = 1 2 4\n";
+  const std::string src = "#define FIXED 7\n"                                   // no #ifndef guard: not overridable
+                          "#ifndef NAME_STR\n#define NAME_STR \"x\"\n#endif\n"  // not an integer
+                          "#ifndef ITEMS_PER_THREAD\n#define ITEMS_PER_THREAD 1  // items\n#endif\n"
+                          "#ifndef TILE\n#define TILE (64)\n#endif\n"
+                          "#ifndef USE_X\n#define USE_X 0\n#endif\n"
+                          "// kernelbot: tune TILE 32, 64, 128\n"
+                          "// kernelbot: tune UNROLL = 1 2 4\n";
   auto m = detect_tunable_macros(src);
   ASSERT_EQ(m.size(), 4u);
   EXPECT_EQ(m[0].name, "ITEMS_PER_THREAD");
@@ -222,10 +221,9 @@ TEST(BuiltinProposer, TriesFastMathWhenTheToleranceAllows) {
 
 TEST(BuiltinProposer, LocalSearchAndRestartsFindTheOptimumOfALargeSpace) {
   // Four knobs of 5 values (625 points) and 80 candidates: too many to enumerate.
-  TestProject p(
-      "#ifndef KA\n#define KA 64\n#endif\n#ifndef KB\n#define KB 64\n#endif\n"
-      "#ifndef KC\n#define KC 64\n#endif\n#ifndef KD\n#define KD 64\n#endif\n"
-      "void launch_k(float* y, int n) {}\n");
+  TestProject p("#ifndef KA\n#define KA 64\n#endif\n#ifndef KB\n#define KB 64\n#endif\n"
+                "#ifndef KC\n#define KC 64\n#endif\n#ifndef KD\n#define KD 64\n#endif\n"
+                "void launch_k(float* y, int n) {}\n");
   p.config.search.rounds = 20;
   p.config.search.ideas_per_round = 4;
   p.config.search.branches_per_idea = 3;
@@ -351,7 +349,8 @@ TEST(BuiltinProposer, RoundOnesCandidatesAreCompiledWhileTheOriginalIsMeasured) 
   auto result = run_search(req);
   EXPECT_GE(e.during_measurement(), 4) << "compiles ran while the original was measured";
   std::set<std::string> ahead;
-  for (const auto& v : BuiltinProposer(config, spec).likely_variants(early, 8)) ahead.insert(SlowOriginalEvaluator::key(v));
+  for (const auto& v : BuiltinProposer(config, spec).likely_variants(early, 8))
+    ahead.insert(SlowOriginalEvaluator::key(v));
   int local_moves = 0;
   for (const auto& c : result.tree) {
     if (c.round != 1 || c.idea.text.rfind("Random restart", 0) == 0) continue;

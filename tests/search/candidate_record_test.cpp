@@ -52,9 +52,9 @@ TEST(CandidateRecord, TheOriginalIsOneTimesItselfAtItsOwnMedian) {
 TEST(CandidateRecord, JsonKeepsEveryKeyAndReadsBack) {
   const CandidateRecord r = timed(Verdict::not_faster, 1.02);
   const nlohmann::json j = r;
-  for (const char* key : {"id", "parent_id", "round", "idea", "variant", "verdict", "reason", "speedup", "median_us",
-                          "eval", "from_archive", "variant_hash", "device_index", "compile_s", "compile_cached",
-                          "screening"})
+  for (const char* key :
+       {"id", "parent_id", "round", "idea", "variant", "verdict", "reason", "speedup", "median_us", "eval",
+        "from_archive", "variant_hash", "device_index", "compile_s", "compile_cached", "screening"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j.size(), 16u);
   EXPECT_EQ(j["verdict"], "not_faster");

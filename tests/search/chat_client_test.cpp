@@ -25,14 +25,16 @@ namespace {
 
 std::string completion(const std::string& content, const std::string& finish = "stop", int prompt = 100,
                        int completion_tokens = 50) {
-  nlohmann::json j{{"id", "chatcmpl-1"},
-                   {"object", "chat.completion"},
-                   {"model", "test-model"},
-                   {"choices", {{{"index", 0},
-                                 {"message", {{"role", "assistant"}, {"content", content}}},
-                                 {"finish_reason", finish}}}},
-                   {"usage", {{"prompt_tokens", prompt}, {"completion_tokens", completion_tokens},
-                              {"total_tokens", prompt + completion_tokens}}}};
+  nlohmann::json j{
+      {"id", "chatcmpl-1"},
+      {"object", "chat.completion"},
+      {"model", "test-model"},
+      {"choices",
+       {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", content}}}, {"finish_reason", finish}}}},
+      {"usage",
+       {{"prompt_tokens", prompt},
+        {"completion_tokens", completion_tokens},
+        {"total_tokens", prompt + completion_tokens}}}};
   return j.dump();
 }
 
@@ -246,9 +248,8 @@ TEST(ChatClient, StopsRequestingWhenTheTokenBudgetIsSpent) {
 }
 
 TEST(ChatClient, StopsRequestingWhenTheMoneyBudgetIsSpent) {
-  LoopbackHttpServer server([](const LoopbackRequest&) {
-    return json_response(200, completion("x", "stop", 1'000'000, 0));
-  });
+  LoopbackHttpServer server(
+      [](const LoopbackRequest&) { return json_response(200, completion("x", "stop", 1'000'000, 0)); });
   auto ledger = std::make_shared<TokenLedger>(0, 1.0, 1.5, 10.0);  // $1.50 per call, $1 budget
   OpenAiChatClient client(llm_for(server), ledger, fast_retries());
   client.complete(hello());
@@ -263,7 +264,8 @@ TEST(ChatClient, StopsRequestingWhenTheMoneyBudgetIsSpent) {
 
 TEST(ChatClient, EstimatesTokensWhenTheServerSendsNoUsage) {
   LoopbackHttpServer server([](const LoopbackRequest&) {
-    return json_response(200, R"({"choices":[{"message":{"role":"assistant","content":"abcdefgh"},"finish_reason":"stop"}]})");
+    return json_response(
+        200, R"({"choices":[{"message":{"role":"assistant","content":"abcdefgh"},"finish_reason":"stop"}]})");
   });
   OpenAiChatClient client(llm_for(server), std::make_shared<TokenLedger>(0, 0, 0, 0), fast_retries());
   auto reply = client.complete(hello());
@@ -276,9 +278,13 @@ TEST(ChatClient, WaitsForAnOpenAiStyleLimitToReset) {
   std::atomic<int> calls{0};
   LoopbackHttpServer server([&](const LoopbackRequest&) {
     if (calls++ == 0)
-      return json_response(429, R"({"error":{"message":"Rate limit reached for requests","type":"requests","code":"rate_limit_exceeded"}})",
-                           {{"x-ratelimit-remaining-requests", "0"}, {"x-ratelimit-reset-requests", "1s"},
-                            {"x-ratelimit-remaining-tokens", "39000"}, {"x-ratelimit-reset-tokens", "20ms"}});
+      return json_response(
+          429,
+          R"({"error":{"message":"Rate limit reached for requests","type":"requests","code":"rate_limit_exceeded"}})",
+          {{"x-ratelimit-remaining-requests", "0"},
+           {"x-ratelimit-reset-requests", "1s"},
+           {"x-ratelimit-remaining-tokens", "39000"},
+           {"x-ratelimit-reset-tokens", "20ms"}});
     return json_response(200, completion("ok"));
   });
   OpenAiChatClient client(llm_for(server), std::make_shared<TokenLedger>(0, 0, 0, 0), fast_retries());

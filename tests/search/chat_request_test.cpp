@@ -36,8 +36,8 @@ ProviderError error_of(long status, const std::string& body) {
 }  // namespace
 
 TEST(ChatRequest, ReasoningFamiliesAreRecognizedBehindGatewayPrefixes) {
-  for (const char* m : {"o1", "o1-mini", "o3", "o3-mini-2025-01-31", "o4-mini", "gpt-5", "gpt-5-mini", "openai/o3",
-                        "azure/gpt-5-nano"})
+  for (const char* m :
+       {"o1", "o1-mini", "o3", "o3-mini-2025-01-31", "o4-mini", "gpt-5", "gpt-5-mini", "openai/o3", "azure/gpt-5-nano"})
     EXPECT_TRUE(is_openai_reasoning_model(m)) << m;
   for (const char* m : {"gpt-4o", "gpt-4.1", "deepseek-reasoner", "Qwen/Qwen3-32B", "llama3.1:8b", "omni", "o"})
     EXPECT_FALSE(is_openai_reasoning_model(m)) << m;
@@ -132,43 +132,61 @@ TEST(ChatRequest, ARefusedParameterIsLearnedOnceUnlessTheConfigFixedIt) {
 }
 
 TEST(ProviderError, OpenAisUnsupportedParameterAndValueName) {
-  auto tokens = error_of(400, R"({"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}})");
+  auto tokens = error_of(
+      400,
+      R"({"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}})");
   EXPECT_EQ(tokens.code, "unsupported_parameter");
   EXPECT_EQ(rejected_parameter(tokens), "max_tokens");
   tokens.param = "";  // from the words alone: the first parameter named
   EXPECT_EQ(rejected_parameter(tokens), "max_tokens");
-  auto temperature = error_of(400, R"({"error": {"message": "Unsupported value: 'temperature' does not support 0.7 with this model. Only the default (1) value is supported.", "type": "invalid_request_error", "param": "temperature", "code": "unsupported_value"}})");
+  auto temperature = error_of(
+      400,
+      R"({"error": {"message": "Unsupported value: 'temperature' does not support 0.7 with this model. Only the default (1) value is supported.", "type": "invalid_request_error", "param": "temperature", "code": "unsupported_value"}})");
   EXPECT_EQ(rejected_parameter(temperature), "temperature");
-  auto azure = error_of(400, R"({"error":{"message":"Unrecognized request argument supplied: max_completion_tokens","type":"invalid_request_error","param":null,"code":null}})");
+  auto azure = error_of(
+      400,
+      R"({"error":{"message":"Unrecognized request argument supplied: max_completion_tokens","type":"invalid_request_error","param":null,"code":null}})");
   EXPECT_EQ(rejected_parameter(azure), "max_completion_tokens");
-  auto system = error_of(400, R"({"error": {"message": "Unsupported value: 'messages[0].role' does not support 'system' with this model.", "type": "invalid_request_error", "param": "messages[0].role", "code": "unsupported_value"}})");
+  auto system = error_of(
+      400,
+      R"({"error": {"message": "Unsupported value: 'messages[0].role' does not support 'system' with this model.", "type": "invalid_request_error", "param": "messages[0].role", "code": "unsupported_value"}})");
   EXPECT_EQ(rejected_parameter(system), "system_role");
-  auto other = error_of(400, R"({"error": {"message": "Invalid 'messages': empty array.", "type": "invalid_request_error", "param": "messages", "code": "empty_array"}})");
+  auto other = error_of(
+      400,
+      R"({"error": {"message": "Invalid 'messages': empty array.", "type": "invalid_request_error", "param": "messages", "code": "empty_array"}})");
   EXPECT_EQ(rejected_parameter(other), "");
 }
 
 TEST(ProviderError, ContextOverflowsInEachServersWords) {
   // vLLM (recent): the reply's limit is what does not fit.
-  auto vllm = error_of(400, R"({"error":{"message":"'max_tokens' or 'max_completion_tokens' is too large: 32768. This model's maximum context length is 4096 tokens and your request has 250 input tokens (32768 > 4096 - 250). None","type":"BadRequestError","param":null,"code":400}})");
+  auto vllm = error_of(
+      400,
+      R"({"error":{"message":"'max_tokens' or 'max_completion_tokens' is too large: 32768. This model's maximum context length is 4096 tokens and your request has 250 input tokens (32768 > 4096 - 250). None","type":"BadRequestError","param":null,"code":400}})");
   auto o = context_overflow(vllm);
   ASSERT_TRUE(o);
   EXPECT_EQ(o->context, 4096);
   EXPECT_EQ(o->prompt, 250);
   EXPECT_EQ(rejected_parameter(vllm), "");  // too large is not unsupported
   // vLLM (older, {"object": "error"} at the top).
-  auto old = error_of(400, R"({"object":"error","message":"This model's maximum context length is 4096 tokens. However, you requested 33000 tokens (232 in the messages, 32768 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","param":null,"code":400})");
+  auto old = error_of(
+      400,
+      R"({"object":"error","message":"This model's maximum context length is 4096 tokens. However, you requested 33000 tokens (232 in the messages, 32768 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","param":null,"code":400})");
   o = context_overflow(old);
   ASSERT_TRUE(o);
   EXPECT_EQ(o->context, 4096);
   EXPECT_EQ(o->prompt, 232);
   // llama.cpp server: the sizes as fields.
-  auto llama = error_of(400, R"({"error":{"code":400,"message":"request (9412 tokens) exceeds the available context size (8192 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9412,"n_ctx":8192}})");
+  auto llama = error_of(
+      400,
+      R"({"error":{"code":400,"message":"request (9412 tokens) exceeds the available context size (8192 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9412,"n_ctx":8192}})");
   o = context_overflow(llama);
   ASSERT_TRUE(o);
   EXPECT_EQ(o->context, 8192);
   EXPECT_EQ(o->prompt, 9412);
   // OpenAI.
-  auto openai = error_of(400, R"({"error": {"message": "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.", "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}})");
+  auto openai = error_of(
+      400,
+      R"({"error": {"message": "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.", "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}})");
   o = context_overflow(openai);
   ASSERT_TRUE(o);
   EXPECT_EQ(o->prompt, 130512);
@@ -176,13 +194,19 @@ TEST(ProviderError, ContextOverflowsInEachServersWords) {
 }
 
 TEST(ProviderError, ReadsEveryErrorShapeAndQuota) {
-  auto ollama = error_of(404, R"({"error":{"message":"model \"llama3:70b\" not found, try pulling it first","type":"api_error","param":null,"code":null}})");
+  auto ollama = error_of(
+      404,
+      R"({"error":{"message":"model \"llama3:70b\" not found, try pulling it first","type":"api_error","param":null,"code":null}})");
   EXPECT_EQ(ollama.message, "model \"llama3:70b\" not found, try pulling it first");
   EXPECT_EQ(error_of(500, R"({"error":"llama runner process has terminated"})").message,
             "llama runner process has terminated");
   EXPECT_EQ(error_of(422, R"({"detail":"Not authenticated"})").message, "Not authenticated");
   EXPECT_EQ(error_of(502, "<html>Bad Gateway</html>\n").message, "<html>Bad Gateway</html>");
-  auto quota = error_of(429, R"({"error": {"message": "You exceeded your current quota, please check your plan and billing details.", "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}})");
+  auto quota = error_of(
+      429,
+      R"({"error": {"message": "You exceeded your current quota, please check your plan and billing details.", "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}})");
   EXPECT_TRUE(is_insufficient_quota(quota));
-  EXPECT_FALSE(is_insufficient_quota(error_of(429, R"({"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}})")));
+  EXPECT_FALSE(is_insufficient_quota(
+      error_of(429,
+               R"({"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}})")));
 }

@@ -127,11 +127,9 @@ TEST(ChatStream, AnErrorEventOrAStreamCutShortIsRetried) {
         return sse_response({sse_chunk({{"content", "par"}}),
                              "data: {\"error\":{\"message\":\"The server had an error while processing your "
                              "request.\",\"type\":\"server_error\"}}\n\n"});
-      case 1:
-        return sse_response({sse_chunk({{"content", "cut"}})});  // the connection closes mid-reply
+      case 1: return sse_response({sse_chunk({{"content", "cut"}})});  // the connection closes mid-reply
       default:
-        return sse_response({sse_chunk({{"content", "whole"}}), sse_chunk(nlohmann::json::object(), "stop"),
-                             kSseDone});
+        return sse_response({sse_chunk({{"content", "whole"}}), sse_chunk(nlohmann::json::object(), "stop"), kSseDone});
     }
   });
   OpenAiChatClient client(llm_for(server), ledger(), fast_retries());
@@ -144,7 +142,9 @@ TEST(ChatStream, AServerThatRefusesStreamOptionsStreamsWithoutThem) {
   LoopbackHttpServer server([](const LoopbackRequest& r) {
     auto body = nlohmann::json::parse(r.body);
     if (body.contains("stream_options"))
-      return json_response(400, R"({"error":{"message":"Unrecognized request argument supplied: stream_options","type":"invalid_request_error","param":null,"code":null}})");
+      return json_response(
+          400,
+          R"({"error":{"message":"Unrecognized request argument supplied: stream_options","type":"invalid_request_error","param":null,"code":null}})");
     return sse_response({sse_chunk({{"content", "fine"}}), sse_chunk(nlohmann::json::object(), "stop"), kSseDone});
   });
   OpenAiChatClient client(llm_for(server), ledger(), fast_retries());

@@ -37,13 +37,12 @@ TEST(IdeaDiversity, NearDuplicatesAreMergedIntoTheFirst) {
                                     idea("vectorize loads with float4", "memory_access", "r1-i0-b0"),
                                     idea("Use warp shuffles for the reduction", "control_flow")},
                                    4);
-  EXPECT_EQ(texts(selection.ideas), (std::vector<std::string>{"Vectorize loads with float4.",
-                                                              "Fuse the scale into the kernel",
-                                                              "Use warp shuffles for the reduction"}));
+  EXPECT_EQ(texts(selection.ideas),
+            (std::vector<std::string>{"Vectorize loads with float4.", "Fuse the scale into the kernel",
+                                      "Use warp shuffles for the reduction"}));
   EXPECT_EQ(selection.ideas[0].seed_id, "");  // the first one's, not the duplicate's
   ASSERT_EQ(selection.notes.size(), 1u);
-  EXPECT_EQ(selection.notes[0].rfind("idea 3 (\"vectorize loads with float4\") merged into idea 1 (100% alike)", 0),
-            0u)
+  EXPECT_EQ(selection.notes[0].rfind("idea 3 (\"vectorize loads with float4\") merged into idea 1 (100% alike)", 0), 0u)
       << selection.notes[0];
 }
 

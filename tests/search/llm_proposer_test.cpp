@@ -26,10 +26,11 @@ using kb::testing::TestProject;
 namespace {
 
 std::string completion(const std::string& content, const std::string& finish = "stop") {
-  nlohmann::json j{{"model", "fake-coder"},
-                   {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", content}}},
-                                 {"finish_reason", finish}}}},
-                   {"usage", {{"prompt_tokens", 100}, {"completion_tokens", 50}}}};
+  nlohmann::json j{
+      {"model", "fake-coder"},
+      {"choices",
+       {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", content}}}, {"finish_reason", finish}}}},
+      {"usage", {{"prompt_tokens", 100}, {"completion_tokens", 50}}}};
   return j.dump();
 }
 
@@ -198,9 +199,8 @@ TEST(ReplayLog, ReadsArraysSkipsBlankLinesAndNamesTheBadLine) {
 
 TEST(ReplayLog, AMissingReplyEndsIdeasAndSaysNoReplyRecordedForABranch) {
   TestProject p;
-  p.write("r.jsonl",
-          "{\"step\": \"ideas\", \"key\": \"r1\", \"reply\": \"[{\\\"text\\\": \\\"t\\\", \\\"family\\\": "
-          "\\\"fusion\\\"}]\"}\n");
+  p.write("r.jsonl", "{\"step\": \"ideas\", \"key\": \"r1\", \"reply\": \"[{\\\"text\\\": \\\"t\\\", \\\"family\\\": "
+                     "\\\"fusion\\\"}]\"}\n");
   p.config.search.proposer = "replay";
   p.config.search.replay_file = "r.jsonl";
   auto proposer = make_proposer(p.config, p.spec());
@@ -216,7 +216,7 @@ TEST(ProposerFactory, ReplayAndRecordPathsArePerKernel) {
   EXPECT_EQ(per_kernel_replay_path("replays/", "saxpy"), "replays/saxpy.jsonl");
   EXPECT_EQ(per_kernel_replay_path("one.jsonl", "saxpy"), "one.jsonl");
 
-  TestProject p;  // its kernel is "k"
+  TestProject p;                                                       // its kernel is "k"
   EXPECT_EQ(per_kernel_replay_path(p.root, "k"), p.root / "k.jsonl");  // an existing directory
   std::filesystem::create_directories(p.root / "replays");
   p.write("replays/k.jsonl", "{\"kernelbot_replay\": 1, \"kernel\": \"k\"}\n");
@@ -234,8 +234,7 @@ TEST(ProposerFactory, ReplayAndRecordPathsArePerKernel) {
     make_proposer(p.config, p.spec(), ProposerOptions{"replay", p.root / "empty", {}, {}});
     FAIL() << "expected an error";
   } catch (const kb::UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("empty/k.jsonl for kernel 'k' does not exist"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("empty/k.jsonl for kernel 'k' does not exist"), std::string::npos) << e.what();
   }
 }
 
@@ -256,9 +255,10 @@ TEST(ProposerFactory, ChoosesByNameAndExplainsWhatIsMissing) {
   } catch (const kb::UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("[llm].model"), std::string::npos);
   }
-  register_proposer("scripted-for-test", [](const config::Config& c, const config::KernelSpec& s,
-                                            const ProposerOptions&) -> std::unique_ptr<Proposer> {
-    return make_proposer(c, s, ProposerOptions{"builtin", {}, {}, {}});
-  });
+  register_proposer("scripted-for-test",
+                    [](const config::Config& c, const config::KernelSpec& s,
+                       const ProposerOptions&) -> std::unique_ptr<Proposer> {
+                      return make_proposer(c, s, ProposerOptions{"builtin", {}, {}, {}});
+                    });
   EXPECT_EQ(make_proposer(p.config, p.spec(), ProposerOptions{"scripted-for-test", {}, {}, {}})->name(), "builtin");
 }

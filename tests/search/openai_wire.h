@@ -17,14 +17,14 @@
 namespace kb::testing {
 
 // A whole chat completion with one choice.
-inline std::string completion_body(const nlohmann::json& message, const std::string& finish = "stop",
-                                   int prompt = 100, int completion = 50) {
-  nlohmann::json j{{"id", "chatcmpl-1"},
-                   {"object", "chat.completion"},
-                   {"model", "test-model"},
-                   {"choices", {{{"index", 0}, {"message", message}, {"finish_reason", finish}}}},
-                   {"usage", {{"prompt_tokens", prompt}, {"completion_tokens", completion},
-                              {"total_tokens", prompt + completion}}}};
+inline std::string completion_body(const nlohmann::json& message, const std::string& finish = "stop", int prompt = 100,
+                                   int completion = 50) {
+  nlohmann::json j{
+      {"id", "chatcmpl-1"},
+      {"object", "chat.completion"},
+      {"model", "test-model"},
+      {"choices", {{{"index", 0}, {"message", message}, {"finish_reason", finish}}}},
+      {"usage", {{"prompt_tokens", prompt}, {"completion_tokens", completion}, {"total_tokens", prompt + completion}}}};
   return j.dump();
 }
 
@@ -39,11 +39,11 @@ inline std::string sse_chunk(const nlohmann::json& delta, const nlohmann::json& 
 
 // The last chunk of a stream asked with stream_options.include_usage: no choices, the usage.
 inline std::string sse_usage(int prompt, int completion) {
-  nlohmann::json j{{"id", "chatcmpl-1"},
-                   {"object", "chat.completion.chunk"},
-                   {"choices", nlohmann::json::array()},
-                   {"usage", {{"prompt_tokens", prompt}, {"completion_tokens", completion},
-                              {"total_tokens", prompt + completion}}}};
+  nlohmann::json j{
+      {"id", "chatcmpl-1"},
+      {"object", "chat.completion.chunk"},
+      {"choices", nlohmann::json::array()},
+      {"usage", {{"prompt_tokens", prompt}, {"completion_tokens", completion}, {"total_tokens", prompt + completion}}}};
   return "data: " + j.dump() + "\n\n";
 }
 

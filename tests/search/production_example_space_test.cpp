@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <optional>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "config/config_loader.h"
 #include "profiler/evaluate/original_variant.h"
@@ -18,8 +18,8 @@ using namespace kb::search;
 namespace {
 
 const config::Config& production_config() {
-  static const config::Config c =
-      config::load_config(std::filesystem::path(KB_SOURCE_DIR) / "examples/production/kernelbot.toml");
+  static const config::Config c = config::load_config(std::filesystem::path(KB_SOURCE_DIR) /
+                                                      "examples/production/kernelbot.toml");
   return c;
 }
 

@@ -38,12 +38,12 @@ SizeTiming timing(const std::string& size, double original_us, double candidate_
 TEST(PromptFeedback, TheLastRoundsWrongResultComesBackWithItsFailingCase) {
   ASSERT_GT(kWrongResult.size(), 300u);
   std::vector<Outcome> history;
-  history.push_back(Outcome{"r1-i0-b0", "baseline", 1, {"float4", "memory_access", ""}, {}, Verdict::wrong_result,
-                            kWrongResult, 0, {}});
+  history.push_back(Outcome{
+      "r1-i0-b0", "baseline", 1, {"float4", "memory_access", ""}, {}, Verdict::wrong_result, kWrongResult, 0, {}});
   // Alone, round 1 is the latest round: the reason in full, past the 200 and 300 characters.
   EXPECT_NE(format_history(history).find(kWrongResult), std::string::npos);
-  history.push_back(Outcome{"r2-i0-b0", "baseline", 2, {"float4 again", "memory_access", ""}, {},
-                            Verdict::wrong_result, kWrongResult, 0, {}});
+  history.push_back(Outcome{
+      "r2-i0-b0", "baseline", 2, {"float4 again", "memory_access", ""}, {}, Verdict::wrong_result, kWrongResult, 0, {}});
   std::string text = format_history(history);
   // Round 2 is the latest: its failure in full, round 1's still shortened.
   EXPECT_NE(text.find(kWrongResult), std::string::npos) << text;
@@ -56,8 +56,14 @@ TEST(PromptFeedback, TheLastRoundsWrongResultComesBackWithItsFailingCase) {
 
 TEST(PromptFeedback, TheLastRoundsSlowCandidatesComeBackWithTheirPerSizeTimings) {
   std::vector<Outcome> history;
-  history.push_back(Outcome{"r1-i1-b0", "baseline", 1, {"bigger blocks", "parallelism", ""}, {}, Verdict::not_faster,
-                            "not faster beyond noise", 0.97,
+  history.push_back(Outcome{"r1-i1-b0",
+                            "baseline",
+                            1,
+                            {"bigger blocks", "parallelism", ""},
+                            {},
+                            Verdict::not_faster,
+                            "not faster beyond noise",
+                            0.97,
                             {timing("n=4096", 4.0, 5.0), timing("n=1048576", 40.0, 38.0)}});
   std::string text = format_history(history);
   EXPECT_NE(text.find("  - n=4096: " + us(5) + " against the original's " + us(4) + " (" + format_speedup(0.8) + ")\n"),
@@ -68,7 +74,8 @@ TEST(PromptFeedback, TheLastRoundsSlowCandidatesComeBackWithTheirPerSizeTimings)
             std::string::npos)
       << text;
   // A later round makes it an earlier candidate: one line again.
-  history.push_back(Outcome{"r2-i0-b0", "r1-i1-b0", 2, {"x", "fusion", ""}, {}, Verdict::compile_error, "error", 0, {}});
+  history.push_back(
+      Outcome{"r2-i0-b0", "r1-i1-b0", 2, {"x", "fusion", ""}, {}, Verdict::compile_error, "error", 0, {}});
   EXPECT_EQ(format_history(history).find("n=4096"), std::string::npos);
 }
 
@@ -98,8 +105,8 @@ TEST(PromptFeedback, SeedsAreShownWithTheirPerSizeTimings) {
                        "), at 80% of the roofline floor"),
             std::string::npos)
       << ideas;
-  EXPECT_NE(ideas.find("### baseline (" + format_speedup(1) + " vs the original): the original source above\n- n=4096: " +
-                       us(4) + "\n"),
+  EXPECT_NE(ideas.find("### baseline (" + format_speedup(1) +
+                       " vs the original): the original source above\n- n=4096: " + us(4) + "\n"),
             std::string::npos)
       << ideas;
 
@@ -109,7 +116,7 @@ TEST(PromptFeedback, SeedsAreShownWithTheirPerSizeTimings) {
   br.id_prefix = "r2-i0";
   const std::string impl = prompts.implement(br, 0).messages[1].content;
   EXPECT_NE(impl.find("(" + format_speedup(2.3) + " vs the original)\n- n=4096: " + us(3) + " against the original's " +
-                     us(4)),
+                      us(4)),
             std::string::npos)
       << impl;
 }

@@ -69,7 +69,7 @@ TEST(ReasoningModel, RefusedParametersAreRewrittenOnceAndRememberedForTheRun) {
   EXPECT_EQ(client.usage().completion_tokens, 130);  // from the stream's usage chunk
 
   EXPECT_EQ(client.complete(hello()).content, "ok");
-  EXPECT_EQ(server.requests().size(), 4u);  // asked right the first time
+  EXPECT_EQ(server.requests().size(), 4u);                // asked right the first time
   OpenAiChatClient later(llm, ledger(), fast_retries());  // the next kernel's search, same run
   EXPECT_EQ(later.complete(hello()).content, "ok");
   EXPECT_EQ(server.requests().size(), 5u);
@@ -127,8 +127,9 @@ TEST(ReasoningModel, AReplyThatWasAllReasoningSaysToRaiseTheLimit) {
 
 TEST(ReasoningModel, ARefusalIsReportedAsOne) {
   LoopbackHttpServer server([](const LoopbackRequest&) {
-    return json_response(200, completion_body({{"role", "assistant"}, {"content", nullptr},
-                                               {"refusal", "I can't help with that."}}));
+    return json_response(200,
+                         completion_body(
+                             {{"role", "assistant"}, {"content", nullptr}, {"refusal", "I can't help with that."}}));
   });
   OpenAiChatClient client(llm_for(server, "gpt-5"), ledger(), fast_retries());
   ChatFailure kind{};
@@ -143,9 +144,8 @@ TEST(SeparateReasoning, StreamedReasoningContentIsNeverTheAnswer) {
     return sse_response({sse_chunk({{"role", "assistant"}, {"reasoning_content", ""}}),
                          sse_chunk({{"reasoning_content", "The loads are strided; "}}),
                          sse_chunk({{"reasoning_content", "```cuda\nnot this\n```"}}),
-                         sse_chunk({{"content", "```cuda\n__global__ void k() {}\n"}}),
-                         sse_chunk({{"content", "```"}}), sse_chunk(nlohmann::json::object(), "stop"),
-                         sse_usage(300, 900), kSseDone},
+                         sse_chunk({{"content", "```cuda\n__global__ void k() {}\n"}}), sse_chunk({{"content", "```"}}),
+                         sse_chunk(nlohmann::json::object(), "stop"), sse_usage(300, 900), kSseDone},
                         0.01);
   });
   OpenAiChatClient client(llm_for(server, "deepseek-reasoner"), ledger(), fast_retries());
@@ -166,13 +166,14 @@ TEST(SeparateReasoning, ThinkBlocksPartsAndReasoningFieldsInWholeReplies) {
       case 1:  // the chat template opened the block in the prompt: only its end is in the reply
         return json_response(200, completion_body({{"role", "assistant"}, {"content", "plan\n</think>\nanswer B"}}));
       case 2:  // content as a list of parts, reasoning in `reasoning` (OpenRouter, Ollama)
-        return json_response(200, completion_body({{"role", "assistant"},
-                                                   {"reasoning", "short plan"},
-                                                   {"content", {{{"type", "text"}, {"text", "answer "}},
-                                                                {{"type", "text"}, {"text", "C"}}}}}));
+        return json_response(
+            200, completion_body(
+                     {{"role", "assistant"},
+                      {"reasoning", "short plan"},
+                      {"content", {{{"type", "text"}, {"text", "answer "}}, {{"type", "text"}, {"text", "C"}}}}}));
       default:  // cut off while thinking: an unclosed block is all reasoning
-        return json_response(200, completion_body({{"role", "assistant"}, {"content", "<think>still going"}},
-                                                  "length"));
+        return json_response(200,
+                             completion_body({{"role", "assistant"}, {"content", "<think>still going"}}, "length"));
     }
   });
   auto llm = llm_for(server, "Qwen/QwQ-32B");
@@ -199,7 +200,8 @@ TEST(LocalServer, AReplyLimitBeyondASmallContextIsFittedToWhatIsLeft) {
       const std::string n = std::to_string(wanted);
       nlohmann::json error{{"message", "'max_tokens' or 'max_completion_tokens' is too large: " + n +
                                            ". This model's maximum context length is 4096 tokens and your request "
-                                           "has 250 input tokens (" + n + " > 4096 - 250). None"},
+                                           "has 250 input tokens (" +
+                                           n + " > 4096 - 250). None"},
                            {"type", "BadRequestError"},
                            {"param", nullptr},
                            {"code", 400}};
@@ -216,7 +218,9 @@ TEST(LocalServer, AReplyLimitBeyondASmallContextIsFittedToWhatIsLeft) {
 
 TEST(LocalServer, APromptLongerThanTheContextIsAConfigurationErrorNamingIt) {
   LoopbackHttpServer vllm([](const LoopbackRequest&) {
-    return json_response(400, R"({"object":"error","message":"This model's maximum context length is 4096 tokens. However, your request has 5210 input tokens. Please reduce the length of the input messages. None","type":"BadRequestError","param":null,"code":400})");
+    return json_response(
+        400,
+        R"({"object":"error","message":"This model's maximum context length is 4096 tokens. However, your request has 5210 input tokens. Please reduce the length of the input messages. None","type":"BadRequestError","param":null,"code":400})");
   });
   OpenAiChatClient a(llm_for(vllm, "Qwen/Qwen2.5-Coder-7B-Instruct"), ledger(), fast_retries());
   ChatFailure kind{};
@@ -227,7 +231,9 @@ TEST(LocalServer, APromptLongerThanTheContextIsAConfigurationErrorNamingIt) {
   EXPECT_EQ(vllm.requests().size(), 1u);
 
   LoopbackHttpServer llama([](const LoopbackRequest&) {
-    return json_response(400, R"({"error":{"code":400,"message":"request (9412 tokens) exceeds the available context size (8192 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9412,"n_ctx":8192}})");
+    return json_response(
+        400,
+        R"({"error":{"code":400,"message":"request (9412 tokens) exceeds the available context size (8192 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9412,"n_ctx":8192}})");
   });
   auto llm = llm_for(llama, "qwen2.5-coder");
   llm.api_key_env = "";  // llama-server without --api-key
@@ -244,7 +250,9 @@ TEST(Azure, ADeploymentUrlWithApiVersionAndAnApiKeyHeader) {
   LoopbackHttpServer server([](const LoopbackRequest& r) {
     auto key = r.headers.find("api-key");
     if (key == r.headers.end() || key->second != "az-key-1" || r.headers.count("authorization"))
-      return json_response(401, R"({"error":{"code":"401","message":"Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource."}})");
+      return json_response(
+          401,
+          R"({"error":{"code":"401","message":"Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource."}})");
     if (r.target != "/openai/deployments/o3-prod/chat/completions?api-version=2024-12-01-preview")
       return json_response(404, R"({"error":{"code":"404","message":"Resource not found"}})");
     return json_response(200, completion_body({{"role", "assistant"}, {"content", "azure ok"}}));
@@ -279,13 +287,17 @@ TEST(PermanentErrors, BadKeyUnknownModelAndNoQuotaAreNotRetried) {
     const char* expected;
   };
   const Case cases[] = {
-      {401, R"({"error": {"message": "Incorrect API key provided: sk-test***123. You can find your API key at https://platform.openai.com/account/api-keys.", "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}})",
+      {401,
+       R"({"error": {"message": "Incorrect API key provided: sk-test***123. You can find your API key at https://platform.openai.com/account/api-keys.", "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}})",
        "HTTP 401 invalid_api_key: Incorrect API key provided"},
-      {404, R"({"error": {"message": "The model `gpt-9` does not exist or you do not have access to it.", "type": "invalid_request_error", "param": null, "code": "model_not_found"}})",
+      {404,
+       R"({"error": {"message": "The model `gpt-9` does not exist or you do not have access to it.", "type": "invalid_request_error", "param": null, "code": "model_not_found"}})",
        "The model `gpt-9` does not exist"},
-      {404, R"({"error":{"message":"model \"llama3:70b\" not found, try pulling it first","type":"api_error","param":null,"code":null}})",
+      {404,
+       R"({"error":{"message":"model \"llama3:70b\" not found, try pulling it first","type":"api_error","param":null,"code":null}})",
        "try pulling it first"},
-      {429, R"({"error": {"message": "You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.", "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}})",
+      {429,
+       R"({"error": {"message": "You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.", "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}})",
        "You exceeded your current quota"},
   };
   for (const auto& c : cases) {
@@ -332,7 +344,10 @@ TEST(Preflight, OneSmallRequestAndTheServiceFailuresAreNotUsageErrors) {
   EXPECT_EQ(down.requests().size(), 3u);  // the check retries twice at most, whatever max_retries says
 
   int port = 0;
-  { LoopbackHttpServer gone([](const LoopbackRequest&) { return LoopbackResponse{}; }); port = gone.port(); }
+  {
+    LoopbackHttpServer gone([](const LoopbackRequest&) { return LoopbackResponse{}; });
+    port = gone.port();
+  }
   llm.base_url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
   OpenAiChatClient unreachable(llm, ledger(), RetryPolicy{});  // the real backoff: 1 s, then 2 s at most
   auto t0 = std::chrono::steady_clock::now();

@@ -5,12 +5,12 @@
 // gives the same tree, lost round included.
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
 #include <atomic>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <regex>
-#include <stdlib.h>
 
 #include "search/llm/replay_log.h"
 #include "search/proposer_factory.h"
@@ -71,19 +71,20 @@ class Model {
     std::lock_guard<std::mutex> lock(mutex_);
     if (prompt.find("# Task: propose") != std::string::npos) {
       if (prompt.find("round 1 of") != std::string::npos && ++r1_attempts_ == 1)
-        return kb::testing::json_response(
-            503, std::string(R"({"error":{"message":"upstream overloaded for key )") + kKey + R"(","type":"server_error"}})");
+        return kb::testing::json_response(503, std::string(R"({"error":{"message":"upstream overloaded for key )") +
+                                                   kKey + R"(","type":"server_error"}})");
       if (prompt.find("round 2 of") != std::string::npos)
         return kb::testing::json_response(502, R"({"error":{"message":"bad gateway","code":"502"}})");
       const std::string idea = prompt.find("round 1 of") != std::string::npos ? "vectorize" : "unroll by four";
-      return kb::testing::json_response(
-          200, reasoning_model_body("[{\"text\": \"" + idea + "\", \"family\": \"memory_access\", \"rationale\": \"r\"}]"));
+      return kb::testing::json_response(200, reasoning_model_body(
+                                                 "[{\"text\": \"" + idea +
+                                                 "\", \"family\": \"memory_access\", \"rationale\": \"r\"}]"));
     }
     if (prompt.find("variant 2 of") != std::string::npos)
       return kb::testing::json_response(500, R"({"error":{"message":"internal error"}})");
     const std::string time = prompt.find("unroll by four") != std::string::npos ? "25" : "50";
-    return kb::testing::json_response(
-        200, llama_cpp_body("```cuda\n// SIM_TIME=" + time + "\nvoid launch_k(float* y, int n) {\n}\n```"));
+    return kb::testing::json_response(200, llama_cpp_body("```cuda\n// SIM_TIME=" + time +
+                                                          "\nvoid launch_k(float* y, int n) {\n}\n```"));
   }
 
  private:
@@ -228,7 +229,8 @@ TEST(Recording, AWrongKeyStillStopsTheSearchAtOnceAndIsRecorded) {
   TestProject p;
   LoopbackHttpServer server([](const LoopbackRequest&) {
     return kb::testing::json_response(
-        401, R"({"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}})");
+        401,
+        R"({"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}})");
   });
   configure(p, server);
   ProposerOptions options;

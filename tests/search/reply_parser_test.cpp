@@ -6,10 +6,9 @@
 using namespace kb::search;
 
 namespace {
-const std::string kCode =
-    "#include <cuda_runtime.h>\n"
-    "__global__ void k(float* y, int n) { int i = threadIdx.x; if (i < n) { y[i] *= 2; } }\n"
-    "void launch_k(float* y, int n) {\n  k<<<(n + 255) / 256, 256>>>(y, n);\n}\n";
+const std::string kCode = "#include <cuda_runtime.h>\n"
+                          "__global__ void k(float* y, int n) { int i = threadIdx.x; if (i < n) { y[i] *= 2; } }\n"
+                          "void launch_k(float* y, int n) {\n  k<<<(n + 255) / 256, 256>>>(y, n);\n}\n";
 }
 
 TEST(ExtractCode, FencedWithALanguageTagAndProseAround) {
@@ -55,11 +54,10 @@ TEST(ExtractCode, AnUnterminatedBlockIsAcceptedOnlyWhenComplete) {
 }
 
 TEST(ExtractCode, AUnifiedDiffIsNamedAsOne) {
-  const std::string diff =
-      "--- a/kernel.cu\n+++ b/kernel.cu\n@@ -3,3 +3,3 @@\n void launch_k(float* y, int n) {\n"
-      "-  k<<<(n + 31) / 32, 32>>>(y, n);\n+  k<<<(n + 255) / 256, 256>>>(y, n);\n }\n";
-  for (const std::string& reply : {"Change the block size:\n```diff\n" + diff + "```\n",
-                                   "```cuda\n" + diff + "```", "Apply this patch:\n" + diff}) {
+  const std::string diff = "--- a/kernel.cu\n+++ b/kernel.cu\n@@ -3,3 +3,3 @@\n void launch_k(float* y, int n) {\n"
+                           "-  k<<<(n + 31) / 32, 32>>>(y, n);\n+  k<<<(n + 255) / 256, 256>>>(y, n);\n }\n";
+  for (const std::string& reply : {"Change the block size:\n```diff\n" + diff + "```\n", "```cuda\n" + diff + "```",
+                                   "Apply this patch:\n" + diff}) {
     auto r = extract_code(reply, "stop", "launch_k");
     EXPECT_FALSE(r.ok()) << reply;
     EXPECT_EQ(r.failure, "the reply is a unified diff, not the whole translation unit the prompt asks for") << reply;
@@ -75,8 +73,8 @@ TEST(ExtractCode, CodeThatLeavesPartsOutIsNamed) {
   const std::string head = "#include <cuda_runtime.h>\n";
   const std::string launcher = "void launch_k(float* y, int n) {\n  k<<<(n + 255) / 256, 256>>>(y, n);\n}\n";
   for (const std::string gap : {"// ... rest of the file unchanged", "// ... (kernel unchanged)",
-                                 "/* helper functions omitted for brevity */", "// rest of the code remains the same",
-                                 "...", "// ...", "/* ... existing code ... */", "// Existing kernels unchanged."}) {
+                                "/* helper functions omitted for brevity */", "// rest of the code remains the same",
+                                "...", "// ...", "/* ... existing code ... */", "// Existing kernels unchanged."}) {
     auto r = extract_code("```cuda\n" + head + gap + "\n" + launcher + "```", "stop", "launch_k");
     EXPECT_FALSE(r.ok()) << gap;
     EXPECT_NE(r.failure.find("leaves code out"), std::string::npos) << r.failure;
@@ -84,7 +82,7 @@ TEST(ExtractCode, CodeThatLeavesPartsOutIsNamed) {
   }
   // Comments that only look alike are code's own.
   for (const std::string fine : {"// Load the rest of the tile ...", "// unchanged inputs stay in registers",
-                                  "// the tail is handled below", "template <typename... Args>"}) {
+                                 "// the tail is handled below", "template <typename... Args>"}) {
     auto r = extract_code("```cuda\n" + head + fine + "\n" + launcher + "```", "stop", "launch_k");
     EXPECT_TRUE(r.ok()) << fine << ": " << r.failure;
   }
@@ -174,9 +172,10 @@ TEST(ExtractCode, AKernelAndItsLauncherInSeparateBlocksAreJoined) {
       "__device__ float twice(float x) { return 2 * x; }\n"
       "__global__ void k(float* y, int n) { int i = threadIdx.x; if (i < n) y[i] = twice(y[i]); }\n```\n";
   const std::string unrelated = "```cuda\n__global__ void other(float* y) { if (y) { y[0] = 0; } }\n```\n";
-  const std::string launcher = "```cuda\nvoid launch_k(float* y, int n) {\n  k<<<(n + 255) / 256, 256>>>(y, n);\n}\n```\n";
-  auto r = extract_code("The kernel:\n" + kernel + "Not needed:\n" + unrelated + "And its launcher:\n" + launcher, "stop",
-                        "launch_k");
+  const std::string launcher =
+      "```cuda\nvoid launch_k(float* y, int n) {\n  k<<<(n + 255) / 256, 256>>>(y, n);\n}\n```\n";
+  auto r = extract_code("The kernel:\n" + kernel + "Not needed:\n" + unrelated + "And its launcher:\n" + launcher,
+                        "stop", "launch_k");
   ASSERT_TRUE(r.ok()) << r.failure;
   EXPECT_NE(r.code.find("__global__ void k("), std::string::npos) << r.code;
   EXPECT_NE(r.code.find("twice"), std::string::npos);

@@ -29,9 +29,9 @@ TEST(RoundPatience, OneFlatRoundIsNotEnoughByDefault) {
   EXPECT_EQ(patience.after_round({2, 1.0, 1.5, ""}), "");  // a gain resets the count
   EXPECT_EQ(patience.without_gain(), 0);
   EXPECT_EQ(patience.after_round({3, 1.5, 1.505, ""}), "");  // +0.3%: under min_round_gain
-  EXPECT_EQ(patience.after_round({4, 1.505, 1.505, ""}),
-            "no gain in rounds 3 and 4 (patience 2): best " + format_speedup(1.505) + ", " + format_speedup(1.5) +
-                " before round 3 (min_round_gain 0.01)");
+  EXPECT_EQ(patience.after_round({4, 1.505, 1.505, ""}), "no gain in rounds 3 and 4 (patience 2): best " +
+                                                             format_speedup(1.505) + ", " + format_speedup(1.5) +
+                                                             " before round 3 (min_round_gain 0.01)");
 }
 
 TEST(RoundPatience, ALostRoundCountsNeitherWay) {
@@ -54,7 +54,7 @@ TEST(RoundPatience, ALostRoundThatGainedIsAGain) {
 TEST(RoundPatience, PatienceOneStopsAfterOneFlatRoundAndZeroNever) {
   RoundPatience one(0.05, 1);
   EXPECT_EQ(one.after_round({2, 2.0, 2.04, ""}), "no gain in round 2: best " + format_speedup(2.04) + " after " +
-                                                    format_speedup(2.0) + " (min_round_gain 0.05)");
+                                                     format_speedup(2.0) + " (min_round_gain 0.05)");
   RoundPatience never(0.05, 0);
   for (int64_t r = 1; r <= 10; ++r) EXPECT_EQ(never.after_round({r, 2.0, 2.0, ""}), "");
   EXPECT_EQ(never.without_gain(), 10);
@@ -109,7 +109,9 @@ TEST(RoundPatienceSearch, AFlatFirstRoundDoesNotEndTheSearch) {
   p.config.search.rounds = 5;
   SimulatedEvaluator e;
   // Round 1 finds nothing faster (101 us against 100); round 2 halves the time; 3 and 4 are flat.
-  auto proposer = flat_then([](int64_t r) { return r == 1 ? 101.0 : r == 2 ? 50.0 : 50.0 - 0.1 * static_cast<double>(r); });
+  auto proposer = flat_then([](int64_t r) {
+    return r == 1 ? 101.0 : r == 2 ? 50.0 : 50.0 - 0.1 * static_cast<double>(r);
+  });
   auto result = run_search(request_for(p, e, proposer));
   EXPECT_EQ(result.stop, SearchStop::no_gain);
   EXPECT_EQ(result.rounds_run, 4);

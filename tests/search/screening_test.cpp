@@ -241,8 +241,7 @@ TEST(Screening, AFailedScreeningSparesNothing) {
   auto result = run.search(variants);
   for (int i = 0; i < 6; ++i) EXPECT_EQ(record(result, "w" + std::to_string(i)).verdict(), Verdict::wrong_result);
   EXPECT_LE(run.evaluator.screenings(), 6 + 6) << "the correct candidates were screened as if screening paid";
-  for (int i = 0; i < 10; ++i)
-    EXPECT_TRUE(verdict_is_correct(record(result, "c" + std::to_string(i)).verdict())) << i;
+  for (int i = 0; i < 10; ++i) EXPECT_TRUE(verdict_is_correct(record(result, "c" + std::to_string(i)).verdict())) << i;
 }
 
 TEST(ScreeningBar, MarginIsTheFloorOrTwoSigmasOfBothReadings) {

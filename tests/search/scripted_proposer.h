@@ -16,7 +16,8 @@ class ScriptedProposer : public search::Proposer {
   using IdeaScript = std::function<std::vector<search::ProposedIdea>(const search::ProposalContext&)>;
   using BranchScript = std::function<std::vector<search::Branch>(const search::BranchRequest&)>;
 
-  ScriptedProposer(IdeaScript ideas, BranchScript branches) : ideas_(std::move(ideas)), branches_(std::move(branches)) {}
+  ScriptedProposer(IdeaScript ideas, BranchScript branches)
+      : ideas_(std::move(ideas)), branches_(std::move(branches)) {}
 
   std::string name() const override { return "scripted"; }
   std::vector<search::ProposedIdea> propose_ideas(const search::ProposalContext& ctx) override {
@@ -71,7 +72,9 @@ inline search::ProposedIdea idea(const std::string& text, const std::string& fam
 inline Variant timed_variant(double us, const std::string& tag, const std::string& extra = "") {
   return Variant{"// " + tag + " SIM_TIME=" + std::to_string(us) + " " + extra +
                      "\nvoid launch_k(float* y, int n) {}\n",
-                 {}, {}, tag};
+                 {},
+                 {},
+                 tag};
 }
 
 }  // namespace kb::testing

@@ -25,8 +25,8 @@ Outcome kernelbot(const std::string& args) {
 TEST(SearchCli, HelpListsTheOptions) {
   auto o = kernelbot("search --help");
   EXPECT_EQ(o.exit_code, 0);
-  for (const char* opt : {"--kernel", "--proposer", "--rounds", "--max-candidates", "--max-wall-time", "--replay", "--record",
-                          "--no-archive"})
+  for (const char* opt : {"--kernel", "--proposer", "--rounds", "--max-candidates", "--max-wall-time", "--replay",
+                          "--record", "--no-archive"})
     EXPECT_NE(o.output.find(opt), std::string::npos) << opt;
 }
 

@@ -233,11 +233,11 @@ TEST(SearchEngine, FailuresAreVerdictsAndACompileErrorGetsOneRepair) {
   SimulatedEvaluator e;
   ScriptedProposer proposer([](const ProposalContext&) { return std::vector<ProposedIdea>{idea("x", "fusion")}; },
                             [](const BranchRequest&) {
-                              return std::vector<Branch>{
-                                  Branch{timed_variant(50, "wrong", "SIM_WRONG"), ""},
-                                  Branch{timed_variant(50, "crash", "SIM_CRASH"), ""},
-                                  Branch{timed_variant(50, "broken", "SIM_COMPILE_ERROR"), ""},
-                                  Branch{std::nullopt, "the reply was cut off at the token limit"}};
+                              return std::vector<Branch>{Branch{timed_variant(50, "wrong", "SIM_WRONG"), ""},
+                                                         Branch{timed_variant(50, "crash", "SIM_CRASH"), ""},
+                                                         Branch{timed_variant(50, "broken", "SIM_COMPILE_ERROR"), ""},
+                                                         Branch{std::nullopt,
+                                                                "the reply was cut off at the token limit"}};
                             });
   proposer.repair_fn = [](const Variant&, const std::string& log) -> std::optional<Variant> {
     EXPECT_NE(log.find("undefined"), std::string::npos);
@@ -284,7 +284,8 @@ TEST(SearchEngine, ARefusedCandidateIsACompileErrorWithTheRefusalAsItsReason) {
   const auto* refused = result.find("r1-i0-b0");
   ASSERT_NE(refused, nullptr);
   EXPECT_EQ(refused->verdict(), Verdict::compile_error);
-  EXPECT_EQ(refused->reason(), "refused by the candidate source policy before compiling: line 2: `getenv` (environment)");
+  EXPECT_EQ(refused->reason(),
+            "refused by the candidate source policy before compiling: line 2: `getenv` (environment)");
   EXPECT_NE(repair_log.find("candidate source policy"), std::string::npos) << repair_log;
   EXPECT_EQ(result.find("r1-i0-b0-fix1")->verdict(), Verdict::accepted);
 }
@@ -359,11 +360,11 @@ TEST(SearchEngine, SkipsAVariantAlreadyEvaluatedInThisSearch) {
   TestProject p;
   p.config.search.rounds = 2;
   SimulatedEvaluator e;
-  ScriptedProposer proposer([](const ProposalContext&) { return std::vector<ProposedIdea>{idea("same", "fusion")}; },
-                            [](const BranchRequest& r) {
-                              return std::vector<Branch>{Branch{timed_variant(50, "same"), ""},
-                                                         Branch{timed_variant(40, r.id_prefix), ""}};
-                            });
+  ScriptedProposer proposer(
+      [](const ProposalContext&) { return std::vector<ProposedIdea>{idea("same", "fusion")}; },
+      [](const BranchRequest& r) {
+        return std::vector<Branch>{Branch{timed_variant(50, "same"), ""}, Branch{timed_variant(40, r.id_prefix), ""}};
+      });
   auto result = run_search(request_for(p, e, proposer));
   EXPECT_NE(result.find("r1-i0-b0"), nullptr);
   EXPECT_EQ(result.find("r2-i0-b0"), nullptr);  // the same code again: not compiled twice
@@ -409,7 +410,9 @@ TEST(SearchEngine, AProposerErrorEndsTheSearchWithoutLosingTheTree) {
         if (ctx.round == 2) throw std::runtime_error("HTTP 401: invalid API key");
         return {idea("a", "fusion")};
       },
-      [](const BranchRequest& r) { return std::vector<Branch>{Branch{timed_variant(50, r.id_prefix), ""}}; });
+      [](const BranchRequest& r) {
+        return std::vector<Branch>{Branch{timed_variant(50, r.id_prefix), ""}};
+      });
   auto result = run_search(request_for(p, e, proposer));
   EXPECT_EQ(result.stop_reason, "proposer failed: HTTP 401: invalid API key");
   EXPECT_EQ(result.stop, SearchStop::proposer_failed);

@@ -22,7 +22,7 @@ struct SearchRun {
 SearchRun kernelbot_search(const std::string& args, const std::string& kernel = "saxpy") {
   auto log = std::filesystem::temp_directory_path() / ("kb_search_gpu_" + std::to_string(::getpid()) + ".log");
   std::string cmd = std::string(KB_BINARY_DIR "/bot/kernelbot --config " KB_SOURCE_DIR "/examples/kernelbot.toml "
-                                "--json search --no-archive --kernel ") +
+                                              "--json search --no-archive --kernel ") +
                     kernel + " " + args + " 2>" + log.string();
   SearchRun run;
   std::string out;

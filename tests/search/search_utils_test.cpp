@@ -26,7 +26,8 @@ TEST(ContentHash, VariantHashIgnoresDefineOrderButNotFlagsOrSource) {
 
 TEST(VariantChange, DescribesDefinesAndFlagsOfAVariant) {
   Variant v{"same\n", {"SAXPY_BLOCK=256"}, {"--use_fast_math"}, ""};
-  EXPECT_EQ(describe_variant_change("same\n", v, "saxpy.cu"), "# defines: -DSAXPY_BLOCK=256\n# nvcc flags: --use_fast_math\n");
+  EXPECT_EQ(describe_variant_change("same\n", v, "saxpy.cu"),
+            "# defines: -DSAXPY_BLOCK=256\n# nvcc flags: --use_fast_math\n");
 }
 
 TEST(PromptBuilder, EveryStepsPromptIsCompleteAndCarriesTheFacts) {
@@ -52,13 +53,13 @@ TEST(PromptBuilder, EveryStepsPromptIsCompleteAndCarriesTheFacts) {
   ctx.baseline_profile.timings.push_back(gather);
   ctx.baseline_profile.baseline_metrics.status = "ok";
   ctx.baseline_profile.baseline_metrics.values["dram_throughput_pct"] = 21.5;
-  ctx.history.push_back(Outcome{"r1-i0-b0", "baseline", 1, {"use float4", "memory_access", ""}, {}, Verdict::wrong_result,
-                                "output y differs", 0});
+  ctx.history.push_back(Outcome{
+      "r1-i0-b0", "baseline", 1, {"use float4", "memory_access", ""}, {}, Verdict::wrong_result, "output y differs", 0});
   Seed base{"baseline", {"the original code", "original", ""}, Variant{ctx.original_source, {}, {}, ""}, 1.0, {}};
   Seed good{"r1-i1-b0", {"bigger blocks", "parallelism", ""}, Variant{"// good\n", {"K_BLOCK=256"}, {}, ""}, 3.5, {}};
   ctx.seeds = {good, base};
-  ctx.examples.push_back(ArchiveExample{"transpose", "NVIDIA H100", {"tile in shared memory", "memory_access", ""}, 4.2,
-                                        "--- a/t.cu\n+++ b/t.cu\n"});
+  ctx.examples.push_back(ArchiveExample{
+      "transpose", "NVIDIA H100", {"tile in shared memory", "memory_access", ""}, 4.2, "--- a/t.cu\n+++ b/t.cu\n"});
   ctx.round = 2;
   config::LlmConfig llm;
   PromptBuilder prompts(ctx, llm);
@@ -68,10 +69,25 @@ TEST(PromptBuilder, EveryStepsPromptIsCompleteAndCarriesTheFacts) {
   EXPECT_EQ(ideas.key, "r2");
   ASSERT_EQ(ideas.messages.size(), 2u);
   const std::string& user = ideas.messages[1].content;
-  for (const char* fact : {"round 2 of 5", "NVIDIA H100 80GB HBM3", "132 SMs", "3000 GB/s", "25% of the floor",
-                           "dram_throughput_pct", "use float4", "wrong_result", "output y differs", "r1-i1-b0 (3.50x",
-                           "-DK_BLOCK=256", "// good", "transpose", "tile in shared memory", "4.20x", "JSON array",
-                           "// the original", "rtol", "memory_access",
+  for (const char* fact : {"round 2 of 5",
+                           "NVIDIA H100 80GB HBM3",
+                           "132 SMs",
+                           "3000 GB/s",
+                           "25% of the floor",
+                           "dram_throughput_pct",
+                           "use float4",
+                           "wrong_result",
+                           "output y differs",
+                           "r1-i1-b0 (3.50x",
+                           "-DK_BLOCK=256",
+                           "// good",
+                           "transpose",
+                           "tile in shared memory",
+                           "4.20x",
+                           "JSON array",
+                           "// the original",
+                           "rtol",
+                           "memory_access",
                            "at 250% of the floor (above it: the floor's byte count is an estimate"})
     EXPECT_NE(user.find(fact), std::string::npos) << fact;
   EXPECT_NE(ideas.messages[0].content.find("void launch_k(float* y, int n)"), std::string::npos);
@@ -115,7 +131,8 @@ TEST(PromptBuilder, AStreamArgumentIsInTheSignatureAndThePromptRangesInTheSpecHa
   spec.args.push_back(stream);
   EXPECT_NE(launcher_signature(spec, "").find(", cudaStream_t stream)"), std::string::npos)
       << launcher_signature(spec, "");
-  EXPECT_EQ(format_launch_stream(spec), "the stream it is given in `stream` (every kernel, copy and memset goes there)");
+  EXPECT_EQ(format_launch_stream(spec),
+            "the stream it is given in `stream` (every kernel, copy and memset goes there)");
   const std::string with_stream = spec_hash(p.config, spec);
   EXPECT_NE(with_stream, before);
   config::ArgSpec ids;

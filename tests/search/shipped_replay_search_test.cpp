@@ -31,9 +31,9 @@ namespace {
 
 struct ReplayCase {
   const char* kernel;
-  const char* knob;         // the tunable macro some of its candidates declare
-  bool knob_fast;           // those candidates are the fastest of round 1, else the slowest correct ones
-  int64_t crossover_idea;   // the crossover's idea number in round 2 that this gives
+  const char* knob;        // the tunable macro some of its candidates declare
+  bool knob_fast;          // those candidates are the fastest of round 1, else the slowest correct ones
+  int64_t crossover_idea;  // the crossover's idea number in round 2 that this gives
 };
 
 void PrintTo(const ReplayCase& c, std::ostream* os) {
@@ -48,8 +48,8 @@ std::string read_text(const std::filesystem::path& path) {
 // What the simulated GPU knows of a replay: which exchange wrote each piece of code, and the
 // verdict the header expects for it.
 struct ReplayCode {
-  std::map<std::string, std::string> writer;  // code -> "implement r1-i0-b2"
-  std::map<std::string, std::string> expected;  // "implement r1-i0-b2" -> "wrong_result"
+  std::map<std::string, std::string> writer;          // code -> "implement r1-i0-b2"
+  std::map<std::string, std::string> expected;        // "implement r1-i0-b2" -> "wrong_result"
   std::map<std::string, std::string> crossover_code;  // "r2-crossover-b0" -> code
 };
 

@@ -32,8 +32,9 @@ std::pair<int, std::string> nvcc_compile(const std::string& code, const std::str
   std::filesystem::create_directories(dir);
   auto src = dir / (name + ".cu");
   std::ofstream(src) << code;
-  std::string cmd = std::string(KB_NVCC) + " -std=c++17 " + KB_NVCC_ARCH_FLAG + " -I" KB_SOURCE_DIR
-                    "/examples/include -c " + src.string() + " -o " + (dir / (name + ".o")).string() + " 2>&1";
+  std::string cmd = std::string(KB_NVCC) + " -std=c++17 " + KB_NVCC_ARCH_FLAG +
+                    " -I" KB_SOURCE_DIR "/examples/include -c " + src.string() + " -o " +
+                    (dir / (name + ".o")).string() + " 2>&1";
   std::string out;
   FILE* pipe = popen(cmd.c_str(), "r");
   char buf[4096];
@@ -140,7 +141,8 @@ TEST_P(ShippedKernelReplay, EveryReplyParsesAndCompilesWithNvcc) {
     auto code = extract_code(e.reply, e.finish_reason, "launch_" + kernel);
     ASSERT_TRUE(code.ok()) << e.step << " " << e.key << ": " << code.failure;
     std::string name = kernel + "_" + e.step + "_" + e.key;
-    compiles.emplace_back(e.key, std::async(std::launch::async, [c = code.code, name] { return nvcc_compile(c, name); }));
+    compiles.emplace_back(e.key,
+                          std::async(std::launch::async, [c = code.code, name] { return nvcc_compile(c, name); }));
   }
   ASSERT_EQ(compiles.size(), 7u);  // two ideas, three branches each, and one crossover
   for (auto& [what, f] : compiles) {

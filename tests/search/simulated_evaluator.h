@@ -42,8 +42,8 @@ class SimulatedEvaluator : public Evaluator {
 
   DeviceInfo device() override;
   CompiledVariant compile(const config::KernelSpec& spec, const Variant& variant) override;
-  EvalResult evaluate(const config::KernelSpec& spec, const CompiledVariant& baseline,
-                      const CompiledVariant& candidate, const EvalOptions& options) override;
+  EvalResult evaluate(const config::KernelSpec& spec, const CompiledVariant& baseline, const CompiledVariant& candidate,
+                      const EvalOptions& options) override;
 
   double compile_delay_s = 0;
   double evaluate_delay_s = 0;

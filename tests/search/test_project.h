@@ -55,9 +55,7 @@ class TestProject {
   TestProject(const TestProject&) = delete;
   TestProject& operator=(const TestProject&) = delete;
 
-  void write(const std::string& name, const std::string& text) {
-    std::ofstream(root / name) << text;
-  }
+  void write(const std::string& name, const std::string& text) { std::ofstream(root / name) << text; }
   config::KernelSpec& spec() { return config.kernels.front(); }
 
   std::filesystem::path root;

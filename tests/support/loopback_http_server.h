@@ -16,8 +16,8 @@ namespace kb::testing {
 
 struct LoopbackRequest {
   std::string method;
-  std::string target;  // path and query, as sent: "/repos/o/r/pulls?state=open"
-  std::string path;    // without the query
+  std::string target;                          // path and query, as sent: "/repos/o/r/pulls?state=open"
+  std::string path;                            // without the query
   std::map<std::string, std::string> headers;  // names lower-cased
   std::string body;
   double received_s = 0;  // steady-clock seconds when it had arrived in full (spacing checks)
@@ -27,8 +27,8 @@ struct LoopbackResponse {
   int status = 200;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
-  double delay_s = 0;         // wait this long before answering (slow servers, timeouts)
-  bool hang_up = false;       // close the connection without any answer
+  double delay_s = 0;    // wait this long before answering (slow servers, timeouts)
+  bool hang_up = false;  // close the connection without any answer
   // A streamed body (server-sent events): after the headers, each piece is sent once its delay
   // (seconds after the previous piece) has passed; no Content-Length, the connection closes after
   // the last. `body` is sent first when not empty.

@@ -10,7 +10,7 @@ namespace kb::testing {
 inline std::string without_table(std::string toml, const std::string& name) {
   const std::string header = "[" + name + "]\n";
   size_t at = toml.rfind("\n" + header) != std::string::npos ? toml.find("\n" + header) + 1
-                                                              : (toml.rfind(header, 0) == 0 ? 0 : std::string::npos);
+                                                             : (toml.rfind(header, 0) == 0 ? 0 : std::string::npos);
   if (at == std::string::npos) return toml;
   size_t next = toml.find("\n[", at + header.size() - 1);
   toml.erase(at, next == std::string::npos ? std::string::npos : next + 1 - at);

@@ -65,7 +65,10 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffe
   while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
     if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && record->kind != CUPTI_ACTIVITY_KIND_KERNEL) continue;
     const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-    LaunchKey key{k->name ? k->name : "?", k->deviceId, {k->gridX, k->gridY, k->gridZ}, {k->blockX, k->blockY, k->blockZ}};
+    LaunchKey key{k->name ? k->name : "?",
+                  k->deviceId,
+                  {k->gridX, k->gridY, k->gridZ},
+                  {k->blockX, k->blockY, k->blockZ}};
     LaunchSums& s = g_sums[key];
     const uint64_t ns = k->end > k->start ? k->end - k->start : 0;
     ++s.calls;

@@ -113,8 +113,7 @@ TEST(CallOrder, ForgedBracketsBeforeTheRealOnesDoNotDecide) {
   // Listed first, a forged marker that starts before the real one and a forged gate that ends
   // before the real one: the marker that started first and the gate that ended last decide.
   std::vector<ActivityRecord> records = {kernel("call_marker_kernel", kLegacy, 302, 303),
-                                         kernel("call_gate_kernel", kLegacy, 0, 50),
-                                         kernel("side", kHidden, 100, 304)};
+                                         kernel("call_gate_kernel", kLegacy, 0, 50), kernel("side", kHidden, 100, 304)};
   for (const auto& r : bracketed({})) records.push_back(r);
   const auto v = judge(records);
   // Rejected either way: judged by the forged marker, the real marker itself ended "late".
@@ -123,9 +122,10 @@ TEST(CallOrder, ForgedBracketsBeforeTheRealOnesDoNotDecide) {
   // A forged gate queued on the default stream just before the real one (0-50 us, the real one
   // then 51-300 us) and listed first: had it decided, `side` (from 100 us) and everything else
   // would have kept the order. The gate that ended last decides.
-  const std::vector<ActivityRecord> forged_gate_first = {
-      kernel("call_gate_kernel", kLegacy, 0, 50), kernel("side", kHidden, 100, 200),
-      kernel("call_gate_kernel", kLegacy, 51, 300), kernel("call_marker_kernel", kLegacy, 310, 311)};
+  const std::vector<ActivityRecord> forged_gate_first = {kernel("call_gate_kernel", kLegacy, 0, 50),
+                                                         kernel("side", kHidden, 100, 200),
+                                                         kernel("call_gate_kernel", kLegacy, 51, 300),
+                                                         kernel("call_marker_kernel", kLegacy, 310, 311)};
   const auto g = judge(forged_gate_first);
   ASSERT_TRUE(g.finding.has_value());
   EXPECT_EQ(g.finding->kind, CallOrderFinding::Kind::started_early);

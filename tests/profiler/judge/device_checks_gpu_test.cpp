@@ -41,8 +41,8 @@ class DeviceChecksGpu : public ::testing::Test {
 
   // Both comparisons of the same buffers; the device's numbers must equal the host's.
   void expect_same(DType t, const Bytes& ref, const Bytes& got, const Bytes* scale, size_t count, Tolerance tol) {
-    const OutputComparison host =
-        compare_output(t, ref.data(), got.data(), count, tol, scale ? scale->data() : nullptr);
+    const OutputComparison host = compare_output(t, ref.data(), got.data(), count, tol,
+                                                 scale ? scale->data() : nullptr);
     uint64_t poison = 0;
     fill_poison(t, &poison, 1);
     ASSERT_EQ(cudaMemset(stats_, 0, sizeof(DeviceOutputStats)), cudaSuccess);
@@ -67,8 +67,8 @@ class DeviceChecksGpu : public ::testing::Test {
       ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&counter), sizeof *counter), cudaSuccess);
       owned_.push_back(counter);
       ASSERT_EQ(cudaMemset(counter, 0, sizeof *counter), cudaSuccess);
-      ASSERT_EQ(launch_count_mismatches(upload(ref), upload(got), static_cast<int>(t), count, tol.rtol, tol.atol, poison,
-                                        counter, nullptr),
+      ASSERT_EQ(launch_count_mismatches(upload(ref), upload(got), static_cast<int>(t), count, tol.rtol, tol.atol,
+                                        poison, counter, nullptr),
                 cudaSuccess);
       unsigned long long counted = 0;
       ASSERT_EQ(cudaMemcpy(&counted, counter, sizeof counted, cudaMemcpyDeviceToHost), cudaSuccess);

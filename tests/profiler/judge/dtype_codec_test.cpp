@@ -14,7 +14,7 @@ TEST(DtypeCodec, HalfRoundTripsRepresentableValuesAndRoundsToNearestEven) {
   EXPECT_EQ(float_to_half(1.0f), 0x3C00);
   EXPECT_EQ(float_to_half(1.0f + 1.0f / 2048), 0x3C00);  // halfway, rounds to even (down)
   EXPECT_EQ(float_to_half(1.0f + 3.0f / 2048), 0x3C02);  // halfway, rounds to even (up)
-  EXPECT_EQ(float_to_half(70000.0f), 0x7C00);             // overflow to +Inf
+  EXPECT_EQ(float_to_half(70000.0f), 0x7C00);            // overflow to +Inf
   EXPECT_TRUE(std::isnan(half_to_float(float_to_half(NAN))));
 }
 
@@ -36,8 +36,7 @@ TEST(DtypeCodec, IntegersClampInsteadOfWrapping) {
 }
 
 TEST(DtypeCodec, PoisonIsDetectedAndIsNotWhatArithmeticProduces) {
-  for (DType t : {DType::float64, DType::float32, DType::float16, DType::bfloat16, DType::int32,
-                     DType::uint8}) {
+  for (DType t : {DType::float64, DType::float32, DType::float16, DType::bfloat16, DType::int32, DType::uint8}) {
     std::vector<unsigned char> buf(4 * dtype_size(t));
     fill_poison(t, buf.data(), 4);
     for (size_t i = 0; i < 4; ++i) EXPECT_TRUE(is_poison(t, buf.data(), i)) << to_string(t);

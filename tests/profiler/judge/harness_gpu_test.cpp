@@ -21,10 +21,10 @@
 namespace kb {
 namespace {
 
+using nlohmann::json;
 using ::testing::AnyOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using nlohmann::json;
 namespace fs = std::filesystem;
 
 std::string test_dir_override() {
@@ -67,7 +67,8 @@ std::string read_file(const fs::path& p) {
 HarnessRun run_args(const std::string& args, const std::string& tag) {
   const fs::path out = scratch() / (tag + ".result.json"), err = scratch() / (tag + ".stderr");
   fs::remove(out);
-  const std::string cmd = "'" + harness_path() + "' " + args + " --out '" + out.string() + "' 2> '" + err.string() + "'";
+  const std::string cmd = "'" + harness_path() + "' " + args + " --out '" + out.string() + "' 2> '" + err.string() +
+                          "'";
   const int status = std::system(cmd.c_str());
   HarnessRun r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -471,7 +472,7 @@ TEST(HarnessGpu, MetricsModeCollectsHardwareCountersAndKernelResources) {
   if (status.rfind("ok", 0) == 0) {
     const json& v = m.at("values");
     EXPECT_GT(v.at("duration_us").get<double>(), 10);
-    EXPECT_GT(v.at("dram_bytes_read").get<double>(), 1.0e8);  // x and y: 128 MiB
+    EXPECT_GT(v.at("dram_bytes_read").get<double>(), 1.0e8);                       // x and y: 128 MiB
     EXPECT_NEAR(v.at("global_load_sectors_per_request").get<double>(), 4.0, 0.5);  // coalesced float loads
     const json& slow = r.result.at("candidate_metrics").at("values");
     EXPECT_GT(slow.at("global_load_sectors_per_request").get<double>(), 16.0);  // 32 lanes, 32 sectors

@@ -19,8 +19,8 @@ std::vector<double> draw(DType t, Distribution d, uint64_t seed, uint64_t stream
 }
 
 TEST(InputGenerator, NoDistributionEverYieldsZeroForAnyType) {
-  for (DType t : {DType::float64, DType::float32, DType::float16, DType::bfloat16, DType::int64,
-                     DType::int32, DType::uint32, DType::int8, DType::uint8})
+  for (DType t : {DType::float64, DType::float32, DType::float16, DType::bfloat16, DType::int64, DType::int32,
+                  DType::uint32, DType::int8, DType::uint8})
     for (Distribution d : {Distribution::uniform, Distribution::normal, Distribution::large, Distribution::mixed_sign,
                            Distribution::offset, Distribution::extreme})
       for (double v : draw(t, d, 42, 1, 20000)) {
@@ -87,8 +87,8 @@ TEST(InputGenerator, RandomScalarsAreModestAndNonZero) {
 
 // The contract a GPU generator relies on: fill_random stores element_value rounded to the type.
 TEST(InputGenerator, FillStoresElementValueOfTheHeaderFormulas) {
-  for (DType t : {DType::float64, DType::float32, DType::float16, DType::bfloat16, DType::int64,
-                     DType::int32, DType::uint32, DType::int8, DType::uint8})
+  for (DType t : {DType::float64, DType::float32, DType::float16, DType::bfloat16, DType::int64, DType::int32,
+                  DType::uint32, DType::int8, DType::uint8})
     for (int di = 0; di < kDistributionCount; ++di) {
       const auto d = static_cast<Distribution>(di);
       std::vector<unsigned char> filled(5000 * dtype_size(t)), expected(5000 * dtype_size(t));
@@ -106,8 +106,7 @@ TEST(InputGenerator, LargeAndMixedSignKeepTheirDocumentedRanges) {
   for (double v : draw(DType::uint8, Distribution::large, 5, 0, 10000)) ASSERT_TRUE(v >= 127 && v <= 255);
   for (double v : draw(DType::float32, Distribution::mixed_sign, 5, 0, 10000))
     ASSERT_TRUE(std::fabs(v) >= 0.0099 && std::fabs(v) < 10.001);
-  for (double v : draw(DType::int8, Distribution::mixed_sign, 5, 0, 10000))
-    ASSERT_TRUE(v != 0 && std::fabs(v) <= 100);
+  for (double v : draw(DType::int8, Distribution::mixed_sign, 5, 0, 10000)) ASSERT_TRUE(v != 0 && std::fabs(v) <= 100);
   for (double v : draw(DType::int8, Distribution::normal, 5, 0, 10000)) ASSERT_TRUE(v != 0 && std::fabs(v) <= 127);
 }
 

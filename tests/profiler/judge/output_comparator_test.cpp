@@ -1,7 +1,7 @@
 #include "profiler/judge/output_comparator.h"
 
-#include <gtest/gtest.h>
 #include <gmock/gmock.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
@@ -227,7 +227,7 @@ RowSums row_sums(Distribution d, size_t rows, size_t cols) {
   RowSums s;
   for (size_t r = 0; r < rows; ++r) {
     const float* row = in.data() + r * cols;
-    s.reference.push_back(sequential_sum(row, cols));  // the original, as examples' atomics add
+    s.reference.push_back(sequential_sum(row, cols));                   // the original, as examples' atomics add
     s.scale.push_back(sequential_sum(abs_in.data() + r * cols, cols));  // the original on |in|
     s.pairwise.push_back(pairwise_sum(row, cols));
     s.half.push_back(half_sum(row, cols));
@@ -247,8 +247,8 @@ TEST(ConditioningScaledTolerance, ARowSumReorderedInFloatPassesAndHalfAccumulati
     EXPECT_FALSE(half.passed()) << to_string(d);
     if (d == Distribution::offset) EXPECT_EQ(half.non_finite, static_cast<int64_t>(n)) << "a half sum overflows";
     else {
-      const auto partials =
-          compare_output(DType::float32, s.reference.data(), s.half_partials.data(), n, tol, s.scale.data());
+      const auto partials = compare_output(DType::float32, s.reference.data(), s.half_partials.data(), n, tol,
+                                           s.scale.data());
       EXPECT_FALSE(partials.passed()) << to_string(d);
     }
   }
@@ -328,9 +328,9 @@ TEST(ConditioningScaledTolerance, OnePassVarianceLayernormFailsOnOffsetRowsTwoPa
     // On unit-scale normal rows (what the examples pinned before) the two cannot be told apart.
     const auto normal_reference = layernorm(Layernorm::original, Distribution::normal, rows, cols);
     const auto normal_one_pass = layernorm(Layernorm::one_pass, Distribution::normal, rows, cols);
-    EXPECT_TRUE(compare_output(DType::float32, normal_reference.data(), normal_one_pass.data(),
-                               normal_reference.size(), tol)
-                    .passed());
+    EXPECT_TRUE(
+        compare_output(DType::float32, normal_reference.data(), normal_one_pass.data(), normal_reference.size(), tol)
+            .passed());
   }
 }
 
