@@ -49,6 +49,8 @@ KernelMetrics metrics_of(const DecodedJob& job, VariantProcess& server, double t
 
 JobProcesses start_job_processes(int device, bool baseline, bool candidate, bool verbose) {
   JobProcesses p;
+  p.device = device;
+  p.verbose = verbose;
   if (baseline) p.baseline = std::make_unique<VariantProcess>(Who::baseline, device, verbose);
   if (candidate) p.candidate = std::make_unique<VariantProcess>(Who::candidate, device, verbose);
   return p;
@@ -92,7 +94,18 @@ void run_job(const DecodedJob& job, JobProcesses& processes, EvalResult& result)
       return;
     }
   }
-  Servers servers{baseline, candidate};
+  Servers servers;
+  servers.baseline = baseline;
+  servers.candidate = candidate;
+  servers.restart_original = [&job, &processes, &servers]() {
+    processes.baseline.reset();  // ends the old server (dead or not) before its successor starts
+    processes.baseline = std::make_unique<VariantProcess>(Who::baseline, processes.device, processes.verbose);
+    processes.baseline->give_job(served_job_text(job.raw, job.raw.baseline_library));
+    if (!processes.baseline->await_start(kStartTimeoutS))
+      throw HarnessError("the original's library, loaded again: " + processes.baseline->load_error());
+    servers.baseline = processes.baseline.get();
+    return servers.baseline;
+  };
 
   switch (raw.mode) {
     case JobMode::verify:

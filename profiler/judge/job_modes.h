@@ -16,11 +16,13 @@ namespace kb::judge {
 // its CUDA context once it has the job, while the judge creates its own.
 struct JobProcesses {
   std::unique_ptr<VariantProcess> baseline, candidate;
+  int device = 0;
+  bool verbose = false;  // what the servers were started with (a restarted one gets the same)
 };
 JobProcesses start_job_processes(int device, bool baseline, bool candidate, bool verbose);
 
-// Runs `job` (each server is told only its served_job, served_job.h), filling `result`; the servers `processes` does not need are ended. Returns normally with a verdict for
-// every outcome that is a result (including a wrong, rejected or crashed candidate and one that
+// Runs `job` (each server is told only its served_job, served_job.h), filling `result`; the
+// servers `processes` does not need are ended. Returns normally with a verdict for every outcome that is a result (including a wrong, rejected or crashed candidate and one that
 // cannot be loaded); throws VariantGone when the original's server dies and HarnessError when the
 // judge itself fails.
 void run_job(const DecodedJob& job, JobProcesses& processes, EvalResult& result);

@@ -5,6 +5,7 @@
 // verdict (the judge's result is sealed with a key the candidate never sees).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "profiler/judge/arg_set.h"
@@ -18,6 +19,11 @@ struct Servers {
   VariantProcess* baseline = nullptr;
   VariantProcess* candidate = nullptr;
   double timeout_s = 3600;  // per request; the parent's wall-time limit is the real bound
+  // Replaces the original's server with a fresh one that has loaded the same library (and updates
+  // `baseline`), for the checks that ask the original first whether it supports a condition (a
+  // size, an alignment) and skip the condition when it faults: a sticky fault ends its server.
+  // The fresh server holds no slots. Throws HarnessError when it cannot be started.
+  std::function<VariantProcess*()> restart_original;
 };
 
 // Lends `set` (the judge's buffers) to `server` as slot `id`, with the scalars the set holds.

@@ -111,6 +111,8 @@ int run_session(const SessionOptions& options) {
     JudgedJob judged = judge_job(text, "the session's job", processes, [&](const DecodedJob& job, JobProcesses& p) {
       if (job.raw.under_sanitizer) throw HarnessError("a session does not run jobs under compute-sanitizer");
       identity = original_identity(job);
+      p.device = job.raw.device;
+      p.verbose = options.verbose;
       if (original && identity == original_key &&
           original->renew_job(served_job_text(job.raw, job.raw.baseline_library), kRenewTimeoutS)) {
         p.baseline = std::move(original);

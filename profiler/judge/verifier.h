@@ -11,14 +11,9 @@
 #include "core/result_types.h"
 #include "profiler/judge/job_io.h"
 #include "profiler/judge/judge.h"
+#include "profiler/judge/judged_call.h"
 
 namespace kb::judge {
-
-// How a verification ended; `verdict` is pending when it passed.
-struct VerificationOutcome {
-  Verdict verdict = Verdict::pending;
-  std::string reason;
-};
 
 // Fills `report` as it goes. `strict` triples the trials. Throws VariantGone when a server dies
 // and HarnessError on the judge's own failures.
