@@ -4,14 +4,24 @@
 #               binaries (the `gpu`-labelled tests' executables stay), large binaries stripped of
 #               debug information, so it fits the device tool's 64 MiB carry limit;
 #   .devlibs/   the shared libraries those binaries need that the GPU machine lacks, and a bubblewrap.
-# Both are listed in .git/info/exclude. Then, with the device tool:
+# Both are listed in .git/info/exclude. `--previous` instead keeps this build's search_throughput
+# and kernelbot-harness in .devold/ (stripped), to compare a later build's judge with this one
+# (bench/device_check.sh judges). Then, with the device tool:
 #   run(command="bench/device_check.sh gpu", carry=[".devbuild", ".devlibs"])
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 [ -x build/bot/kernelbot ] || { echo "device_bundle.sh: build/ has no kernelbot; build first" >&2; exit 2; }
-for p in /.devbuild/ /.devlibs/; do
+for p in /.devbuild/ /.devlibs/ /.devold/; do
   grep -qxF "$p" .git/info/exclude 2>/dev/null || echo "$p" >>.git/info/exclude
 done
+
+if [ "${1:-}" = --previous ]; then
+  rm -rf .devold && mkdir .devold
+  cp build/bench/search_throughput build/bot/kernelbot-harness .devold/
+  strip --strip-debug .devold/*
+  echo "previous build kept: .devold $(du -sh .devold | cut -f1) ($(git log -1 --format=%h))"
+  exit 0
+fi
 
 gpu_tests=$(cd build && ctest -L gpu --show-only=json-v1 | python3 -c '
 import json, sys

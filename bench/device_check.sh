@@ -37,6 +37,10 @@
 #                                      CPU, host memory, process start, allocation, copies, launches,
 #                                      GPU time, alone and beside another GPU's worker), ROUNDS times,
 #                                      with the host's CPU quota, frequency governor and GPU topology
+#   bench/device_check.sh judges       the throughput benchmark with this build and with a previous one
+#                                      carried in .devold/ (its search_throughput and kernelbot-harness,
+#                                      made by bench/device_bundle.sh --previous), alternated on one
+#                                      GPU, ROUNDS pairs (default 2): what a change to the judge costs
 #   bench/device_check.sh stability    five `kernelbot profile` runs of saxpy at n=16M in the sandbox,
 #                                      and ncu on the same kernel (timing noise, agreement with ncu)
 # The machine has no bubblewrap of its own: carry it in .devlibs/ beside the libraries, once, with
@@ -99,6 +103,20 @@ if [ "$stage" = throughput ] || [ "$stage" = search ]; then
   (cd examples && timeout 300 "$here/build/bench/search_throughput" --config kernelbot.toml --kernels saxpy,transpose \
     --max-candidates 12) >"$OUT/logs/throughput.out" 2>"$OUT/logs/throughput.err"
   cat "$OUT/logs/throughput.out"; tail -3 "$OUT/logs/throughput.err"
+fi
+
+if [ "$stage" = judges ]; then
+  [ -x .devold/search_throughput ] || { echo "judges: no .devold/search_throughput (bench/device_bundle.sh --previous)"; exit 2; }
+  for i in $(seq 1 "${ROUNDS:-2}"); do
+    for which in previous current; do
+      bin=$here/build/bench/search_throughput harness=$here/build/bot/kernelbot-harness
+      [ "$which" = previous ] && bin=$here/.devold/search_throughput harness=$here/.devold/kernelbot-harness
+      (cd examples && KERNELBOT_HARNESS=$harness timeout 200 "$bin" --config kernelbot.toml --kernels saxpy,transpose \
+        --max-candidates 12) >"$OUT/logs/throughput-$which-$i.out" 2>"$OUT/logs/throughput-$which-$i.err"
+      echo "=== $which judge, run $i, exit $?"; cat "$OUT/logs/throughput-$which-$i.out"
+      tail -2 "$OUT/logs/throughput-$which-$i.err"
+    done
+  done
 fi
 
 if [ "$stage" = session ]; then

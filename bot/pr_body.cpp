@@ -96,7 +96,7 @@ std::string correctness(const search::SearchResult& result, const search::Candid
     out += fmt::format("- The extra-strict verification, for speedups over [verify].strict_speedup = {}: passed.\n",
                        format_speedup(r.strict_speedup));
   if (v.sanitized)
-    out += "- compute-sanitizer (memcheck, racecheck) on one trial: " +
+    out += "- compute-sanitizer (memcheck, racecheck, synccheck) on one trial: " +
            (v.sanitizer_report.empty() ? std::string("found nothing.") : cell(v.sanitizer_report)) + "\n";
   std::vector<std::string> not_run;
   if (!v.strict_pass)
@@ -107,7 +107,7 @@ std::string correctness(const search::SearchResult& result, const search::Candid
                           : std::string("the extra-strict verification"));
   if (!v.sanitized)
     not_run.push_back(r.sanitize ? "compute-sanitizer (asked for, but it did not run)"
-                                 : "compute-sanitizer ([verify].sanitize is off)");
+                                 : "compute-sanitizer ([verify].sanitize_winner is off)");
   if (!not_run.empty()) out += "\nNot run: " + join(not_run, "; ") + ".\n";
   out += "\n| output | dtype | worst abs error | worst rel error | tolerance (rtol / atol) | elements checked |\n"
          "| --- | --- | ---: | ---: | ---: | ---: |\n";

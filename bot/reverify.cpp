@@ -63,7 +63,7 @@ search::Reverification reverify_pr_text(const config::Config& config, const conf
   record.text_sha256 = sha256_hex(change.updated);
   record.by = by;
   record.at = now_iso8601();
-  record.sanitize = config.verify.sanitize;
+  record.sanitize = config.verify.sanitize || config.verify.sanitize_winner;
   record.strict_speedup = config.verify.strict_speedup;
   record.min_speedup = config.bench.min_speedup;
   spdlog::info("{}: re-verifying the PR's text ({} as changed by {}) against the original", spec.name, change.path,
@@ -91,7 +91,7 @@ search::Reverification reverify_pr_text(const config::Config& config, const conf
         EvalOptions options;
         options.time = true;
         options.collect_metrics = false;  // counters would disturb the timing; the search collected them
-        options.sanitize = config.verify.sanitize;
+        options.sanitize = record.sanitize;
         eval = evaluator.evaluate(spec, base, candidate, options);
         if (eval.device.name.empty()) eval.device = device;
       }

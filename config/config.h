@@ -98,8 +98,11 @@ struct VerifyConfig {
       {"float64", {1e-10, 1e-12}}, {"float32", {1e-4, 1e-5}}, {"float16", {1e-2, 1e-3}},
       {"bfloat16", {2e-2, 1e-2}},  {"int32", {0, 0}},         {"int64", {0, 0}},
       {"uint32", {0, 0}},          {"int8", {0, 0}},          {"uint8", {0, 0}}};
-  int64_t seed = 0;  // 0 = a fresh seed per run
-  bool sanitize = false;
+  int64_t seed = 0;       // 0 = a fresh seed per run
+  bool sanitize = false;  // compute-sanitizer on every candidate's full evaluation
+  // compute-sanitizer (memcheck, racecheck, synccheck) on the winner's PR text when it is
+  // re-verified, before any PR: a finding is no PR. Cheap next to a search (one trial, smallest size).
+  bool sanitize_winner = true;
   double strict_speedup = 10.0;  // a claimed speedup above this triggers an extra-strict pass
   double timeout_s = 120;        // wall-time limit for one candidate's child process
   int64_t max_host_memory_mb = 16384;

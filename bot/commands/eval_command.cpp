@@ -77,7 +77,7 @@ void register_eval_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--candidate", args->candidate, "The candidate source file (replaces the kernel's source)")
       ->required();
   cmd->add_flag("--sanitize", args->sanitize,
-                "Also run one verification trial under compute-sanitizer memcheck and racecheck");
+                "Also run one verification trial under compute-sanitizer memcheck, racecheck and synccheck");
   cmd->add_flag("--metrics", args->metrics, "Also collect CUPTI hardware metrics of both (a separate run)");
   cmd->add_option("--device", args->device, "CUDA device index")->capture_default_str();
   cmd->callback([&ctx, args] { run_eval(ctx, *args); });

@@ -297,7 +297,7 @@ void GpuEvaluator::sanitize(const config::KernelSpec& spec, const CompiledVarian
   job.baseline_library = baseline.library_path;
   job.candidate_library = candidate.library_path;
   std::string reports;
-  for (const std::string tool : {"memcheck", "racecheck"}) {
+  for (const std::string tool : {"memcheck", "racecheck", "synccheck"}) {
     std::vector<std::string> wrapper = {
         tool_path, "--tool", tool, "--error-exitcode", std::to_string(kSanitizerErrorExit), "--print-limit", "20"};
     if (tool == "memcheck") wrapper.insert(wrapper.end(), {"--leak-check", "no"});

@@ -107,10 +107,27 @@ std::vector<ProposedIdea> LlmProposer::propose_ideas(const ProposalContext& ctx)
 Branch LlmProposer::implement_branch(const ProposalContext& ctx, const BranchRequest& request, int64_t branch) {
   PromptBuilder prompts(ctx, config_.llm);
   try {
-    ChatReply reply = backend_->complete(prompts.implement(request, branch));
+    ChatRequest chat = prompts.implement(request, branch);
+    ChatReply reply = backend_->complete(chat);
     // Lines of the code the model started from are its own, not gaps it left.
     const std::string started_from = request.seed.variant.source + (request.mate ? request.mate->variant.source : "");
     ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.launcher, started_from);
+    if (!code.ok() && code.incomplete) {
+      // A diff, an elided file or a missing launcher: models often answer with the change only.
+      // One reminder naming what was wrong; its reply is judged as any other.
+      spdlog::info("{}-b{}: {}; asking once more for the whole file", request.id_prefix, branch, code.failure);
+      chat.key += "-retry";
+      chat.messages.push_back({"assistant", reply.content});
+      chat.messages.push_back({"user", "Your reply cannot be compiled as it is: " + code.failure +
+                                           ". Reply with the complete translation unit (every include, every "
+                                           "kernel and the launcher), in one ```cuda code block."});
+      try {
+        reply = backend_->complete(chat);
+        code = extract_code(reply.content, reply.finish_reason, spec_.launcher, started_from);
+      } catch (const ReplayMissing&) {
+        // A recording made before reminders existed: the first reply's failure stands.
+      }
+    }
     if (!code.ok()) return Branch{std::nullopt, code.failure, code.unreadable};
     Variant v{code.code, request.seed.variant.defines, request.seed.variant.nvcc_flags,
               request.id_prefix + "-b" + std::to_string(branch)};

@@ -266,18 +266,21 @@ ExtractedCode extract_code(const std::string& reply, const std::string& finish_r
   if (chosen) {
     code = joined_with_definitions(blocks, *chosen);
   } else if (diff_seen) {
-    return {"", diff_failure};
+    return {"", diff_failure, false, true};
   } else if (!blocks.empty()) {
-    return {"", "no code block in the reply defines the launcher `" + name + "`"};
+    return {"", "no code block in the reply defines the launcher `" + name + "`", false, true};
   } else {
-    if (is_unified_diff(reply)) return {"", diff_failure};
+    if (is_unified_diff(reply)) return {"", diff_failure, false, true};
     code = unfenced_code(reply);
     if (code.empty()) return {"", "the reply contains no code", true};
-    if (!defines_function(code, launcher)) return {"", "the reply's code does not define the launcher `" + name + "`"};
+    if (!defines_function(code, launcher))
+      return {"", "the reply's code does not define the launcher `" + name + "`", false, true};
   }
   if (std::string gap = elided_line(code, seed_source); !gap.empty())
-    return {"", "the reply leaves code out (\"" + gap.substr(0, 80) +
-                    "\") instead of writing the whole translation unit the prompt asks for"};
+    return {"",
+            "the reply leaves code out (\"" + gap.substr(0, 80) +
+                "\") instead of writing the whole translation unit the prompt asks for",
+            false, true};
   if (!braces_balance(code))
     return {"", chosen && !chosen->closed ? "the reply's code block is unterminated and its braces do not balance"
                                           : "the reply's code has unbalanced braces"};

@@ -16,6 +16,9 @@ struct ExtractedCode {
   std::string code;
   std::string failure;      // empty when `code` is usable
   bool unreadable = false;  // the reply held no code at all: nothing of the idea was tried
+  // The reply held code, but not as the whole translation unit (a diff, elided parts, or no
+  // launcher): the model can be asked once more for the whole file.
+  bool incomplete = false;
   bool ok() const { return failure.empty(); }
 };
 

@@ -157,7 +157,7 @@ TEST(PrBody, CorrectnessStatesOnlyTheChecksThatRan) {
   std::string body = kb::bot::render_pr_body(result, change, kContext);
   EXPECT_EQ(body.find("extra-strict verification, for speedups"), std::string::npos);  // not claimed as run
   EXPECT_NE(body.find("Not run: the extra-strict verification (it runs for speedups over [verify].strict_speedup = "
-                      "10.00x); compute-sanitizer ([verify].sanitize is off)."),
+                      "10.00x); compute-sanitizer ([verify].sanitize_winner is off)."),
             std::string::npos)
       << body;
   EXPECT_EQ(body.find("found nothing"), std::string::npos);
@@ -170,7 +170,8 @@ TEST(PrBody, CorrectnessStatesOnlyTheChecksThatRan) {
   EXPECT_NE(body.find("- The extra-strict verification, for speedups over [verify].strict_speedup = 10.00x: passed."),
             std::string::npos)
       << body;
-  EXPECT_NE(body.find("- compute-sanitizer (memcheck, racecheck) on one trial: found nothing."), std::string::npos);
+  EXPECT_NE(body.find("- compute-sanitizer (memcheck, racecheck, synccheck) on one trial: found nothing."),
+            std::string::npos);
   EXPECT_EQ(body.find("Not run:"), std::string::npos);
 
   // Asked for, but the report says it did not run: said so, not claimed.

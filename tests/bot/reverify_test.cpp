@@ -129,6 +129,24 @@ TEST_F(ReverifyPrText, MeasuresThePrsFileByteForByteAgainstTheOriginal) {
   EXPECT_TRUE(record.sanitize);
 }
 
+TEST_F(ReverifyPrText, TheWinnerIsSanitizedByDefaultEvenWhenCandidatesAreNot) {
+  config_.verify.sanitize = false;  // no candidate of the search ran under compute-sanitizer
+  ASSERT_TRUE(config_.verify.sanitize_winner);
+  auto record = reverify(SimBehaviour{50, false, false, false});
+  ASSERT_EQ(gpu_->asked.size(), 1u);
+  EXPECT_TRUE(gpu_->asked[0].sanitize) << "the PR's text runs under the tools before any PR";
+  EXPECT_TRUE(record.sanitize);
+}
+
+TEST_F(ReverifyPrText, SanitizeWinnerOffLeavesTheToolsOut) {
+  config_.verify.sanitize = false;
+  config_.verify.sanitize_winner = false;
+  auto record = reverify(SimBehaviour{50, false, false, false});
+  ASSERT_EQ(gpu_->asked.size(), 1u);
+  EXPECT_FALSE(gpu_->asked[0].sanitize);
+  EXPECT_FALSE(record.sanitize);
+}
+
 TEST_F(ReverifyPrText, AWrongSlowFailingOrTooSmallWinDoesNotPass) {
   auto wrong = reverify(SimBehaviour{50, false, true, false});
   EXPECT_FALSE(wrong.passed);

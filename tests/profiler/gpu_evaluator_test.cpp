@@ -408,6 +408,51 @@ echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
   EXPECT_EQ(sanitized["under_sanitizer"], true);  // the judge must leave CUPTI to the sanitizer
 }
 
+TEST_F(GpuEvaluatorTest, SynccheckRunsAfterMemcheckAndRacecheckAndItsFindingsReject) {
+  // The accepting harness, which also answers the sanitized verify job as the judge does.
+  fake_harness(std::string(R"SH(
+if [ "$mode" = verify ]; then
+  echo '{"verdict":"pending","reason":"ran under compute-sanitizer"}' > "$out"
+  exit 0
+fi
+)SH") + kAcceptingHarness);
+  // memcheck and racecheck find nothing; synccheck finds a barrier some threads never reach.
+  fs::path cuda = root_ / "cuda";
+  fs::create_directories(cuda / "bin");
+  write_script(cuda / "bin" / "nvcc", "#!/bin/sh\nexec " + find_nvcc() + " \"$@\"\n");
+  write_script(cuda / "bin" / "compute-sanitizer",
+               "#!/bin/sh\necho \"$@\" >> " + (root_ / "log" / "sanitizer").string() + R"SH(
+tool="$2"
+# The tool runs the judge it wraps: everything from the harness's path on.
+while [ $# -gt 0 ] && [ "${1##*/}" != kernelbot-harness ]; do shift; done
+"$@"
+status=$?
+if [ "$tool" = "synccheck" ]; then
+  echo "========= COMPUTE-SANITIZER"
+  echo "========= Barrier error detected. Divergent thread(s) in warp"
+  echo "========= ERROR SUMMARY: 1 error"
+  exit 86
+fi
+if [ "$tool" = "racecheck" ]; then echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"; fi
+if [ "$tool" = "memcheck" ]; then echo "========= ERROR SUMMARY: 0 errors"; fi
+exit $status
+)SH");
+  setenv("CUDA_HOME", cuda.c_str(), 1);
+  GpuEvaluator evaluator(config_, device_);
+  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
+  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{true, false, true});
+  EXPECT_EQ(r.verdict, Verdict::rejected) << r.reason;
+  EXPECT_NE(r.reason.find("synccheck found 1 error"), std::string::npos) << r.reason;
+  EXPECT_NE(r.verification.sanitizer_report.find("Barrier error"), std::string::npos);
+  const std::string calls = read(root_ / "log" / "sanitizer");
+  const size_t memcheck = calls.find("--tool memcheck"), racecheck = calls.find("--tool racecheck"),
+               synccheck = calls.find("--tool synccheck");
+  ASSERT_NE(synccheck, std::string::npos) << calls;
+  EXPECT_LT(memcheck, racecheck);
+  EXPECT_LT(racecheck, synccheck);
+}
+
 // [verify].persistent_judge: the jobs of one original run in one judge's session (the CUPTI
 // metrics too), each candidate library sent as a copy inside the session's directory; another
 // original gets another session, and the sessions' directories go with them.

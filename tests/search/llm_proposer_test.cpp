@@ -262,3 +262,60 @@ TEST(ProposerFactory, ChoosesByNameAndExplainsWhatIsMissing) {
                     });
   EXPECT_EQ(make_proposer(p.config, p.spec(), ProposerOptions{"scripted-for-test", {}, {}, {}})->name(), "builtin");
 }
+
+// A model that answers an implement prompt with a diff, and with the whole file when reminded
+// (branch 0); or with a diff again (branch 1).
+kb::testing::LoopbackResponse diff_first_model(const LoopbackRequest& req) {
+  auto body = nlohmann::json::parse(req.body);
+  const std::string prompt = body["messages"].back()["content"];
+  const std::string all = body["messages"].dump();
+  auto reply = [](const std::string& content) { return kb::testing::json_response(200, completion(content)); };
+  if (all.find("# Task: propose") != std::string::npos) {
+    if (all.find("round 1 of") != std::string::npos)
+      return reply("[{\"text\": \"vectorize\", \"family\": \"memory_access\", \"rationale\": \"16-byte loads\"}]");
+    return reply("[]");
+  }
+  const bool reminded = prompt.find("cannot be compiled as it is") != std::string::npos;
+  const bool second_branch = all.find("variant 2 of") != std::string::npos;  // numbered from 1
+  if (reminded && !second_branch) return reply("Sorry, here is all of it:\n```cuda\n" + kVectorized + "```");
+  return reply("```diff\n--- a/k.cu\n+++ b/k.cu\n@@ -1,3 +1,3 @@\n-#define K_BLOCK 128\n+#define K_BLOCK 256\n```");
+}
+
+TEST(LlmProposer, ADiffOrElidedReplyIsAskedForTheWholeFileOnceAndTheAnswerJudged) {
+  TestProject p;
+  LoopbackHttpServer server(diff_first_model);
+  configure_llm(p, server);
+  p.config.search.rounds = 1;
+  p.config.search.ideas_per_round = 1;
+  ProposerOptions options;
+  options.retry = RetryPolicy{0.01, 0.05, 5};
+  options.record_file = p.root / "recording.jsonl";
+  auto proposer = make_proposer(p.config, p.spec(), options);
+  auto result = search_with(p, *proposer);
+
+  const auto* whole = result.find("r1-i0-b0");
+  ASSERT_NE(whole, nullptr);
+  EXPECT_EQ(whole->verdict(), Verdict::accepted) << whole->reason();
+  EXPECT_EQ(whole->variant.source, kVectorized);
+  const auto* diff = result.find("r1-i0-b1");
+  ASSERT_NE(diff, nullptr);
+  EXPECT_NE(diff->reason().find("unified diff"), std::string::npos) << diff->reason();
+  // ideas, then per branch its request and one reminder (never a second one).
+  EXPECT_EQ(server.requests().size(), 5u);
+  size_t reminders = 0;
+  for (const auto& r : server.requests()) {
+    const auto messages = nlohmann::json::parse(r.body)["messages"];
+    if (messages.back()["content"].get<std::string>().find("cannot be compiled as it is") == std::string::npos)
+      continue;
+    ++reminders;
+    // The reminder carries the model's own reply and names what was wrong with it.
+    EXPECT_EQ(messages[messages.size() - 2]["role"], "assistant");
+    EXPECT_NE(messages.back()["content"].get<std::string>().find("unified diff"), std::string::npos);
+  }
+  EXPECT_EQ(reminders, 2u);
+  // The recording keeps the reminder exchange under its own key, so a replay finds it.
+  const auto recording = read_replay_file(p.root / "recording.jsonl");
+  bool retry_recorded = false;
+  for (const auto& e : recording.entries) retry_recorded = retry_recorded || e.key == "r1-i0-b0-retry";
+  EXPECT_TRUE(retry_recorded);
+}
