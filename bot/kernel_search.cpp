@@ -16,15 +16,36 @@
 
 namespace kb::bot {
 
+namespace {
+
+search::ProposerOptions proposer_options_of(const KernelSearchOptions& options) {
+  search::ProposerOptions p;
+  p.name = options.proposer.empty() && !options.replay.empty() ? "replay" : options.proposer;
+  if (!options.replay.empty()) p.replay_file = std::filesystem::absolute(options.replay);
+  if (!options.record.empty()) p.record_file = std::filesystem::absolute(options.record);
+  return p;
+}
+
+}  // namespace
+
+void check_search_setup(const config::Config& config, const std::vector<const config::KernelSpec*>& kernels,
+                        const KernelSearchOptions& options) {
+  const search::ProposerOptions proposer_options = proposer_options_of(options);
+  std::unique_ptr<search::Proposer> first;
+  for (const config::KernelSpec* spec : kernels) {
+    auto proposer = search::make_proposer(config, *spec, proposer_options);
+    if (!first) first = std::move(proposer);
+  }
+  if (first && options.preflight) first->preflight();
+}
+
 search::SearchResult search_kernel(const config::Config& config, const config::KernelSpec& kernel,
                                    const KernelSearchOptions& options) {
   const config::KernelSpec* spec = &kernel;
-  search::ProposerOptions proposer_options;
-  proposer_options.name = options.proposer.empty() && !options.replay.empty() ? "replay" : options.proposer;
-  if (!options.replay.empty()) proposer_options.replay_file = std::filesystem::absolute(options.replay);
-  if (!options.record.empty()) proposer_options.record_file = std::filesystem::absolute(options.record);
-  // Before any GPU work: a bad proposer setup (no API key, no replay file) fails fast (UsageError).
-  auto proposer = search::make_proposer(config, *spec, proposer_options);
+  // Before any GPU work: a bad proposer setup (no model, no replay file) or a model endpoint that
+  // refuses one small request fails fast (UsageError), not after the original was measured.
+  auto proposer = search::make_proposer(config, *spec, proposer_options_of(options));
+  if (options.preflight) proposer->preflight();
   auto devices = profiler::query_devices();  // NoDeviceError: exit 1
   if (options.device) {
     std::erase_if(devices, [&](const DeviceInfo& d) { return d.index != *options.device; });

@@ -21,9 +21,20 @@ struct KernelSearchOptions {
   // The one CUDA device to search on (`kernelbot run` on several GPUs gives each kernel one);
   // unset: every visible device, candidates spread over them.
   std::optional<int> device;
+  // Check the proposer before any GPU work (Proposer::preflight: one request to a model). Off
+  // where check_search_setup already did it for the run.
+  bool preflight = true;
 };
 
-// Throws UsageError for a bad proposer setup (before any GPU work), NoDeviceError without a GPU.
+// The cheap preconditions of searching `kernels`, before any GPU is looked for: each kernel's
+// proposer can be made (a model named, a replay file there), and the model's endpoint answers one
+// small request (once: the kernels share it). Throws UsageError for what the user must fix,
+// kb::Error for a service that fails.
+void check_search_setup(const config::Config& config, const std::vector<const config::KernelSpec*>& kernels,
+                        const KernelSearchOptions& options);
+
+// Throws UsageError for a bad proposer setup or a model endpoint that refuses the check (before any
+// GPU work), NoDeviceError without a GPU.
 search::SearchResult search_kernel(const config::Config& config, const config::KernelSpec& spec,
                                    const KernelSearchOptions& options);
 

@@ -9,6 +9,7 @@
 
 #include "bot/cli_context.h"
 #include "bot/commands/commands.h"
+#include "bot/failure_report.h"
 #include "common/secret_redactor.h"
 #include "config/config_error.h"
 #include "profiler/device_query.h"
@@ -63,6 +64,13 @@ int main(int argc, char** argv) {
   kb::bot::register_check_command(app, ctx);
   kb::bot::register_version_command(app, ctx);
 
+  // With --json, a failure is a JSON object on stdout as well (bot/failure_report.h).
+  const bool json = kb::bot::json_requested(argc, argv);
+  auto fail = [json](const std::string& kind, const std::string& message, int exit_code,
+                     const std::vector<kb::config::ConfigDiagnostic>& diagnostics = {}) {
+    if (json) std::cout << kb::bot::failure_json(kind, message, exit_code, diagnostics).dump(2) << std::endl;
+    return exit_code;
+  };
   try {
     app.parse(argc, argv);
     return ctx.exit_code;
@@ -74,17 +82,21 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
-    return 2;
+    return fail("usage", e.what(), 2);
   } catch (const kb::config::ConfigError& e) {
     for (const auto& d : e.diagnostics()) std::cerr << d.format() << "\n";
-    std::cerr << "kernelbot: " << e.diagnostics().size() << " error" << (e.diagnostics().size() == 1 ? "" : "s")
-              << " in the config\n";
-    return 2;
+    const std::string summary = std::to_string(e.diagnostics().size()) + " error" +
+                                (e.diagnostics().size() == 1 ? "" : "s") + " in the config";
+    std::cerr << "kernelbot: " << summary << "\n";
+    return fail("config", summary, 2, e.diagnostics());
   } catch (const kb::UsageError& e) {
     std::cerr << "kernelbot: error: " << e.what() << "\n";
-    return 2;
+    return fail("usage", e.what(), 2);
+  } catch (const kb::profiler::NoDeviceError& e) {
+    std::cerr << "kernelbot: error: " << e.what() << "\n";
+    return fail("no_device", e.what(), 1);
   } catch (const std::exception& e) {  // kb::Error and anything unexpected: the work failed
     std::cerr << "kernelbot: error: " << e.what() << "\n";
-    return 1;
+    return fail("failed", e.what(), 1);
   }
 }

@@ -65,7 +65,6 @@ std::jthread compile_originals_ahead(const config::Config& config, std::vector<c
 }  // namespace
 
 std::vector<KernelOutcome> run_main_job(const config::Config& config, const MainJobOptions& options) {
-  auto devices = profiler::query_devices();  // no GPU: NoDeviceError, before any other work
   std::vector<const config::KernelSpec*> targets;
   for (const auto& k : config.kernels)
     if (options.kernel.empty() || k.name == options.kernel) targets.push_back(&k);
@@ -80,15 +79,21 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
   const Shard shard = options.shard.value_or(Shard{});
   ShardedTargets sharded = shard_targets(targets, shard, options.shard ? archive : std::filesystem::path());
   targets = sharded.mine;  // more shards than kernels leaves some empty: nothing to do is a result
+  // The cheap preconditions before looking for a GPU: the kernels (above), each one's proposer and
+  // the model's endpoint (one request, once), and the token of the forge.
+  check_search_setup(config, targets, options.search);
+  KernelSearchOptions search_options = options.search;
+  search_options.preflight = false;  // done once above
+  std::unique_ptr<Forge> forge = options.no_publish ? nullptr : make_forge(config, options.dry_run);
+  auto devices = profiler::query_devices();  // no GPU: NoDeviceError
   // The PR's text is re-verified on the first GPU after each search (bot/reverify.h), also in a
   // shard, whose `kernelbot publish` has no GPU and publishes only what the shard re-verified.
   auto reverifier = profiler::make_gpu_evaluator(config, devices.front().index);
   if (options.no_publish)
     return search_into_bundle(
         config, sharded, shard, options.out, archive,
-        [&](const config::KernelSpec& spec) { return search_kernel(config, spec, options.search); }, *reverifier,
+        [&](const config::KernelSpec& spec) { return search_kernel(config, spec, search_options); }, *reverifier,
         fmt::format("kernelbot run --shard {}/{} --no-publish", shard.index, shard.count));
-  auto forge = make_forge(config, options.dry_run);  // a missing token fails here, before hours of search
   const bool dry = forge->name() == "dry-run";
   spdlog::info("kernelbot run: {} kernel{} on {} ({} GPU{}), PRs through the {} forge", targets.size(),
                targets.size() == 1 ? "" : "s", devices.front().name, devices.size(), devices.size() == 1 ? "" : "s",
@@ -124,7 +129,7 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
 
   std::vector<KernelOutcome> outcomes(targets.size());
   if (devices.size() == 1 || targets.size() == 1) {
-    for (size_t i = 0; i < targets.size(); ++i) outcomes[i] = search_and_publish(i, options.search, *reverifier);
+    for (size_t i = 0; i < targets.size(); ++i) outcomes[i] = search_and_publish(i, search_options, *reverifier);
     return outcomes;
   }
   // Several GPUs and kernels: one worker per GPU, each taking the next kernel from one queue and
@@ -137,7 +142,7 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
     for (size_t w = 0; w < devices.size(); ++w)
       workers.emplace_back([&, w] {
         try {
-          KernelSearchOptions search = options.search;
+          KernelSearchOptions search = search_options;
           search.device = devices[w].index;
           auto reverify_on = w == 0 ? nullptr : profiler::make_gpu_evaluator(config, devices[w].index);
           for (size_t i; (i = next++) < targets.size();)

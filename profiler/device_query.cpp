@@ -7,12 +7,35 @@
 
 namespace kb::profiler {
 
+namespace {
+
+std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+
+}  // namespace
+
+std::string describe_no_device(int error, int count, int driver_version, int runtime_version) {
+  const auto err = static_cast<cudaError_t>(error);
+  // Without any driver the runtime says "insufficient driver" too: that case comes first.
+  if (driver_version == 0) return "no NVIDIA driver is installed (libcuda.so.1 could not be loaded)";
+  if (err == cudaErrorInsufficientDriver || (driver_version > 0 && driver_version < runtime_version))
+    return "the NVIDIA driver supports CUDA up to " + cuda_version(driver_version) + ", older than the CUDA " +
+           cuda_version(runtime_version) +
+           " runtime kernelbot was built with: update the driver (or build "
+           "kernelbot with an older toolkit)";
+  if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0))
+    return "the NVIDIA driver (CUDA " + cuda_version(driver_version) +
+           ") sees no GPU (none installed, or CUDA_VISIBLE_DEVICES hides them)";
+  return std::string(cudaGetErrorString(err)) + " (driver CUDA " + cuda_version(driver_version) + ")";
+}
+
 std::vector<DeviceInfo> query_devices() {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
-    std::string why = err != cudaSuccess ? cudaGetErrorString(err) : "the driver reports zero devices";
-    throw NoDeviceError("no CUDA device: " + why +
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);  // 0 when no driver (libcuda) could be loaded
+    cudaRuntimeGetVersion(&runtime);
+    throw NoDeviceError("no CUDA device: " + describe_no_device(static_cast<int>(err), count, driver, runtime) +
                         ". kernelbot measures kernels on a GPU; run it on a machine with an NVIDIA GPU and driver "
                         "(a self-hosted runner labelled 'gpu' in GitHub Actions).");
   }

@@ -43,6 +43,11 @@ class Proposer {
   // them in the compile cache. Nothing is measured or proposed by this. Default: none.
   virtual std::vector<Variant> likely_variants(const ProposalContext& /*ctx*/, size_t /*limit*/) { return {}; }
 
+  // One cheap check, before any GPU work, that the proposer can work at all (a model's endpoint,
+  // key and name: one small request). Throws UsageError for a configuration the user must fix,
+  // kb::Error for a service that fails. Default: nothing to check.
+  virtual void preflight() {}
+
   // Whether the engine should add crossover ideas (merging two good seeds) from round 2 on.
   virtual bool supports_crossover() const { return false; }
 

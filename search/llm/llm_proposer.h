@@ -29,6 +29,7 @@ class LlmProposer : public Proposer {
   std::optional<Variant> repair(const ProposalContext& ctx, const std::string& candidate_id, const Idea& idea,
                                 const Variant& failed, const std::string& compile_log) override;
   bool supports_crossover() const override { return true; }
+  void preflight() override { backend_->preflight(); }
   TokenUsage usage() const override { return backend_->usage(); }
   std::string exhausted_reason() const override;
   std::string ideas_lost() const override;

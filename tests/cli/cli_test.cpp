@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "tests/support/kernelbot_process.h"
+#include "tests/support/loopback_http_server.h"
 
 namespace fs = std::filesystem;
 
@@ -167,4 +168,82 @@ TEST_F(CliTest, VersionPrintsToolkit) {
   // The plain form says so when the build has no judge.
   auto text = kernelbot("version", dir_);
   EXPECT_EQ(text.out.find("without CUPTI") != std::string::npos, !j["cupti"].get<bool>()) << text.out;
+}
+
+TEST_F(CliTest, WithJsonEveryFailureIsAnObjectOnStdout) {
+  auto parsed = [](const kb::testing::KernelbotRun& r) {
+    nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << "stdout is not one JSON object: " << r.out;
+    return j;
+  };
+  // The command line.
+  auto usage = kernelbot("--json frobnicate", dir_);
+  EXPECT_EQ(usage.exit_code, 2);
+  auto j = parsed(usage);
+  EXPECT_EQ(j["ok"], false);
+  EXPECT_EQ(j["exit_code"], 2);
+  EXPECT_EQ(j["error"]["kind"], "usage");
+  EXPECT_FALSE(j["error"]["message"].get<std::string>().empty());
+
+  // The config: every diagnostic with its position and field.
+  write("kernelbot.toml", "[search]\nroundz = 3\n");
+  auto config = kernelbot("config check --json", dir_);
+  EXPECT_EQ(config.exit_code, 2) << config.err;
+  j = parsed(config);
+  EXPECT_EQ(j["error"]["kind"], "config");
+  ASSERT_EQ(j["error"]["diagnostics"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["error"]["diagnostics"][0]["line"], 2);
+  EXPECT_EQ(j["error"]["diagnostics"][0]["field"], "search.roundz");
+  EXPECT_NE(j["error"]["diagnostics"][0]["file"].get<std::string>().find("kernelbot.toml"), std::string::npos);
+
+  // A request that cannot be done as given.
+  const std::string examples = std::string(KB_SOURCE_DIR) + "/examples/kernelbot.toml";
+  auto no_kernel = kernelbot("--json --config " + examples + " run --kernel no_such_kernel", dir_);
+  EXPECT_EQ(no_kernel.exit_code, 2) << no_kernel.err;
+  j = parsed(no_kernel);
+  EXPECT_EQ(j["error"]["kind"], "usage");
+  EXPECT_NE(j["error"]["message"].get<std::string>().find("no [[kernel]] named 'no_such_kernel'"), std::string::npos);
+
+  // No GPU (CI has none; on a GPU machine this part is the gpu tests' business).
+  if (std::system("nvidia-smi -L >/dev/null 2>&1") == 0) return;
+  auto no_gpu = kernelbot("--config " + examples + " run --json", dir_);
+  EXPECT_EQ(no_gpu.exit_code, 1) << no_gpu.err;
+  j = parsed(no_gpu);
+  EXPECT_EQ(j["error"]["kind"], "no_device");
+  EXPECT_NE(j["error"]["message"].get<std::string>().find("no CUDA device: "), std::string::npos);
+  // Without --json stdout stays empty: the message is on stderr.
+  EXPECT_EQ(kernelbot("--config " + examples + " run", dir_).out, "");
+}
+
+TEST_F(CliTest, RunChecksItsCheapPreconditionsBeforeLookingForAGpu) {
+  const std::string examples = std::string(KB_SOURCE_DIR) + "/examples";
+  // A replay proposer without its file: named, exit 2, whether or not there is a GPU.
+  auto replay = kernelbot("--config " + examples + "/kernelbot.toml run --proposer replay", dir_);
+  EXPECT_EQ(replay.exit_code, 2) << replay.err;
+  EXPECT_NE(replay.err.find("needs a file of recorded replies"), std::string::npos) << replay.err;
+  EXPECT_EQ(replay.err.find("no CUDA device"), std::string::npos) << replay.err;
+
+  // A model endpoint that refuses the key: the provider's own message, exit 2, before any GPU work.
+  kb::testing::LoopbackHttpServer model([](const kb::testing::LoopbackRequest&) {
+    return kb::testing::json_response(
+        401, R"({"error": {"message": "Incorrect API key provided: sk-test. You can find your API key at )"
+             R"(https://platform.openai.com/account/api-keys.", "type": "invalid_request_error", )"
+             R"("param": null, "code": "invalid_api_key"}})");
+  });
+  std::ifstream in(examples + "/kernelbot.toml");
+  std::stringstream toml;
+  toml << in.rdbuf();
+  std::string text = toml.str();
+  text.replace(text.find("[project]"), 9,
+               "[llm]\nprovider = \"openai-compatible\"\nbase_url = \"" + model.base_url() +
+                   "\"\nmodel = \"gpt-test\"\napi_key_env = \"\"\nmax_retries = 0\n\n[project]");
+  write("kernelbot.toml", text);
+  for (const char* sub : {"src", "include"})
+    fs::copy(fs::path(examples) / sub, dir_ / sub, fs::copy_options::recursive);
+  auto llm = kernelbot("run --json", dir_);
+  EXPECT_EQ(llm.exit_code, 2) << llm.err;
+  EXPECT_NE(llm.err.find("Incorrect API key provided"), std::string::npos) << llm.err;
+  EXPECT_EQ(llm.err.find("no CUDA device"), std::string::npos) << llm.err;
+  EXPECT_EQ(nlohmann::json::parse(llm.out)["error"]["kind"], "usage") << llm.out;
+  EXPECT_EQ(model.requests().size(), 1u) << "one small request checks the endpoint";
 }
