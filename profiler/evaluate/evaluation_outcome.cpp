@@ -122,6 +122,9 @@ EvalResult classify_harness_run(const HarnessRun& run, int64_t max_memory_mb) {
     r.verdict = Verdict::crashed;
     r.reason = "the candidate crashed" + (cause.empty() ? std::string() : ": " + cause) + " (the harness " +
                (p.signal != 0 ? "was " + p.describe() : "ended with " + p.describe()) + ")";
+    // The judge's sealed account says where (which trial, which alignment case): its own words.
+    if (run.result && run.result->verdict == Verdict::crashed && !run.result->reason.empty())
+      r.reason += "; the judge: " + run.result->reason;
     return r;
   }
   if (p.exit_code == 0 && run.result) return r;

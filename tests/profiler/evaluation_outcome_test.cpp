@@ -68,6 +68,21 @@ TEST(HarnessOutcome, CandidateCrashNamesTheKnownCauseNotTheLine) {
             "the candidate crashed: an illegal memory access was encountered (the harness ended with exit code 1)");
 }
 
+// The judge's sealed result says where the candidate crashed (the alignment pass's case, say):
+// that follows the known cause, which still comes from the closed list.
+TEST(HarnessOutcome, CandidateCrashKeepsTheJudgesAccountOfWhere) {
+  HarnessRun run = exited(kHarnessCandidateCrashed, "kb-harness: candidate crashed: misaligned address\n");
+  EvalResult sealed;
+  sealed.verdict = Verdict::crashed;
+  sealed.reason = "the candidate crashed: the candidate's process exited during call (the alignment check with every "
+                  "buffer 4 bytes past a 256-byte boundary at size n=1000003, which the original accepts)";
+  run.result = sealed;
+  const EvalResult e = classify_harness_run(run, 0);
+  EXPECT_EQ(e.verdict, Verdict::crashed);
+  EXPECT_EQ(e.reason, "the candidate crashed: misaligned address (the harness ended with exit code 3); the judge: " +
+                          sealed.reason);
+}
+
 // A candidate shares the harness's process, so it can print the harness's crash line with
 // anything after it (the secret it read): the reason keeps none of that text.
 TEST(HarnessOutcome, ForgedCrashLineDoesNotBecomeTheReason) {
