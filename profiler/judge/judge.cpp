@@ -36,6 +36,7 @@ void bind_slot(VariantProcess& server, int id, const ArgSet& set, double timeout
     if (!set.arg(i).is_buffer() || set.bytes(i) == 0) continue;
     r.has_handle[i] = 1;
     set.ipc_handle(i, r.handles[i]);
+    r.offsets[i] = set.data_offset(i);
   }
   put_scalars(r, set);
   expect_no_harness_error(server.ask(r, timeout_s), "map the judge's buffers");

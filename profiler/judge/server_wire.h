@@ -48,6 +48,9 @@ struct Request {
   // bind: per argument, whether it is a buffer with a handle, whether a scalar value is set.
   uint8_t has_handle[kMaxArgs] = {};
   unsigned char handles[kMaxArgs][kIpcHandleBytes] = {};
+  // bind: where each buffer starts in the allocation its handle maps (the judge's guard zone
+  // before it, plus the alignment pass's shift): CUDA IPC maps whole allocations.
+  uint64_t offsets[kMaxArgs] = {};
   uint8_t has_scalar[kMaxArgs] = {};
   double scalars[kMaxArgs] = {};
   // No word of what the judge is doing (which trial, verifying or timing): the variant in the

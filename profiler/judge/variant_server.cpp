@@ -72,7 +72,7 @@ class Server {
   Reply bind(const Request& r) {
     if (r.size_index < 0 || static_cast<size_t>(r.size_index) >= job_.size_count())
       return make_reply(Status::harness_error, "bind: no such size set");
-    auto set = std::make_unique<ArgSet>(job_, static_cast<size_t>(r.size_index), r.handles, r.has_handle);
+    auto set = std::make_unique<ArgSet>(job_, static_cast<size_t>(r.size_index), r.handles, r.has_handle, r.offsets);
     stream_.bind(*set);
     apply_scalars(r, *set);
     slots_[r.slots[0]] = std::move(set);
@@ -110,7 +110,7 @@ class Server {
   std::unique_ptr<ArgSet> own_buffers(const Request& r) {
     const auto s = static_cast<size_t>(r.size_index);
     if (r.size_index < 0 || s >= job_.size_count()) throw HarnessError("no such size set");
-    auto a = std::make_unique<ArgSet>(job_, s);
+    auto a = std::make_unique<ArgSet>(job_, s, std::vector<size_t>{}, ArgSet::Guards::none);
     stream_.bind(*a);
     const auto d = static_cast<Distribution>(r.distribution);
     for (size_t i = 0; i < job_.args.size(); ++i) {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 
+#include "profiler/judge/alignment_check.h"
 #include "profiler/judge/cuda_check.h"
 #include "profiler/judge/output_comparator.h"
 #include "profiler/judge/served_job.h"
@@ -132,6 +133,8 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
       }
     }
   }
+  if (const VerificationOutcome aligned = check_alignment(job, servers, scratch, report); aligned.failed())
+    return fail(aligned.verdict, aligned.reason);
   for (const auto& o : report.outputs) {
     const std::string warning = tolerance_warning(o);
     if (warning.empty()) continue;

@@ -569,5 +569,110 @@ TEST(EvalGpu, GatherIdsStayInTheirRangeThroughVerificationAndTiming) {
   std::printf("[ %s ] %.2fx: %s\n", to_string(r.result.verdict), r.result.speedup, r.result.reason.c_str());
 }
 
+// Guard zones (issue #27, point 4): every buffer the judge lends lies between zones of bytes no
+// variant can predict; a write there is a rejection naming the buffer, the side and the offset,
+// even when every output element is right.
+TEST(EvalGpu, WritingOneElementPastTheEndIsRejectedNamingTheBufferAndTheOffset) {
+  const EvalRun r = eval("row_sum", "row_sum_writes_past_end.cu");
+  // Each of the 4 bytes differs from the guard's with probability 255/256: the count may be 3.
+  expect_rejected(r, Verdict::rejected, "writes outside output out: ");
+  EXPECT_NE(r.result.reason.find("changed after its end"), std::string::npos) << describe(r);
+  EXPECT_NE(r.result.reason.find("(element out[4096])"), std::string::npos) << describe(r);
+  EXPECT_NE(r.result.reason.find("trial 1 of"), std::string::npos) << describe(r);
+}
+TEST(EvalGpu, WritingBeforeTheStartIsRejected) {
+  const EvalRun r = eval("row_sum", "row_sum_writes_before_start.cu");
+  expect_rejected(r, Verdict::rejected, "writes outside output out: ");
+  EXPECT_NE(r.result.reason.find("changed before its start"), std::string::npos) << describe(r);
+  EXPECT_NE(r.result.reason.find("(element out[-1])"), std::string::npos) << describe(r);
+}
+
+// Alignment (issue #27, point 6): after the main trials, every buffer is lent 4, 8 and 16 bytes
+// past a 256-byte boundary, where the original accepts that.
+TEST(EvalGpu, Float4AccessesAssumingAlignmentCrashWhereTheOriginalAcceptsTheOffset) {
+  const EvalRun r = eval("saxpy", "saxpy_float4_assumes_alignment.cu");
+  expect_rejected(r, Verdict::crashed, "every buffer 4 bytes past a 256-byte boundary");
+  EXPECT_NE(r.result.reason.find("misaligned"), std::string::npos) << describe(r);
+  EXPECT_NE(r.result.reason.find("which the original accepts"), std::string::npos) << describe(r);
+}
+TEST(EvalGpu, VectorizedSaxpyThatChecksAlignmentPassesTheAlignmentPass) {
+  const EvalRun r = eval("saxpy", "saxpy_fast.cu");
+  expect_accepted(r);
+  EXPECT_TRUE(r.result.verification.skipped_checks.empty()) << describe(r);
+}
+
+// An original that faults on misaligned pointers: the offsets it fails are skipped and reported,
+// its server is started again, and the candidate is checked at the offset it accepts and timed.
+fs::path aligned_only_repo() {
+  static const fs::path dir = [] {
+    const fs::path d = repo().parent_path() / (repo().filename().string() + "-aligned-only");
+    fs::remove_all(d / "src");
+    fs::remove_all(d / "include");
+    fs::create_directories(d / "src");
+    fs::copy(source_dir() / "examples" / "include", d / "include", fs::copy_options::recursive);
+    fs::copy_file(source_dir() / "tests" / "profiler" / "originals" / "saxpy_aligned_only.cu", d / "src" / "saxpy.cu");
+    std::ofstream(d / "kernelbot.toml") << R"toml([project]
+include_dirs = ["include"]
+
+[verify]
+trials = 3
+timeout_s = 120
+
+[bench]
+min_time_s = 0.1
+min_samples = 20
+max_samples = 400
+timeout_s = 5
+
+[[kernel]]
+name = "saxpy"
+source = "src/saxpy.cu"
+launcher = "launch_saxpy"
+sizes = [{ n = 1048576 }, { n = 1000003 }]
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "y"
+  role = "inout"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "a"
+  role = "scalar"
+  dtype = "float32"
+  value = 2.5
+  [[kernel.arg]]
+  name = "n"
+  role = "size"
+  dtype = "int32"
+  value = "n"
+)toml";
+    return d;
+  }();
+  return dir;
+}
+
+TEST(EvalGpu, OffsetsTheOriginalFaultsOnAreSkippedAndReported) {
+  const EvalRun r = eval_in(aligned_only_repo(), "saxpy", "saxpy_fast.cu");
+  ASSERT_TRUE(r.parsed) << describe(r);
+  EXPECT_EQ(r.process.exit_code, 0) << describe(r);
+  EXPECT_TRUE(r.result.verdict == Verdict::accepted || r.result.verdict == Verdict::not_faster) << describe(r);
+  EXPECT_TRUE(r.result.verification.passed) << describe(r);
+  const auto& skipped = r.result.verification.skipped_checks;
+  ASSERT_EQ(skipped.size(), 2u) << describe(r);
+  EXPECT_EQ(skipped[0].rfind("alignment offset 4 bytes", 0), 0u) << skipped[0];
+  EXPECT_EQ(skipped[1].rfind("alignment offset 8 bytes", 0), 0u) << skipped[1];
+  for (const auto& line : skipped) {
+    EXPECT_NE(line.find("the original faults"), std::string::npos) << line;
+    EXPECT_NE(line.find("misaligned"), std::string::npos) << line;
+  }
+  EXPECT_EQ(r.result.timings.size(), 2u) << "the restarted original is timed\n" << describe(r);
+  std::printf("[ %s ] %s; skipped: %s; %s\n", to_string(r.result.verdict), r.result.reason.c_str(), skipped[0].c_str(),
+              skipped[1].c_str());
+}
+
 }  // namespace
 }  // namespace kb
