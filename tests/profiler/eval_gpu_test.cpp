@@ -614,9 +614,8 @@ TEST(EvalGpu, HonestCandidatesPassStateIndependenceAndSpecialValues) {
     SCOPED_TRACE(kernel + " " + candidate);
     const EvalRun r = eval(kernel, candidate);
     expect_accepted(r);
-    EXPECT_TRUE(r.result.verification.skipped_checks.empty())
-        << r.result.verification.skipped_checks.front() << "\n"
-        << describe(r);
+    EXPECT_TRUE(r.result.verification.skipped_checks.empty()) << r.result.verification.skipped_checks.front() << "\n"
+                                                              << describe(r);
   }
 }
 
