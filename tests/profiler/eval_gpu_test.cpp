@@ -621,3 +621,46 @@ TEST(EvalGpu, HonestCandidatesPassStateIndependenceAndSpecialValues) {
 
 }  // namespace
 }  // namespace kb
+
+// The production example's row softmax (examples/production), whose rows of -Inf (masked) and
+// rows holding a NaN or an Inf give NaN rows: the typical case of special values.
+namespace kb {
+namespace {
+
+fs::path production_repo() {
+  static const fs::path dir =
+      [] {
+        const fs::path d = repo().parent_path() / (repo().filename().string() + "-production");
+        fs::create_directories(d);
+        for (const char* sub : {"src", "include"}) {
+          fs::remove_all(d / sub);
+          fs::copy(source_dir() / "examples" / "production" / sub, d / sub, fs::copy_options::recursive);
+        }
+        std::ifstream in(source_dir() / "examples" / "production" / "kernelbot.toml");
+        std::stringstream original;
+        original << in.rdbuf();
+        const std::string toml = kb::testing::without_table(
+            kb::testing::without_table(kb::testing::without_table(original.str(), "bench"), "verify"), "search");
+        std::ofstream(d / "kernelbot.toml")
+            << toml << "\n[verify]\ntrials = 3\ntimeout_s = 120\n"
+            << "\n[bench]\nmin_time_s = 0.1\nmin_samples = 20\nmax_samples = 400\ntimeout_s = 5\n";
+        return d;
+      }();
+  return dir;
+}
+
+TEST(EvalGpu, AnHonestSoftmaxKeepsTheOriginalsNanRows) {
+  const EvalRun r = eval_in(production_repo(), "softmax", "softmax_block256.cu");
+  expect_accepted(r);
+  EXPECT_TRUE(r.result.verification.skipped_checks.empty()) << r.result.verification.skipped_checks.front() << "\n"
+                                                            << describe(r);
+}
+
+TEST(EvalGpu, ASoftmaxThatZeroesUndefinedRowsFailsTheSpecialValues) {
+  const EvalRun r = eval_in(production_repo(), "softmax", "softmax_zeroes_undefined_rows.cu");
+  expect_rejected(r, Verdict::wrong_result, "special values: at size ");
+  EXPECT_NE(r.result.reason.find("(expected NaN, got 0)"), std::string::npos) << describe(r);
+}
+
+}  // namespace
+}  // namespace kb
