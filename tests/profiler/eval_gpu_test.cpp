@@ -676,3 +676,96 @@ TEST(EvalGpu, OffsetsTheOriginalFaultsOnAreSkippedAndReported) {
 
 }  // namespace
 }  // namespace kb
+
+// Issue #27, points 3 and 7 (state independence, special values): appended as a block of its own.
+namespace kb {
+namespace {
+
+// A cache keyed on a hash of the input's first elements: every fresh input misses it; the calls on
+// the same buffers with a few later elements changed hit it and replay the old values there.
+TEST(EvalGpu, ACacheKeyedOnTheFirstInputElementsFailsStateIndependence) {
+  const EvalRun r = eval("transpose", "transpose_caches_by_prefix.cu");
+  expect_rejected(r, Verdict::wrong_result, "state independence: call 2 of 3 on the same buffers at size ");
+  EXPECT_NE(r.result.reason.find("elements of input in changed (at "), std::string::npos) << describe(r);
+  EXPECT_NE(r.result.reason.find("every output holding the previous call's correct result: output out"),
+            std::string::npos)
+      << describe(r);
+}
+
+// Skipping the work when the output already holds the right values for the first rows.
+TEST(EvalGpu, SkippingWhenTheOutputLooksCurrentFailsStateIndependence) {
+  const EvalRun r = eval("row_sum", "row_sum_skips_when_current.cu");
+  expect_rejected(r, Verdict::wrong_result, "state independence: call ");
+  EXPECT_NE(r.result.reason.find("output out"), std::string::npos) << describe(r);
+}
+
+// NaN and Inf inputs read as 0 where the original propagates them.
+TEST(EvalGpu, SanitizingNonFiniteInputsFailsTheSpecialValues) {
+  const EvalRun r = eval("saxpy", "saxpy_zeroes_non_finite.cu");
+  expect_rejected(r, Verdict::wrong_result, "special values: at size ");
+  EXPECT_NE(r.result.reason.find("output y"), std::string::npos) << describe(r);
+  EXPECT_TRUE(r.result.reason.find("(expected NaN") != std::string::npos ||
+              r.result.reason.find("(expected Inf") != std::string::npos ||
+              r.result.reason.find("(expected -Inf") != std::string::npos)
+      << describe(r);
+}
+
+// Honest candidates pass both checks, and the originals' outputs on special values are defined
+// (nothing skipped): an elementwise kernel, a row reduction (the original's atomics reorder it
+// on every run), a row-wise normalization.
+TEST(EvalGpu, HonestCandidatesPassStateIndependenceAndSpecialValues) {
+  for (const auto& [kernel, candidate] : std::vector<std::pair<std::string, std::string>>{
+           {"saxpy", "saxpy_fast.cu"}, {"row_sum", "row_sum_warp.cu"}, {"layernorm", "layernorm_warp.cu"}}) {
+    SCOPED_TRACE(kernel + " " + candidate);
+    const EvalRun r = eval(kernel, candidate);
+    expect_accepted(r);
+    EXPECT_TRUE(r.result.verification.skipped_checks.empty()) << r.result.verification.skipped_checks.front() << "\n"
+                                                              << describe(r);
+  }
+}
+
+}  // namespace
+}  // namespace kb
+
+// The production example's row softmax (examples/production), whose rows of -Inf (masked) and
+// rows holding a NaN or an Inf give NaN rows: the typical case of special values.
+namespace kb {
+namespace {
+
+fs::path production_repo() {
+  static const fs::path dir =
+      [] {
+        const fs::path d = repo().parent_path() / (repo().filename().string() + "-production");
+        fs::create_directories(d);
+        for (const char* sub : {"src", "include"}) {
+          fs::remove_all(d / sub);
+          fs::copy(source_dir() / "examples" / "production" / sub, d / sub, fs::copy_options::recursive);
+        }
+        std::ifstream in(source_dir() / "examples" / "production" / "kernelbot.toml");
+        std::stringstream original;
+        original << in.rdbuf();
+        const std::string toml = kb::testing::without_table(
+            kb::testing::without_table(kb::testing::without_table(original.str(), "bench"), "verify"), "search");
+        std::ofstream(d / "kernelbot.toml")
+            << toml << "\n[verify]\ntrials = 3\ntimeout_s = 120\n"
+            << "\n[bench]\nmin_time_s = 0.1\nmin_samples = 20\nmax_samples = 400\ntimeout_s = 5\n";
+        return d;
+      }();
+  return dir;
+}
+
+TEST(EvalGpu, AnHonestSoftmaxKeepsTheOriginalsNanRows) {
+  const EvalRun r = eval_in(production_repo(), "softmax", "softmax_block256.cu");
+  expect_accepted(r);
+  EXPECT_TRUE(r.result.verification.skipped_checks.empty()) << r.result.verification.skipped_checks.front() << "\n"
+                                                            << describe(r);
+}
+
+TEST(EvalGpu, ASoftmaxThatZeroesUndefinedRowsFailsTheSpecialValues) {
+  const EvalRun r = eval_in(production_repo(), "softmax", "softmax_zeroes_undefined_rows.cu");
+  expect_rejected(r, Verdict::wrong_result, "special values: at size ");
+  EXPECT_NE(r.result.reason.find("(expected NaN, got 0)"), std::string::npos) << describe(r);
+}
+
+}  // namespace
+}  // namespace kb
