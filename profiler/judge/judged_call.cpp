@@ -105,7 +105,8 @@ void prepare(const DecodedJob& job, const TrialPlan& p, SizeChecks& checks, ArgS
 }
 
 VerificationOutcome compute_error_scale(const DecodedJob& job, const Servers& servers, const TrialPlan& p,
-                                        SizeChecks& checks, ArgSet& base, ArgSet& cand, const std::string& trial_text) {
+                                        SizeChecks& checks, ArgSet& base, ArgSet& cand, const std::string& trial_text,
+                                        int base_id) {
   prepare(job, p, checks, base, cand);
   std::vector<double> scalars(job.args.size());
   for (size_t i = 0; i < job.args.size(); ++i) scalars[i] = base.scalar(i);
@@ -119,7 +120,8 @@ VerificationOutcome compute_error_scale(const DecodedJob& job, const Servers& se
     }
   }
   cuda_check(cudaStreamSynchronize(cudaStreamLegacy), "taking |inputs|");
-  const Reply sc = call(*servers.baseline, static_cast<int>(p.size), base, false, servers.timeout_s);
+  const Reply sc = call(*servers.baseline, base_id >= 0 ? base_id : static_cast<int>(p.size), base, false,
+                        servers.timeout_s);
   if (sc.status == Status::fault)
     return {Verdict::infra_error,
             "the original kernel failed on |inputs|: " + fault_text(sc) + " (" + trial_text + ")"};
@@ -183,7 +185,8 @@ std::string fault_text(const Reply& r) { return untrusted_note(r, 300); }
 std::string late_work_advice(const DecodedJob& job) {
   if (const DecodedArg* stream = stream_arg(job))
     return "queue the work on the stream argument '" + stream->name +
-           "', or make that stream wait for your streams before returning";
+           "', or make that stream wait for your streams before returning; it may be a non-blocking stream, which "
+           "work on the legacy default stream (a kernel or cudaMemsetAsync without a stream) is not ordered with";
   return "use the default stream, or make it wait for your streams before returning";
 }
 

@@ -83,8 +83,10 @@ void prepare(const DecodedJob& job, const TrialPlan& p, SizeChecks& checks, ArgS
 
 // Fills `checks.scale` for plan `p`: the original's outputs on |inputs| (error_scale =
 // "abs_inputs"). Leaves `base`'s inputs as |inputs|: prepare() again before the judged call.
+// `base_id` is the original's slot holding `base` (-1: slot p.size, as the main verification binds).
 VerificationOutcome compute_error_scale(const DecodedJob& job, const Servers& servers, const TrialPlan& p,
-                                        SizeChecks& checks, ArgSet& base, ArgSet& cand, const std::string& trial_text);
+                                        SizeChecks& checks, ArgSet& base, ArgSet& cand, const std::string& trial_text,
+                                        int base_id = -1);
 
 // Asks `server` to call its launcher on slot `id` with `set`'s scalars. Throws VariantGone;
 // HarnessError for the server's own failure.

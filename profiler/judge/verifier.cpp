@@ -11,6 +11,7 @@
 #include "profiler/judge/cuda_check.h"
 #include "profiler/judge/output_comparator.h"
 #include "profiler/judge/served_job.h"
+#include "profiler/judge/stream_pass.h"
 #include "profiler/judge/tolerance_warning.h"
 
 namespace kb::judge {
@@ -132,6 +133,8 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
       }
     }
   }
+  if (const VerificationOutcome o = verify_per_thread_stream(job, servers, report); o.failed())
+    return fail(o.verdict, o.reason);
   for (const auto& o : report.outputs) {
     const std::string warning = tolerance_warning(o);
     if (warning.empty()) continue;
