@@ -27,9 +27,11 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #include "common/clock.h"
@@ -112,6 +114,10 @@ int run_judge(const std::string& job_path, const std::string& out, const std::st
     std::fprintf(stderr, "kb-harness: invalid job: %s\n", e.what());
     end_now(kExitUsage);
   }
+  // The job file holds the judging (seeds, trials, mode) and lies in the job directory, the
+  // servers' working directory: it goes before any server exists, so no variant can read it.
+  if (::unlink(job_path.c_str()) != 0)
+    spdlog::warn("could not remove the job file {} before starting the servers: {}", job_path, std::strerror(errno));
   JobProcesses processes;
   JudgedJob judged = judge_job(job_text, "the job file " + job_path, processes,
                                [&](const DecodedJob& job, JobProcesses& p) {

@@ -61,7 +61,10 @@ class Server {
       case Op::local_metrics: return local_metrics(r);
       case Op::local_call: return local_call(r);
       case Op::unbind:
-        for (uint32_t k = 0; k < r.slot_count; ++k) slots_.erase(r.slots[k]), slot_streams_.erase(r.slots[k]);
+        for (uint32_t k = 0; k < r.slot_count; ++k) {
+          slots_.erase(r.slots[k]);
+          slot_streams_.erase(r.slots[k]);
+        }
         return make_reply(Status::ok);
       case Op::quit: return make_reply(Status::ok);
       case Op::renew: break;  // serve_variant's own: it replaces the job and this Server with it

@@ -100,21 +100,19 @@ TEST(HarnessOutcome, AnOriginalsCrashLineInASuccessfulRunIsNotTheCandidatesCrash
   accepted.verdict = Verdict::accepted;
   accepted.reason = "correct and faster";
   const EvalResult e = classify_harness_run(
-      exited(0, "kb-harness: baseline crashed: an illegal memory access was encountered (cudaErrorIllegalAddress) "
-                "during verification with the per-thread default stream
-                ",
+      exited(0,
+             "kb-harness: baseline crashed: an illegal memory access was encountered (cudaErrorIllegalAddress) "
+             "during verification with the per-thread default stream\n",
              accepted),
       0);
   EXPECT_EQ(e.verdict, Verdict::accepted) << e.reason;
   EXPECT_EQ(e.reason, "correct and faster");
   // The candidate's own illegal address is still a crash, whatever the original's line says.
-  const EvalResult c =
-      classify_harness_run(exited(0, "kb-harness: baseline crashed: an illegal memory access was encountered
-                                     "
-                                     "CUDA error: an illegal memory access was encountered
-                                     ",
-                                  accepted),
-                           0);
+  const EvalResult c = classify_harness_run(exited(0,
+                                                   "kb-harness: baseline crashed: an illegal memory access was "
+                                                   "encountered\nCUDA error: an illegal memory access was encountered\n",
+                                                   accepted),
+                                            0);
   EXPECT_EQ(c.verdict, Verdict::crashed) << c.reason;
 }
 
