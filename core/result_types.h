@@ -99,9 +99,10 @@ struct VerificationReport {
   // Checks that passed but prove little, e.g. an output whose reference never exceeds its atol
   // (any value near zero passes): for the reviewer and for whoever tunes the tolerances.
   std::vector<std::string> warnings;
-  // Conditions a verification pass left out because the original itself fails them, one line
-  // each: "alignment offset 4 bytes: the original faults (misaligned address)", "special values
-  // at size n=1000: the original's output y holds no finite value (...)".
+  // Conditions a verification pass did not hold against the candidate because the original itself
+  // fails under them, one human-readable line each: "alignment offset 4 bytes: the original faults
+  // (misaligned address)", "special values at size n=1000: the original's output y holds no finite
+  // value (...)", "the per-thread default stream as the stream argument, at size n=4096: ...".
   std::vector<std::string> skipped_checks;
 };
 

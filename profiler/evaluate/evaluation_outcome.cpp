@@ -67,11 +67,13 @@ std::string harness_crash_line(const std::string& stderr_text) {
   std::string fallback;
   for (std::string line; std::getline(in, line);) {
     if (line.find("kb-harness: candidate crashed") != std::string::npos) return line;
-    // The judge's own log lines, the original's server's and the original's crash line are not
-    // the candidate's crash: the alignment pass skips a case the original faults on, logs why and
-    // goes on.
-    const bool judges = line.rfind("kb-harness [", 0) == 0 || line.rfind("kb-harness baseline [", 0) == 0 ||
-                        line.rfind("kb-harness: baseline crashed", 0) == 0;
+    // The judge's own log lines, the servers' (which the judge attributes itself: a candidate's
+    // crash is its "candidate crashed" line above) and the original's crash line are not the
+    // candidate's crash: a verification pass that skips a condition the original fails on (an
+    // alignment, a stream) restarts its server, logs why and goes on.
+    const bool judges = line.rfind("kb-harness [", 0) == 0 || line.rfind("kb-harness server ", 0) == 0 ||
+                        line.rfind("kb-harness baseline [", 0) == 0 ||
+                        line.find("kb-harness: baseline crashed") != std::string::npos;
     if (fallback.empty() && !judges &&
         (line.find("illegal memory access") != std::string::npos || line.find("illegal address") != std::string::npos))
       fallback = line;

@@ -185,7 +185,8 @@ std::string fault_text(const Reply& r) { return untrusted_note(r, 300); }
 std::string late_work_advice(const DecodedJob& job) {
   if (const DecodedArg* stream = stream_arg(job))
     return "queue the work on the stream argument '" + stream->name +
-           "', or make that stream wait for your streams before returning";
+           "', or make that stream wait for your streams before returning; it may be a non-blocking stream, which "
+           "work on the legacy default stream (a kernel or cudaMemsetAsync without a stream) is not ordered with";
   return "use the default stream, or make it wait for your streams before returning";
 }
 

@@ -14,6 +14,7 @@
 #include "profiler/judge/served_job.h"
 #include "profiler/judge/special_values_check.h"
 #include "profiler/judge/state_independence_check.h"
+#include "profiler/judge/stream_pass.h"
 #include "profiler/judge/tolerance_warning.h"
 
 namespace kb::judge {
@@ -141,6 +142,8 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
     return fail(o.verdict, o.reason);
   if (const VerificationOutcome aligned = check_alignment(job, servers, scratch, report); aligned.failed())
     return fail(aligned.verdict, aligned.reason);
+  if (const VerificationOutcome o = verify_per_thread_stream(job, servers, report); o.failed())
+    return fail(o.verdict, o.reason);
   for (const auto& o : report.outputs) {
     const std::string warning = tolerance_warning(o);
     if (warning.empty()) continue;

@@ -769,3 +769,127 @@ TEST(EvalGpu, ASoftmaxThatZeroesUndefinedRowsFailsTheSpecialValues) {
 
 }  // namespace
 }  // namespace kb
+
+// Issue #27 point 5, the stream contract real callers have: the stream argument is a non-blocking
+// stream (ordered with nothing, not even the legacy default stream), and a second pass gives the
+// launcher the per-thread default stream. Candidates that rely on the legacy default stream being
+// ordered with their stream are rejected, naming that stream; honest ones on their stream stay
+// accepted.
+namespace kb {
+namespace {
+
+const char* kScaleBf16Config = R"toml(
+[[kernel]]
+name = "scale_bf16"
+source = "src/scale_bf16.cu"
+launcher = "launch_scale_bf16"
+sizes = [{ n = 4194304 }, { n = 1000003 }, { n = 16777216 }]
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "bfloat16"
+  count = "n"
+  [[kernel.arg]]
+  name = "y"
+  role = "output"
+  dtype = "bfloat16"
+  count = "n"
+  [[kernel.arg]]
+  name = "a"
+  role = "scalar"
+  dtype = "float32"
+  value = 1.75
+  [[kernel.arg]]
+  name = "n"
+  role = "size"
+  dtype = "int32"
+  value = "n"
+  [[kernel.arg]]
+  name = "stream"
+  role = "stream"
+)toml";
+
+// stream_repo() with the bf16 original and its [[kernel]] besides.
+fs::path bf16_stream_repo() {
+  static const fs::path dir = [] {
+    const fs::path d = repo().parent_path() / (repo().filename().string() + "-streams-bf16");
+    fs::remove_all(d);
+    fs::create_directories(d / "src");
+    fs::create_directories(d / "include");
+    const fs::path originals = source_dir() / "tests" / "profiler" / "originals";
+    for (const char* f : {"saxpy_stream.cu", "gather.cu", "scale_bf16.cu"}) fs::copy_file(originals / f, d / "src" / f);
+    fs::copy_file(originals / "stream_kernels.h", d / "include" / "stream_kernels.h");
+    std::ofstream(d / "kernelbot.toml") << kStreamConfig << kScaleBf16Config;
+    return d;
+  }();
+  return dir;
+}
+
+// Rejected by the call's gate: work the launcher queued on the legacy default stream started while
+// the caller's (non-blocking) stream still held the work queued before the call.
+void expect_rejected_for_the_legacy_default_stream(const EvalRun& r) {
+  ASSERT_TRUE(r.parsed) << describe(r);
+  EXPECT_EQ(r.result.verdict, Verdict::rejected) << describe(r);
+  const std::string& why = r.result.reason;
+  EXPECT_NE(why.find("does work on a stream the caller does not wait for"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("on the legacy default stream"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("not the stream argument 'stream'"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("started"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("a non-blocking stream"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("trial 1 of 3"), std::string::npos) << describe(r);
+  std::printf("[ %s ] %s\n", to_string(r.result.verdict), why.c_str());
+}
+
+TEST(EvalGpu, AKernelOnTheLegacyDefaultStreamBesideTheStreamArgumentIsRejected) {
+  expect_rejected_for_the_legacy_default_stream(
+      eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_default_stream_kernel.cu"));
+}
+
+TEST(EvalGpu, AMemsetOnTheLegacyDefaultStreamBesideTheStreamArgumentIsRejected) {
+  const EvalRun r = eval_in(stream_repo(), "saxpy_stream_small", "saxpy_stream_default_stream_memset.cu");
+  expect_rejected_for_the_legacy_default_stream(r);
+  EXPECT_NE(r.result.reason.find("emset"), std::string::npos) << describe(r);  // CUPTI names the memset
+}
+
+// Honest kernels on their stream stay accepted under the non-blocking stream and the per-thread
+// pass, and are timed as before: no escaped work in the notes, nothing skipped (the original
+// takes the per-thread default stream).
+void expect_honest_on_its_stream(const EvalRun& r) {
+  expect_accepted(r);
+  EXPECT_TRUE(r.result.verification.skipped_checks.empty()) << describe(r);
+  for (const auto& t : r.result.timings)
+    EXPECT_EQ(t.candidate.notes.find("work escaped the timed region"), std::string::npos)
+        << t.size_label << ": " << t.candidate.notes;
+}
+
+TEST(EvalGpu, ACooperativeGroupsKernelOnItsStreamIsAccepted) {
+  expect_honest_on_its_stream(eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_cooperative_groups.cu"));
+}
+
+TEST(EvalGpu, ABf16KernelOnItsStreamIsAccepted) {
+  expect_honest_on_its_stream(eval_in(bf16_stream_repo(), "scale_bf16", "scale_bf16_stream_vec.cu"));
+}
+
+TEST(EvalGpu, AnHonestCandidateIsAcceptedUnderTheNonBlockingStreamAndThePerThreadPass) {
+  expect_honest_on_its_stream(eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_fast.cu"));
+}
+
+// A launcher that swaps the per-thread default stream for a stream of its own ("never run on a
+// default stream") ignores its caller exactly when given that stream: only the per-thread pass
+// gives it, and its gate and marker name it.
+TEST(EvalGpu, IgnoringThePerThreadDefaultStreamIsRejectedByThePerThreadPass) {
+  const EvalRun r = eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_avoids_default_streams.cu");
+  ASSERT_TRUE(r.parsed) << describe(r);
+  EXPECT_EQ(r.result.verdict, Verdict::rejected) << describe(r);
+  const std::string& why = r.result.reason;
+  EXPECT_NE(why.find("given the per-thread default stream instead of a stream of the caller's"), std::string::npos)
+      << describe(r);
+  EXPECT_NE(why.find("does work on a stream the caller does not wait for"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("not the stream argument 'stream' (the per-thread default stream)"), std::string::npos)
+      << describe(r);
+  EXPECT_NE(why.find("size n=1000003"), std::string::npos) << describe(r);  // the smallest size set
+  std::printf("[ %s ] %s\n", to_string(r.result.verdict), why.c_str());
+}
+
+}  // namespace
+}  // namespace kb

@@ -130,6 +130,29 @@ TEST(HarnessOutcome, ForgedCrashLineDoesNotBecomeTheReason) {
   EXPECT_LT(infra.reason.size(), 600u);
 }
 
+// A pass that asks the original first and skips a condition it faults on (stream_pass.h) leaves the
+// original's crash line in stderr; the run then ends normally with the candidate's verdict.
+TEST(HarnessOutcome, AnOriginalsCrashLineInASuccessfulRunIsNotTheCandidatesCrash) {
+  EvalResult accepted;
+  accepted.verdict = Verdict::accepted;
+  accepted.reason = "correct and faster";
+  const EvalResult e = classify_harness_run(
+      exited(0,
+             "kb-harness: baseline crashed: an illegal memory access was encountered (cudaErrorIllegalAddress) "
+             "during verification with the per-thread default stream\n",
+             accepted),
+      0);
+  EXPECT_EQ(e.verdict, Verdict::accepted) << e.reason;
+  EXPECT_EQ(e.reason, "correct and faster");
+  // The candidate's own illegal address is still a crash, whatever the original's line says.
+  const EvalResult c = classify_harness_run(exited(0,
+                                                   "kb-harness: baseline crashed: an illegal memory access was "
+                                                   "encountered\nCUDA error: an illegal memory access was encountered\n",
+                                                   accepted),
+                                            0);
+  EXPECT_EQ(c.verdict, Verdict::crashed) << c.reason;
+}
+
 TEST(HarnessOutcome, BaselineCrashAndHarnessFailuresAreInfraErrors) {
   EvalResult b = classify_harness_run(exited(kHarnessBaselineCrashed,
                                              "kb-harness: baseline crashed: unspecified launch failure\n"),
