@@ -67,7 +67,14 @@ std::string harness_crash_line(const std::string& stderr_text) {
   std::string fallback;
   for (std::string line; std::getline(in, line);) {
     if (line.find("kb-harness: candidate crashed") != std::string::npos) return line;
-    if (fallback.empty() &&
+    // The judge's own log lines, the servers' (which the judge attributes itself: a candidate's
+    // crash is its "candidate crashed" line above) and the original's crash line are not the
+    // candidate's crash: a verification pass that skips a condition the original fails on (an
+    // alignment, a stream) restarts its server, logs why and goes on.
+    const bool judges = line.rfind("kb-harness [", 0) == 0 || line.rfind("kb-harness server ", 0) == 0 ||
+                        line.rfind("kb-harness baseline [", 0) == 0 ||
+                        line.find("kb-harness: baseline crashed") != std::string::npos;
+    if (fallback.empty() && !judges &&
         (line.find("illegal memory access") != std::string::npos || line.find("illegal address") != std::string::npos))
       fallback = line;
   }
@@ -122,6 +129,9 @@ EvalResult classify_harness_run(const HarnessRun& run, int64_t max_memory_mb) {
     r.verdict = Verdict::crashed;
     r.reason = "the candidate crashed" + (cause.empty() ? std::string() : ": " + cause) + " (the harness " +
                (p.signal != 0 ? "was " + p.describe() : "ended with " + p.describe()) + ")";
+    // The judge's sealed account says where (which trial, which alignment case): its own words.
+    if (run.result && run.result->verdict == Verdict::crashed && !run.result->reason.empty())
+      r.reason += "; the judge: " + run.result->reason;
     return r;
   }
   if (p.exit_code == 0 && run.result) return r;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "profiler/judge/guard_layout.h"
 #include "profiler/judge/job_io.h"
 
 namespace kb::judge {
@@ -18,16 +19,31 @@ using HostBuffer = std::vector<unsigned char>;
 
 class ArgSet {
  public:
-  // Allocates every buffer of size set `size_index`; literal scalars and sizes get their values.
+  // Whether buffers get guard zones: the judge's do; a server's own (metrics, compute-sanitizer)
+  // do not, so that memcheck still sees an access past a buffer's end as outside its allocation.
+  enum class Guards { around, none };
+  // Allocates every buffer of size set `size_index` (between guard zones filled from the OS's
+  // random source); literal scalars and sizes get their values. Buffer i starts `shifts[i]` bytes
+  // past a 256-byte boundary (none when `shifts` is empty: the alignment pass's cases).
   // Throws HarnessError when device memory runs out.
-  ArgSet(const DecodedJob& job, size_t size_index);
+  ArgSet(const DecodedJob& job, size_t size_index, const std::vector<size_t>& shifts = {},
+         Guards guards = Guards::around);
   // Server side: the judge's buffers, mapped from their IPC handles (`handles[i]` for each buffer
-  // argument with `has_handle[i]`). Throws HarnessError when a handle cannot be opened.
-  ArgSet(const DecodedJob& job, size_t size_index, const unsigned char (*handles)[64], const uint8_t* has_handle);
+  // argument with `has_handle[i]`), buffer i `offsets[i]` bytes into its allocation. Throws
+  // HarnessError when a handle cannot be opened.
+  ArgSet(const DecodedJob& job, size_t size_index, const unsigned char (*handles)[64], const uint8_t* has_handle,
+         const uint64_t* offsets);
   ~ArgSet();
 
-  // The IPC handle of buffer `i` (64 bytes), for a server to map. Throws HarnessError.
+  // The IPC handle of buffer `i`'s allocation (64 bytes), for a server to map. Throws HarnessError.
   void ipc_handle(size_t i, unsigned char out[64]) const;
+  // Where buffer `i` starts in its allocation (what a server adds to the mapped base).
+  size_t data_offset(size_t i) const { return layouts_[i].data_offset; }
+  // Device memory the buffers take with their guards.
+  size_t allocated_bytes() const;
+  // The guard zones a variant's kernels changed since the set was allocated, one per zone
+  // (checked on the GPU; read back only as counts). Empty for a mapped set.
+  std::vector<GuardViolation> guard_violations() const;
   ArgSet(const ArgSet&) = delete;
   ArgSet& operator=(const ArgSet&) = delete;
 
@@ -61,7 +77,13 @@ class ArgSet {
   const DecodedJob& job_;
   size_t size_index_;
   std::vector<size_t> counts_;
-  std::vector<void*> device_;
+  std::vector<void*> device_;      // each buffer's first byte
+  std::vector<void*> allocation_;  // its allocation (what IPC exports and cudaFree takes)
+  std::vector<GuardedLayout> layouts_;
+  void* guards_ = nullptr;  // the judge's: GuardZone[guard_zones_], then GuardFinding[guard_zones_]
+  int guard_zones_ = 0;
+  void allocate(size_t i, size_t shift, Guards guards);
+  void fill_guards();
   std::vector<uint64_t> scalar_storage_;  // 8 bytes per argument: every scalar type, or a cudaStream_t
   std::vector<double> scalar_values_;
   std::vector<void*> pointers_;

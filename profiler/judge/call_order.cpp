@@ -5,19 +5,19 @@
 namespace kb::judge {
 namespace {
 
-bool is_bracket(const ActivityRecord& r, uint32_t legacy_stream, const std::string& name) {
-  return r.kind == ActivityRecord::Kind::kernel && r.stream == legacy_stream && r.name.find(name) != std::string::npos;
+bool is_bracket(const ActivityRecord& r, uint32_t bracket_stream, const std::string& name) {
+  return r.kind == ActivityRecord::Kind::kernel && r.stream == bracket_stream && r.name.find(name) != std::string::npos;
 }
 
 }  // namespace
 
-CallOrderVerdict judge_call_order(const std::vector<ActivityRecord>& records, uint32_t legacy_stream,
+CallOrderVerdict judge_call_order(const std::vector<ActivityRecord>& records, uint32_t bracket_stream,
                                   const std::string& gate_name, const std::string& marker_name) {
   const ActivityRecord* gate = nullptr;
   const ActivityRecord* marker = nullptr;
   for (const auto& r : records) {
-    if (is_bracket(r, legacy_stream, gate_name) && (!gate || r.end > gate->end)) gate = &r;
-    if (is_bracket(r, legacy_stream, marker_name) && (!marker || r.start < marker->start)) marker = &r;
+    if (is_bracket(r, bracket_stream, gate_name) && (!gate || r.end > gate->end)) gate = &r;
+    if (is_bracket(r, bracket_stream, marker_name) && (!marker || r.start < marker->start)) marker = &r;
   }
   CallOrderVerdict verdict;
   if (!gate || !marker) return verdict;

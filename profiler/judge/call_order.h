@@ -1,6 +1,7 @@
 // Whether a launcher call's device work kept the order of the caller's stream, judged from the
 // CUPTI records of one traced verification call and its two brackets (traced_call.h):
-//   - a gate kernel queued on the legacy default stream just before the call and held closed
+//   - a gate kernel queued on the caller's stream (the stream the launcher was given, else the
+//     legacy default stream) just before the call and held closed
 //     until after the call returned: work that starts before the gate ended did not wait for
 //     the work the caller queued before the call (a stream that is not ordered with the caller's);
 //   - a marker kernel queued there just after the call returned: it starts the moment everything
@@ -30,7 +31,7 @@ struct CallOrderFinding {
 // that close).
 inline constexpr uint64_t kCallOrderToleranceNs = 1'000;
 
-// The brackets are the kernels named `gate_name` / `marker_name` on `legacy_stream`. Should the
+// The brackets are the kernels named `gate_name` / `marker_name` on `bracket_stream` (the caller's). Should the
 // call queue kernels of those names itself, the gate that ended last and the marker that started
 // first are taken: a forged bracket can only make more of the call's work look out of order.
 // Every other record is the call's. `judged` is false when a bracket is missing from the records
@@ -40,7 +41,7 @@ struct CallOrderVerdict {
   bool judged = false;  // both brackets were found
   std::optional<CallOrderFinding> finding;
 };
-CallOrderVerdict judge_call_order(const std::vector<ActivityRecord>& records, uint32_t legacy_stream,
+CallOrderVerdict judge_call_order(const std::vector<ActivityRecord>& records, uint32_t bracket_stream,
                                   const std::string& gate_name, const std::string& marker_name);
 
 }  // namespace kb::judge

@@ -5,6 +5,7 @@
 #include <cuda_fp16.h>
 
 #include "profiler/judge/input_distribution.h"
+#include "profiler/judge/non_finite_rule.h"
 
 namespace kb::judge {
 namespace {
@@ -75,14 +76,6 @@ __device__ double tolerance_at(double atol, double rtol, double magnitude) {
   return __dadd_rn(atol, __dmul_rn(rtol, magnitude));
 }
 
-// compare_output's rule for a NaN or infinite reference: 1 when `v` breaks it (NaN must stay NaN,
-// an infinity the same infinity), 0 when it keeps it, -1 when `r` is finite (the tolerance rules).
-__device__ int special_value_mismatch(double r, double v) {
-  if (isnan(r)) return !isnan(v);
-  if (isinf(r)) return v != r;
-  return -1;
-}
-
 __device__ bool same_bytes(int t, const void* a, const void* b, size_t i) {
   const int n = static_cast<int>(dtype_size(static_cast<DType>(t)));
   const unsigned char* x = static_cast<const unsigned char*>(a) + i * n;
@@ -109,7 +102,7 @@ __global__ void mismatch_kernel(const void* ref, const void* got, int t, size_t 
       continue;
     }
     const double r = load_elem(t, ref, i), v = load_elem(t, got, i);
-    if (const int m = special_value_mismatch(r, v); m >= 0) {
+    if (const int m = non_finite_mismatch(r, v); m >= 0) {
       bad += m;
       continue;
     }
@@ -170,7 +163,7 @@ __global__ void output_stats_kernel(const void* ref, const void* got, const void
       }
       continue;
     }
-    if (const int m = special_value_mismatch(r, v); m >= 0) {
+    if (const int m = non_finite_mismatch(r, v); m >= 0) {
       bad += m;
       continue;
     }

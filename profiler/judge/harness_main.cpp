@@ -5,8 +5,8 @@
 //   kernelbot-harness --session DIR [--private-tmp]   the judge of a whole search: a key, then
 //                     jobs on descriptor 3, sealed replies on descriptor 4, the original's server
 //                     kept between jobs (judge_session.h)
-//   kernelbot-harness --serve --who candidate --fd 3 --device N   a server (started by the judge;
-//                     the job, and with it the library to load, comes over the socket)
+//   kernelbot-harness --serve --fd 3 --device N   a server (started by the judge; the job, and
+//                     with it the library to load, comes over the socket; it is not told whose)
 //   kernelbot-harness --calibrate --out device.json [--device N] [--verbose]
 //   kernelbot-harness --load-check lib.so     dlopen it as a server would (no GPU needed): exit 0
 //                                            when it loads and exports kb_launch, else 1 with the
@@ -27,9 +27,11 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #include "common/clock.h"
@@ -84,10 +86,9 @@ int run_calibration(const std::string& out, int device) {
   }
 }
 
-int run_server(int device, const std::string& who, int fd) {
+int run_server(int device, int fd) {
   install_crash_guard();
-  const Who w = who == "candidate" ? Who::candidate : Who::baseline;
-  end_now(serve_variant(fd, device, w));
+  end_now(serve_variant(fd, device));
 }
 
 // The load a variant server makes (load_variant_library: dlopen RTLD_NOW), without a GPU or a
@@ -113,6 +114,10 @@ int run_judge(const std::string& job_path, const std::string& out, const std::st
     std::fprintf(stderr, "kb-harness: invalid job: %s\n", e.what());
     end_now(kExitUsage);
   }
+  // The job file holds the judging (seeds, trials, mode) and lies in the job directory, the
+  // servers' working directory: it goes before any server exists, so no variant can read it.
+  if (::unlink(job_path.c_str()) != 0)
+    spdlog::warn("could not remove the job file {} before starting the servers: {}", job_path, std::strerror(errno));
   JobProcesses processes;
   JudgedJob judged = judge_job(job_text, "the job file " + job_path, processes,
                                [&](const DecodedJob& job, JobProcesses& p) {
@@ -140,7 +145,7 @@ int main(int argc, char** argv) {
   prctl(PR_SET_DUMPABLE, 0);
   CLI::App app{"kernelbot-harness: verifies, times and profiles compiled kernel variants on the GPU "
                "(run by kernelbot in a child process)"};
-  std::string job_path, out, load_check, session_dir, who = "candidate";
+  std::string job_path, out, load_check, session_dir;
   bool calibrate = false, verbose = false, seal = false, serve = false, private_tmp = false;
   int device = 0, fd = -1;
   app.add_option("--job", job_path, "HarnessJob JSON written by kernelbot")->check(CLI::ExistingFile);
@@ -155,7 +160,6 @@ int main(int argc, char** argv) {
   app.add_flag("--private-tmp", private_tmp,
                "with --session: /tmp, /dev/shm and System V IPC are the sandbox's own; clear them after every job");
   app.add_flag("--serve", serve, "serve a variant to the judge (internal: the judge starts it)");
-  app.add_option("--who", who, "with --serve: candidate or baseline")->check(CLI::IsMember({"candidate", "baseline"}));
   app.add_option("--fd", fd, "with --serve: the socket to the judge");
   app.add_option("--load-check", load_check,
                  "only load this variant library as a server would (dlopen RTLD_NOW, kb_launch) and exit: 0 when "
@@ -180,10 +184,11 @@ int main(int argc, char** argv) {
   }
   if (!load_check.empty()) return run_load_check(load_check);
   auto logger = spdlog::stderr_color_mt("kb-harness");
-  logger->set_pattern(!serve ? "kb-harness [%l] %v" : "kb-harness " + who + " [%l] %v");
+  // A server's lines carry its process id: the judge logs which process serves which variant.
+  logger->set_pattern(!serve ? "kb-harness [%l] %v" : "kb-harness server %P [%l] %v");
   logger->set_level(verbose ? spdlog::level::debug : spdlog::level::info);
   spdlog::set_default_logger(logger);
-  if (serve) return run_server(device, who, fd);
+  if (serve) return run_server(device, fd);
   if (calibrate) return run_calibration(out, device);
   if (!session_dir.empty()) end_now(run_session({session_dir, private_tmp, verbose}));
   std::string key;

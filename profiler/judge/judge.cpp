@@ -28,14 +28,15 @@ void expect_no_harness_error(const Reply& r, const char* what) {
     throw HarnessError(std::string("a variant server could not ") + what + ": " + untrusted_note(r, 300));
 }
 
-void bind_slot(VariantProcess& server, int id, const ArgSet& set, double timeout_s) {
+void bind_slot(VariantProcess& server, int id, const ArgSet& set, double timeout_s, StreamChoice stream) {
   if (set.arg_count() > kMaxArgs) throw HarnessError("more than 64 launcher arguments");
-  Request r = slot_request(Op::bind, {id});
+  Request r = slot_request(Op::bind, {id}, static_cast<int>(stream));
   r.size_index = static_cast<int32_t>(set.size_index());
   for (size_t i = 0; i < set.arg_count(); ++i) {
     if (!set.arg(i).is_buffer() || set.bytes(i) == 0) continue;
     r.has_handle[i] = 1;
     set.ipc_handle(i, r.handles[i]);
+    r.offsets[i] = set.data_offset(i);
   }
   put_scalars(r, set);
   expect_no_harness_error(server.ask(r, timeout_s), "map the judge's buffers");

@@ -10,6 +10,7 @@
 
 #include "profiler/judge/arg_set.h"
 #include "profiler/judge/job_io.h"
+#include "profiler/judge/stream_choice.h"
 #include "profiler/judge/variant_process.h"
 
 namespace kb::judge {
@@ -26,8 +27,10 @@ struct Servers {
   std::function<VariantProcess*()> restart_original;
 };
 
-// Lends `set` (the judge's buffers) to `server` as slot `id`, with the scalars the set holds.
-void bind_slot(VariantProcess& server, int id, const ArgSet& set, double timeout_s);
+// Lends `set` (the judge's buffers) to `server` as slot `id`, with the scalars the set holds; a
+// stream argument passes the stream `stream` names (stream_choice.h).
+void bind_slot(VariantProcess& server, int id, const ArgSet& set, double timeout_s,
+               StreamChoice stream = StreamChoice::launcher_stream);
 
 // A request naming `slots`, with `value`.
 Request slot_request(Op op, const std::vector<int>& slots, int value = 0);

@@ -15,6 +15,7 @@
 #include "profiler/judge/clock_monitor.h"
 #include "profiler/judge/cuda_check.h"
 #include "profiler/judge/device_checks.h"
+#include "profiler/judge/guard_check.h"
 #include "profiler/judge/stopping_criterion.h"
 #include "profiler/judge/timing_compare.h"
 #include "profiler/judge/timing_stats.h"
@@ -115,6 +116,18 @@ class SizeTimer {
 
   // The wall-clock cross-check.
   WallClockFinding wall_clock_check(const std::vector<TimingStats>& stats, SizeTiming& st);
+
+  // The guard zones of every set lent at this size (samples and batches), once, after the last
+  // call: checking them around each sample would slow the timing loop down for nothing, since a
+  // write outside a buffer stays there until this check reads it.
+  VerificationOutcome check_guards_once() const {
+    const std::string when = "timing at size " + job_.raw.size_labels[size_];
+    for (size_t n = 0; n < variants_.size(); ++n)
+      for (const auto* sets : {&variants_[n].slots, &variants_[n].batch})
+        for (const auto& set : *sets)
+          if (const auto found = set->guard_violations(); !found.empty()) return guard_outcome(n == 0, found, when);
+    return {};
+  }
 
  private:
   int slot_id(int base, size_t k) const { return base + static_cast<int>(size_ * kMaxSlots + k); }
@@ -263,7 +276,8 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
   launches_ = launches_per_sample(shortest, bench.graph_below_us);
   if (launches_ > 1) {
     // Launch k of a sample works on slot k: each launch gets fresh inputs and its own outputs.
-    const size_t per_slot = std::max<size_t>(1, variants_.front().slots.front()->total_bytes());
+    // With its guard zones: a set of tiny buffers takes mostly guard.
+    const size_t per_slot = std::max<size_t>(1, variants_.front().slots.front()->allocated_bytes());
     const size_t want = std::min<size_t>(
         {static_cast<size_t>(launches_), kMaxSlots, std::max<size_t>(1, kSlotBudgetBytes / per_slot)});
     for (auto& v : variants_)
@@ -398,7 +412,7 @@ WallClockFinding SizeTimer::wall_clock_check(const std::vector<TimingStats>& sta
   using Kind = WallClockFinding::Kind;
   if (variants_.size() < 2) return {};
   set_phase("wall-clock cross-check at size " + job_.raw.size_labels[size_]);
-  const size_t per_set = std::max<size_t>(1, variants_.front().slots.front()->total_bytes());
+  const size_t per_set = std::max<size_t>(1, variants_.front().slots.front()->allocated_bytes());
   const size_t calls = wall_clock_calls(stats[0].median_us, stats[1].median_us, per_set, kSlotBudgetBytes,
                                         kMaxWallClockCalls, kWallClockTargetUs);
   for (auto& v : variants_)
@@ -527,6 +541,11 @@ void run_timing(const DecodedJob& job, const Servers& servers, EvalResult& resul
       spdlog::info("{}: {:.2f} us median over {} samples (noise {:.2f}%, {})", label, st.baseline.median_us,
                    st.baseline.samples, st.baseline.noise * 100, st.baseline.stop_reason);
       result.timings.push_back(st);
+    }
+    if (const VerificationOutcome guards = timer.check_guards_once(); guards.failed()) {
+      result.verdict = guards.verdict;
+      result.reason = guards.reason;
+      return;
     }
   }
   if (!candidate) {

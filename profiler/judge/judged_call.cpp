@@ -10,6 +10,7 @@
 #include "profiler/judge/cuda_check.h"
 #include "profiler/judge/device_checks.h"
 #include "profiler/judge/dtype_codec.h"
+#include "profiler/judge/guard_check.h"
 #include "profiler/judge/output_comparator.h"
 
 namespace kb::judge {
@@ -105,7 +106,8 @@ void prepare(const DecodedJob& job, const TrialPlan& p, SizeChecks& checks, ArgS
 }
 
 VerificationOutcome compute_error_scale(const DecodedJob& job, const Servers& servers, const TrialPlan& p,
-                                        SizeChecks& checks, ArgSet& base, ArgSet& cand, const std::string& trial_text) {
+                                        SizeChecks& checks, ArgSet& base, ArgSet& cand, const std::string& trial_text,
+                                        int slot) {
   prepare(job, p, checks, base, cand);
   std::vector<double> scalars(job.args.size());
   for (size_t i = 0; i < job.args.size(); ++i) scalars[i] = base.scalar(i);
@@ -119,7 +121,7 @@ VerificationOutcome compute_error_scale(const DecodedJob& job, const Servers& se
     }
   }
   cuda_check(cudaStreamSynchronize(cudaStreamLegacy), "taking |inputs|");
-  const Reply sc = call(*servers.baseline, static_cast<int>(p.size), base, false, servers.timeout_s);
+  const Reply sc = call(*servers.baseline, slot < 0 ? static_cast<int>(p.size) : slot, base, false, servers.timeout_s);
   if (sc.status == Status::fault)
     return {Verdict::infra_error,
             "the original kernel failed on |inputs|: " + fault_text(sc) + " (" + trial_text + ")"};
@@ -183,7 +185,8 @@ std::string fault_text(const Reply& r) { return untrusted_note(r, 300); }
 std::string late_work_advice(const DecodedJob& job) {
   if (const DecodedArg* stream = stream_arg(job))
     return "queue the work on the stream argument '" + stream->name +
-           "', or make that stream wait for your streams before returning";
+           "', or make that stream wait for your streams before returning; it may be a non-blocking stream, which "
+           "work on the legacy default stream (a kernel or cudaMemsetAsync without a stream) is not ordered with";
   return "use the default stream, or make it wait for your streams before returning";
 }
 
@@ -208,6 +211,8 @@ BothCalls call_both(const DecodedJob& job, const Servers& servers, int base_id, 
 
 VerificationOutcome check_call(const DecodedJob& job, const ArgSet& base, const ArgSet& cand, const SizeChecks& checks,
                                DeviceScratch& scratch, VerificationReport& report, const std::string& trial_text) {
+  // A write outside a buffer first: it names the bug, where the outputs only show its effects.
+  if (const VerificationOutcome g = check_guards(base, cand, trial_text); g.failed()) return g;
   for (size_t i = 0; i < job.args.size(); ++i) {
     const auto& a = job.args[i];
     if (a.role != ArgRole::input || base.bytes(i) == 0) continue;

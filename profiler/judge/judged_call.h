@@ -83,8 +83,10 @@ void prepare(const DecodedJob& job, const TrialPlan& p, SizeChecks& checks, ArgS
 
 // Fills `checks.scale` for plan `p`: the original's outputs on |inputs| (error_scale =
 // "abs_inputs"). Leaves `base`'s inputs as |inputs|: prepare() again before the judged call.
+// The original is called on slot `slot` (-1: slot p.size, the main trials' own).
 VerificationOutcome compute_error_scale(const DecodedJob& job, const Servers& servers, const TrialPlan& p,
-                                        SizeChecks& checks, ArgSet& base, ArgSet& cand, const std::string& trial_text);
+                                        SizeChecks& checks, ArgSet& base, ArgSet& cand, const std::string& trial_text,
+                                        int slot = -1);
 
 // Asks `server` to call its launcher on slot `id` with `set`'s scalars. Throws VariantGone;
 // HarnessError for the server's own failure.
@@ -104,7 +106,8 @@ struct BothCalls {
 BothCalls call_both(const DecodedJob& job, const Servers& servers, int base_id, const ArgSet& base, int cand_id,
                     const ArgSet& cand, bool traced, const std::string& trial_text);
 
-// After a call of both on identical inputs: the inputs (role "input") must equal the pristine
+// After a call of both on identical inputs: no byte outside a buffer changed (guard_check.h),
+// the inputs (role "input") must equal the pristine
 // copy, and every output must match the original's within tolerance, written everywhere.
 // Adds the call's errors to `report`'s outputs. Returns the failure, or pending.
 VerificationOutcome check_call(const DecodedJob& job, const ArgSet& base, const ArgSet& cand, const SizeChecks& checks,

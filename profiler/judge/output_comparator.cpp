@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "profiler/judge/non_finite_rule.h"
+
 namespace kb::judge {
 namespace {
 
@@ -70,12 +72,8 @@ OutputComparison compare_output(DType t, const void* reference, const void* cand
       }
       continue;
     }
-    if (std::isnan(r)) {
-      if (!std::isnan(v)) note_mismatch(c, worst_mismatch_err, i, r, v, HUGE_VAL);
-      continue;
-    }
-    if (std::isinf(r)) {
-      if (v != r) note_mismatch(c, worst_mismatch_err, i, r, v, HUGE_VAL);
+    if (const int m = non_finite_mismatch(r, v); m >= 0) {
+      if (m) note_mismatch(c, worst_mismatch_err, i, r, v, HUGE_VAL);
       continue;
     }
     c.max_reference = std::max(c.max_reference, std::fabs(r));

@@ -19,7 +19,8 @@ inline constexpr size_t kNoteBytes = 1024;
 inline constexpr size_t kMaxJobBytes = 64u << 20;  // a job's text, as send_text carries it
 
 enum class Op : uint32_t {
-  bind = 1,       // slot `slots[0]` at size `size_index`: the buffers (IPC handles) and scalars
+  bind = 1,       // slot `slots[0]` at size `size_index`: the buffers (IPC handles) and scalars; `value`:
+                  // the stream its launcher is given (StreamChoice, stream_choice.h)
   call,           // one call on slot `slots[0]`, waited for as a caller would; traced when `value` != 0
   warm_up,        // `value` calls on slots[0], then synchronize
   profile,        // `value` traced calls on slots[0]: GPU span, streams, kernel resources
@@ -48,6 +49,9 @@ struct Request {
   // bind: per argument, whether it is a buffer with a handle, whether a scalar value is set.
   uint8_t has_handle[kMaxArgs] = {};
   unsigned char handles[kMaxArgs][kIpcHandleBytes] = {};
+  // bind: where each buffer starts in the allocation its handle maps (the judge's guard zone
+  // before it, plus the alignment pass's shift): CUDA IPC maps whole allocations.
+  uint64_t offsets[kMaxArgs] = {};
   uint8_t has_scalar[kMaxArgs] = {};
   double scalars[kMaxArgs] = {};
   // No word of what the judge is doing (which trial, verifying or timing): the variant in the
@@ -69,7 +73,7 @@ struct Reply {
   uint32_t magic = kProtocolMagic;
   Status status = Status::ok;
   double value = 0;   // sample: us per launch; profile: GPU span us; capture: 1 when captured
-  double value2 = 0;  // profile: 1 when every activity ran on the per-thread default stream
+  double value2 = 0;  // profile: 1 when every activity ran on the capture stream (TimedCalls::capture_stream)
   char note[kNoteBytes] = {};
 };
 

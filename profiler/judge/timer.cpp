@@ -49,8 +49,8 @@ SampleTimer::~SampleTimer() {
   if (flush_buffer_) cudaFree(flush_buffer_);
 }
 
-void SampleTimer::flush_l2() {
-  cuda_check(launch_l2_flush(flush_buffer_, flush_bytes_, flush_sink_, cudaStreamLegacy), "flushing the L2");
+void SampleTimer::flush_l2(cudaStream_t stream) {
+  cuda_check(launch_l2_flush(flush_buffer_, flush_bytes_, flush_sink_, stream), "flushing the L2");
 }
 
 CallProfile SampleTimer::profile_calls(const TimedCalls& v, int calls) {
@@ -67,7 +67,7 @@ CallProfile SampleTimer::profile_calls(const TimedCalls& v, int calls) {
   }
   std::vector<double> spans;
   for (int c = 0; c < calls; ++c) {
-    flush_l2();
+    flush_l2(v.order_stream());
     cuda_check(cudaDeviceSynchronize(), "synchronizing before a traced call");
     activity.take();
     const uint64_t since = activity.timestamp();
@@ -126,23 +126,25 @@ bool SampleTimer::capture(const TimedCalls& v, int launches) {
 }
 
 SampleTime SampleTimer::sample(const TimedCalls& v, int launches) {
-  if (flush_) flush_l2();
+  const cudaStream_t caller = v.order_stream();
+  if (flush_) flush_l2(caller);
   if (use_blocker_) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     *const_cast<volatile int32_t*>(release_) = 0;
     *const_cast<volatile int32_t*>(timed_out_) = 0;
-    cuda_check(launch_blocking_kernel(release_, timed_out_, kBlockerTimeoutNs, cudaStreamLegacy),
+    cuda_check(launch_blocking_kernel(release_, timed_out_, kBlockerTimeoutNs, caller),
                "launching the blocking kernel");
   }
-  cuda_check(cudaEventRecord(start_, cudaStreamLegacy), "recording the start event");
+  cuda_check(cudaEventRecord(start_, caller), "recording the start event");
   if (graph_ && graph_launches_ == launches) {
     CallScope scope(v.who, "");
-    // Replayed where it was captured: a blocking stream, so the events on the legacy stream bracket it.
+    // Replayed where it was captured: the given stream, which the events are on; without one, the
+    // per-thread default stream, which the legacy stream's events are ordered with.
     check_variant_sync(cudaGraphLaunch(graph_, v.capture_stream()), v.who, "launching the captured graph");
   } else {
     for (int k = 0; k < launches; ++k) call_variant(v.fn, slot_args(v, k), v.who);
   }
-  cuda_check(cudaEventRecord(stop_, cudaStreamLegacy), "recording the stop event");
+  cuda_check(cudaEventRecord(stop_, caller), "recording the stop event");
   if (use_blocker_) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     *const_cast<volatile int32_t*>(release_) = 1;

@@ -1,8 +1,10 @@
 // Timing of launcher calls inside a variant server, in the manner of nvbench's cold measurement:
-// each sample starts with a cold L2 (the cache evicted), a blocking kernel holds the default
-// stream while the sample's launches are queued, and CUDA events on the legacy default stream
-// bracket the work (a launcher's stream argument gets a blocking stream, launcher_stream.h, which
-// those events order too). Kernels shorter than graph_below_us are timed K launches per sample (a CUDA
+// each sample starts with a cold L2 (the cache evicted), a blocking kernel holds the caller's
+// stream while the sample's launches are queued, and CUDA events on that stream bracket the work.
+// The caller's stream is the launcher's stream argument (a non-blocking stream, launcher_stream.h)
+// or, for a launcher without one, the legacy default stream: the flush, the blocker and both
+// events are queued there, so an honest launcher's work is bracketed exactly as it was when the
+// stream argument was a blocking stream and all of it went to the legacy default stream. Kernels shorter than graph_below_us are timed K launches per sample (a CUDA
 // graph when the launcher's stream can be captured, back-to-back launches otherwise); launch k of
 // a sample works on argument slot k % slots, each filled with fresh inputs by the judge.
 //
@@ -31,6 +33,9 @@ struct TimedCalls {
   cudaStream_t stream = nullptr;
   // Where capture begins and the graph replays: the given stream, else the per-thread default one.
   cudaStream_t capture_stream() const { return stream ? stream : cudaStreamPerThread; }
+  // Where the L2 flush, the blocking kernel and the timing events go: the given stream, else the
+  // legacy default stream (which a graph replayed on the per-thread default stream is ordered with).
+  cudaStream_t order_stream() const { return stream ? stream : cudaStreamLegacy; }
 };
 
 // What a short traced run of a variant showed (CUPTI activity, cold L2 before each call).
@@ -70,7 +75,7 @@ class SampleTimer {
   // One sample of `launches` launches (the captured graph when there is one of that many).
   SampleTime sample(const TimedCalls& v, int launches);
 
-  void flush_l2();  // asynchronously, on the legacy default stream
+  void flush_l2(cudaStream_t stream);  // asynchronously, on `stream`
 
  private:
   bool flush_ = true;

@@ -51,17 +51,28 @@ std::string describe_record(const ActivityRecord& r) {
   return r.kind == ActivityRecord::Kind::kernel ? "kernel " + r.name : r.name;
 }
 
-// " on CUPTI stream 9, not the stream argument 'stream' (CUPTI stream 13)," or " (on ...)".
-std::string where(const ActivityRecord& r, uint32_t expected, const LauncherStream& stream) {
-  if (!stream.given()) return " on CUPTI stream " + std::to_string(r.stream) + ",";
-  return r.stream == expected ? " (on " + stream.describe() + ")"
-                              : " on CUPTI stream " + std::to_string(r.stream) + ", not " + stream.describe() +
-                                    " (CUPTI stream " + std::to_string(expected) + "),";
+// Where the record ran, as a reason says it: " on the legacy default stream (CUPTI stream 7), not
+// the stream argument 'stream' (CUPTI stream 13)," or " (on the stream argument 'stream')".
+struct CallStreams {
+  const LauncherStream& stream;
+  StreamChoice choice;
+  uint32_t expected;  // the CUPTI id of the stream the launcher was given (the brackets' stream)
+  uint32_t legacy;    // the CUPTI id of the legacy default stream
+};
+
+std::string where(const ActivityRecord& r, const CallStreams& s) {
+  const std::string ran_on = r.stream == s.legacy && s.stream.given()
+                                 ? "the legacy default stream (CUPTI stream " + std::to_string(r.stream) + ")"
+                                 : "CUPTI stream " + std::to_string(r.stream);
+  if (!s.stream.given()) return " on " + ran_on + ",";
+  return r.stream == s.expected ? " (on " + s.stream.describe(s.choice) + ")"
+                                : " on " + ran_on + ", not " + s.stream.describe(s.choice) + " (CUPTI stream " +
+                                      std::to_string(s.expected) + "),";
 }
 
-std::string describe_finding(const CallOrderFinding& f, uint32_t expected, const LauncherStream& stream) {
-  const std::string what = describe_record(f.record) + where(f.record, expected, stream);
-  const std::string queue = stream.given() ? stream.describe() : "the default stream";
+std::string describe_finding(const CallOrderFinding& f, const CallStreams& s) {
+  const std::string what = describe_record(f.record) + where(f.record, s);
+  const std::string queue = s.stream.describe(s.choice);
   if (f.kind == CallOrderFinding::Kind::ended_late)
     return what + " ended " + format_number(f.by_us) + " us after the work queued on " + queue + " was complete";
   return what + " started " + format_number(f.by_us) + " us before the work queued on " + queue +
@@ -70,20 +81,19 @@ std::string describe_finding(const CallOrderFinding& f, uint32_t expected, const
 
 // The host-clock rule, for when CUPTI dropped a bracket: work that ended more than
 // kLateWorkSlackNs after the host saw the default stream complete.
-std::string late_by_host_clock(const std::vector<ActivityRecord>& records, uint64_t complete, uint32_t expected,
-                               const LauncherStream& stream) {
+std::string late_by_host_clock(const std::vector<ActivityRecord>& records, uint64_t complete, const CallStreams& s) {
   const ActivityRecord* latest = nullptr;
   for (const auto& r : records)
     if (r.end > complete + kLateWorkSlackNs && (!latest || r.end > latest->end)) latest = &r;
   if (!latest) return "";
   CallOrderFinding f{CallOrderFinding::Kind::ended_late, *latest, static_cast<double>(latest->end - complete) / 1e3};
-  return describe_finding(f, expected, stream);
+  return describe_finding(f, s);
 }
 
 }  // namespace
 
 std::string run_and_check_streams(EntryFn fn, void** args, Who who, ActivityMonitor* tracing,
-                                  const LauncherStream& stream) {
+                                  const LauncherStream& stream, StreamChoice choice) {
   cuda_check(cudaDeviceSynchronize(), "synchronizing before a verification call");
   if (!tracing) {
     call_variant(fn, args, who);
@@ -92,9 +102,12 @@ std::string run_and_check_streams(EntryFn fn, void** args, Who who, ActivityMoni
     return "";
   }
   ActivityMonitor& monitor = *tracing;
-  const uint32_t expected = stream.given() ? stream.cupti_id() : 0;  // probed before the call's trace
+  // The caller's stream: the brackets and the completion event go there (launcher_stream.h).
+  const cudaStream_t caller = stream.order_stream(choice);
   static std::optional<uint32_t> legacy_id;
   if (!legacy_id) legacy_id = monitor.stream_id_of(cudaStreamLegacy);
+  // Probed before the call's trace.
+  const CallStreams streams{stream, choice, stream.given() ? stream.cupti_id(choice) : *legacy_id, *legacy_id};
   const GateFlags gate = gate_flags();
   monitor.take();  // discard the server's own work
   cudaEvent_t done;
@@ -106,19 +119,18 @@ std::string run_and_check_streams(EntryFn fn, void** args, Who who, ActivityMoni
   set_flag(gate.open, 0);
   set_flag(gate.timed_out, 0);
   GateOpener opener{gate.open};
-  cuda_check(launch_call_gate(gate.open, gate.timed_out, kCallGateTimeoutNs, cudaStreamLegacy),
-             "launching the call gate");
+  cuda_check(launch_call_gate(gate.open, gate.timed_out, kCallGateTimeoutNs, caller), "launching the call gate");
   call_variant(fn, args, who);
   {
     // A sticky error the call's work raised surfaces at this launch: the variant's, not the judge's.
     CallScope scope(who, "");
-    check_variant_sync(launch_call_marker(cudaStreamLegacy), who, "launching the call marker");
+    check_variant_sync(launch_call_marker(caller), who, "launching the call marker");
   }
   std::this_thread::sleep_for(std::chrono::microseconds(kCallGateHoldUs));
   set_flag(gate.open, 1);
   {
     CallScope scope(who, "");
-    check_variant_sync(cudaEventRecord(done, cudaStreamLegacy), who, "recording the completion event");
+    check_variant_sync(cudaEventRecord(done, caller), who, "recording the completion event");
     check_variant_sync(cudaEventSynchronize(done), who, "");
   }
   const uint64_t complete = monitor.timestamp();
@@ -127,9 +139,10 @@ std::string run_and_check_streams(EntryFn fn, void** args, Who who, ActivityMoni
     check_variant_sync(cudaDeviceSynchronize(), who, "");
   }
   const auto records = records_since(monitor.take(), begin);
-  const CallOrderVerdict order = judge_call_order(records, *legacy_id, kCallGateKernelName, kCallMarkerKernelName);
-  if (order.judged) return order.finding ? describe_finding(*order.finding, expected, stream) : "";
-  return late_by_host_clock(records, complete, expected, stream);
+  const CallOrderVerdict order = judge_call_order(records, streams.expected, kCallGateKernelName,
+                                                  kCallMarkerKernelName);
+  if (order.judged) return order.finding ? describe_finding(*order.finding, streams) : "";
+  return late_by_host_clock(records, complete, streams);
 }
 
 }  // namespace kb::judge

@@ -1,8 +1,9 @@
-// One launcher call waited for as a caller would (an event on the legacy default stream, which
-// also waits for the blocking stream a launcher's stream argument gets), traced with CUPTI and
-// bracketed on that stream by a gate and a marker (call_order.h): device work of the call that
-// started before the gate opened, or ended after the marker started, is work the caller's stream
-// is not ordered with (a side stream), however short. Runs in a variant server.
+// One launcher call waited for as a caller would (an event on the caller's stream: the stream the
+// launcher was given, else the legacy default stream), traced with CUPTI and bracketed on that
+// stream by a gate and a marker (call_order.h): device work of the call that started before the
+// gate opened, or ended after the marker started, is work the caller's stream is not ordered with
+// (a side stream, or the legacy default stream beside a non-blocking stream argument), however
+// short. Runs in a variant server.
 #pragma once
 
 #include <string>
@@ -28,9 +29,9 @@ inline constexpr uint64_t kCallGateTimeoutNs = 20'000'000;
 // Empty when every activity of the call kept the order of the caller's stream (or `tracing` is
 // null: another tool holds CUPTI, the call only runs and waits); otherwise what ran out of order
 // and by how much. Throws VariantFault.
-// `stream` is the launcher's (its stream argument, or the default stream): the note names it and
-// the stream the late work ran on.
+// `stream` is the launcher's (its stream argument, or the default stream) and `choice` which
+// stream the launcher was given for this call: the note names it and the stream the late work ran on.
 std::string run_and_check_streams(EntryFn fn, void** args, Who who, ActivityMonitor* tracing,
-                                  const LauncherStream& stream);
+                                  const LauncherStream& stream, StreamChoice choice = StreamChoice::launcher_stream);
 
 }  // namespace kb::judge

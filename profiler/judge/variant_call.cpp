@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "profiler/judge/cuda_check.h"
+#include "profiler/judge/server_identity.h"
 
 namespace kb::judge {
 namespace {
@@ -43,6 +44,7 @@ int exit_code_for(Who who) {
     case Who::candidate: return kExitCandidateCrashed;
     case Who::baseline: return kExitBaselineCrashed;
     case Who::harness: return kExitHarnessError;
+    case Who::variant: return kExitVariantCalledExit;
   }
   return kExitHarnessError;
 }
@@ -50,6 +52,8 @@ int exit_code_for(Who who) {
 // Async-signal-safe: only write() and _exit().
 void on_fatal_signal(int sig) {
   const Who who = static_cast<Who>(g_who);
+  // A server's variant: the judge reads the signal from the exit code and prints the line.
+  if (who == Who::variant) _exit(server_exit_code_for_signal(sig));
   write_all(who == Who::harness ? "kb-harness: internal error: " : "kb-harness: ");
   if (who != Who::harness) {
     write_all(to_string(who));
@@ -66,6 +70,7 @@ void on_fatal_signal(int sig) {
 void on_exit_during_call() {
   const Who who = static_cast<Who>(g_who);
   if (who == Who::harness) return;
+  if (who == Who::variant) _exit(kExitVariantCalledExit);  // the judge prints the line
   write_all("kb-harness: ");
   write_all(to_string(who));
   write_all(" crashed: it called exit() during ");
@@ -81,6 +86,7 @@ const char* to_string(Who who) {
     case Who::harness: return "harness";
     case Who::baseline: return "baseline";
     case Who::candidate: return "candidate";
+    case Who::variant: return "variant";
   }
   return "unknown";
 }

@@ -11,7 +11,9 @@
 
 namespace kb::judge {
 
-enum class Who { harness, baseline, candidate };
+// `variant`: the variant a server serves. A server is not told whose variant it is (server_identity.h);
+// the judge, which started it, knows and attributes what it reports.
+enum class Who { harness, baseline, candidate, variant };
 const char* to_string(Who who);
 
 // A variant failed: a launch error, a fault while its work ran, or a non-zero kb_launch return.
@@ -26,8 +28,10 @@ struct VariantFault : std::runtime_error {
 using EntryFn = int (*)(void**);
 
 // Installs handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT (the first CallScope adds an
-// atexit hook for launchers that call exit()); each prints one "kb-harness: <who> crashed: ..."
-// line and ends the process with exit code 3 (the candidate), 4 (the baseline) or 1 (the harness).
+// atexit hook for launchers that call exit()). Inside a variant's work (Who::variant, in a server)
+// they end the process with the neutral exit code server_identity.h names for it, and the judge
+// prints the crash line; elsewhere they print one "kb-harness: <who> crashed: ..." line and end
+// the process with exit code 3 (the candidate), 4 (the baseline) or 1 (the harness).
 void install_crash_guard();
 
 // Exit codes of kernelbot-harness.

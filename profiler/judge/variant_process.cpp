@@ -13,8 +13,11 @@
 #include <thread>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "profiler/judge/cuda_check.h"
 #include "profiler/judge/output_comparator.h"
+#include "profiler/judge/server_identity.h"
 
 namespace kb::judge {
 namespace {
@@ -52,9 +55,8 @@ VariantProcess::VariantProcess(Who who, int device, bool verbose) : who_(who) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
     throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
-  std::vector<std::string> args = {"/proc/self/exe", "--serve", "--who",    to_string(who),
-                                   "--fd",           "3",       "--device", std::to_string(device)};
-  if (verbose) args.push_back("--verbose");
+  // The same argv and environment for either server: nothing says whose variant it serves.
+  std::vector<std::string> args = server_arguments(device, verbose);
   std::vector<std::string> env = server_environment();
   std::vector<char*> envp;
   for (auto& e : env) envp.push_back(e.data());
@@ -79,6 +81,7 @@ VariantProcess::VariantProcess(Who who, int device, bool verbose) : who_(who) {
   ::close(sv[1]);
   fd_ = sv[0];
   pid_ = pid;
+  spdlog::debug("the {}'s server is process {}", who == Who::candidate ? "candidate" : "original", pid);
   // A server that stops reading cannot hold the judge in a send (the job's text, a request).
   const timeval send_timeout{60, 0};
   ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
@@ -149,7 +152,8 @@ std::string VariantProcess::end_status() {
     if (r == pid_) {
       pid_ = -1;
       if (WIFSIGNALED(status)) return signal_text(WTERMSIG(status));
-      return "exit code " + std::to_string(WEXITSTATUS(status));
+      exit_code_ = WEXITSTATUS(status);
+      return (server_exit_is_crash(exit_code_) ? "crashed: " : "ended with ") + describe_server_exit(exit_code_);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -168,6 +172,9 @@ void VariantProcess::gone(bool timed_out, bool sticky, const std::string& during
     how = "did not answer (killed)";
   } else {
     how = end_status();
+    // The server is not told whose variant it serves: its crash line comes from here, with the
+    // judge's phase (a sticky fault's was printed when its reply came).
+    if (!sticky && server_exit_is_crash(exit_code_)) print_crash_line(who_, describe_server_exit(exit_code_));
   }
   const std::string whose = who_ == Who::candidate ? "the candidate's process" : "the original's process";
   throw VariantGone(who_, timed_out, sticky, whose + " " + how + " during " + during);

@@ -74,6 +74,7 @@ class VariantProcess {
   bool harness_failed_ = false;
   std::string load_error_;
   std::string last_fault_;
+  int exit_code_ = -1;  // the server's exit code once it ended by exiting
 };
 
 }  // namespace kb::judge

@@ -11,6 +11,7 @@
 #include "profiler/judge/cuda_check.h"
 #include "profiler/judge/launcher_stream.h"
 #include "profiler/judge/metrics_collector.h"
+#include "profiler/judge/server_identity.h"
 #include "profiler/judge/server_wire.h"
 #include "profiler/judge/timer.h"
 #include "profiler/judge/traced_call.h"
@@ -32,7 +33,7 @@ class Server {
         apply_scalars(r, a);
         ActivityMonitor* monitor = r.value != 0 ? &ActivityMonitor::instance() : nullptr;
         if (monitor) monitor->enable();
-        const std::string late = run_and_check_streams(fn_, a.args(), who_, monitor, stream_);
+        const std::string late = run_and_check_streams(fn_, a.args(), who_, monitor, stream_, slot_stream(r.slots[0]));
         if (monitor) monitor->disable();
         return late.empty() ? make_reply(Status::ok) : make_reply(Status::late_work, late);
       }
@@ -60,7 +61,10 @@ class Server {
       case Op::local_metrics: return local_metrics(r);
       case Op::local_call: return local_call(r);
       case Op::unbind:
-        for (uint32_t k = 0; k < r.slot_count; ++k) slots_.erase(r.slots[k]);
+        for (uint32_t k = 0; k < r.slot_count; ++k) {
+          slots_.erase(r.slots[k]);
+          slot_streams_.erase(r.slots[k]);
+        }
         return make_reply(Status::ok);
       case Op::quit: return make_reply(Status::ok);
       case Op::renew: break;  // serve_variant's own: it replaces the job and this Server with it
@@ -72,10 +76,13 @@ class Server {
   Reply bind(const Request& r) {
     if (r.size_index < 0 || static_cast<size_t>(r.size_index) >= job_.size_count())
       return make_reply(Status::harness_error, "bind: no such size set");
-    auto set = std::make_unique<ArgSet>(job_, static_cast<size_t>(r.size_index), r.handles, r.has_handle);
-    stream_.bind(*set);
+    StreamChoice choice = StreamChoice::launcher_stream;
+    if (!stream_choice_from_wire(r.value, choice)) return make_reply(Status::harness_error, "bind: no such stream");
+    auto set = std::make_unique<ArgSet>(job_, static_cast<size_t>(r.size_index), r.handles, r.has_handle, r.offsets);
+    stream_.bind(*set, choice);
     apply_scalars(r, *set);
     slots_[r.slots[0]] = std::move(set);
+    slot_streams_[r.slots[0]] = choice;
     return make_reply(Status::ok);
   }
 
@@ -90,11 +97,17 @@ class Server {
     return *it->second;
   }
 
+  // The stream slot `id` passes its launcher (bind's choice).
+  StreamChoice slot_stream(int id) const {
+    auto it = slot_streams_.find(id);
+    return it == slot_streams_.end() ? StreamChoice::launcher_stream : it->second;
+  }
+
   TimedCalls calls(const Request& r) {
     TimedCalls c;
     c.who = who_;
     c.fn = fn_;
-    c.stream = stream_.handle();
+    c.stream = stream_.handle(slot_stream(r.slots[0]));  // the judge binds every timed slot alike
     for (uint32_t k = 0; k < r.slot_count; ++k) c.slots.push_back(&slot(r.slots[k]));
     if (c.slots.empty()) throw HarnessError("a request without argument slots");
     return c;
@@ -110,7 +123,7 @@ class Server {
   std::unique_ptr<ArgSet> own_buffers(const Request& r) {
     const auto s = static_cast<size_t>(r.size_index);
     if (r.size_index < 0 || s >= job_.size_count()) throw HarnessError("no such size set");
-    auto a = std::make_unique<ArgSet>(job_, s);
+    auto a = std::make_unique<ArgSet>(job_, s, std::vector<size_t>{}, ArgSet::Guards::none);
     stream_.bind(*a);
     const auto d = static_cast<Distribution>(r.distribution);
     for (size_t i = 0; i < job_.args.size(); ++i) {
@@ -174,14 +187,15 @@ class Server {
   EntryFn fn_;
   Who who_;
   std::map<int, std::unique_ptr<ArgSet>> slots_;
+  std::map<int, StreamChoice> slot_streams_;
   std::unique_ptr<SampleTimer> timer_;
   const LauncherStream& stream_;
 };
 
 }  // namespace
 
-int serve_variant(int fd, int device, Who who) {
-  const int crashed = who == Who::candidate ? kExitCandidateCrashed : kExitBaselineCrashed;
+int serve_variant(int fd, int device) {
+  const Who who = Who::variant;  // whose, the judge knows (server_identity.h)
   std::string text;
   if (!receive_text(fd, text, kMaxJobBytes)) {
     // The judge is gone (then nobody reads this), or sent something that is not a job.
@@ -250,7 +264,7 @@ int serve_variant(int fd, int device, Who who) {
       reply = make_reply(Status::harness_error, e.what());
     }
     if (!send_reply(fd, reply) || r.op == Op::quit) return kExitOk;
-    if (sticky) return crashed;  // the judge prints the crash line, with its phase
+    if (sticky) return kExitVariantContextLost;  // the judge prints the crash line, with its phase
   }
 }
 

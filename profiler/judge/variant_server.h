@@ -13,10 +13,11 @@ namespace kb::judge {
 
 // Waits on socket `fd` for the job (send_text: the job file's text, from the judge, never from a
 // file a candidate could rewrite), creates a CUDA context on `device`, loads the library the job
-// names for `who`, and serves requests until `quit` or the judge goes away. Two replies come
-// first: whether the server is ready (ok, or harness_error: its own failure, sent before any
-// variant code runs), then whether the library loaded. Returns the process's exit code (kExitOk, or kExitCandidateCrashed /
-// kExitBaselineCrashed after a sticky fault, which leaves the CUDA context unusable).
-int serve_variant(int fd, int device, Who who);
+// names, and serves requests until `quit` or the judge goes away. It is not told whose variant it
+// serves (server_identity.h). Two replies come first: whether the server is ready (ok, or
+// harness_error: its own failure, sent before any variant code runs), then whether the library
+// loaded. Returns the process's exit code (kExitOk, or kExitVariantContextLost after a sticky
+// fault, which leaves the CUDA context unusable).
+int serve_variant(int fd, int device);
 
 }  // namespace kb::judge

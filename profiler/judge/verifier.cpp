@@ -8,9 +8,13 @@
 #include <cstring>
 #include <memory>
 
+#include "profiler/judge/alignment_check.h"
 #include "profiler/judge/cuda_check.h"
 #include "profiler/judge/output_comparator.h"
 #include "profiler/judge/served_job.h"
+#include "profiler/judge/special_values_check.h"
+#include "profiler/judge/state_independence_check.h"
+#include "profiler/judge/stream_pass.h"
 #include "profiler/judge/tolerance_warning.h"
 
 namespace kb::judge {
@@ -132,6 +136,14 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
       }
     }
   }
+  if (const auto o = check_state_independence(job, servers, base_sets, cand_sets, checks, scratch, report); o.failed())
+    return fail(o.verdict, o.reason);
+  if (const auto o = check_special_values(job, servers, base_sets, cand_sets, checks, scratch, report); o.failed())
+    return fail(o.verdict, o.reason);
+  if (const VerificationOutcome aligned = check_alignment(job, servers, scratch, report); aligned.failed())
+    return fail(aligned.verdict, aligned.reason);
+  if (const VerificationOutcome o = verify_per_thread_stream(job, servers, report); o.failed())
+    return fail(o.verdict, o.reason);
   for (const auto& o : report.outputs) {
     const std::string warning = tolerance_warning(o);
     if (warning.empty()) continue;

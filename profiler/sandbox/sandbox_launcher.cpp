@@ -145,8 +145,10 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const FilesystemVi
   std::vector<std::string> argv = {bwrap, "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
                                    "--unshare-net", "--unshare-cgroup-try",
                                    // Dies when kernelbot does; its own session, so it cannot reach a
-                                   // terminal (TIOCSTI).
-                                   "--die-with-parent", "--new-session", "--hostname", "kernelbot-sandbox",
+                                   // terminal (TIOCSTI). No --hostname: its own UTS namespace keeps
+                                   // the machine's name (which it cannot change), as any program on
+                                   // the machine sees it, not a constant that says it is judged.
+                                   "--die-with-parent", "--new-session",
                                    // uid 0 inside keeps no capability, even in its own namespace.
                                    "--cap-drop", "ALL"};
   for (const auto& a : system_view_arguments()) argv.push_back(a);

@@ -569,5 +569,327 @@ TEST(EvalGpu, GatherIdsStayInTheirRangeThroughVerificationAndTiming) {
   std::printf("[ %s ] %.2fx: %s\n", to_string(r.result.verdict), r.result.speedup, r.result.reason.c_str());
 }
 
+// Guard zones (issue #27, point 4): every buffer the judge lends lies between zones of bytes no
+// variant can predict; a write there is a rejection naming the buffer, the side and the offset,
+// even when every output element is right.
+TEST(EvalGpu, WritingOneElementPastTheEndIsRejectedNamingTheBufferAndTheOffset) {
+  const EvalRun r = eval("row_sum", "row_sum_writes_past_end.cu");
+  // Each of the 4 bytes differs from the guard's with probability 255/256: the count may be 3.
+  expect_rejected(r, Verdict::rejected, "writes outside output out: ");
+  EXPECT_NE(r.result.reason.find("changed after its end"), std::string::npos) << describe(r);
+  EXPECT_NE(r.result.reason.find("(element out[4096])"), std::string::npos) << describe(r);
+  EXPECT_NE(r.result.reason.find("trial 1 of"), std::string::npos) << describe(r);
+}
+TEST(EvalGpu, WritingBeforeTheStartIsRejected) {
+  const EvalRun r = eval("row_sum", "row_sum_writes_before_start.cu");
+  expect_rejected(r, Verdict::rejected, "writes outside output out: ");
+  EXPECT_NE(r.result.reason.find("changed before its start"), std::string::npos) << describe(r);
+  EXPECT_NE(r.result.reason.find("(element out[-1])"), std::string::npos) << describe(r);
+}
+
+// Alignment (issue #27, point 6): after the main trials, every buffer is lent 4, 8 and 16 bytes
+// past a 256-byte boundary, where the original accepts that.
+TEST(EvalGpu, Float4AccessesAssumingAlignmentCrashWhereTheOriginalAcceptsTheOffset) {
+  const EvalRun r = eval("saxpy", "saxpy_float4_assumes_alignment.cu");
+  expect_rejected(r, Verdict::crashed, "every buffer 4 bytes past a 256-byte boundary");
+  EXPECT_NE(r.result.reason.find("misaligned"), std::string::npos) << describe(r);
+  EXPECT_NE(r.result.reason.find("which the original accepts"), std::string::npos) << describe(r);
+}
+TEST(EvalGpu, VectorizedSaxpyThatChecksAlignmentPassesTheAlignmentPass) {
+  const EvalRun r = eval("saxpy", "saxpy_fast.cu");
+  expect_accepted(r);
+  EXPECT_TRUE(r.result.verification.skipped_checks.empty()) << describe(r);
+}
+
+// An original that faults on misaligned pointers: the offsets it fails are skipped and reported,
+// its server is started again, and the candidate is checked at the offset it accepts and timed.
+fs::path aligned_only_repo() {
+  static const fs::path dir = [] {
+    const fs::path d = repo().parent_path() / (repo().filename().string() + "-aligned-only");
+    fs::remove_all(d / "src");
+    fs::remove_all(d / "include");
+    fs::create_directories(d / "src");
+    fs::copy(source_dir() / "examples" / "include", d / "include", fs::copy_options::recursive);
+    fs::copy_file(source_dir() / "tests" / "profiler" / "originals" / "saxpy_aligned_only.cu", d / "src" / "saxpy.cu");
+    std::ofstream(d / "kernelbot.toml") << R"toml([project]
+include_dirs = ["include"]
+
+[verify]
+trials = 3
+timeout_s = 120
+
+[bench]
+min_time_s = 0.1
+min_samples = 20
+max_samples = 400
+timeout_s = 5
+
+[[kernel]]
+name = "saxpy"
+source = "src/saxpy.cu"
+launcher = "launch_saxpy"
+sizes = [{ n = 1048576 }, { n = 1000003 }]
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "y"
+  role = "inout"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "a"
+  role = "scalar"
+  dtype = "float32"
+  value = 2.5
+  [[kernel.arg]]
+  name = "n"
+  role = "size"
+  dtype = "int32"
+  value = "n"
+)toml";
+    return d;
+  }();
+  return dir;
+}
+
+TEST(EvalGpu, OffsetsTheOriginalFaultsOnAreSkippedAndReported) {
+  const EvalRun r = eval_in(aligned_only_repo(), "saxpy", "saxpy_fast.cu");
+  ASSERT_TRUE(r.parsed) << describe(r);
+  EXPECT_EQ(r.process.exit_code, 0) << describe(r);
+  EXPECT_TRUE(r.result.verdict == Verdict::accepted || r.result.verdict == Verdict::not_faster) << describe(r);
+  EXPECT_TRUE(r.result.verification.passed) << describe(r);
+  const auto& skipped = r.result.verification.skipped_checks;
+  ASSERT_EQ(skipped.size(), 2u) << describe(r);
+  EXPECT_EQ(skipped[0].rfind("alignment offset 4 bytes", 0), 0u) << skipped[0];
+  EXPECT_EQ(skipped[1].rfind("alignment offset 8 bytes", 0), 0u) << skipped[1];
+  for (const auto& line : skipped) {
+    EXPECT_NE(line.find("the original faults"), std::string::npos) << line;
+    EXPECT_NE(line.find("misaligned"), std::string::npos) << line;
+  }
+  EXPECT_EQ(r.result.timings.size(), 2u) << "the restarted original is timed\n" << describe(r);
+  std::printf("[ %s ] %s; skipped: %s; %s\n", to_string(r.result.verdict), r.result.reason.c_str(), skipped[0].c_str(),
+              skipped[1].c_str());
+}
+
+}  // namespace
+}  // namespace kb
+
+// Issue #27, points 3 and 7 (state independence, special values): appended as a block of its own.
+namespace kb {
+namespace {
+
+// A cache keyed on a hash of the input's first elements: every fresh input misses it; the calls on
+// the same buffers with a few later elements changed hit it and replay the old values there.
+TEST(EvalGpu, ACacheKeyedOnTheFirstInputElementsFailsStateIndependence) {
+  const EvalRun r = eval("transpose", "transpose_caches_by_prefix.cu");
+  expect_rejected(r, Verdict::wrong_result, "state independence: call 2 of 3 on the same buffers at size ");
+  EXPECT_NE(r.result.reason.find("elements of input in changed (at "), std::string::npos) << describe(r);
+  EXPECT_NE(r.result.reason.find("every output holding the previous call's correct result: output out"),
+            std::string::npos)
+      << describe(r);
+}
+
+// Skipping the work when the output already holds the right values for the first rows.
+TEST(EvalGpu, SkippingWhenTheOutputLooksCurrentFailsStateIndependence) {
+  const EvalRun r = eval("row_sum", "row_sum_skips_when_current.cu");
+  expect_rejected(r, Verdict::wrong_result, "state independence: call ");
+  EXPECT_NE(r.result.reason.find("output out"), std::string::npos) << describe(r);
+}
+
+// NaN and Inf inputs read as 0 where the original propagates them.
+TEST(EvalGpu, SanitizingNonFiniteInputsFailsTheSpecialValues) {
+  const EvalRun r = eval("saxpy", "saxpy_zeroes_non_finite.cu");
+  expect_rejected(r, Verdict::wrong_result, "special values: at size ");
+  EXPECT_NE(r.result.reason.find("output y"), std::string::npos) << describe(r);
+  EXPECT_TRUE(r.result.reason.find("(expected NaN") != std::string::npos ||
+              r.result.reason.find("(expected Inf") != std::string::npos ||
+              r.result.reason.find("(expected -Inf") != std::string::npos)
+      << describe(r);
+}
+
+// Honest candidates pass both checks, and the originals' outputs on special values are defined
+// (nothing skipped): an elementwise kernel, a row reduction (the original's atomics reorder it
+// on every run), a row-wise normalization.
+TEST(EvalGpu, HonestCandidatesPassStateIndependenceAndSpecialValues) {
+  for (const auto& [kernel, candidate] : std::vector<std::pair<std::string, std::string>>{
+           {"saxpy", "saxpy_fast.cu"}, {"row_sum", "row_sum_warp.cu"}, {"layernorm", "layernorm_warp.cu"}}) {
+    SCOPED_TRACE(kernel + " " + candidate);
+    const EvalRun r = eval(kernel, candidate);
+    expect_accepted(r);
+    EXPECT_TRUE(r.result.verification.skipped_checks.empty()) << r.result.verification.skipped_checks.front() << "\n"
+                                                              << describe(r);
+  }
+}
+
+}  // namespace
+}  // namespace kb
+
+// The production example's row softmax (examples/production), whose rows of -Inf (masked) and
+// rows holding a NaN or an Inf give NaN rows: the typical case of special values.
+namespace kb {
+namespace {
+
+fs::path production_repo() {
+  static const fs::path dir =
+      [] {
+        const fs::path d = repo().parent_path() / (repo().filename().string() + "-production");
+        fs::create_directories(d);
+        for (const char* sub : {"src", "include"}) {
+          fs::remove_all(d / sub);
+          fs::copy(source_dir() / "examples" / "production" / sub, d / sub, fs::copy_options::recursive);
+        }
+        std::ifstream in(source_dir() / "examples" / "production" / "kernelbot.toml");
+        std::stringstream original;
+        original << in.rdbuf();
+        const std::string toml = kb::testing::without_table(
+            kb::testing::without_table(kb::testing::without_table(original.str(), "bench"), "verify"), "search");
+        std::ofstream(d / "kernelbot.toml")
+            << toml << "\n[verify]\ntrials = 3\ntimeout_s = 120\n"
+            << "\n[bench]\nmin_time_s = 0.1\nmin_samples = 20\nmax_samples = 400\ntimeout_s = 5\n";
+        return d;
+      }();
+  return dir;
+}
+
+TEST(EvalGpu, AnHonestSoftmaxKeepsTheOriginalsNanRows) {
+  const EvalRun r = eval_in(production_repo(), "softmax", "softmax_block256.cu");
+  expect_accepted(r);
+  EXPECT_TRUE(r.result.verification.skipped_checks.empty()) << r.result.verification.skipped_checks.front() << "\n"
+                                                            << describe(r);
+}
+
+TEST(EvalGpu, ASoftmaxThatZeroesUndefinedRowsFailsTheSpecialValues) {
+  const EvalRun r = eval_in(production_repo(), "softmax", "softmax_zeroes_undefined_rows.cu");
+  expect_rejected(r, Verdict::wrong_result, "special values: at size ");
+  EXPECT_NE(r.result.reason.find("(expected NaN, got 0)"), std::string::npos) << describe(r);
+}
+
+}  // namespace
+}  // namespace kb
+
+// Issue #27 point 5, the stream contract real callers have: the stream argument is a non-blocking
+// stream (ordered with nothing, not even the legacy default stream), and a second pass gives the
+// launcher the per-thread default stream. Candidates that rely on the legacy default stream being
+// ordered with their stream are rejected, naming that stream; honest ones on their stream stay
+// accepted.
+namespace kb {
+namespace {
+
+const char* kScaleBf16Config = R"toml(
+[[kernel]]
+name = "scale_bf16"
+source = "src/scale_bf16.cu"
+launcher = "launch_scale_bf16"
+sizes = [{ n = 4194304 }, { n = 1000003 }, { n = 16777216 }]
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "bfloat16"
+  count = "n"
+  [[kernel.arg]]
+  name = "y"
+  role = "output"
+  dtype = "bfloat16"
+  count = "n"
+  [[kernel.arg]]
+  name = "a"
+  role = "scalar"
+  dtype = "float32"
+  value = 1.75
+  [[kernel.arg]]
+  name = "n"
+  role = "size"
+  dtype = "int32"
+  value = "n"
+  [[kernel.arg]]
+  name = "stream"
+  role = "stream"
+)toml";
+
+// stream_repo() with the bf16 original and its [[kernel]] besides.
+fs::path bf16_stream_repo() {
+  static const fs::path dir = [] {
+    const fs::path d = repo().parent_path() / (repo().filename().string() + "-streams-bf16");
+    fs::remove_all(d);
+    fs::create_directories(d / "src");
+    fs::create_directories(d / "include");
+    const fs::path originals = source_dir() / "tests" / "profiler" / "originals";
+    for (const char* f : {"saxpy_stream.cu", "gather.cu", "scale_bf16.cu"}) fs::copy_file(originals / f, d / "src" / f);
+    fs::copy_file(originals / "stream_kernels.h", d / "include" / "stream_kernels.h");
+    std::ofstream(d / "kernelbot.toml") << kStreamConfig << kScaleBf16Config;
+    return d;
+  }();
+  return dir;
+}
+
+// Rejected by the call's gate: work the launcher queued on the legacy default stream started while
+// the caller's (non-blocking) stream still held the work queued before the call.
+void expect_rejected_for_the_legacy_default_stream(const EvalRun& r) {
+  ASSERT_TRUE(r.parsed) << describe(r);
+  EXPECT_EQ(r.result.verdict, Verdict::rejected) << describe(r);
+  const std::string& why = r.result.reason;
+  EXPECT_NE(why.find("does work on a stream the caller does not wait for"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("on the legacy default stream"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("not the stream argument 'stream'"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("started"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("a non-blocking stream"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("trial 1 of 3"), std::string::npos) << describe(r);
+  std::printf("[ %s ] %s\n", to_string(r.result.verdict), why.c_str());
+}
+
+TEST(EvalGpu, AKernelOnTheLegacyDefaultStreamBesideTheStreamArgumentIsRejected) {
+  expect_rejected_for_the_legacy_default_stream(
+      eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_default_stream_kernel.cu"));
+}
+
+TEST(EvalGpu, AMemsetOnTheLegacyDefaultStreamBesideTheStreamArgumentIsRejected) {
+  const EvalRun r = eval_in(stream_repo(), "saxpy_stream_small", "saxpy_stream_default_stream_memset.cu");
+  expect_rejected_for_the_legacy_default_stream(r);
+  EXPECT_NE(r.result.reason.find("emset"), std::string::npos) << describe(r);  // CUPTI names the memset
+}
+
+// Honest kernels on their stream stay accepted under the non-blocking stream and the per-thread
+// pass, and are timed as before: no escaped work in the notes, nothing skipped (the original
+// takes the per-thread default stream).
+void expect_honest_on_its_stream(const EvalRun& r) {
+  expect_accepted(r);
+  EXPECT_TRUE(r.result.verification.skipped_checks.empty()) << describe(r);
+  for (const auto& t : r.result.timings)
+    EXPECT_EQ(t.candidate.notes.find("work escaped the timed region"), std::string::npos)
+        << t.size_label << ": " << t.candidate.notes;
+}
+
+TEST(EvalGpu, ACooperativeGroupsKernelOnItsStreamIsAccepted) {
+  expect_honest_on_its_stream(eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_cooperative_groups.cu"));
+}
+
+TEST(EvalGpu, ABf16KernelOnItsStreamIsAccepted) {
+  expect_honest_on_its_stream(eval_in(bf16_stream_repo(), "scale_bf16", "scale_bf16_stream_vec.cu"));
+}
+
+TEST(EvalGpu, AnHonestCandidateIsAcceptedUnderTheNonBlockingStreamAndThePerThreadPass) {
+  expect_honest_on_its_stream(eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_fast.cu"));
+}
+
+// A launcher that swaps the per-thread default stream for a stream of its own ("never run on a
+// default stream") ignores its caller exactly when given that stream: only the per-thread pass
+// gives it, and its gate and marker name it.
+TEST(EvalGpu, IgnoringThePerThreadDefaultStreamIsRejectedByThePerThreadPass) {
+  const EvalRun r = eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_avoids_default_streams.cu");
+  ASSERT_TRUE(r.parsed) << describe(r);
+  EXPECT_EQ(r.result.verdict, Verdict::rejected) << describe(r);
+  const std::string& why = r.result.reason;
+  EXPECT_NE(why.find("given the per-thread default stream instead of a stream of the caller's"), std::string::npos)
+      << describe(r);
+  EXPECT_NE(why.find("does work on a stream the caller does not wait for"), std::string::npos) << describe(r);
+  EXPECT_NE(why.find("not the stream argument 'stream' (the per-thread default stream)"), std::string::npos)
+      << describe(r);
+  EXPECT_NE(why.find("size n=1000003"), std::string::npos) << describe(r);  // the smallest size set
+  std::printf("[ %s ] %s\n", to_string(r.result.verdict), why.c_str());
+}
+
 }  // namespace
 }  // namespace kb

@@ -68,6 +68,43 @@ TEST(HarnessOutcome, CandidateCrashNamesTheKnownCauseNotTheLine) {
             "the candidate crashed: an illegal memory access was encountered (the harness ended with exit code 1)");
 }
 
+// The judge's sealed result says where the candidate crashed (the alignment pass's case, say):
+// that follows the known cause, which still comes from the closed list.
+TEST(HarnessOutcome, CandidateCrashKeepsTheJudgesAccountOfWhere) {
+  HarnessRun run = exited(kHarnessCandidateCrashed, "kb-harness: candidate crashed: misaligned address\n");
+  EvalResult sealed;
+  sealed.verdict = Verdict::crashed;
+  sealed.reason = "the candidate crashed: the candidate's process exited during call (the alignment check with every "
+                  "buffer 4 bytes past a 256-byte boundary at size n=1000003, which the original accepts)";
+  run.result = sealed;
+  const EvalResult e = classify_harness_run(run, 0);
+  EXPECT_EQ(e.verdict, Verdict::crashed);
+  EXPECT_EQ(e.reason, "the candidate crashed: misaligned address (the harness ended with exit code 3); the judge: " +
+                          sealed.reason);
+}
+
+// The original faulting in a case the alignment pass then skipped: its crash line and the judge's
+// log of the skip are no crash of the candidate, whose sealed verdict stands.
+TEST(HarnessOutcome, TheOriginalsSkippedFaultIsNotTheCandidatesCrash) {
+  EvalResult sealed;
+  sealed.verdict = Verdict::accepted;
+  sealed.reason = "faster";
+  const EvalResult e = classify_harness_run(
+      exited(0,
+             "kb-harness: baseline crashed: an illegal memory access was encountered during the alignment check\n"
+             "kb-harness [info] skipped: alignment offset 4 bytes (...): the original faults (an illegal memory "
+             "access was encountered)\n"
+             "kb-harness baseline [error] the call faulted: an illegal memory access was encountered\n",
+             sealed),
+      0);
+  EXPECT_EQ(e.verdict, Verdict::accepted) << e.reason;
+  EXPECT_EQ(e.reason, "faster");
+  // A line of the candidate's own still counts.
+  const EvalResult c = classify_harness_run(exited(0, "CUDA error: an illegal memory access was encountered\n", sealed),
+                                            0);
+  EXPECT_EQ(c.verdict, Verdict::crashed);
+}
+
 // A candidate shares the harness's process, so it can print the harness's crash line with
 // anything after it (the secret it read): the reason keeps none of that text.
 TEST(HarnessOutcome, ForgedCrashLineDoesNotBecomeTheReason) {
@@ -91,6 +128,29 @@ TEST(HarnessOutcome, ForgedCrashLineDoesNotBecomeTheReason) {
   EXPECT_EQ(infra.verdict, Verdict::infra_error);
   EXPECT_EQ(infra.reason.find(token), std::string::npos) << infra.reason;
   EXPECT_LT(infra.reason.size(), 600u);
+}
+
+// A pass that asks the original first and skips a condition it faults on (stream_pass.h) leaves the
+// original's crash line in stderr; the run then ends normally with the candidate's verdict.
+TEST(HarnessOutcome, AnOriginalsCrashLineInASuccessfulRunIsNotTheCandidatesCrash) {
+  EvalResult accepted;
+  accepted.verdict = Verdict::accepted;
+  accepted.reason = "correct and faster";
+  const EvalResult e = classify_harness_run(
+      exited(0,
+             "kb-harness: baseline crashed: an illegal memory access was encountered (cudaErrorIllegalAddress) "
+             "during verification with the per-thread default stream\n",
+             accepted),
+      0);
+  EXPECT_EQ(e.verdict, Verdict::accepted) << e.reason;
+  EXPECT_EQ(e.reason, "correct and faster");
+  // The candidate's own illegal address is still a crash, whatever the original's line says.
+  const EvalResult c = classify_harness_run(exited(0,
+                                                   "kb-harness: baseline crashed: an illegal memory access was "
+                                                   "encountered\nCUDA error: an illegal memory access was encountered\n",
+                                                   accepted),
+                                            0);
+  EXPECT_EQ(c.verdict, Verdict::crashed) << c.reason;
 }
 
 TEST(HarnessOutcome, BaselineCrashAndHarnessFailuresAreInfraErrors) {

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -25,6 +26,7 @@
 #include "common/secret_redactor.h"
 #include "profiler/evaluate/evaluation_outcome.h"
 #include "profiler/evaluate/harness_process.h"
+#include "profiler/sandbox/sandbox_launcher.h"
 #include "profiler/sandbox/sandbox_process.h"
 
 namespace kb::profiler {
@@ -269,6 +271,19 @@ TEST_F(SandboxEscape, ForgedCrashLineCarriesNoSecret) {
   EvalResult e = classify_harness_run(run, 0);
   EXPECT_EQ(e.verdict, Verdict::crashed);
   EXPECT_EQ(e.reason.find(marker_), std::string::npos) << e.reason;
+}
+
+// Issue #27: nothing constant in the sandbox says "judged". Its UTS namespace keeps the machine's
+// hostname (which the sandbox cannot change): no --hostname naming kernelbot or a sandbox.
+TEST(SandboxIdentity, TheSandboxKeepsTheMachinesHostnameInItsOwnUtsNamespace) {
+  FilesystemView view;
+  const std::vector<std::string> argv = bwrap_argv("bwrap", view, {"/bin/true"}, "");
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--unshare-uts"), argv.end());
+  EXPECT_EQ(std::find(argv.begin(), argv.end(), "--hostname"), argv.end());
+  for (const auto& a : argv) {
+    EXPECT_EQ(a.find("kernelbot"), std::string::npos) << a;
+    EXPECT_EQ(a.find("sandbox"), std::string::npos) << a;
+  }
 }
 
 }  // namespace

@@ -136,5 +136,30 @@ TEST(ServerWire, NotesAreBoundedPrintableText) {
   EXPECT_LE(untrusted_note(r, 5000).size(), kNoteBytes);
 }
 
+// CUDA IPC maps a buffer's whole allocation: the bind says where in it the buffer starts (its
+// guard zone, plus the alignment pass's shift), per argument.
+TEST(ServerWire, ABindCarriesEachBuffersOffsetIntoItsAllocation) {
+  Pair p;
+  Request r;
+  r.op = Op::bind;
+  r.slot_count = 1;
+  r.slots[0] = 900;
+  r.has_handle[0] = 1;
+  r.has_handle[1] = 1;
+  r.handles[1][63] = 0x5A;
+  r.offsets[0] = 65536 + 4;
+  r.offsets[1] = 65536;
+  r.offsets[kMaxArgs - 1] = 65536 + 16;
+  ASSERT_TRUE(send_request(p.judge, r));
+  Request got;
+  ASSERT_TRUE(receive_request(p.server, got));
+  EXPECT_EQ(got.op, Op::bind);
+  EXPECT_EQ(got.offsets[0], 65540u);
+  EXPECT_EQ(got.offsets[1], 65536u);
+  EXPECT_EQ(got.offsets[2], 0u);
+  EXPECT_EQ(got.offsets[kMaxArgs - 1], 65552u);
+  EXPECT_EQ(got.handles[1][63], 0x5A);
+}
+
 }  // namespace
 }  // namespace kb::judge

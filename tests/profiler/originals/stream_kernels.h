@@ -3,6 +3,7 @@
 // directory and the candidates that replace them (tests/profiler/candidates/*_stream_*.cu).
 #pragma once
 
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 // y = a * x + y on `stream`.
@@ -10,3 +11,6 @@ void launch_saxpy_stream(const float* x, float* y, float a, int n, cudaStream_t 
 
 // out[i][j] = table[ids[i]][j] for i < n_ids, j < dim, on `stream`; table is vocab x dim.
 void launch_gather(const float* table, const int* ids, float* out, int n_ids, int dim, int vocab, cudaStream_t stream);
+
+// y = a * x in bfloat16 (each product computed in float, rounded to nearest), on `stream`.
+void launch_scale_bf16(const __nv_bfloat16* x, __nv_bfloat16* y, float a, int n, cudaStream_t stream);

@@ -1,0 +1,23 @@
+#include "profiler/judge/stream_choice.h"
+
+namespace kb::judge {
+
+bool stream_choice_from_wire(int32_t value, StreamChoice& choice) {
+  switch (value) {
+    case static_cast<int32_t>(StreamChoice::launcher_stream): choice = StreamChoice::launcher_stream; return true;
+    case static_cast<int32_t>(StreamChoice::per_thread_default): choice = StreamChoice::per_thread_default; return true;
+    default: return false;
+  }
+}
+
+OrderStream order_stream_for(bool has_stream_arg) {
+  return has_stream_arg ? OrderStream::given_stream : OrderStream::legacy_default;
+}
+
+std::string describe_given_stream(const std::string& arg_name, StreamChoice choice) {
+  if (arg_name.empty()) return "the default stream";
+  const std::string arg = "the stream argument '" + arg_name + "'";
+  return choice == StreamChoice::per_thread_default ? arg + " (the per-thread default stream)" : arg;
+}
+
+}  // namespace kb::judge
