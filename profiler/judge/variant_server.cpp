@@ -70,7 +70,7 @@ class Server {
 
  private:
   Reply bind(const Request& r) {
-    if (r.size_index < 0 || static_cast<size_t>(r.size_index) >= job_.size_count())
+    if (r.size_index < 0 || static_cast<size_t>(r.size_index) >= job_.all_size_count())
       return make_reply(Status::harness_error, "bind: no such size set");
     auto set = std::make_unique<ArgSet>(job_, static_cast<size_t>(r.size_index), r.handles, r.has_handle);
     stream_.bind(*set);

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "profiler/judge/cuda_check.h"
+#include "profiler/judge/generalization_check.h"
 #include "profiler/judge/output_comparator.h"
 #include "profiler/judge/served_job.h"
 #include "profiler/judge/tolerance_warning.h"
@@ -22,7 +23,7 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
   const int64_t trials = job.raw.trials * (strict ? 3 : 1);
   report = VerificationReport{};
   report.trials = trials;
-  report.sizes = job.raw.size_labels;
+  report.sizes.assign(job.raw.size_labels.begin(), job.raw.size_labels.begin() + static_cast<std::ptrdiff_t>(sizes));
   for (const auto& a : job.args)
     if (a.is_written()) output_entry(report, a);
 
@@ -132,6 +133,8 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
       }
     }
   }
+  if (const VerificationOutcome g = check_generalization_sizes(job, servers, report); g.failed())
+    return fail(g.verdict, g.reason);
   for (const auto& o : report.outputs) {
     const std::string warning = tolerance_warning(o);
     if (warning.empty()) continue;
