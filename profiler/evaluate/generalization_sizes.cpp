@@ -1,6 +1,7 @@
 #include "profiler/evaluate/generalization_sizes.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <random>
 #include <set>
@@ -85,6 +86,20 @@ int64_t varied_value(const NameRange& r, int64_t at_most, Draw& draw) {
   return v ? *v : *smallest(r);
 }
 
+// Whether the literal `value` of an integer size or scalar fits `dtype` (a set beyond the largest
+// configured one must not overflow an int32 size argument).
+bool fits_integer(const std::string& value, DType dtype) {
+  if (value.empty() || dtype_is_float(dtype)) return true;
+  const long long v = std::stoll(value);
+  switch (dtype) {
+    case DType::int8: return v >= -128 && v <= 127;
+    case DType::uint8: return v >= 0 && v <= 255;
+    case DType::int32: return v >= INT32_MIN && v <= INT32_MAX;
+    case DType::uint32: return v >= 0 && v <= static_cast<long long>(UINT32_MAX);
+    default: return true;
+  }
+}
+
 }  // namespace
 
 bool is_prime(int64_t v) {
@@ -160,6 +175,10 @@ void add_generalization_sizes(HarnessJob& job, const config::Config& config, con
     config::KernelSpec one = spec;
     one.sizes = {config::SizeSet{values}};
     const HarnessJob j = make_harness_job(config, one);
+    for (const auto& a : j.args)
+      if (a.dtype && !a.values.empty() && !fits_integer(a.values[0], *a.dtype))
+        throw config::ExpressionError("argument '" + a.name + "' = " + a.values[0] + " does not fit " +
+                                      to_string(*a.dtype));
     double total = 0;
     for (const auto& a : j.args)
       if (a.dtype && !a.counts.empty())

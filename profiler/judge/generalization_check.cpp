@@ -74,7 +74,6 @@ VerificationOutcome check_generalization_sizes(const DecodedJob& job, const Serv
   if (job.all_size_count() == job.size_count()) return {};
   const bool scaled = needs_error_scale(job);
   DeviceScratch scratch;
-  size_t checked = 0;
   for (size_t s = job.size_count(); s < job.all_size_count(); ++s) {
     const std::string what = describe_generalization_size(job, s);
     size_t free_bytes = 0, total_bytes = 0;
@@ -104,11 +103,11 @@ VerificationOutcome check_generalization_sizes(const DecodedJob& job, const Serv
       report.skipped_checks.push_back(what + ": " + r.skipped);
       spdlog::info("skipped {}", report.skipped_checks.back());
     } else {
-      ++checked;
+      report.generalization_sizes.push_back(job.raw.size_labels[s]);
     }
   }
-  spdlog::info("generalization sizes: {} verified, {} skipped", checked,
-               job.all_size_count() - job.size_count() - checked);
+  spdlog::info("generalization sizes: {} verified, {} skipped", report.generalization_sizes.size(),
+               report.skipped_checks.size());
   return {};
 }
 

@@ -208,6 +208,18 @@ TEST(GeneralizationSizes, AppendedToAFullJobAsVerificationOnlySets) {
   EXPECT_EQ(old.verify_only_sizes, 0) << "absent: every set is configured";
 }
 
+TEST(GeneralizationSizes, NoSetOverflowsAnIntegerSizeArgument) {
+  auto config = load();
+  config.kernels[0].size_rules.clear();
+  config.kernels[0].sizes = {{{{"n", 1500000000}}}};
+  for (int i = 0; i < 20; ++i) {
+    HarnessJob job = make_harness_job(config, config.kernels[0]);
+    job.seed = static_cast<uint64_t>(i + 1);
+    add_generalization_sizes(job, config, config.kernels[0]);
+    for (const auto& v : job.args[3].values) EXPECT_LE(std::stoll(v), 2147483647LL) << "n is an int32";
+  }
+}
+
 TEST(GeneralizationSizes, SanitizerJobsUseOnlyConfiguredSets) {
   const auto config = load();
   HarnessJob job = make_harness_job(config, config.kernels[0]);
