@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "config/size_rule.h"
 #include "core/arg_type_names.h"
 #include "core/arg_types.h"
 #include "core/measurement_defaults.h"
@@ -212,6 +213,7 @@ struct KernelSpec {
   std::vector<std::string> link_libs;
   std::vector<ArgSpec> args;
   std::vector<SizeSet> sizes;
+  std::map<std::string, SizeRule> size_rules;  // size name -> the values the code supports
   std::map<std::string, Tolerance> tolerance;  // overrides of [verify].tolerance by dtype
   std::string flops;                           // optional FLOP count expression
   std::string bytes;  // optional bytes-moved override (default: inputs read once, outputs written once)

@@ -436,6 +436,63 @@ void note_unfinished(TableReader& r, const ArgSpec& a, KernelSpec& k) {
   }
 }
 
+// size_rules = { n = { multiple_of = 8, min = 64, max = 4096 } }: each a positive integer, min <= max.
+void read_size_rules(TableReader& r, KernelSpec& k) {
+  const toml::table* rules = r.subtable("size_rules");
+  if (!rules) return;
+  for (const auto& [key, node] : *rules) {
+    const std::string name(key.str());
+    const std::string field = r.field("size_rules." + name);
+    const toml::table* t = node.as_table();
+    if (!t) {
+      r.diag().error(node.source(), field,
+                     std::string("expected a table { multiple_of = ..., min = ..., max = ... }, got ") +
+                         type_name(node));
+      continue;
+    }
+    SizeRule rule;
+    TableReader rr(*t, field, r.diag());
+    rr.get("multiple_of", rule.multiple_of);
+    rr.get("min", rule.min);
+    rr.get("max", rule.max);
+    rr.finish();
+    check_positive(rr, "multiple_of", static_cast<double>(rule.multiple_of));
+    check_positive(rr, "min", static_cast<double>(rule.min));
+    if (t->get("max")) check_positive(rr, "max", static_cast<double>(rule.max));
+    if (rule.max > 0 && rule.min > rule.max)
+      r.diag().error(t->source(), field,
+                     "min = " + std::to_string(rule.min) + " is above max = " + std::to_string(rule.max));
+    else if (rule.multiple_of > 0 && rule.min > 0 && !first_allowed_from(rule, rule.min))
+      r.diag().error(t->source(), field,
+                     "no value between min and max is a multiple of " + std::to_string(rule.multiple_of));
+    k.size_rules[name] = rule;
+  }
+}
+
+// Every rule names a size the size sets define, and every configured size keeps its rule.
+void check_size_rules(TableReader& r, const KernelSpec& k) {
+  const toml::table* rules = r.table().get("size_rules") ? r.table().get("size_rules")->as_table() : nullptr;
+  if (!rules) return;
+  for (const auto& [name, rule] : k.size_rules) {
+    const toml::node* n = rules->get(name);
+    const auto where = n ? n->source() : rules->source();
+    const std::string field = r.field("size_rules." + name);
+    if (!k.sizes.empty() && !k.sizes.front().values.count(name)) {
+      r.diag().error(where, field, "no size set defines '" + name + "'");
+      continue;
+    }
+    if (rule.multiple_of < 1 || rule.min < 1 || rule.max < 0) continue;  // reported above
+    for (size_t i = 0; i < k.sizes.size(); ++i) {
+      const auto v = k.sizes[i].values.find(name);
+      if (v == k.sizes[i].values.end()) continue;
+      const std::string why = size_rule_violation(rule, v->second);
+      if (!why.empty())
+        r.diag().error(where, r.field("sizes[" + std::to_string(i) + "]." + name),
+                       name + " = " + std::to_string(v->second) + " " + why + " (" + field + ")");
+    }
+  }
+}
+
 void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
   r.get("name", k.name, true);
   r.get("source", k.source, true);
@@ -487,6 +544,7 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
       }
     }
   }
+  read_size_rules(r, k);
   if (const toml::table* tunables = r.subtable("tunables")) {
     for (const auto& [name, value] : *tunables) {
       std::string macro(name.str());
@@ -545,6 +603,7 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
       if (!k.sizes[i].values.count(name))
         r.diag().error(kpos, r.field("sizes[" + std::to_string(i) + "]"),
                        "size set does not define '" + name + "', which the arguments use");
+  check_size_rules(r, k);
 }
 
 Config parse_document(const toml::table& doc, Diagnostics& diag, Config config) {

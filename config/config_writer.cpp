@@ -45,6 +45,15 @@ toml::table kernel_table(const KernelSpec& k) {
     sizes.push_back(std::move(st));
   }
   t.insert("sizes", std::move(sizes));
+  if (!k.size_rules.empty()) {
+    toml::table rules;
+    for (const auto& [name, rule] : k.size_rules) {
+      toml::table rt{{"multiple_of", rule.multiple_of}, {"min", rule.min}};
+      if (rule.max > 0) rt.insert("max", rule.max);
+      rules.insert(name, std::move(rt));
+    }
+    t.insert("size_rules", std::move(rules));
+  }
   if (!k.tunables.empty()) {
     toml::table tun;
     for (const auto& [macro, values] : k.tunables) tun.insert(macro, strings(values));

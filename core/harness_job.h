@@ -76,6 +76,10 @@ struct HarnessJob {
   // The judge's wall-clock cross-check after each timed size (judge_timing.h). A screening skips
   // it: it never accepts, and a contender's full measurement makes the check before any verdict.
   bool wall_clock_check = true;
+  // The last `verify_only_sizes` size sets are generalization sizes (sizes nobody configured,
+  // drawn per job: harness_job_builder.h): verified once each in a pass of their own, never
+  // timed, profiled or shown in tables. The other size sets are the configured ones.
+  int64_t verify_only_sizes = 0;
 };
 
 // Every shared library the bot builds for a variant exports this symbol: it unpacks `args`
@@ -97,6 +101,6 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessJob, mode, kernel, baseli
                                                 size_labels, args, flops, bytes, trials, distributions, seed, strict,
                                                 bench, device, copy_bandwidth_gbps, fp32_tflops, min_speedup,
                                                 metrics_size, under_sanitizer, timed_sizes, distribution_start,
-                                                wall_clock_check)
+                                                wall_clock_check, verify_only_sizes)
 
 }  // namespace kb

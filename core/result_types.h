@@ -100,10 +100,13 @@ struct VerificationReport {
   // (any value near zero passes): for the reviewer and for whoever tunes the tolerances.
   std::vector<std::string> warnings;
   // Conditions a verification pass did not hold against the candidate because the original itself
-  // fails under them, one human-readable line each: "alignment offset 4 bytes: the original faults
-  // (misaligned address)", "special values at size n=1000: the original's output y holds no finite
-  // value (...)", "the per-thread default stream as the stream argument, at size n=4096: ...".
+  // fails under them, one human-readable line each: "generalization size n=7 (...): the original
+  // fails ...", "alignment offset 4 bytes: the original faults (misaligned address)", "special
+  // values at size n=1000: the original's output y holds no finite value (...)", "the per-thread
+  // default stream as the stream argument, at size n=4096: ...".
   std::vector<std::string> skipped_checks;
+  // The generalization sizes (not configured, drawn per job) the candidate was verified at.
+  std::vector<std::string> generalization_sizes;
 };
 
 // Hardware counters and compiler facts for one variant. Every value came from CUPTI, the driver
@@ -192,7 +195,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OutputError, name, dtype, max_ab
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(VerificationReport, passed, failure, trials, sizes, distributions,
                                                 seeds, outputs, worst_abs_error, worst_rel_error, strict_pass,
                                                 sanitized, sanitizer_report, deterministic_checked,
-                                                original_nondeterministic, warnings, skipped_checks)
+                                                original_nondeterministic, warnings, skipped_checks,
+                                                generalization_sizes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelMetrics, status, values, registers_per_thread,
                                                 static_shared_bytes, local_bytes_per_thread, spill_stores_bytes,
                                                 spill_loads_bytes, stack_frame_bytes, kernel_name, dynamic_shared_bytes,

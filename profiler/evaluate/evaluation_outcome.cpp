@@ -249,12 +249,14 @@ HarnessJob single_size_job(const HarnessJob& job, size_t index) {
     pick(a.ranges);
   }
   out.metrics_size = -1;
+  out.verify_only_sizes = 0;  // one configured set
   return out;
 }
 
 size_t smallest_size_index(const HarnessJob& job) {
   size_t best = 0;
-  for (size_t i = 1; i < job.bytes.size(); ++i)
+  const size_t configured = job.bytes.size() - std::min(job.bytes.size(), static_cast<size_t>(job.verify_only_sizes));
+  for (size_t i = 1; i < configured; ++i)
     if (job.bytes[i] < job.bytes[best]) best = i;
   return best;
 }

@@ -11,6 +11,7 @@
 #include "config/size_expression.h"
 #include "core/number_format.h"
 #include "profiler/device_query.h"
+#include "profiler/evaluate/generalization_sizes.h"
 #include "profiler/evaluate/harness_job_builder.h"
 
 namespace kb::profiler {
@@ -215,6 +216,7 @@ EvalResult GpuEvaluator::evaluate(const config::KernelSpec& spec, const Compiled
     job = job_for(spec, options.time || options.screening ? JobMode::verify_and_time : JobMode::verify);
     if (options.screening)
       make_screening_job(job, ScreeningBench{config_.search.screen_max_samples, config_.search.screen_min_time_s});
+    else add_generalization_sizes(job, config_, spec);  // verification only; a screening never accepts
   } catch (const config::ExpressionError& e) {
     result.verdict = Verdict::infra_error;
     result.reason = std::string("kernel '") + spec.name + "': " + e.what();
@@ -259,6 +261,11 @@ void GpuEvaluator::strict_check(const config::KernelSpec& spec, const CompiledVa
                format_speedup(config_.verify.strict_speedup));
   HarnessJob job = job_for(spec, JobMode::verify);
   job.strict = true;
+  try {
+    add_generalization_sizes(job, config_, spec);  // drawn afresh: other sizes than the first pass's
+  } catch (const config::ExpressionError& e) {
+    spdlog::warn("'{}': no generalization sizes for the strict pass: {}", spec.name, e.what());
+  }
   job.baseline_library = baseline.library_path;
   job.candidate_library = candidate.library_path;
   EvalResult strict = run(job, "strict");

@@ -66,6 +66,13 @@ DecodedJob decode_job(const HarnessJob& job) {
                    "' compares a candidate");
   const size_t sizes = job.size_labels.size();
   if (sizes == 0) throw JobError("job field size_labels is empty: at least one size set is needed");
+  if (job.verify_only_sizes < 0 || static_cast<size_t>(job.verify_only_sizes) >= sizes)
+    throw JobError("job field verify_only_sizes " + std::to_string(job.verify_only_sizes) +
+                   " is out of range: at least one of the " + std::to_string(sizes) +
+                   " size sets must be a configured one");
+  if (job.verify_only_sizes > 0 && !mode_compares_candidate(job.mode))
+    throw JobError("job field verify_only_sizes: only a verification has generalization sizes, not mode '" +
+                   std::string(to_string(job.mode)) + "'");
   if (job.args.empty()) throw JobError("job field args is empty");
   if (!job.flops.empty() && job.flops.size() != sizes)
     throw JobError("job field flops has " + std::to_string(job.flops.size()) + " entries, expected " +
@@ -143,9 +150,10 @@ DecodedJob decode_job(const HarnessJob& job) {
       b.max_error < 0)
     throw JobError("job field bench: max_noise and timeout_s must be positive, min_time_s, warmup_runs, "
                    "max_clock_sag and max_error not negative");
-  if (job.metrics_size >= static_cast<int>(sizes))
+  const size_t configured = sizes - static_cast<size_t>(job.verify_only_sizes);
+  if (job.metrics_size >= static_cast<int>(configured))
     throw JobError("job field metrics_size " + std::to_string(job.metrics_size) + " is out of range (" +
-                   std::to_string(sizes) + " size sets)");
+                   std::to_string(configured) + " configured size sets)");
   return r;
 }
 

@@ -52,7 +52,10 @@ struct DecodedJob {
   HarnessJob raw;
   std::vector<DecodedArg> args;
   std::vector<Distribution> distributions;
-  size_t size_count() const { return raw.size_labels.size(); }
+  // The configured size sets: what the main verification, timing and metrics use.
+  size_t size_count() const { return raw.size_labels.size() - static_cast<size_t>(raw.verify_only_sizes); }
+  // With the trailing verification-only (generalization) sets, which only their own pass uses.
+  size_t all_size_count() const { return raw.size_labels.size(); }
 };
 
 // The job's first stream argument, or null when the launcher takes no stream.

@@ -74,7 +74,7 @@ class Server {
 
  private:
   Reply bind(const Request& r) {
-    if (r.size_index < 0 || static_cast<size_t>(r.size_index) >= job_.size_count())
+    if (r.size_index < 0 || static_cast<size_t>(r.size_index) >= job_.all_size_count())
       return make_reply(Status::harness_error, "bind: no such size set");
     StreamChoice choice = StreamChoice::launcher_stream;
     if (!stream_choice_from_wire(r.value, choice)) return make_reply(Status::harness_error, "bind: no such stream");

@@ -10,6 +10,7 @@
 
 #include "profiler/judge/alignment_check.h"
 #include "profiler/judge/cuda_check.h"
+#include "profiler/judge/generalization_check.h"
 #include "profiler/judge/output_comparator.h"
 #include "profiler/judge/served_job.h"
 #include "profiler/judge/special_values_check.h"
@@ -26,7 +27,7 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
   const int64_t trials = job.raw.trials * (strict ? 3 : 1);
   report = VerificationReport{};
   report.trials = trials;
-  report.sizes = job.raw.size_labels;
+  report.sizes.assign(job.raw.size_labels.begin(), job.raw.size_labels.begin() + static_cast<std::ptrdiff_t>(sizes));
   for (const auto& a : job.args)
     if (a.is_written()) output_entry(report, a);
 
@@ -140,6 +141,8 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
     return fail(o.verdict, o.reason);
   if (const auto o = check_special_values(job, servers, base_sets, cand_sets, checks, scratch, report); o.failed())
     return fail(o.verdict, o.reason);
+  if (const VerificationOutcome g = check_generalization_sizes(job, servers, report); g.failed())
+    return fail(g.verdict, g.reason);
   if (const VerificationOutcome aligned = check_alignment(job, servers, scratch, report); aligned.failed())
     return fail(aligned.verdict, aligned.reason);
   if (const VerificationOutcome o = verify_per_thread_stream(job, servers, report); o.failed())

@@ -891,5 +891,162 @@ TEST(EvalGpu, IgnoringThePerThreadDefaultStreamIsRejectedByThePerThreadPass) {
   std::printf("[ %s ] %s\n", to_string(r.result.verdict), why.c_str());
 }
 
+// Generalization sizes (issue #27, point 2): a full verification also runs once at sizes nobody
+// configured, drawn per job (the smallest allowed, odd, prime, beyond the largest configured), so
+// a candidate tuned to the configured sizes is rejected with the size named.
+int64_t generalization_n(const std::string& reason) {
+  const std::string key = "generalization size n=";
+  const size_t at = reason.find(key);
+  return at == std::string::npos ? -1 : std::stoll(reason.substr(at + key.size()));
+}
+
+TEST(EvalGpu, AGridFixedForTheLargestConfiguredSizeIsRejectedAtALargerOne) {
+  const EvalRun r = eval("saxpy", "saxpy_grid_for_largest_size.cu");
+  expect_rejected(r, Verdict::wrong_result, "(not one of the configured sizes");
+  EXPECT_GT(generalization_n(r.result.reason), 16777216) << describe(r);
+  EXPECT_LE(generalization_n(r.result.reason), 2 * 16777216) << describe(r);
+}
+
+TEST(EvalGpu, AFastPathForTheConfiguredSizesOnlyIsRejectedAtAnother) {
+  const EvalRun r = eval("saxpy", "saxpy_fast_path_for_configured_sizes.cu");
+  expect_rejected(r, Verdict::wrong_result, "(not one of the configured sizes");
+  const int64_t n = generalization_n(r.result.reason);
+  EXPECT_GT(n, 0) << describe(r);
+  EXPECT_NE(n % 256, 0) << "only a tail exposes it\n" << describe(r);
+}
+
+TEST(EvalGpu, AGridStrideVectorizedSaxpyWithAScalarTailPassesEveryGeneralizationSize) {
+  const EvalRun r = eval("saxpy", "saxpy_vec4_grid_stride.cu");
+  expect_accepted(r);
+  const VerificationReport& v = r.result.verification;
+  EXPECT_EQ(v.sizes.size(), 3u) << "the configured sizes only";
+  EXPECT_TRUE(v.skipped_checks.empty()) << describe(r);
+  ASSERT_GE(v.generalization_sizes.size(), 3u) << describe(r);
+  EXPECT_EQ(v.generalization_sizes.front(), "n=1") << "the smallest allowed n";
+  for (const auto& t : r.result.timings) EXPECT_NE(t.size_label.find("n="), std::string::npos);
+  for (const auto& label : v.generalization_sizes)
+    for (const auto& t : r.result.timings) EXPECT_NE(t.size_label, label) << "generalization sizes are never timed";
+}
+
+// An original with unstated shape limits (tests/profiler/originals/saxpy_supports_some_sizes.cu:
+// a refused launch below n = 16, a trap above n = 1048576); the same kernel again with those
+// limits stated as size_rules.
+const char* kSomeSizesConfig = R"toml([project]
+include_dirs = ["include"]
+
+[verify]
+trials = 2
+timeout_s = 120
+
+[bench]
+min_time_s = 0.1
+min_samples = 20
+max_samples = 400
+timeout_s = 5
+
+[[kernel]]
+name = "saxpy_some"
+source = "src/saxpy_some.cu"
+launcher = "launch_saxpy"
+sizes = [{ n = 1048576 }, { n = 1000003 }]
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "y"
+  role = "inout"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "a"
+  role = "scalar"
+  dtype = "float32"
+  value = 2.5
+  [[kernel.arg]]
+  name = "n"
+  role = "size"
+  dtype = "int32"
+  value = "n"
+
+[[kernel]]
+name = "saxpy_some_ruled"
+source = "src/saxpy_some.cu"
+launcher = "launch_saxpy"
+sizes = [{ n = 1048576 }, { n = 1000003 }]
+size_rules = { n = { min = 16, max = 1048576 } }
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "y"
+  role = "inout"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "a"
+  role = "scalar"
+  dtype = "float32"
+  value = 2.5
+  [[kernel.arg]]
+  name = "n"
+  role = "size"
+  dtype = "int32"
+  value = "n"
+)toml";
+
+fs::path some_sizes_repo() {
+  static const fs::path dir = [] {
+    const fs::path d = repo().parent_path() / (repo().filename().string() + "-some-sizes");
+    fs::remove_all(d / "src");
+    fs::remove_all(d / "include");
+    fs::create_directories(d / "src");
+    fs::copy(source_dir() / "examples" / "include", d / "include", fs::copy_options::recursive);
+    fs::copy_file(source_dir() / "tests" / "profiler" / "originals" / "saxpy_supports_some_sizes.cu",
+                  d / "src" / "saxpy_some.cu");
+    std::ofstream(d / "kernelbot.toml") << kSomeSizesConfig;
+    return d;
+  }();
+  return dir;
+}
+
+TEST(EvalGpu, SizesTheOriginalFailsOnAreSkippedNotHeldAgainstTheCandidate) {
+  const EvalRun r = eval_in(some_sizes_repo(), "saxpy_some", "saxpy_fast.cu");
+  ASSERT_TRUE(r.parsed) << describe(r);
+  EXPECT_EQ(r.process.exit_code, 0) << describe(r);
+  EXPECT_TRUE(r.result.verdict == Verdict::accepted || r.result.verdict == Verdict::not_faster) << describe(r);
+  const VerificationReport& v = r.result.verification;
+  EXPECT_TRUE(v.passed) << describe(r);
+  bool refused = false, ended = false;
+  for (const auto& line : v.skipped_checks) {
+    std::printf("skipped: %s\n", line.c_str());
+    EXPECT_NE(line.find("(not one of the configured sizes)"), std::string::npos) << line;
+    refused = refused || (line.find("generalization size n=1 ") != std::string::npos &&
+                          line.find("the original fails there") != std::string::npos);
+    ended = ended || line.find("the original's process ended there") != std::string::npos;
+  }
+  EXPECT_TRUE(refused) << "n = 1: the original's launch is refused\n" << describe(r);
+  EXPECT_TRUE(ended) << "beyond n = 1048576: the original traps\n" << describe(r);
+  EXPECT_FALSE(v.generalization_sizes.empty()) << "the sizes it supports are still checked";
+  EXPECT_EQ(r.result.timings.size(), 2u) << "timing goes on with a fresh original\n" << describe(r);
+}
+
+TEST(EvalGpu, SizeRulesKeepGeneralizationSizesInsideWhatTheCodeSupports) {
+  const EvalRun r = eval_in(some_sizes_repo(), "saxpy_some_ruled", "saxpy_fast.cu");
+  ASSERT_TRUE(r.parsed) << describe(r);
+  EXPECT_TRUE(r.result.verdict == Verdict::accepted || r.result.verdict == Verdict::not_faster) << describe(r);
+  const VerificationReport& v = r.result.verification;
+  EXPECT_TRUE(v.skipped_checks.empty()) << describe(r);
+  ASSERT_FALSE(v.generalization_sizes.empty()) << describe(r);
+  for (const auto& label : v.generalization_sizes) {
+    const int64_t n = std::stoll(label.substr(2));
+    EXPECT_GE(n, 16) << label;
+    EXPECT_LE(n, 1048576) << label;
+  }
+  EXPECT_EQ(v.generalization_sizes.front(), "n=16") << "the smallest the rule allows";
+}
 }  // namespace
 }  // namespace kb

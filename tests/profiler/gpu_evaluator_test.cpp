@@ -227,8 +227,16 @@ TEST_F(GpuEvaluatorTest, AcceptedCandidateWithMetricsAndCachedCalibration) {
   EXPECT_EQ(j["baseline_library"], base.library_path);
   EXPECT_EQ(j["candidate_library"], cand.library_path);
   EXPECT_EQ(j["copy_bandwidth_gbps"], 3000.5);
-  EXPECT_EQ(j["args"][0]["counts"], nlohmann::json::parse("[1000, 5000]"));
+  // The configured sizes, then the verification-only generalization sizes of a full evaluation.
+  const auto counts = j["args"][0]["counts"].get<std::vector<int64_t>>();
+  ASSERT_GT(counts.size(), 2u);
+  EXPECT_EQ(counts[0], 1000);
+  EXPECT_EQ(counts[1], 5000);
+  EXPECT_EQ(j["verify_only_sizes"], counts.size() - 2);
+  EXPECT_EQ(counts[2], 1) << "the smallest n first";
   EXPECT_EQ(job(1)["mode"], "metrics");
+  EXPECT_EQ(job(1)["verify_only_sizes"], 0) << "hardware metrics profile configured sizes only";
+  EXPECT_EQ(job(1)["args"][0]["counts"], nlohmann::json::parse("[1000, 5000]"));
 
   // The measured ceilings are stored beside the work directory and reused by a later run.
   EXPECT_TRUE(fs::exists(root_ / ".kernelbot" / "device-GPU-fake-0001.json"));
