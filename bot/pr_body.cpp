@@ -65,6 +65,11 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
   return out;
 }
 
+std::string capitalized(std::string s) {
+  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+  return s;
+}
+
 std::string seed_list(const std::vector<uint64_t>& seeds) {
   std::vector<std::string> out;
   for (auto s : seeds) out.push_back(std::to_string(s));
@@ -92,6 +97,13 @@ std::string correctness(const search::SearchResult& result, const search::Candid
          "never passes, every output within its tolerance (below).\n";
   if (v.trials * static_cast<int64_t>(std::max<size_t>(v.sizes.size(), 1)) > 1)
     out += "- Consecutive calls with different inputs had to give different, correct outputs.\n";
+  if (!v.generalization_sizes.empty())
+    out += "- Sizes nobody configured, drawn for this run (verified, not timed): " +
+           join(v.generalization_sizes, ", ") + ".\n";
+  for (const auto& pass : v.passes) out += "- " + capitalized(pass) + ".\n";
+  if (!v.skipped_checks.empty())
+    out += "- Not held against this code, because the original itself fails them: " + join(v.skipped_checks, "; ") +
+           ".\n";
   if (v.strict_pass)
     out += fmt::format("- The extra-strict verification, for speedups over [verify].strict_speedup = {}: passed.\n",
                        format_speedup(r.strict_speedup));

@@ -107,6 +107,9 @@ struct VerificationReport {
   std::vector<std::string> skipped_checks;
   // The generalization sizes (not configured, drawn per job) the candidate was verified at.
   std::vector<std::string> generalization_sizes;
+  // The verification passes after the main trials that ran and passed, one line each, in the
+  // words a reviewer reads ("state independence at 3 sizes: ..."): the PR claims only these.
+  std::vector<std::string> passes;
 };
 
 // Hardware counters and compiler facts for one variant. Every value came from CUPTI, the driver
@@ -196,7 +199,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(VerificationReport, passed, fail
                                                 seeds, outputs, worst_abs_error, worst_rel_error, strict_pass,
                                                 sanitized, sanitizer_report, deterministic_checked,
                                                 original_nondeterministic, warnings, skipped_checks,
-                                                generalization_sizes)
+                                                generalization_sizes, passes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelMetrics, status, values, registers_per_thread,
                                                 static_shared_bytes, local_bytes_per_thread, spill_stores_bytes,
                                                 spill_loads_bytes, stack_frame_bytes, kernel_name, dynamic_shared_bytes,

@@ -72,6 +72,10 @@ std::string render_eval_result(const EvalResult& r, const std::string& kernel, c
     s << "\n";
     if (!v.failure.empty()) s << "failure: " << v.failure << "\n";
     for (const auto& w : v.warnings) s << "warning: " << w << "\n";
+    if (!v.generalization_sizes.empty())
+      s << "generalization sizes (verified, not timed): " << join(v.generalization_sizes, ", ") << "\n";
+    for (const auto& pass : v.passes) s << "passed: " << pass << "\n";
+    for (const auto& skipped : v.skipped_checks) s << "skipped (the original fails it): " << skipped << "\n";
   }
   if (!r.timings.empty()) {
     TextTable t({"size", "baseline us", "candidate us", "speedup", "significant", "noise b/c", "% of floor b/c"});

@@ -40,6 +40,7 @@ VerificationOutcome check_alignment(const DecodedJob& job, const Servers& server
   p.size = s;
   p.seed = job.raw.seed ^ kAlignmentSeedSalt;
   p.distribution = job.distributions.front();
+  std::vector<std::string> passed;
   for (const AlignmentCase& c : alignment_cases(job)) {
     const std::string condition = describe_alignment_case(job, c);
     const std::string text = "the alignment check with " + condition + " at size " + job.raw.size_labels[s] +
@@ -94,6 +95,12 @@ VerificationOutcome check_alignment(const DecodedJob& job, const Servers& server
     }
     const VerificationOutcome checked = check_call(job, *lent.base, *lent.cand, checks, scratch, report, text);
     if (checked.failed()) return candidate_failed(checked);
+    passed.push_back(condition);
+  }
+  if (!passed.empty()) {
+    std::string cases;
+    for (const auto& c : passed) cases += (cases.empty() ? "" : "; ") + c;
+    report.passes.push_back("alignment at size " + job.raw.size_labels[s] + ": " + cases);
   }
   return {};
 }

@@ -108,6 +108,7 @@ VerificationOutcome check_special_values(const DecodedJob& job, const Servers& s
   if (inputs.empty()) return {};  // no float input: nothing special to give
   const bool traced = !job.raw.under_sanitizer;
   const bool scaled = needs_error_scale(job);
+  std::vector<std::string> checked_sizes;
   for (size_t s = 0; s < job.size_count(); ++s) {
     ArgSet& base = *base_sets[s];
     ArgSet& cand = *cand_sets[s];
@@ -164,6 +165,13 @@ VerificationOutcome check_special_values(const DecodedJob& job, const Servers& s
     VerificationReport scratch_report;
     const VerificationOutcome checked = check_call(job, base, cand, checks[s], scratch, scratch_report, context);
     if (checked.failed()) return {checked.verdict, lead_with(context, checked.reason)};
+    checked_sizes.push_back(label);
+  }
+  if (!checked_sizes.empty()) {
+    std::string sizes;
+    for (const auto& l : checked_sizes) sizes += (sizes.empty() ? "" : ", ") + l;
+    report.passes.push_back("special values (NaN, +-Inf, -0, denormals, values near the largest) in " + inputs +
+                            " at " + sizes + ": NaN and Inf exactly where the original has them");
   }
   return {};
 }

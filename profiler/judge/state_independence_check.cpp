@@ -95,6 +95,10 @@ VerificationOutcome check_state_independence(const DecodedJob& job, const Server
       if (checked.failed()) return {checked.verdict, lead_with(context, checked.reason)};
     }
   }
+  report.passes.push_back("state independence at " + std::to_string(job.size_count()) + " size set" +
+                          (job.size_count() == 1 ? "" : "s") + ": " + std::to_string(kStateSequenceCalls) +
+                          " calls on the same buffers, a few input elements changed between calls and the outputs "
+                          "holding the previous call's result");
   return {};
 }
 

@@ -77,6 +77,8 @@ VerificationOutcome verify_per_thread_stream(const DecodedJob& job, const Server
   const VerificationOutcome checked = check_call(job, base, cand, checks, scratch, report, condition);
   if (checked.verdict == Verdict::infra_error) return skip(checked.reason);  // the original changed its input
   if (checked.failed()) return fail(checked);
+  report.passes.push_back("the per-thread default stream as the stream argument at size " +
+                          job.raw.size_labels[p.size]);
   return {};
 }
 

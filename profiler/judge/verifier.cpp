@@ -153,6 +153,9 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
     spdlog::warn("{}", warning);
     report.warnings.push_back(warning);
   }
+  // Passed first: every call above had its guard zones checked (check_call).
+  report.passes.insert(report.passes.begin(), "no write outside any buffer: each was lent between guard zones of "
+                                              "unpredictable bytes, checked after every call");
   report.passed = true;
   report.strict_pass = strict;
   report.deterministic_checked = true;

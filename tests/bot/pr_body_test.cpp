@@ -150,6 +150,35 @@ TEST(PrBody, AWinnerWhosePrTextWasNotReverifiedOrFailedIsAnError) {
   EXPECT_THROW(kb::bot::render_pr_body(result, change, kContext), std::invalid_argument);
 }
 
+// The passes after the main trials, the sizes nobody configured and the conditions skipped because
+// the original fails them are claimed exactly as the re-verification's report lists them.
+TEST(PrBody, ThePassesAndSkippedConditionsComeFromTheReport) {
+  auto result = stored_result();
+  const auto change = change_for(result);
+  std::string body = kb::bot::render_pr_body(result, change, kContext);
+  EXPECT_EQ(body.find("Sizes nobody configured"), std::string::npos) << "not in this record: not claimed";
+  EXPECT_EQ(body.find("guard zones"), std::string::npos);
+  EXPECT_EQ(body.find("Not held against"), std::string::npos);
+
+  auto& v = result.reverification.eval.verification;
+  v.generalization_sizes = {"n=1", "n=17", "n=33554431"};
+  v.passes = {"no write outside any buffer: each was lent between guard zones of unpredictable bytes, checked after "
+              "every call",
+              "alignment at size n=1000: every buffer 4 bytes past a 256-byte boundary"};
+  v.skipped_checks = {"alignment offset 8 bytes (every buffer 8 bytes past a 256-byte boundary): the original faults "
+                      "(misaligned address)"};
+  body = kb::bot::render_pr_body(result, change, kContext);
+  EXPECT_NE(body.find("- Sizes nobody configured, drawn for this run (verified, not timed): n=1, n=17, n=33554431.\n"),
+            std::string::npos)
+      << body;
+  EXPECT_NE(body.find("- No write outside any buffer: each was lent between guard zones"), std::string::npos) << body;
+  EXPECT_NE(body.find("- Alignment at size n=1000: every buffer 4 bytes past a 256-byte boundary.\n"), std::string::npos)
+      << body;
+  EXPECT_NE(body.find("- Not held against this code, because the original itself fails them: alignment offset 8 bytes"),
+            std::string::npos)
+      << body;
+}
+
 // The correctness section claims only checks that ran, each from the re-verification's report.
 TEST(PrBody, CorrectnessStatesOnlyTheChecksThatRan) {
   auto result = stored_result();
