@@ -30,7 +30,8 @@ print("\n".join(sorted({t["command"][0] for t in json.load(sys.stdin)["tests"] i
 rm -rf .devbuild .devlibs
 cp -a build .devbuild
 find .devbuild \( -name '*.o' -o -name '*.a' -o -name '*.d' -o -name '.ninja_*' \) -delete
-rm -rf .devbuild/Testing .devbuild/github-exchanges .devbuild/_deps .devbuild/node_modules
+rm -rf .devbuild/Testing .devbuild/github-exchanges .devbuild/_deps .devbuild/node_modules .devbuild/_CPack_Packages
+rm -f .devbuild/*.deb
 find .devbuild -type d -name CMakeFiles -prune -exec rm -rf {} +
 # Test executables that no gpu-labelled test runs: the CPU tests run here and in CI, not there.
 # (Shared libraries stay: the harness tests load the variants built beside them.)

@@ -1,6 +1,6 @@
 // Whether the original's outputs on special-value inputs (special_values.h) are defined enough to
 // hold a candidate to them: the original, called twice on the same inputs, agrees with itself by
-// the comparison rules (NaN where NaN, the same infinity, finite values within the output's
+// the comparison rules (NaN where NaN, an infinity where an infinity, finite values within the output's
 // tolerance: NaN payloads and atomics' rounding aside), and each float output keeps some finite
 // values (an output of nothing but NaN and Inf says nothing about the candidate's arithmetic).
 // Host-only: the judge reads both calls' outputs back first.

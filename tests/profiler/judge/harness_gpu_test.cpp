@@ -281,7 +281,9 @@ TEST(HarnessGpu, CorrectCandidatePassesEveryCheckAndIsTimedInterleaved) {
   ASSERT_EQ(v.at("outputs").size(), 1u);
   EXPECT_EQ(v.at("outputs")[0].at("name"), "y");
   EXPECT_EQ(v.at("outputs")[0].at("mismatches"), 0);
-  EXPECT_EQ(v.at("outputs")[0].at("elements"), 3 * ((4 << 20) + 4000037));
+  // Every element compared counts: 3 trials and the state-independence calls 2 and 3 at both
+  // sizes, and the three alignment cases at the smallest (special values keep their errors apart).
+  EXPECT_EQ(v.at("outputs")[0].at("elements"), (3 + 2) * ((4 << 20) + 4000037) + 3 * 4000037);
   ASSERT_EQ(r.result.at("timings").size(), 2u);
   for (const json& t : r.result.at("timings")) {
     for (const char* who : {"baseline", "candidate"}) {
