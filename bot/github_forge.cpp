@@ -159,7 +159,7 @@ PullRequestOutcome GitHubForge::open_or_update(const PullRequest& pr) {
   repo_.push(push_target_, pr.head, token_);  // forced: only the bot's own commits are there (checked above)
 
   // The marker first: a long body is cut at its end, and a closed PR must still say what it declined.
-  std::string body = change_marker(pr.change_id, pr.speedup) + "\n" + pr.body;
+  std::string body = pr.change_id.empty() ? pr.body : change_marker(pr.change_id, pr.speedup) + "\n" + pr.body;
   if (supersedes) body += "\n" + supersedes_text(*supersedes, pr.speedup) + "\n";
   GitHubPull pull;
   if (!existing.empty()) {

@@ -90,7 +90,7 @@ TEST_F(PrLifecycleTest, AClosedPrDeclinesItsChangeAndOnlyAClearlyBetterWinnerOpe
   // Another change, but not 1.10x the declined 1.50x: still withheld.
   auto slightly = f.open_or_update(winner("#define SAXPY_BLOCK 512\n", 1.60));
   EXPECT_EQ(slightly.withheld, "declined before");
-  EXPECT_NE(slightly.note.find("needs at least 1.65x"), std::string::npos) << slightly.note;
+  EXPECT_NE(slightly.note.find("needs at least 1.650x"), std::string::npos) << slightly.note;
   EXPECT_EQ(gh.count("POST", "/repos/acme/widgets/pulls"), 1);
   EXPECT_EQ(ref_target(bare_, "refs/heads/kernelbot/saxpy"), pushed) << "nothing pushed while withheld";
 
@@ -98,7 +98,7 @@ TEST_F(PrLifecycleTest, AClosedPrDeclinesItsChangeAndOnlyAClearlyBetterWinnerOpe
   EXPECT_TRUE(better.published);
   EXPECT_TRUE(better.created);
   EXPECT_EQ(better.number, 2);
-  EXPECT_NE(gh.pulls()[1].body.find("Follows #1, which was closed without merging (1.50x)"), std::string::npos)
+  EXPECT_NE(gh.pulls()[1].body.find("Follows #1, which was closed without merging (1.500x)"), std::string::npos)
       << gh.pulls()[1].body;
   EXPECT_EQ(gh.pulls()[0].state, "closed");
 }
