@@ -33,4 +33,16 @@ std::string commit_pull_request(GitRepo& repo, const PullRequest& pr) {
   return repo.commit_on_branch(pr.base, pr.head, files, pr.commit_message, pr.author_name, pr.author_email);
 }
 
+std::vector<std::string> files_moved_on_base(const GitRepo& repo, const PullRequest& pr) {
+  namespace fs = std::filesystem;
+  const fs::path workdir = fs::weakly_canonical(repo.workdir());
+  std::vector<std::string> moved;
+  for (const auto& [path, original] : pr.originals) {
+    std::string rel = fs::weakly_canonical(path).lexically_relative(workdir).generic_string();
+    auto at_base = repo.file_at(pr.base, rel);
+    if (at_base && *at_base != original) moved.push_back(rel);
+  }
+  return moved;
+}
+
 }  // namespace kb::bot

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "bot/forge.h"
 #include "bot/git_repo.h"
@@ -14,5 +15,10 @@ namespace kb::bot {
 // of a file is not the one the change was made against (`pr.originals`): the PR would otherwise
 // undo someone's work or carry uncommitted edits.
 std::string commit_pull_request(GitRepo& repo, const PullRequest& pr);
+
+// The files (relative to the repository) whose version on <pr.base> is no longer the one the
+// change was made against: the base moved under the change, which then says nothing about what
+// merging it would do. A file the base lacks is left to commit_pull_request to report.
+std::vector<std::string> files_moved_on_base(const GitRepo& repo, const PullRequest& pr);
 
 }  // namespace kb::bot

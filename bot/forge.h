@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "search/declined_changes.h"
+
 namespace kb::bot {
 
 // A pull request as kernelbot writes it: the text, and the commit that carries the change.
@@ -29,6 +31,14 @@ struct PullRequest {
   std::string commit_message;
   std::string author_name = "kernelbot";
   std::string author_email = "kernelbot@users.noreply.github.com";
+
+  // What the forge needs to live with the PRs people have had (bot/pr_lifecycle.h): the kernel,
+  // the change's identity and re-verified speedup, and the kernel's PRs closed without merging
+  // that the archive remembers.
+  std::string kernel;
+  std::string change_id;
+  double speedup = 0;
+  std::vector<search::DeclinedChange> declined;
 };
 
 // What the forge did with a PullRequest.
@@ -39,6 +49,12 @@ struct PullRequestOutcome {
   std::string url;        // web URL, or the PR.md path for the dry-run forge
   std::string commit;     // the commit id on the head branch ("" when no commit was made)
   std::string note;       // what a person should know: no git repository, PRs closed as superseded...
+  // With published false, why the PR's people asked for it not to be (a result, not a failure):
+  // "declined before" (closed unmerged), "ignored" (the kernelbot: ignore label), "left to a
+  // person" (someone's commits on the branch; the PR got a comment), "closed: base moved".
+  std::string withheld;
+  // PRs closed without merging that the forge learned of, for the archive to remember.
+  std::vector<search::DeclinedChange> declined;
 };
 
 class Forge {

@@ -42,6 +42,11 @@ GitHubPull pull_from_json(const json& j) {
   p.body = j.contains("body") && j["body"].is_string() ? j["body"].get<std::string>() : "";
   p.html_url = j.value("html_url", "");
   p.draft = j.value("draft", false);
+  p.merged = j.contains("merged_at") && j["merged_at"].is_string();
+  p.closed_at = j.contains("closed_at") && j["closed_at"].is_string() ? j["closed_at"].get<std::string>() : "";
+  if (j.contains("labels") && j["labels"].is_array())
+    for (const auto& l : j["labels"])
+      if (l.is_object() && l.contains("name") && l["name"].is_string()) p.labels.push_back(l["name"]);
   if (j.contains("head") && j["head"].is_object()) p.head_ref = j["head"].value("ref", "");
   if (j.contains("base") && j["base"].is_object()) p.base_ref = j["base"].value("ref", "");
   return p;
@@ -287,6 +292,35 @@ std::vector<GitHubPull> GitHubClient::open_pulls(const std::string& head_branch)
   for (const auto& p : get_pages(path)) {
     GitHubPull pull = pull_from_json(p);
     if (head_branch.empty() || pull.head_ref == head_branch) out.push_back(pull);
+  }
+  return out;
+}
+
+std::vector<GitHubPull> GitHubClient::all_pulls(const std::string& head_branch) {
+  std::vector<GitHubPull> out;
+  for (const auto& p : get_pages("/pulls?state=all&per_page=100&head=" + percent_encode(owner_ + ":" + head_branch))) {
+    GitHubPull pull = pull_from_json(p);
+    if (pull.head_ref == head_branch) out.push_back(pull);
+  }
+  return out;
+}
+
+std::vector<GitHubCommit> GitHubClient::pull_commits(int64_t number) {
+  std::vector<GitHubCommit> out;
+  for (const auto& c : get_pages("/pulls/" + std::to_string(number) + "/commits?per_page=100")) {
+    GitHubCommit commit;
+    // GitHub sends null for fields it does not know; value() would throw on those.
+    auto text = [](const json& j, const char* key) {
+      return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+    };
+    commit.sha = text(c, "sha");
+    if (c.contains("commit") && c["commit"].is_object() && c["commit"].contains("author")) {
+      commit.author_name = text(c["commit"]["author"], "name");
+      commit.author_email = text(c["commit"]["author"], "email");
+    }
+    if (c.contains("commit") && c["commit"].is_object() && c["commit"].contains("committer"))
+      commit.committer_email = text(c["commit"]["committer"], "email");
+    out.push_back(commit);
   }
   return out;
 }

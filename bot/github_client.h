@@ -31,6 +31,17 @@ struct GitHubPull {
   std::string head_ref;  // branch name, without the owner
   std::string base_ref;
   bool draft = false;
+  bool merged = false;    // merged_at is set
+  std::string closed_at;  // "" while open
+  std::vector<std::string> labels;
+};
+
+// A commit of a pull request, as GET /pulls/{n}/commits reports it (the fields kernelbot reads).
+struct GitHubCommit {
+  std::string sha;
+  std::string author_name;  // commit.author: the git identity, not the GitHub account
+  std::string author_email;
+  std::string committer_email;  // commit.committer: who made the commit object (an amend changes it)
 };
 
 // GitHub answered with an error that retrying does not fix, or retries ran out. `message` is
@@ -63,6 +74,10 @@ class GitHubClient {
   // Open PRs, every page (Link rel="next" followed); with `head_branch`, only those from
   // <owner>:<head_branch>.
   std::vector<GitHubPull> open_pulls(const std::string& head_branch = "");
+  // The PRs from <owner>:<head_branch> in every state (open, closed, merged), every page.
+  std::vector<GitHubPull> all_pulls(const std::string& head_branch);
+  // A PR's commits, oldest first (GitHub lists at most 250).
+  std::vector<GitHubCommit> pull_commits(int64_t number);
 
   struct Created {
     GitHubPull pull;

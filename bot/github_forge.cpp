@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "bot/branch_commit.h"
+#include "bot/pr_lifecycle.h"
 
 namespace kb::bot {
 namespace {
@@ -21,6 +22,17 @@ std::string web_url(const std::string& api_url) {
   if (v3 != std::string::npos) url.erase(v3);
   while (!url.empty() && url.back() == '/') url.pop_back();
   return url;
+}
+
+// A closed, unmerged PR of the bot's branch: what it proposed, from the marker its body starts
+// with (or, from an older kernelbot, the speedup its title names).
+search::DeclinedChange declined_change(const std::string& kernel, const GitHubPull& p) {
+  search::DeclinedChange d{kernel, "", speedup_from_title(p.title), p.number, p.html_url, p.closed_at};
+  if (auto marker = parse_change_marker(p.body)) {
+    d.change_id = marker->change_id;
+    d.speedup = marker->speedup;
+  }
+  return d;
 }
 
 }  // namespace
@@ -45,10 +57,88 @@ GitHubForge::GitHubForge(config::GithubConfig github, GitRepo repo, std::string 
       token_(std::move(token)),
       client_(std::move(client)) {}
 
+// The lifecycle checks, in order: what people said on the branch's PRs (the ignore label,
+// closed-unmerged PRs) and did to it (commits of their own) decide before the bot pushes or
+// edits anything. Each returns the outcome to stop with, or nullopt to go on.
+std::optional<PullRequestOutcome> GitHubForge::withheld_by_people(const PullRequest& pr,
+                                                                  const std::vector<GitHubPull>& branch_pulls,
+                                                                  const std::vector<GitHubPull>& open,
+                                                                  PullRequestOutcome& outcome,
+                                                                  std::optional<search::DeclinedChange>& supersedes) {
+  auto stop = [&](const std::string& withheld, const std::string& note, const GitHubPull* pull) {
+    PullRequestOutcome o = outcome;
+    o.published = false;
+    o.withheld = withheld;
+    o.note = note;
+    if (pull) {
+      o.number = pull->number;
+      o.url = pull->html_url;
+    }
+    spdlog::info("{}: {}", pr.head, note);
+    return o;
+  };
+  for (const auto& p : branch_pulls)
+    if (std::find(p.labels.begin(), p.labels.end(), kIgnoreLabel) != p.labels.end())
+      return stop("ignored",
+                  fmt::format("#{} carries the `{}` label: the bot leaves this kernel alone", p.number, kIgnoreLabel),
+                  &p);
+
+  const auto moved = files_moved_on_base(repo_, pr);
+  if (!moved.empty()) {
+    // The change was measured against text the base no longer has: never pushed. The open PR was
+    // made from an earlier base too, so it is closed with the reason rather than left to rot.
+    std::string note = fmt::format("{} changed on {} since the winner was measured; no PR", moved.front(), pr.base);
+    for (const auto& p : open) {
+      client_->close_pull(p.number, base_moved_comment(moved, pr.base));
+      note += fmt::format("; closed #{} with a note", p.number);
+    }
+    return stop("base moved", note, open.empty() ? nullptr : &open.front());
+  }
+
+  std::vector<search::DeclinedChange> declined = pr.declined;
+  for (const auto& d : outcome.declined) {
+    auto known = std::find_if(declined.begin(), declined.end(), [&](const auto& x) { return x.number == d.number; });
+    if (known == declined.end()) declined.push_back(d);
+    else *known = d;  // GitHub's word is the newer
+  }
+  // A PR the archive remembers as closed but GitHub shows open again (reopened) or merged
+  // declines nothing any more.
+  std::erase_if(declined, [&](const search::DeclinedChange& d) {
+    return std::any_of(branch_pulls.begin(), branch_pulls.end(),
+                       [&](const GitHubPull& p) { return p.number == d.number && (p.state == "open" || p.merged); });
+  });
+  DeclineCheck check = check_declined(declined, pr.change_id, pr.speedup, github_.reopen_margin);
+  if (check.withhold) return stop("declined before", check.note, open.empty() ? nullptr : &open.front());
+  supersedes = check.supersedes;
+
+  if (!open.empty()) {
+    std::vector<BranchCommit> commits;
+    for (const auto& c : client_->pull_commits(open.front().number))
+      commits.push_back({c.sha, c.author_name, c.author_email, c.committer_email});
+    auto others = commits_by_others(commits, pr.author_email);
+    if (!others.empty()) {
+      client_->comment(open.front().number, person_commits_comment(others, pr.head, pr.title, pr.commit_message));
+      return stop("left to a person",
+                  fmt::format("#{} has {} commit{} kernelbot did not make; commented with the new numbers instead of "
+                              "pushing",
+                              open.front().number, others.size(), others.size() == 1 ? "" : "s"),
+                  &open.front());
+    }
+  }
+  return std::nullopt;
+}
+
 PullRequestOutcome GitHubForge::open_or_update(const PullRequest& pr) {
   PullRequestOutcome outcome;
-  auto existing = client_->open_pulls(pr.head);
+  const auto branch_pulls = client_->all_pulls(pr.head);
+  std::vector<GitHubPull> existing;
+  for (const auto& p : branch_pulls) {
+    if (p.state == "open") existing.push_back(p);
+    else if (!p.merged) outcome.declined.push_back(declined_change(pr.kernel, p));
+  }
   std::sort(existing.begin(), existing.end(), [](const auto& a, const auto& b) { return a.number < b.number; });
+  std::optional<search::DeclinedChange> supersedes;
+  if (auto stop = withheld_by_people(pr, branch_pulls, existing, outcome, supersedes)) return *stop;
   if (existing.empty()) {
     // The cap counts the bot's open PRs for other kernels; updating our own never needs a slot.
     auto open = client_->open_pulls();
@@ -66,14 +156,17 @@ PullRequestOutcome GitHubForge::open_or_update(const PullRequest& pr) {
 
   outcome.commit = commit_pull_request(repo_, pr);
   spdlog::info("committed {} on {}; pushing", outcome.commit.substr(0, 12), pr.head);
-  repo_.push(push_target_, pr.head, token_);  // forced: an update replaces the earlier commit
+  repo_.push(push_target_, pr.head, token_);  // forced: only the bot's own commits are there (checked above)
 
+  // The marker first: a long body is cut at its end, and a closed PR must still say what it declined.
+  std::string body = pr.change_id.empty() ? pr.body : change_marker(pr.change_id, pr.speedup) + "\n" + pr.body;
+  if (supersedes) body += "\n" + supersedes_text(*supersedes, pr.speedup) + "\n";
   GitHubPull pull;
   if (!existing.empty()) {
-    pull = client_->update_pull(existing.front().number, pr.title, pr.body);
+    pull = client_->update_pull(existing.front().number, pr.title, body);
     outcome.created = false;
   } else {
-    auto created = client_->create_pull(pr.title, pr.body, pr.head, pr.base, pr.draft);
+    auto created = client_->create_pull(pr.title, body, pr.head, pr.base, pr.draft);
     pull = created.pull;
     outcome.created = created.created;
   }

@@ -1,9 +1,14 @@
 // The forge for a GitHub repository: commit on kernelbot/<kernel> (libgit2), force-push it with
 // the token, then open the PR through the REST API, or update the bot's open PR for that branch
 // instead of opening a second one. [github].max_open_prs caps how many of the bot's PRs are open.
+// Before anything is pushed, the branch's PRs are read for what people did with them
+// (bot/pr_lifecycle.h): an ignore label, PRs closed without merging, commits of their own; and
+// a base that moved under the change closes the open PR with a note instead of pushing.
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "bot/forge.h"
 #include "bot/git_repo.h"
@@ -21,6 +26,10 @@ class GitHubForge : public Forge {
   PullRequestOutcome open_or_update(const PullRequest& pr) override;
 
  private:
+  std::optional<PullRequestOutcome> withheld_by_people(const PullRequest& pr,
+                                                       const std::vector<GitHubPull>& branch_pulls,
+                                                       const std::vector<GitHubPull>& open, PullRequestOutcome& outcome,
+                                                       std::optional<search::DeclinedChange>& supersedes);
   config::GithubConfig github_;
   GitRepo repo_;
   std::string push_target_;

@@ -33,13 +33,14 @@ KernelOutcome published_outcome(const std::string& kernel, const search::SearchR
     row.best_us = r.eval.timings.front().candidate.median_us;
     row.speedup = r.eval.speedup;
   }
-  row.verdict = published.refused      ? "refused"
-                : published.failed     ? "failed"
-                : published.vetoed     ? "PR vetoed"
-                : !published.published ? (result.best() ? "no PR" : "no faster kernel")
-                : dry_run              ? "dry-run PR"
-                : published.created    ? "PR opened"
-                                       : "PR updated";
+  row.verdict = published.refused             ? "refused"
+                : published.failed            ? "failed"
+                : published.vetoed            ? "PR vetoed"
+                : !published.withheld.empty() ? published.withheld
+                : !published.published        ? (result.best() ? "no PR" : "no faster kernel")
+                : dry_run                     ? "dry-run PR"
+                : published.created           ? "PR opened"
+                                              : "PR updated";
   return row;
 }
 
@@ -66,8 +67,14 @@ std::jthread compile_originals_ahead(const config::Config& config, std::vector<c
 
 std::vector<KernelOutcome> run_main_job(const config::Config& config, const MainJobOptions& options) {
   std::vector<const config::KernelSpec*> targets;
+  std::vector<KernelOutcome> ignored;  // [github].ignore_kernels: reported, never searched
   for (const auto& k : config.kernels)
-    if (options.kernel.empty() || k.name == options.kernel) targets.push_back(&k);
+    if (options.kernel.empty() || k.name == options.kernel) {
+      if (is_ignored_kernel(config, k.name))
+        ignored.push_back({k.name, 0, 0, 0, "ignored", "", "listed in [github].ignore_kernels", false, {}});
+      else targets.push_back(&k);
+    }
+  if (targets.empty() && !ignored.empty()) return ignored;
   if (targets.empty())
     throw UsageError(options.kernel.empty()
                          ? "no [[kernel]] in " + config.file.string() + ": nothing to do"
@@ -130,6 +137,7 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
   std::vector<KernelOutcome> outcomes(targets.size());
   if (devices.size() == 1 || targets.size() == 1) {
     for (size_t i = 0; i < targets.size(); ++i) outcomes[i] = search_and_publish(i, search_options, *reverifier);
+    outcomes.insert(outcomes.end(), ignored.begin(), ignored.end());
     return outcomes;
   }
   // Several GPUs and kernels: one worker per GPU, each taking the next kernel from one queue and
@@ -154,6 +162,7 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
   }
   for (const auto& e : lost)
     if (e) std::rethrow_exception(e);
+  outcomes.insert(outcomes.end(), ignored.begin(), ignored.end());
   return outcomes;
 }
 

@@ -30,7 +30,8 @@ struct KernelOutcome {
   double best_us = 0;
   double speedup = 0;
   // "PR opened", "PR updated", "dry-run PR", "no faster kernel", "no PR", "PR vetoed" (the PR's
-  // text failed its re-verification: a result, exit 0), "refused", "failed" (exit 1)
+  // text failed its re-verification: a result, exit 0), "refused", "failed" (exit 1); what people
+  // asked for (exit 0): "ignored", "declined before", "left to a person", "base moved"
   std::string verdict;
   std::string pr;  // URL or PR.md path
   std::string note;

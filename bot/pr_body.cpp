@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <stdexcept>
 
@@ -286,10 +287,16 @@ std::string render_pr_body(const search::SearchResult& result, const SourceChang
     notes = "\n### Needs your attention\n\n";
     for (const auto& n : change.notes) notes += "- " + n + "\n";
   }
+  // `kernelbot eval` times a candidate file against the kernel's source in the working tree, so
+  // the reviewer stays on the base (the original) and takes the PR's file as the candidate.
+  const std::string candidate = "/tmp/" + std::filesystem::path(ctx.source_path).filename().string();
+  const std::string head = ctx.head_branch.empty() ? "kernelbot/" + ctx.kernel : ctx.head_branch;
   std::string reproduce = fmt::format(
-      "```sh\nkernelbot eval --kernel {} --candidate {}\n```\n\nGPU: {} (compute capability {}.{}, {} SMs), driver "
-      "{}, CUDA {}{}.",
-      ctx.kernel, ctx.candidate_path, d.name, d.cc_major, d.cc_minor, d.sm_count, d.driver_version, d.runtime_version,
+      "On a checkout of `{}` (the original), with this PR's version of the file as the candidate:\n\n```sh\ngit "
+      "fetch origin {}\ngit show FETCH_HEAD:./{} > {}\nkernelbot eval --kernel {} --candidate {}\n```\n\nGPU: {} "
+      "(compute capability {}.{}, {} SMs), driver {}, CUDA {}{}.",
+      ctx.base_branch, head, ctx.source_path, candidate, ctx.kernel, candidate, d.name, d.cc_major, d.cc_minor,
+      d.sm_count, d.driver_version, d.runtime_version,
       d.copy_bandwidth_gbps > 0 ? fmt::format("; measured device copy bandwidth {:.0f} GB/s", d.copy_bandwidth_gbps)
                                 : std::string());
   return fill_template(kb::embedded::pr_body_template, {{"VERDICT", verdict},

@@ -15,9 +15,13 @@ namespace kb::bot {
 struct PrContext {
   std::string kernel;
   std::string source_path;     // the changed file, relative to the repository root
-  std::string candidate_path;  // the saved winner, for the reproduce command
+  std::string candidate_path;  // the saved winner (under .kernelbot/results/, on the bot's machine only)
   std::string kernelbot_version;
   std::string sandbox = "namespaces";  // [verify].sandbox the candidates ran in: a reviewer's trust depends on it
+  // The PR's branches, for a reproduce command a reviewer can run in their own clone (from the
+  // directory of kernelbot.toml: the file's path is relative to it). Empty head: kernelbot/<kernel>.
+  std::string head_branch;
+  std::string base_branch = "main";
 };
 
 // The PR title: "kernelbot: saxpy 4.49x faster" (the re-verified speedup). Throws

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "bot/forge.h"
 #include "bot/pr_body.h"
+#include "bot/pr_lifecycle.h"
 #include "bot/project_check.h"
 #include "bot/result_store.h"
 #include "bot/reverify.h"
@@ -13,6 +16,7 @@
 #include "common/file_io.h"
 #include "core/number_format.h"
 #include "core/speedup_rule.h"
+#include "search/declined_changes.h"
 
 namespace kb::bot {
 namespace {
@@ -60,7 +64,34 @@ bool pr_text_verified(const config::Config& config, const config::KernelSpec& sp
   return false;
 }
 
+// The archive is memory, not a gate: when it cannot be read or written, the forge still asks
+// GitHub, which keeps the closed PRs too.
+std::vector<search::DeclinedChange> declined_changes_of(const std::filesystem::path& archive,
+                                                        const std::string& kernel) {
+  try {
+    return search::DeclinedChanges(archive).of(kernel);
+  } catch (const std::exception& e) {
+    spdlog::warn("{}: the archive's declined PRs are not available: {}", kernel, e.what());
+    return {};
+  }
+}
+
+void remember_declined(const std::filesystem::path& archive, const std::vector<search::DeclinedChange>& declined) {
+  if (declined.empty()) return;
+  try {
+    search::DeclinedChanges store(archive);
+    for (const auto& d : declined) store.record(d);
+  } catch (const std::exception& e) {
+    spdlog::warn("the archive does not remember the declined PRs: {}", e.what());
+  }
+}
+
 }  // namespace
+
+bool is_ignored_kernel(const config::Config& config, const std::string& kernel) {
+  const auto& ignored = config.github.ignore_kernels;
+  return std::find(ignored.begin(), ignored.end(), kernel) != ignored.end();
+}
 
 const search::CandidateRecord* pr_worthy_winner(const config::Config& config, const search::SearchResult& result) {
   const auto* best = result.best();
@@ -75,6 +106,11 @@ const search::CandidateRecord* pr_worthy_winner(const config::Config& config, co
 PublishOutcome publish_result(const config::Config& config, const config::KernelSpec& spec,
                               const search::SearchResult& searched, Forge& forge, const PublishOptions& options) {
   PublishOutcome outcome;
+  if (is_ignored_kernel(config, spec.name)) {
+    outcome.withheld = "ignored";
+    outcome.note = "listed in [github].ignore_kernels";
+    return outcome;
+  }
   search::SearchResult result = searched;  // gets this job's re-verification record
   // Nothing below may lose the search: result.json is on disk before splicing, the build or the network.
   SavedResult saved = save_result(config.root, result, nullptr);
@@ -118,8 +154,13 @@ PublishOutcome publish_result(const config::Config& config, const config::Kernel
 
   PullRequest pr;
   pr.title = render_pr_title(result);
-  PrContext context{spec.name, change.path, std::filesystem::relative(saved.candidate, config.root).generic_string(),
-                    kVersion, config.verify.sandbox};
+  PrContext context{spec.name,
+                    change.path,
+                    std::filesystem::relative(saved.candidate, config.root).generic_string(),
+                    kVersion,
+                    config.verify.sandbox,
+                    "kernelbot/" + spec.name,
+                    config.github.base_branch};
   pr.body = render_pr_body(result, change, context);
   if (check.ran) pr.body += "\n" + check.summary + ".\n";
   pr.head = "kernelbot/" + spec.name;
@@ -133,8 +174,17 @@ PublishOutcome publish_result(const config::Config& config, const config::Kernel
   pr.commit_message = commit_message(result, *best);
   pr.author_name = config.github.author_name;
   pr.author_email = config.github.author_email;
+  pr.kernel = spec.name;
+  pr.change_id = change_id_of({{change.path, change.updated}});
+  pr.speedup = result.reverification.eval.speedup;
+  const bool remembers = forge.name() != "dry-run";  // only a real forge has PRs people closed
+  // PRs closed without merging are remembered in [search].archive's file (search/declined_changes.h).
+  const auto archive = config.resolve(config.search.archive);
+  if (remembers) pr.declined = declined_changes_of(archive, spec.name);
   PullRequestOutcome done = forge.open_or_update(pr);
+  if (remembers) remember_declined(archive, done.declined);
   outcome.published = done.published;
+  outcome.withheld = done.withheld;
   outcome.created = done.created;
   outcome.pr = done.url;
   std::vector<std::string> notes;

@@ -32,6 +32,9 @@ struct PublishOutcome {
   bool vetoed = false;
   // With `failed`: no GPU here and no usable re-verification record of the PR's text.
   bool refused = false;
+  // Not published because of what people said or did (PullRequestOutcome::withheld, or the kernel is in
+  // [github].ignore_kernels: "ignored"): a result, not a failure.
+  std::string withheld;
   std::string pr;  // the PR's URL, or the dry-run PR.md path
   bool created = false;
   std::string note;                       // why nothing was published, or what the reviewer must know
@@ -42,6 +45,9 @@ struct PublishOutcome {
 // The winner of `result`, if it deserves a PR: verified, accepted, significantly faster at one
 // size at least, and at least [bench].min_speedup overall.
 const search::CandidateRecord* pr_worthy_winner(const config::Config& config, const search::SearchResult& result);
+
+// Whether [github].ignore_kernels names the kernel: no search, no PR.
+bool is_ignored_kernel(const config::Config& config, const std::string& kernel);
 
 // Saves `result` first; then, when it has a PR-worthy winner, turns it into an edit of the
 // kernel's source, re-verifies that text (or checks the result's record of it, see

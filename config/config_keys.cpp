@@ -105,6 +105,8 @@ const std::vector<ConfigKey>& config_keys() {
       {KEY(github, draft), "open PRs as drafts"},
       {KEY(github, author_name), "commit identity"},
       {KEY(github, author_email), "commit identity"},
+      {KEY(github, reopen_margin), "after a PR closed unmerged, a new one needs this times its speedup", positive},
+      {KEY(github, ignore_kernels), "kernels neither searched nor proposed"},
 
       {KEY(project, include_dirs), "for every kernel; [[kernel]] adds its own"},
       {KEY(project, defines), "for every kernel; [[kernel]] adds its own"},

@@ -64,6 +64,7 @@ FakeGitHub::FakeGitHub(std::string repository, std::string token, int page_size)
       pull_template_(read_template("pull-request.json")),
       label_template_(read_template("label.json")),
       comment_template_(read_template("issue-comment.json")),
+      commit_template_(read_template("commit.json")),
       log_(std::make_unique<ExchangeLog>(KB_GITHUB_EXCHANGES_DIR)),
       server_([this](const LoopbackRequest& r) { return handle(r); }) {}
 
@@ -82,6 +83,23 @@ int64_t FakeGitHub::add_pull(const std::string& head, const std::string& title, 
   p.state = state;
   pulls_.push_back(p);
   return p.number;
+}
+
+void FakeGitHub::close_pull(int64_t number, bool merged) {
+  std::lock_guard lock(mutex_);
+  auto& p = pulls_.at(static_cast<size_t>(number - 1));
+  p.state = "closed";
+  p.merged = merged;
+}
+
+void FakeGitHub::add_label(int64_t number, const std::string& label) {
+  std::lock_guard lock(mutex_);
+  pulls_.at(static_cast<size_t>(number - 1)).labels.push_back(label);
+}
+
+void FakeGitHub::add_commit(int64_t number, FakePull::Commit commit) {
+  std::lock_guard lock(mutex_);
+  pulls_.at(static_cast<size_t>(number - 1)).commits.push_back(std::move(commit));
 }
 
 std::vector<FakePull> FakeGitHub::pulls() const {
@@ -135,8 +153,8 @@ json FakeGitHub::pull_json(const FakePull& p) const {
   j["head"]["label"] = owner_ + ":" + p.head;
   j["base"]["ref"] = p.base;
   j["closed_at"] = p.state == "closed" ? json("2011-01-26T19:01:12Z") : json(nullptr);
-  j["merged"] = false;
-  j["merged_at"] = nullptr;
+  j["merged"] = p.merged;
+  j["merged_at"] = p.merged ? json("2011-01-26T19:01:12Z") : json(nullptr);
   j["labels"] = json::array();
   for (const auto& l : p.labels) j["labels"].push_back(label_json(l));
   j["comments"] = p.comments.size();
@@ -168,6 +186,26 @@ LoopbackResponse FakeGitHub::pulls_list(const LoopbackRequest& request) {
                          "<" + next + ">; rel=\"next\", <" + server_.base_url() + request.path + ">; rel=\"first\"");
   }
   return json_response(200, out.dump(), headers);
+}
+
+// GitHub's example commit with this one's identities; one page (GitHub lists at most 250).
+LoopbackResponse FakeGitHub::commits_list(const FakePull& p, const LoopbackRequest&) const {
+  json out = json::array();
+  for (const auto& c : p.commits) {
+    json j = commit_template_;
+    const std::string api = server_.base_url() + "/repos/" + repository_;
+    j["sha"] = c.sha;
+    j["url"] = api + "/commits/" + c.sha;
+    j["html_url"] = "https://github.com/" + repository_ + "/commit/" + c.sha;
+    j["comments_url"] = api + "/commits/" + c.sha + "/comments";
+    j["commit"]["url"] = api + "/git/commits/" + c.sha;
+    j["commit"]["author"]["name"] = c.author_name;
+    j["commit"]["author"]["email"] = c.author_email;
+    j["commit"]["committer"]["name"] = c.author_name;
+    j["commit"]["committer"]["email"] = c.committer_email.empty() ? c.author_email : c.committer_email;
+    out.push_back(j);
+  }
+  return json_response(200, out.dump());
 }
 
 LoopbackResponse FakeGitHub::handle(const LoopbackRequest& request) {
@@ -249,6 +287,15 @@ LoopbackResponse FakeGitHub::serve(const LoopbackRequest& request) {
     pulls_.push_back(p);
     return json_response(201, pull_json(p).dump(),
                          {{"Location", server_.base_url() + base + "/pulls/" + std::to_string(p.number)}});
+  }
+  if (path.rfind("/pulls/", 0) == 0 && request.method == "GET") {
+    std::string rest = path.substr(7);
+    const auto slash = rest.find('/');
+    FakePull* p = find(rest.substr(0, slash));
+    if (!p) return error(404, "Not Found");
+    if (slash != std::string::npos && rest.substr(slash) == "/commits") return commits_list(*p, request);
+    if (slash == std::string::npos) return json_response(200, pull_json(*p).dump());
+    return error(404, "Not Found");
   }
   if (path.rfind("/pulls/", 0) == 0 && request.method == "PATCH") {
     FakePull* p = find(path.substr(7));

@@ -1,5 +1,5 @@
-// A fake GitHub REST API on the loopback HTTP server: the pulls, labels and issue-comment
-// endpoints kernelbot uses, with GitHub's behaviour (422 "A pull request already exists" for a
+// A fake GitHub REST API on the loopback HTTP server: the pulls (state=all too, and a PR's
+// commits), labels and issue-comment endpoints kernelbot uses, with GitHub's behaviour (422 "A pull request already exists" for a
 // second open PR on one head, Link pagination, head=owner:branch filtering, auth checks) and
 // faults a test queues (secondary rate limit with Retry-After, primary limit, 502, slow answers).
 // Its answers are shaped like GitHub's (templates in tests/bot/data/github/, taken from the
@@ -27,6 +27,13 @@ struct FakePull {
   bool draft = false;
   std::vector<std::string> labels;
   std::vector<std::string> comments;
+  bool merged = false;
+  // The PR's commits as GET /pulls/{n}/commits lists them; a test adds them (the fake does not
+  // see pushes), e.g. the bot's commit and one a person pushed on top.
+  struct Commit {
+    std::string sha, author_name, author_email, committer_email;
+  };
+  std::vector<Commit> commits;
 };
 
 // A fault served instead of the real answer to the next request matching `method` and a path
@@ -50,6 +57,11 @@ class FakeGitHub {
   // A PR that exists before the test (another kernel's, or the bot's from an earlier run).
   int64_t add_pull(const std::string& head, const std::string& title, const std::string& state = "open");
 
+  // What people do on GitHub between two runs: close (or merge) a PR, label it, push a commit to it.
+  void close_pull(int64_t number, bool merged = false);
+  void add_label(int64_t number, const std::string& label);
+  void add_commit(int64_t number, FakePull::Commit commit);
+
   std::vector<FakePull> pulls() const;
   std::vector<FakePull> open_pulls_for(const std::string& head) const;
   std::vector<LoopbackRequest> requests() const { return server_.requests(); }
@@ -65,10 +77,11 @@ class FakeGitHub {
   LoopbackResponse pulls_list(const LoopbackRequest& request);
   nlohmann::json pull_json(const FakePull& p) const;
   nlohmann::json label_json(const std::string& name) const;
+  LoopbackResponse commits_list(const FakePull& p, const LoopbackRequest& request) const;
 
   std::string repository_, owner_, token_;
   int page_size_;
-  nlohmann::json pull_template_, label_template_, comment_template_;
+  nlohmann::json pull_template_, label_template_, comment_template_, commit_template_;
   int rate_limit_remaining_ = 5000;
   std::unique_ptr<ExchangeLog> log_;
   mutable std::mutex mutex_;

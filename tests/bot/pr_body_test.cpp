@@ -71,8 +71,11 @@ TEST(PrBody, SaysWhatMattersInPlainSight) {
             std::string::npos)
       << body;
   EXPECT_NE(body.find("seeds 2236067977, 2645751311"), std::string::npos);  // the re-verification's inputs
-  EXPECT_NE(body.find("kernelbot eval --kernel saxpy --candidate .kernelbot/results/saxpy/candidate.cu"),
-            std::string::npos);
+  EXPECT_NE(
+      body.find(
+          "git fetch origin kernelbot/saxpy\ngit show FETCH_HEAD:./src/saxpy.cu > /tmp/saxpy.cu\nkernelbot eval --kernel saxpy "
+          "--candidate /tmp/saxpy.cu"),
+      std::string::npos);
   EXPECT_NE(body.find("NVIDIA H100 80GB HBM3"), std::string::npos);
   EXPECT_NE(body.find("580.159.04"), std::string::npos);
   EXPECT_NE(body.find("<details>"), std::string::npos);

@@ -12,9 +12,11 @@
 #include <optional>
 
 #include "bot/pr_body.h"
+#include "bot/pr_lifecycle.h"
 #include "bot/result_store.h"
 #include "bot/version.h"
 #include "config/config_loader.h"
+#include "search/declined_changes.h"
 #include "tests/bot/fake_github.h"
 #include "tests/bot/git_fixture.h"
 #include "tests/bot/simulated_saxpy.h"
@@ -70,6 +72,15 @@ class PrCommandTest : public ::testing::Test {
                                    {"saxpy", "src/saxpy.cu", ".kernelbot/results/saxpy/candidate.cu",
                                     kb::bot::kVersion});
   }
+  // On GitHub the body starts with the invisible marker of the change and its re-verified speedup.
+  std::string expected_github_body() {
+    auto result = nlohmann::json::parse(read_text(repo_ / ".kernelbot/results/saxpy/result.json"))
+                      .get<kb::search::SearchResult>();
+    const std::string candidate = read_text(repo_ / ".kernelbot/results/saxpy/candidate.cu");
+    return kb::bot::change_marker(kb::bot::change_id_of({{"src/saxpy.cu", candidate}}),
+                                  result.reverification.eval.speedup) +
+           "\n" + expected_body();
+  }
 
   fs::path dir_, repo_, bare_;
 };
@@ -90,7 +101,7 @@ TEST_F(PrCommandTest, OpensOnePullRequestThenUpdatesIt) {
   EXPECT_EQ(github.pulls().size(), 1u);
   EXPECT_EQ(open[0].title, "kernelbot: saxpy 1.550x faster");
   EXPECT_EQ(open[0].base, "main");
-  EXPECT_EQ(open[0].body, expected_body());
+  EXPECT_EQ(open[0].body, expected_github_body());
   EXPECT_EQ(open[0].labels, (std::vector<std::string>{"kernelbot", "performance"}));
   std::string pushed = *file_in(bare_, "refs/heads/kernelbot/saxpy", "src/saxpy.cu");
   EXPECT_EQ(pushed, read_text(repo_ / ".kernelbot/results/saxpy/candidate.cu"));
@@ -106,7 +117,7 @@ TEST_F(PrCommandTest, OpensOnePullRequestThenUpdatesIt) {
   EXPECT_EQ(github.count("PATCH", "/repos/acme/examples/pulls/1"), 1);
   EXPECT_EQ(github.open_pulls_for("kernelbot/saxpy").size(), 1u);
   EXPECT_EQ(github.pulls().size(), 1u);
-  EXPECT_EQ(github.pulls()[0].body, expected_body());
+  EXPECT_EQ(github.pulls()[0].body, expected_github_body());
   // Re-pushed: the same change on the same base (the commit id differs only when the clock
   // ticked a second in between; force-pushing a new one is covered in git_repo_test).
   EXPECT_EQ(commit_info(bare_, "refs/heads/kernelbot/saxpy").parent, commit_info(bare_, first_commit).parent);
@@ -119,6 +130,28 @@ TEST_F(PrCommandTest, OpensOnePullRequestThenUpdatesIt) {
   EXPECT_EQ(read_text(repo_ / ".git/config").find(kToken), std::string::npos);
   // The work tree is the user's: untouched.
   EXPECT_EQ(read_text(repo_ / "src/saxpy.cu"), read_text(fs::path(KB_SOURCE_DIR) / "examples/src/saxpy.cu"));
+}
+
+// A reviewer closes the PR without merging: the next `pr` of the same change opens nothing, says
+// why, and the archive remembers the declined change for when GitHub no longer shows it.
+TEST_F(PrCommandTest, AChangeClosedWithoutMergingIsNotProposedAgainAndTheArchiveRemembersIt) {
+  FakeGitHub github("acme/examples", kToken);
+  prepare(&github);
+  KernelbotRun first = kernelbot("pr --kernel saxpy", "GITHUB_TOKEN=" + kToken);
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  github.close_pull(1);
+
+  KernelbotRun again = kernelbot("pr --kernel saxpy", "GITHUB_TOKEN=" + kToken);
+  EXPECT_EQ(again.exit_code, 1) << again.out << again.err;  // `pr`: no PR is exit 1, whatever the reason
+  EXPECT_NE(again.err.find("the same change was proposed in #1"), std::string::npos) << again.err;
+  EXPECT_EQ(github.count("POST", "/repos/acme/examples/pulls"), 1);
+  EXPECT_EQ(github.pulls()[0].state, "closed");
+  auto declined = kb::search::DeclinedChanges(repo_ / ".kernelbot/archive.sqlite").of("saxpy");
+  ASSERT_EQ(declined.size(), 1u);
+  EXPECT_EQ(declined[0].number, 1);
+  EXPECT_EQ(declined[0].url, "https://github.com/acme/examples/pull/1");
+  EXPECT_EQ(declined[0].change_id,
+            kb::bot::change_id_of({{"src/saxpy.cu", read_text(repo_ / ".kernelbot/results/saxpy/candidate.cu")}}));
 }
 
 TEST_F(PrCommandTest, DryRunTalksToNobody) {

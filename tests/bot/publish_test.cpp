@@ -77,8 +77,11 @@ TEST_F(PublishTest, DryRunSavesTheWinnerThenCommitsAndWritesThePr) {
   EXPECT_EQ(out.pr, (dir_ / ".kernelbot/prs/kernelbot-saxpy/PR.md").string());
   std::string md = read_text(out.pr);
   EXPECT_NE(md.find("# kernelbot: saxpy 1.550x faster"), std::string::npos);
-  EXPECT_NE(md.find("kernelbot eval --kernel saxpy --candidate .kernelbot/results/saxpy/candidate.cu"),
-            std::string::npos);
+  EXPECT_NE(
+      md.find(
+          "git fetch origin kernelbot/saxpy\ngit show FETCH_HEAD:./src/saxpy.cu > /tmp/saxpy.cu\nkernelbot eval --kernel saxpy "
+          "--candidate /tmp/saxpy.cu"),
+      std::string::npos);
   EXPECT_EQ(read_text(dir_ / ".kernelbot/prs/kernelbot-saxpy/change.patch"), patch);
   // The local branch carries exactly the candidate file; the work tree still has the original.
   EXPECT_EQ(*file_in(dir_, "refs/heads/kernelbot/saxpy", "src/saxpy.cu"), candidate);
@@ -89,6 +92,18 @@ TEST_F(PublishTest, DryRunSavesTheWinnerThenCommitsAndWritesThePr) {
 }
 
 // The change is spliced into the text that was measured; a source edited since gets no PR.
+TEST_F(PublishTest, AKernelInIgnoreKernelsIsNeitherProposedNorVerified) {
+  config_.github.ignore_kernels = {"transpose", "saxpy"};
+  auto out = publish();
+  EXPECT_FALSE(out.published);
+  EXPECT_FALSE(out.failed);
+  EXPECT_EQ(out.withheld, "ignored");
+  EXPECT_NE(out.note.find("[github].ignore_kernels"), std::string::npos) << out.note;
+  EXPECT_EQ(gpu_->evaluations(), 0) << "no GPU time for an ignored kernel";
+  EXPECT_FALSE(fs::exists(dir_ / ".kernelbot/prs"));
+  EXPECT_EQ(ref_target(dir_, "refs/heads/kernelbot/saxpy"), "");
+}
+
 TEST_F(PublishTest, ASourceChangedSinceTheSearchGetsNoPr) {
   {
     std::ofstream edit(dir_ / "src/saxpy.cu", std::ios::app);

@@ -286,7 +286,10 @@ TEST_F(ReverifyPublish, APassingTextIsPublishedWithItsOwnNumbersAndIsTheTextMeas
   ASSERT_EQ(github.pulls().size(), 1u);
   const auto pr = github.pulls()[0];
   EXPECT_EQ(pr.title, "kernelbot: saxpy 2.00x faster");
-  EXPECT_EQ(pr.body.rfind("**`saxpy` is 2.00x faster** (geometric mean over 1 size set): this PR's file", 0), 0u)
+  // After the invisible first line that records the change and its speedup (bot/pr_lifecycle.h).
+  EXPECT_EQ(pr.body.rfind("<!-- kernelbot-change: sha256:", 0), 0u) << pr.body.substr(0, 300);
+  EXPECT_NE(pr.body.find(" 2.0000x -->\n**`saxpy` is 2.00x faster** (geometric mean over 1 size set): this PR's file"),
+            std::string::npos)
       << pr.body.substr(0, 300);
   EXPECT_NE(pr.body.find("| n=1048576 | 100.00 us | 50.00 us | **2.00x** |"), std::string::npos) << pr.body;
   EXPECT_NE(pr.body.find("timed by `kernelbot run` on Simulated GPU"), std::string::npos) << pr.body;

@@ -1,0 +1,67 @@
+// What the bot does about its pull requests once people have had them (the Dependabot
+// conventions): a PR closed without merging declines its change for good, and a new PR for the
+// kernel needs a clearly better winner; a `kernelbot: ignore` label keeps the bot away from the
+// kernel; commits a person pushed to the bot's branch are never overwritten. Pure decisions and
+// texts, so that each rule is tested without a network; bot/github_forge.cpp asks GitHub.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "search/declined_changes.h"
+
+namespace kb::bot {
+
+// The label that keeps the bot away from a kernel, on any of its PRs (open or closed).
+inline constexpr const char* kIgnoreLabel = "kernelbot: ignore";
+
+// "sha256:<hex>" of a change's new file texts (path-independent: the same edit in another
+// checkout is the same change).
+std::string change_id_of(const std::map<std::string, std::string>& files);
+
+// The invisible first line of every PR body the bot writes, so that a closed PR still says which
+// change and speedup it declined: "<!-- kernelbot-change: sha256:<hex> 1.5500x -->".
+std::string change_marker(const std::string& change_id, double speedup);
+struct ChangeMarker {
+  std::string change_id;
+  double speedup = 0;
+};
+std::optional<ChangeMarker> parse_change_marker(const std::string& body);
+// The speedup in a title the bot wrote ("kernelbot: saxpy 4.49x faster"): for PRs without a
+// marker (an older kernelbot). 0 when the title names none.
+double speedup_from_title(const std::string& title);
+
+// Whether a winner may be proposed after the kernel's declined PRs.
+struct DeclineCheck {
+  bool withhold = false;
+  std::string note;                                  // why it is withheld
+  std::optional<search::DeclinedChange> supersedes;  // the closed PR a new one links to
+};
+// Withheld: the same change was declined, or the winner is under `margin` times the fastest
+// declined speedup (a declined PR whose speedup is unknown counts as declining any winner, since
+// nothing says this one is better). Otherwise the newest declined PR is the one superseded.
+DeclineCheck check_declined(const std::vector<search::DeclinedChange>& declined, const std::string& change_id,
+                            double speedup, double margin);
+// The line a new PR's body ends with when it follows a declined one.
+std::string supersedes_text(const search::DeclinedChange& closed, double speedup);
+
+// One commit on the bot's branch, as GitHub lists a PR's commits.
+struct BranchCommit {
+  std::string sha;
+  std::string author_name;
+  std::string author_email;
+  std::string committer_email;
+};
+// The commits not made by the bot's commit identity: author or committer e-mail (compared
+// without case) not the bot's. The bot commits as both; a person's amend of its commit keeps
+// the author but not the committer, and an edit on GitHub's web page commits as GitHub.
+std::vector<BranchCommit> commits_by_others(const std::vector<BranchCommit>& commits, const std::string& bot_email);
+// The comment left instead of a force-push: whose commits were found, and the new winner's numbers.
+std::string person_commits_comment(const std::vector<BranchCommit>& others, const std::string& branch,
+                                   const std::string& title, const std::string& numbers);
+// The comment a PR is closed with when its base moved under it.
+std::string base_moved_comment(const std::vector<std::string>& files, const std::string& base);
+
+}  // namespace kb::bot
