@@ -212,7 +212,7 @@ BothCalls call_both(const DecodedJob& job, const Servers& servers, int base_id, 
 VerificationOutcome check_call(const DecodedJob& job, const ArgSet& base, const ArgSet& cand, const SizeChecks& checks,
                                DeviceScratch& scratch, VerificationReport& report, const std::string& trial_text) {
   // A write outside a buffer first: it names the bug, where the outputs only show its effects.
-  if (const VerificationOutcome g = check_guards(base, cand, trial_text); g.failed()) return g;
+  if (VerificationOutcome g = check_guards(base, cand, trial_text); g.failed()) return g;
   for (size_t i = 0; i < job.args.size(); ++i) {
     const auto& a = job.args[i];
     if (a.role != ArgRole::input || base.bytes(i) == 0) continue;
