@@ -247,3 +247,28 @@ TEST_F(CliTest, RunChecksItsCheapPreconditionsBeforeLookingForAGpu) {
   EXPECT_EQ(nlohmann::json::parse(llm.out)["error"]["kind"], "usage") << llm.out;
   EXPECT_EQ(model.requests().size(), 1u) << "one small request checks the endpoint";
 }
+
+TEST_F(CliTest, EveryCommandsFailureIsJsonWithJson) {
+  // A bad flag to each command, and a config with an error to each command that reads one: one
+  // JSON object on stdout each time, with the kind and the exit code.
+  write("kernelbot.toml", "[search]\nroundz = 3\n");
+  for (const char* cmd : {"init", "discover", "profile", "eval", "search", "run", "pr", "publish", "config check",
+                          "config show", "check", "version"}) {
+    auto r = kernelbot(std::string("--json ") + cmd + " --no-such-flag", dir_);
+    EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << cmd << ": " << r.out;
+    EXPECT_EQ(j["ok"], false) << cmd;
+    EXPECT_EQ(j["exit_code"], 2) << cmd;
+    EXPECT_EQ(j["error"]["kind"], "usage") << cmd;
+  }
+  for (const char* cmd : {"profile", "eval --kernel k --candidate c.cu", "search --kernel k", "run", "pr --kernel k",
+                          "config check", "config show", "check"}) {
+    auto r = kernelbot(std::string("--json ") + cmd, dir_);
+    EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << cmd << ": " << r.out;
+    EXPECT_EQ(j["error"]["kind"], "config") << cmd << ": " << r.out;
+    EXPECT_EQ(j["error"]["diagnostics"][0]["field"], "search.roundz") << cmd;
+  }
+}
