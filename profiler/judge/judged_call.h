@@ -113,4 +113,8 @@ BothCalls call_both(const DecodedJob& job, const Servers& servers, int base_id, 
 VerificationOutcome check_call(const DecodedJob& job, const ArgSet& base, const ArgSet& cand, const SizeChecks& checks,
                                DeviceScratch& scratch, VerificationReport& report, const std::string& trial_text);
 
+// A pass's failure reason led by the pass and its case: "state independence: <context>: <reason>",
+// without the " (<context>)" that check_call and call_both already appended at its end.
+std::string lead_with(const std::string& pass, const std::string& context, std::string reason);
+
 }  // namespace kb::judge

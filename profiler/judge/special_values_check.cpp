@@ -88,13 +88,6 @@ std::string undefined_output(const DecodedArg& a, const JudgeBuffer& first, cons
   return o.defined ? "" : o.why;
 }
 
-std::string lead_with(const std::string& context, std::string reason) {
-  const std::string suffix = " (" + context + ")";
-  if (reason.size() >= suffix.size() && reason.compare(reason.size() - suffix.size(), suffix.size(), suffix) == 0)
-    reason.resize(reason.size() - suffix.size());
-  return "special values: " + context + ": " + reason;
-}
-
 }  // namespace
 
 VerificationOutcome check_special_values(const DecodedJob& job, const Servers& servers,
@@ -149,7 +142,8 @@ VerificationOutcome check_special_values(const DecodedJob& job, const Servers& s
       restart_original(job, servers, base_sets);
       continue;
     }
-    if (calls.outcome.failed()) return {calls.outcome.verdict, lead_with(context, calls.outcome.reason)};
+    if (calls.outcome.failed())
+      return {calls.outcome.verdict, lead_with("special values", context, calls.outcome.reason)};
 
     std::string undefined;
     for (size_t i = 0; i < job.args.size() && undefined.empty(); ++i)
@@ -164,7 +158,7 @@ VerificationOutcome check_special_values(const DecodedJob& job, const Servers& s
     // report's worst errors.
     VerificationReport scratch_report;
     const VerificationOutcome checked = check_call(job, base, cand, checks[s], scratch, scratch_report, context);
-    if (checked.failed()) return {checked.verdict, lead_with(context, checked.reason)};
+    if (checked.failed()) return {checked.verdict, lead_with("special values", context, checked.reason)};
     checked_sizes.push_back(label);
   }
   if (!checked_sizes.empty()) {

@@ -59,13 +59,6 @@ std::string change_inputs(const DecodedJob& job, ArgSet& base, ArgSet& cand, Siz
 }
 
 // check_call's reason ends with " (" + context + ")": the reason here leads with the context.
-std::string lead_with(const std::string& context, std::string reason) {
-  const std::string suffix = " (" + context + ")";
-  if (reason.size() >= suffix.size() && reason.compare(reason.size() - suffix.size(), suffix.size(), suffix) == 0)
-    reason.resize(reason.size() - suffix.size());
-  return "state independence: " + context + ": " + reason;
-}
-
 }  // namespace
 
 VerificationOutcome check_state_independence(const DecodedJob& job, const Servers& servers,
@@ -90,9 +83,10 @@ VerificationOutcome check_state_independence(const DecodedJob& job, const Server
                                   ", every output holding the previous call's correct result";
       spdlog::debug("state independence: {}", context);
       const BothCalls calls = call_both(job, servers, slot, base, slot, cand, traced, context);
-      if (calls.outcome.failed()) return {calls.outcome.verdict, lead_with(context, calls.outcome.reason)};
+      if (calls.outcome.failed())
+        return {calls.outcome.verdict, lead_with("state independence", context, calls.outcome.reason)};
       const VerificationOutcome checked = check_call(job, base, cand, checks[s], scratch, report, context);
-      if (checked.failed()) return {checked.verdict, lead_with(context, checked.reason)};
+      if (checked.failed()) return {checked.verdict, lead_with("state independence", context, checked.reason)};
     }
   }
   report.passes.push_back("state independence at " + std::to_string(job.size_count()) + " size set" +
