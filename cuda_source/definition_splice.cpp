@@ -248,6 +248,31 @@ DefinitionSplice splice_definitions(const std::string& path, const std::string& 
     edits.push_back({whole_lines(original.text, with_leading_comment(original.text, {old->begin, old->end})), ""});
     removed += (removed.empty() ? "" : ", ") + name;
   }
+  // A top-level function the replacement redefines with the same name and parameter types (a
+  // helper it changed, shown to it in an excerpt) replaces the base's definition in place: carried
+  // as a new piece, it would be defined twice. One it copied unchanged is left as it is.
+  auto top_level = [](const Parsed& file, const ScannedLauncher& f) {
+    return std::any_of(file.chunks.begin(), file.chunks.end(),
+                       [&](const SourceChunk& c) { return c.begin == f.begin && c.end == f.end; });
+  };
+  for (const auto& f : candidate.scan.functions) {
+    const Range r{f.begin, f.end};
+    if (!top_level(candidate, f) ||
+        std::any_of(spliced.begin(), spliced.end(), [&](const Range& s) { return s.overlaps(r); }))
+      continue;
+    for (const auto& o : original.scan.functions) {
+      const Range old{o.begin, o.end};
+      if (o.name != f.name || signature(o) != signature(f) || !top_level(original, o) ||
+          std::any_of(edits.begin(), edits.end(), [&](const Edit& e) { return e.range.overlaps(old); }))
+        continue;
+      spliced.push_back(r);
+      if (original.slice(old) != candidate.slice(r)) {
+        replace(old, r);
+        replaced += ", " + unqualified_name(f.name);
+      }
+      break;
+    }
+  }
   size_t new_kernel_count = carried.size();
   for (auto& piece : new_pieces(original, candidate, spliced, macro_edits)) carried.push_back(piece);
   size_t helper_count = carried.size() - new_kernel_count;

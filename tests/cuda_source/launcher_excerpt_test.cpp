@@ -216,3 +216,41 @@ TEST(DefinitionSplice, AReplyWithoutTheLauncherOrItsKernelIsRefusedWithTheReason
     EXPECT_NE(std::string(e.what()).find("launches 'k2' but does not define it"), std::string::npos) << e.what();
   }
 }
+
+TEST(DefinitionSplice, AHelperTheReplyChangesReplacesTheFilesOwnInsteadOfADuplicate) {
+  // The excerpt showed scale_one; the model changed it and copied ScaleParams unchanged.
+  const std::string reply = R"(struct ScaleParams {
+  float factor;
+};
+
+__device__ float scale_one(float v, ScaleParams p) { return __fmul_rn(v, SCALE_FACTOR(p)); }
+
+__global__ void scale_kernel(float* y, ScaleParams p, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[i] = scale_one(y[i], p);
+}
+
+void launch_scale(float* y, float factor, int n) {
+  ScaleParams p{factor};
+  scale_kernel<<<(n + SCALE_BLOCK - 1) / SCALE_BLOCK, SCALE_BLOCK>>>(y, p, n);
+}
+)";
+  DefinitionSplice splice = splice_definitions("ops.cu", kLongFile, "launch_scale", reply);
+  const std::string& whole = splice.text;
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = whole.find(what); at != std::string::npos; at = whole.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("float scale_one("), 1u) << whole;
+  EXPECT_EQ(count("struct ScaleParams"), 1u) << whole;
+  EXPECT_TRUE(has(whole, "__device__ float scale_one(float v, ScaleParams p) { return __fmul_rn(v, SCALE_FACTOR(p)); }"))
+      << whole;
+  // The helper's comment goes with its old definition, as a kernel's does; the unrelated helper stays.
+  EXPECT_FALSE(has(whole, "// Scales one element")) << whole;
+  EXPECT_TRUE(has(whole, "__device__ float other_helper(float v) { return v * 3.0f; }\n")) << whole;
+  EXPECT_NE(splice.edits.front().find("scale_one"), std::string::npos) << splice.edits.front();
+  // Everything from the first unrelated kernel to the scale kernel's comment is as it was.
+  const size_t from = kLongFile.find("__global__ void add_one");
+  const size_t to = kLongFile.find("// y = factor");
+  EXPECT_TRUE(has(whole, kLongFile.substr(from, to - from))) << whole;
+}
