@@ -1,8 +1,9 @@
 // Turns a winning variant into an edit of the repository's own source file, so the PR diff
-// shows only what changed: a tuned macro default is edited in place; a replacement launcher and
-// the kernels it launches are spliced over the old definitions (cuda_source/definition_splice.h),
-// the rest of the file byte-identical; what the candidate adds (helpers, includes, macros) goes
-// just before the first replaced definition. Build flags and macros the file lacks become notes.
+// shows only what changed: a tuned macro default is edited in place; a replacement launcher, the
+// kernels it launches and the helpers it rewrites are spliced over the old definitions
+// (cuda_source/definition_splice.h), the rest of the file byte-identical; what the candidate
+// adds (helpers, includes, macros) goes just before the first replaced definition. Build flags
+// and macros the file lacks become notes.
 #pragma once
 
 #include <string>

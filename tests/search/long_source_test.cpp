@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "search/llm/openai_chat_client.h"
 #include "search/llm/prompt_source.h"
+#include "search/llm/token_ledger.h"
 #include "search/proposer_factory.h"
 #include "search/search_engine.h"
 #include "tests/search/openai_wire.h"
@@ -173,6 +175,27 @@ TEST(LongSource, TooLongForTheContextTheModelIsAskedForTheLauncherAndItsKernelsO
   EXPECT_EQ(server.requests().size(), asked);
   ASSERT_NE(again.best(), nullptr) << again.stop_reason;
   EXPECT_EQ(again.best()->variant.source, winner->variant.source);
+}
+
+TEST(LongSource, TheClientSaysThePromptIsTooLongAndRemembersTheContext) {
+  LoopbackHttpServer llama([](const LoopbackRequest&) {
+    return kb::testing::json_response(
+        400,
+        R"({"error":{"code":400,"message":"request (9412 tokens) exceeds the available context size (8192 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9412,"n_ctx":8192}})");
+  });
+  auto llm = kb::testing::llm_for(llama, "qwen2.5-coder");
+  llm.api_key_env = "";
+  OpenAiChatClient client(llm, std::make_shared<TokenLedger>(0, 0, 0, 0), kb::testing::fast_retries());
+  EXPECT_FALSE(client.context_tokens());
+  try {
+    client.complete(kb::testing::hello());
+    FAIL() << "expected the prompt to be refused";
+  } catch (const PromptTooLong& e) {
+    EXPECT_EQ(e.kind, ChatFailure::configuration);  // what it is when nothing shorter can be asked
+    EXPECT_EQ(e.context, 8192);
+  }
+  EXPECT_EQ(client.context_tokens(), 8192);
+  EXPECT_EQ(llama.requests().size(), 1u);
 }
 
 TEST(PromptSource, TheRuleTheExcerptAndTheSpliceBack) {
