@@ -74,11 +74,9 @@ class Server {
 
  private:
   Reply bind(const Request& r) {
-    if (r.size_index < 0 || static_cast<size_t>(r.size_index) >= job_.all_size_count())
-      return make_reply(Status::harness_error, "bind: no such size set");
     StreamChoice choice = StreamChoice::launcher_stream;
     if (!stream_choice_from_wire(r.value, choice)) return make_reply(Status::harness_error, "bind: no such stream");
-    auto set = std::make_unique<ArgSet>(job_, static_cast<size_t>(r.size_index), r.handles, r.has_handle, r.offsets);
+    auto set = std::make_unique<ArgSet>(job_, r.counts, r.handles, r.has_handle, r.offsets);
     stream_.bind(*set, choice);
     apply_scalars(r, *set);
     slots_[r.slots[0]] = std::move(set);
