@@ -204,7 +204,9 @@ extra_sources = ["extra.cu"]
   const size_t link = r.log.find("multiple definition");
   ASSERT_NE(link, std::string::npos) << r.log;
   const size_t ptxas = r.log.find("ptxas info");
-  if (ptxas != std::string::npos) EXPECT_LT(link, ptxas) << r.log;
+  if (ptxas != std::string::npos) {
+    EXPECT_LT(link, ptxas) << r.log;
+  }
 }
 
 }  // namespace
