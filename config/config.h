@@ -168,6 +168,15 @@ struct ProjectConfig {
   std::vector<std::string> nvcc_flags;
   std::vector<std::string> extra_sources;
   std::vector<std::string> link_libs;
+  // Headers force-included (nvcc -include, absolute) before every translation unit of originals
+  // and candidates: the kernel's, extra_sources' and the setup source's (compat macros, typedefs
+  // an old framework header provided). Paths relative to the repository root; each must exist.
+  std::vector<std::string> prelude;
+  // A source compiled into every variant library (the original's and each candidate's alike) that
+  // defines extern "C" int kb_setup(void), run once when a variant server loads the library,
+  // before any call: the globals, handles and workspaces a program's main() creates
+  // (core/setup_contract.h). A [[kernel]]'s own setup_source replaces this one.
+  std::string setup_source;
   std::string compile_commands = "auto";  // path, "auto" (look in build*/), or "none"
   std::string cuda_arch;                  // empty = the GPU's own
   std::string build;                      // shell command run on the changed tree before a PR
@@ -216,6 +225,7 @@ struct KernelSpec {
   std::vector<std::string> nvcc_flags;
   std::vector<std::string> extra_sources;
   std::vector<std::string> link_libs;
+  std::string setup_source;  // replaces [project].setup_source for this kernel (one kb_setup per library)
   std::vector<ArgSpec> args;
   std::vector<SizeSet> sizes;
   std::map<std::string, SizeRule> size_rules;  // size name -> the values the code supports
@@ -243,6 +253,8 @@ struct Config {
   Tolerance tolerance_for(const KernelSpec& kernel, DType dtype) const;
   // Paths in the config are relative to the repository root.
   std::filesystem::path resolve(const std::string& path) const;
+  // The setup source a kernel's library is built with: its own, else [project]'s; "" for none.
+  const std::string& setup_source_for(const KernelSpec& kernel) const;
 };
 
 // The input distributions the harness generates (profiler/judge/input_distribution.h), and the

@@ -35,6 +35,7 @@ toml::table kernel_table(const KernelSpec& k) {
   t.insert("nvcc_flags", strings(k.nvcc_flags));
   t.insert("extra_sources", strings(k.extra_sources));
   t.insert("link_libs", strings(k.link_libs));
+  if (!k.setup_source.empty()) t.insert("setup_source", k.setup_source);
   if (!k.flops.empty()) t.insert("flops", k.flops);
   if (!k.bytes.empty()) t.insert("bytes", k.bytes);
   if (!k.tolerance.empty()) t.insert("tolerance", tolerances(k.tolerance));

@@ -16,6 +16,7 @@
 #include "profiler/judge/timer.h"
 #include "profiler/judge/traced_call.h"
 #include "profiler/judge/variant_library.h"
+#include "profiler/judge/variant_setup.h"
 
 namespace kb::judge {
 namespace {
@@ -224,6 +225,12 @@ int serve_variant(int fd, int device) {
     lib = load_variant_library(library);
   } catch (const LibraryError& e) {
     send_reply(fd, make_reply(Status::fault, std::string("cannot load: ") + e.what()));
+    return kExitOk;
+  }
+  // The library's one-time setup, before any call; its failure is the library's failure to load
+  // (the original's: an infrastructure error, job_modes.cpp), said the same way by either server.
+  if (const std::string failed = run_library_setup(lib.setup, who); !failed.empty()) {
+    send_reply(fd, make_reply(Status::fault, "setup failed: " + failed));
     return kExitOk;
   }
   if (!send_reply(fd, make_reply(Status::ok))) return kExitOk;
