@@ -340,7 +340,7 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
   const fs::path shim_file = build / "kb_entry.cu";
   {
     std::ofstream(variant_file, std::ios::binary) << variant.source;
-    std::ofstream(shim_file, std::ios::binary) << generate_entry_shim(spec, variant_file.string());
+    std::ofstream(shim_file, std::ios::binary) << generate_entry_shim(spec, variant_file.string(), variant.source);
   }
 
   SandboxCommand cmd;
