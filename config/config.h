@@ -215,11 +215,20 @@ struct UnfinishedField {
   SourcePos pos;
 };
 
-// [[kernel]]: one target: a launcher function and the kernels it launches.
+// [[kernel]]: one target: a launcher function and the kernels it launches, or (`global`) one
+// __global__ function that the harness launches itself (config/kernel_target.h says how).
 struct KernelSpec {
   std::string name;
   std::string source;
   std::string launcher;
+  // A kernel target: the __global__ function, and its launch as C++ expressions over the kernel's
+  // parameters by name (grid and block: 1-3 comma-separated components; the grid and the shared
+  // bytes may also name block_x, block_y, block_z). Empty `global`: a launcher target.
+  std::string global;
+  std::string grid;
+  std::string block;
+  std::string shared_bytes;   // empty = 0
+  std::string template_args;  // "float, 4" for a template kernel; empty = none
   std::vector<std::string> include_dirs;
   std::vector<std::string> defines;
   std::vector<std::string> nvcc_flags;
@@ -235,6 +244,10 @@ struct KernelSpec {
   std::map<std::string, std::vector<std::string>> tunables;  // macro -> values to try
   SourcePos pos;
   std::vector<UnfinishedField> unfinished;  // fields still "TODO", in file order
+
+  bool is_global() const { return !global.empty(); }
+  // The function the target names: the launcher, or the __global__ function.
+  const std::string& entry() const { return is_global() ? global : launcher; }
 };
 
 struct Config {

@@ -78,8 +78,9 @@ std::vector<fs::path> extra_sources(const config::Config& config, const config::
 }
 
 // The entry shim, with the reference to kb_setup when the library carries a setup source.
-std::string entry_shim_text(const config::Config& config, const config::KernelSpec& spec, const std::string& include) {
-  std::string shim = generate_entry_shim(spec, include);
+std::string entry_shim_text(const config::Config& config, const config::KernelSpec& spec, const std::string& include,
+                            const std::string& source) {
+  std::string shim = generate_entry_shim(spec, include, source);
   if (!config.setup_source_for(spec).empty()) shim += setup_reference();
   return shim;
 }
@@ -268,7 +269,7 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
       return refused;
     }
   Sha256 h;
-  h.field("kernelbot-variant-v1").field(nvcc_version_).field(entry_shim_text(config_, spec, "variant.cu"));
+  h.field("kernelbot-variant-v1").field(nvcc_version_).field(entry_shim_text(config_, spec, "variant.cu", variant.source));
   h.field(variant.source);
   for (const auto& x : f) h.field(x);
   for (const auto& src : extra_sources(config_, spec))
@@ -380,7 +381,8 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
   const fs::path shim_file = build / "kb_entry.cu";
   {
     std::ofstream(variant_file, std::ios::binary) << variant.source;
-    std::ofstream(shim_file, std::ios::binary) << entry_shim_text(config_, spec, variant_file.string());
+    std::ofstream(shim_file, std::ios::binary)
+        << entry_shim_text(config_, spec, variant_file.string(), variant.source);
   }
 
   // One nvcc run in the build directory, sandboxed and limited as a candidate's compile is.

@@ -111,7 +111,7 @@ Branch LlmProposer::implement_branch(const ProposalContext& ctx, const BranchReq
     ChatReply reply = backend_->complete(chat);
     // Lines of the code the model started from are its own, not gaps it left.
     const std::string started_from = request.seed.variant.source + (request.mate ? request.mate->variant.source : "");
-    ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.launcher, started_from);
+    ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.entry(), started_from);
     if (!code.ok() && code.incomplete) {
       // A diff, an elided file or a missing launcher: models often answer with the change only.
       // One reminder naming what was wrong; its reply is judged as any other.
@@ -123,7 +123,7 @@ Branch LlmProposer::implement_branch(const ProposalContext& ctx, const BranchReq
                                            "kernel and the launcher), in one ```cuda code block."});
       try {
         reply = backend_->complete(chat);
-        code = extract_code(reply.content, reply.finish_reason, spec_.launcher, started_from);
+        code = extract_code(reply.content, reply.finish_reason, spec_.entry(), started_from);
       } catch (const ReplayMissing&) {
         // A recording made before reminders existed: the first reply's failure stands.
       }
@@ -169,7 +169,7 @@ std::optional<Variant> LlmProposer::repair(const ProposalContext& ctx, const std
   try {
     ChatReply reply = backend_->complete(
         prompts.repair(candidate_id, repair_keys_.key_for(candidate_id), idea, failed, compile_log));
-    ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.launcher, failed.source);
+    ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.entry(), failed.source);
     if (!code.ok()) {
       spdlog::warn("{}: repair failed: {}", candidate_id, code.failure);
       return std::nullopt;
