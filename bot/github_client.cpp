@@ -325,6 +325,13 @@ std::vector<GitHubCommit> GitHubClient::pull_commits(int64_t number) {
   return out;
 }
 
+std::vector<std::string> GitHubClient::comments(int64_t number) {
+  std::vector<std::string> out;
+  for (const auto& c : get_pages("/issues/" + std::to_string(number) + "/comments?per_page=100"))
+    if (c.is_object() && c.contains("body") && c["body"].is_string()) out.push_back(c["body"].get<std::string>());
+  return out;
+}
+
 GitHubClient::Created GitHubClient::create_pull(const std::string& title, const std::string& body,
                                                 const std::string& head, const std::string& base, bool draft) {
   json request = {{"title", title}, {"body", fit_github_body(body)}, {"head", head}, {"base", base}, {"draft", draft}};

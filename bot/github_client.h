@@ -90,6 +90,8 @@ class GitHubClient {
   GitHubPull update_pull(int64_t number, const std::string& title, const std::string& body);
   void add_labels(int64_t number, const std::vector<std::string>& labels);
   void comment(int64_t number, const std::string& body);
+  // The bodies of an issue's or PR's conversation comments, oldest first.
+  std::vector<std::string> comments(int64_t number);
   // Closes a PR after saying why in a comment.
   void close_pull(int64_t number, const std::string& comment_body);
 

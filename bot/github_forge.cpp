@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "bot/branch_commit.h"
+#include "bot/github_body_limit.h"
 #include "bot/pr_lifecycle.h"
 
 namespace kb::bot {
@@ -117,11 +118,15 @@ std::optional<PullRequestOutcome> GitHubForge::withheld_by_people(const PullRequ
       commits.push_back({c.sha, c.author_name, c.author_email, c.committer_email});
     auto others = commits_by_others(commits, pr.author_email);
     if (!others.empty()) {
-      client_->comment(open.front().number, person_commits_comment(others, pr.head, pr.title, pr.commit_message));
+      // A nightly run finds the same winner every night: the same note once is enough.
+      const std::string note = fit_github_body(person_commits_comment(others, pr.head, pr.title, pr.commit_message));
+      const auto said = client_->comments(open.front().number);
+      const bool repeat = std::find(said.begin(), said.end(), note) != said.end();
+      if (!repeat) client_->comment(open.front().number, note);
       return stop("left to a person",
-                  fmt::format("#{} has {} commit{} kernelbot did not make; commented with the new numbers instead of "
-                              "pushing",
-                              open.front().number, others.size(), others.size() == 1 ? "" : "s"),
+                  fmt::format("#{} has {} commit{} kernelbot did not make; {} instead of pushing", open.front().number,
+                              others.size(), others.size() == 1 ? "" : "s",
+                              repeat ? "the same new numbers were commented before" : "commented with the new numbers"),
                   &open.front());
     }
   }

@@ -18,6 +18,17 @@ using config::KernelSpec;
 using cuda_source::ScannedLauncher;
 using cuda_source::ScannedParam;
 
+// A kernel, for the lookup and argument checks a launcher gets (a kernel target's args are its parameters).
+ScannedLauncher as_function(const cuda_source::ScannedKernel& kernel) {
+  ScannedLauncher f;
+  f.name = kernel.name;
+  f.file = kernel.file;
+  f.line = kernel.line;
+  f.return_type = "void";
+  f.params = kernel.params;
+  return f;
+}
+
 bool names_launcher(const std::string& wanted, const std::string& found) {
   return found == wanted || (found.size() > wanted.size() && found.ends_with("::" + wanted));
 }
@@ -70,25 +81,34 @@ class KernelChecker {
       auto text = try_read_text_file(config_.resolve(f));
       if (text) cuda_source::scan_source(*text, f, scan_);
     }
+    // A kernel target's [[kernel.arg]]s are its __global__ function's parameters.
+    if (k_.is_global())
+      for (const auto& kernel : scan_.kernels)
+        if (kernel.is_definition) kernels_.push_back(as_function(kernel));
+    const auto& pool = k_.is_global() ? kernels_ : scan_.functions;
+    const std::string key = field_ + (k_.is_global() ? ".global" : ".launcher");
     std::vector<const ScannedLauncher*> named;
-    for (const auto& f : scan_.functions)
-      if (names_launcher(k_.launcher, f.name)) named.push_back(&f);
+    for (const auto& f : pool)
+      if (names_launcher(k_.entry(), f.name)) named.push_back(&f);
     if (named.empty()) {
       std::vector<std::string> names;
-      for (const auto& f : scan_.functions) names.push_back(f.name);
-      std::string near = closest_match(k_.launcher, names);
+      for (const auto& f : pool) names.push_back(f.name);
+      std::string near = closest_match(k_.entry(), names);
       if (near.empty()) {
         std::vector<std::string> short_names;
-        for (const auto& f : scan_.functions) short_names.push_back(cuda_source::unqualified_name(f.name));
-        near = closest_match(cuda_source::unqualified_name(k_.launcher), short_names);
+        for (const auto& f : pool) short_names.push_back(cuda_source::unqualified_name(f.name));
+        near = closest_match(cuda_source::unqualified_name(k_.entry()), short_names);
       }
       std::string launchers;
       for (const auto& l : scan_.launchers)
-        if (!l.is_kernel) launchers += (launchers.empty() ? "" : ", ") + l.name;
-      error(k_.pos, field_ + ".launcher",
-            "no function '" + k_.launcher + "' is defined in " + k_.source +
-                (near.empty() ? "" : " (did you mean '" + near + "'?)") +
-                (launchers.empty() ? "" : "; its launchers: " + launchers));
+        if (!l.is_kernel && !k_.is_global()) launchers += (launchers.empty() ? "" : ", ") + l.name;
+      for (const auto& l : kernels_) launchers += (launchers.empty() ? "" : ", ") + l.name;
+      error(k_.pos, key,
+            "no " + std::string(k_.is_global() ? "__global__ function" : "function") + " '" + k_.entry() +
+                "' is defined in " + k_.source + (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                (launchers.empty() ? ""
+                 : k_.is_global()  ? "; its kernels: " + launchers
+                                   : "; its launchers: " + launchers));
       return nullptr;
     }
     std::vector<const ScannedLauncher*> fitting;
@@ -115,8 +135,8 @@ class KernelChecker {
       }
       std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
       if (ranked.size() == 1 || ranked[0].first < ranked[1].first) return ranked[0].second;
-      error(k_.pos, field_ + ".launcher",
-            "'" + k_.launcher + "' has " + std::to_string(fitting.size()) + " overloads taking " +
+      error(k_.pos, key,
+            "'" + k_.entry() + "' has " + std::to_string(fitting.size()) + " overloads taking " +
                 std::to_string(k_.args.size()) + " arguments (" + candidates(fitting) +
                 "); name the [[kernel.arg]]s as the wanted overload's parameters");
       return nullptr;
@@ -126,7 +146,7 @@ class KernelChecker {
       return nullptr;
     }
     error(k_.pos, field_ + ".arg",
-          "no overload of '" + k_.launcher + "' takes " + std::to_string(k_.args.size()) +
+          "no overload of '" + k_.entry() + "' takes " + std::to_string(k_.args.size()) +
               " arguments; candidates: " + candidates(named));
     return nullptr;
   }
@@ -269,6 +289,7 @@ class KernelChecker {
     }
   }
 
+  std::vector<ScannedLauncher> kernels_;  // a kernel target's: the file's kernels as functions
   const config::Config& config_;
   const KernelSpec& k_;
   std::string field_;

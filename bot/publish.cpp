@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "bot/forge.h"
+#include "bot/kernel_target_splice.h"
 #include "bot/pr_body.h"
 #include "bot/pr_lifecycle.h"
 #include "bot/project_check.h"
@@ -134,7 +135,7 @@ PublishOutcome publish_result(const config::Config& config, const config::Kernel
     return outcome;
   }
   auto source_path = std::filesystem::relative(source_file, config.root).generic_string();
-  SourceChange change = make_source_change(source_path, original, spec.launcher, best->variant);
+  SourceChange change = make_source_change(source_path, original, splice_function(spec, original), best->variant);
   saved = save_result(config.root, result, &change);
   if (change.empty()) {
     outcome.note = "the winner changes only build flags: " + (change.notes.empty() ? "" : change.notes.front());

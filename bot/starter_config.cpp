@@ -8,6 +8,7 @@
 #include <regex>
 #include <set>
 
+#include "bot/kernel_target_table.h"
 #include "bot/param_types.h"
 #include "common/file_io.h"
 #include "config/config_writer.h"
@@ -275,6 +276,42 @@ std::string commented(const std::string& text) {
   return out;
 }
 
+// Kernel targets for the kernels `launcher` launches inline (it cannot be driven itself), each
+// once in the file and launched nowhere else a launcher target could reach.
+void write_kernel_targets(const ScannedLauncher& launcher, const cuda_source::ScanResult& scan, SourceTexts& texts,
+                          std::set<std::string>& used_names, StarterConfig& result) {
+  const std::string why = *undrivable_launcher(launcher, texts.aliases(launcher.file));
+  std::set<std::string> done;
+  for (const auto& launch : launcher.launches) {
+    if (!done.insert(launch.kernel).second) continue;
+    const cuda_source::ScannedKernel* kernel = nullptr;
+    for (const auto& k : scan.kernels)
+      if (k.is_definition && cuda_source::unqualified_name(k.name) == cuda_source::unqualified_name(launch.kernel))
+        kernel = &k;
+    ++result.candidates;
+    if (!kernel) continue;  // defined where the scan did not look
+    auto sites = cuda_source::kernel_launch_sites(scan, launch.kernel);
+    std::string unique = cuda_source::unqualified_name(kernel->name);
+    for (int n = 2; !used_names.insert(unique).second; ++n)
+      unique = cuda_source::unqualified_name(kernel->name) + "_" + std::to_string(n);
+    KernelTargetDraft draft = render_kernel_target(*kernel, texts.text(kernel->file), sites.front(),
+                                                   texts.text(sites.front().file), unique, texts.aliases(kernel->file));
+    ++result.tables;
+    ++result.kernel_targets;
+    std::string head = "# " + launcher.name + " is not a launcher target (" + why + ").\n";
+    if (sites.size() > 1)
+      head += "# check: " + launch.kernel + " is launched at " + std::to_string(sites.size()) +
+              " places; the first is described (the tuner's findings are advisory)\n";
+    if (draft.not_drivable.empty()) {
+      result.text += head + draft.text + "\n";
+    } else {
+      ++result.commented_out;
+      used_names.erase(unique);
+      result.text += head + "# Not written: " + draft.not_drivable + ".\n" + commented(draft.text) + "\n";
+    }
+  }
+}
+
 }  // namespace
 
 StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const std::filesystem::path& root,
@@ -295,9 +332,12 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
   SourceTexts texts(root, include_dirs);
   std::set<std::string> used_names;
   for (const auto& launcher : scan.launchers) {
-    // Device-side launches are not host entry points; main() is the program, not a launcher.
-    if (launcher.is_kernel || cuda_source::unqualified_name(launcher.name) == "main" || launcher.launches.empty())
-      continue;
+    // Device-side launches are not host entry points; main() is the program, not a launcher:
+    // its launches, and those of functions no role can drive, become kernel targets.
+    if (launcher.is_kernel || launcher.launches.empty()) continue;
+    if (undrivable_launcher(launcher, texts.aliases(launcher.file)) && chosen(launcher, options))
+      write_kernel_targets(launcher, scan, texts, used_names, result);
+    if (cuda_source::unqualified_name(launcher.name) == "main") continue;
     ++result.candidates;
     if (!chosen(launcher, options)) continue;
     std::string name = cuda_source::unqualified_name(launcher.name);

@@ -20,9 +20,11 @@ struct StarterOptions {
 
 struct StarterConfig {
   std::string text;
-  int tables = 0;         // [[kernel]] tables written
-  int commented_out = 0;  // of those, written commented out (a parameter no role can drive)
-  int candidates = 0;     // launchers that could have had a table (main and device-side ones excluded)
+  int tables = 0;          // [[kernel]] tables written
+  int commented_out = 0;   // of those, written commented out (a parameter no role can drive)
+  int candidates = 0;      // launchers that could have had a table (device-side ones excluded), and kernels
+                           // launched inline where no launcher can drive them
+  int kernel_targets = 0;  // of the tables, kernel targets (global = ...): bot/kernel_target_table.h
 };
 
 StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const std::filesystem::path& root,

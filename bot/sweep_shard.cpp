@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "bot/kernel_target_splice.h"
 #include "bot/publish.h"
 #include "bot/result_store.h"
 #include "bot/reverify.h"
@@ -32,7 +33,8 @@ std::optional<SourceChange> change_for(const config::Config& config, const confi
   if (!best || result.tree.empty()) return std::nullopt;
   auto path = std::filesystem::relative(config.resolve(spec.source), config.root).generic_string();
   try {
-    return make_source_change(path, result.original_source(), spec.launcher, best->variant);
+    return make_source_change(path, result.original_source(), splice_function(spec, result.original_source()),
+                              best->variant);
   } catch (const std::exception& e) {
     note = std::string("the winner could not be spliced into the source: ") + e.what();
     return std::nullopt;

@@ -50,4 +50,8 @@ std::filesystem::path Config::resolve(const std::string& path) const {
   return root / p;
 }
 
+const std::string& Config::setup_source_for(const KernelSpec& kernel) const {
+  return kernel.setup_source.empty() ? project.setup_source : kernel.setup_source;
+}
+
 }  // namespace kb::config

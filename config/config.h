@@ -168,6 +168,15 @@ struct ProjectConfig {
   std::vector<std::string> nvcc_flags;
   std::vector<std::string> extra_sources;
   std::vector<std::string> link_libs;
+  // Headers force-included (nvcc -include, absolute) before every translation unit of originals
+  // and candidates: the kernel's, extra_sources' and the setup source's (compat macros, typedefs
+  // an old framework header provided). Paths relative to the repository root; each must exist.
+  std::vector<std::string> prelude;
+  // A source compiled into every variant library (the original's and each candidate's alike) that
+  // defines extern "C" int kb_setup(void), run once when a variant server loads the library,
+  // before any call: the globals, handles and workspaces a program's main() creates
+  // (core/setup_contract.h). A [[kernel]]'s own setup_source replaces this one.
+  std::string setup_source;
   std::string compile_commands = "auto";  // path, "auto" (look in build*/), or "none"
   std::string cuda_arch;                  // empty = the GPU's own
   std::string build;                      // shell command run on the changed tree before a PR
@@ -206,16 +215,26 @@ struct UnfinishedField {
   SourcePos pos;
 };
 
-// [[kernel]]: one target: a launcher function and the kernels it launches.
+// [[kernel]]: one target: a launcher function and the kernels it launches, or (`global`) one
+// __global__ function that the harness launches itself (config/kernel_target.h says how).
 struct KernelSpec {
   std::string name;
   std::string source;
   std::string launcher;
+  // A kernel target: the __global__ function, and its launch as C++ expressions over the kernel's
+  // parameters by name (grid and block: 1-3 comma-separated components; the grid and the shared
+  // bytes may also name block_x, block_y, block_z). Empty `global`: a launcher target.
+  std::string global;
+  std::string grid;
+  std::string block;
+  std::string shared_bytes;   // empty = 0
+  std::string template_args;  // "float, 4" for a template kernel; empty = none
   std::vector<std::string> include_dirs;
   std::vector<std::string> defines;
   std::vector<std::string> nvcc_flags;
   std::vector<std::string> extra_sources;
   std::vector<std::string> link_libs;
+  std::string setup_source;  // replaces [project].setup_source for this kernel (one kb_setup per library)
   std::vector<ArgSpec> args;
   std::vector<SizeSet> sizes;
   std::map<std::string, SizeRule> size_rules;  // size name -> the values the code supports
@@ -225,6 +244,10 @@ struct KernelSpec {
   std::map<std::string, std::vector<std::string>> tunables;  // macro -> values to try
   SourcePos pos;
   std::vector<UnfinishedField> unfinished;  // fields still "TODO", in file order
+
+  bool is_global() const { return !global.empty(); }
+  // The function the target names: the launcher, or the __global__ function.
+  const std::string& entry() const { return is_global() ? global : launcher; }
 };
 
 struct Config {
@@ -243,6 +266,8 @@ struct Config {
   Tolerance tolerance_for(const KernelSpec& kernel, DType dtype) const;
   // Paths in the config are relative to the repository root.
   std::filesystem::path resolve(const std::string& path) const;
+  // The setup source a kernel's library is built with: its own, else [project]'s; "" for none.
+  const std::string& setup_source_for(const KernelSpec& kernel) const;
 };
 
 // The input distributions the harness generates (profiler/judge/input_distribution.h), and the

@@ -113,6 +113,8 @@ const std::vector<ConfigKey>& config_keys() {
       {KEY(project, nvcc_flags), "for every kernel; [[kernel]] adds its own"},
       {KEY(project, extra_sources), "for every kernel; [[kernel]] adds its own"},
       {KEY(project, link_libs), "for every kernel; [[kernel]] adds its own"},
+      {KEY(project, prelude), "headers force-included before every compile (paths from the repository root)"},
+      {KEY(project, setup_source), "a source defining extern \"C\" int kb_setup(void), run once per loaded library"},
       {KEY(project, compile_commands), "a compile_commands.json, auto (look in build*/) or none"},
       {KEY(project, cuda_arch), "e.g. \"90a\"; empty = the GPU's own"},
       {KEY(project, build), "run on the changed tree before a PR is opened"},

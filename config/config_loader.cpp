@@ -14,6 +14,7 @@
 
 #include "config/config_error.h"
 #include "config/config_keys.h"
+#include "config/kernel_target.h"
 #include "config/size_expression.h"
 
 namespace kb::config {
@@ -289,6 +290,25 @@ bool is_owner_slash_name(const std::string& text) {
          text.find('/', slash + 1) == std::string::npos;
 }
 
+// A file the config names (a prelude header, a setup source) that is not there is the field's
+// error, reported at the value; `config check` and every command that loads the config agree.
+void check_file_exists(TableReader& r, const Config& c, const char* key, const std::string& path, const toml::node* at,
+                       const std::string& field) {
+  if (path.empty() || c.root.empty() || std::filesystem::exists(c.resolve(path))) return;
+  r.diag().error(at ? at->source() : r.table().source(), field,
+                 "file not found: " + c.resolve(path).string() + " (" + key +
+                     " paths are relative to the directory of kernelbot.toml)");
+}
+
+void check_project_files(TableReader& r, const Config& c) {
+  const toml::array* prelude = r.table().get("prelude") ? r.table().get("prelude")->as_array() : nullptr;
+  for (size_t i = 0; prelude && i < c.project.prelude.size() && i < prelude->size(); ++i)
+    check_file_exists(r, c, "prelude", c.project.prelude[i], prelude->get(i),
+                      r.field("prelude") + "[" + std::to_string(i) + "]");
+  check_file_exists(r, c, "setup_source", c.project.setup_source, r.table().get("setup_source"),
+                    r.field("setup_source"));
+}
+
 // Rules over more than one key, or with their own wording: code, run after the table's rules.
 void check_section_rules(TableReader& r, const std::string& section, const Config& c) {
   auto error = [&](const char* key, const std::string& message) {
@@ -308,6 +328,7 @@ void check_section_rules(TableReader& r, const std::string& section, const Confi
   if (section == "bench" && c.bench.max_samples < c.bench.min_samples)
     error("max_samples", "must be at least min_samples");
   if (section == "bench" && c.bench.min_speedup < 1.0) error("min_speedup", "must be 1.0 or more");
+  if (section == "project") check_project_files(r, c);
   if (section == "github" && !c.github.repository.empty() && !is_owner_slash_name(c.github.repository))
     r.diag().error(r.table().get("repository")->source(), r.field("repository"),
                    "expected \"owner/name\", got \"" + c.github.repository + "\"");
@@ -496,12 +517,18 @@ void check_size_rules(TableReader& r, const KernelSpec& k) {
 void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
   r.get("name", k.name, true);
   r.get("source", k.source, true);
-  r.get("launcher", k.launcher, true);
+  r.get("launcher", k.launcher);  // or `global`: kernel_target_problems() says which is missing
+  r.get("global", k.global);
+  r.get_expression("grid", k.grid);
+  r.get_expression("block", k.block);
+  r.get_expression("shared_bytes", k.shared_bytes);
+  r.get("template_args", k.template_args);
   r.get("include_dirs", k.include_dirs);
   r.get("defines", k.defines);
   r.get("nvcc_flags", k.nvcc_flags);
   r.get("extra_sources", k.extra_sources);
   r.get("link_libs", k.link_libs);
+  r.get("setup_source", k.setup_source);
   r.get_expression("flops", k.flops);
   r.get_expression("bytes", k.bytes);
   read_tolerance_map(r, "tolerance", k.tolerance);
@@ -567,6 +594,7 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
   if (!k.source.empty() && !config.root.empty() && !std::filesystem::exists(config.resolve(k.source)))
     r.diag().error(r.table().get("source")->source(), r.field("source"),
                    "file not found: " + config.resolve(k.source).string());
+  check_file_exists(r, config, "setup_source", k.setup_source, r.table().get("setup_source"), r.field("setup_source"));
   bool has_output = false;
   std::set<std::string> names_seen;
   std::set<std::string> used_names;
@@ -604,6 +632,21 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
         r.diag().error(kpos, r.field("sizes[" + std::to_string(i) + "]"),
                        "size set does not define '" + name + "', which the arguments use");
   check_size_rules(r, k);
+  // A launch expression `init` could not guess holds "TODO": unfinished, as a count is.
+  for (const auto& [key, value] :
+       {std::pair{"grid", &k.grid}, std::pair{"block", &k.block}, std::pair{"shared_bytes", &k.shared_bytes},
+        std::pair{"template_args", &k.template_args}})
+    if (expression_reads(*value, todo_marker))
+      k.unfinished.push_back({r.field(key), pos_of(*r.table().get(key), r.diag())});
+  for (const auto& problem : kernel_target_problems(k)) {
+    if (problem.key.rfind("arg[", 0) == 0) {  // "arg[2].name": at that argument's table
+      const size_t i = std::stoul(problem.key.substr(4));
+      r.diag().error(i < k.args.size() ? k.args[i].pos : kpos, r.field(problem.key), problem.message);
+      continue;
+    }
+    const toml::node* n = r.table().get(problem.key);
+    r.diag().error(n ? n->source() : r.table().source(), r.field(problem.key), problem.message);
+  }
 }
 
 Config parse_document(const toml::table& doc, Diagnostics& diag, Config config) {

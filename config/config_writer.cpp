@@ -29,12 +29,18 @@ toml::table tolerances(const std::map<std::string, Tolerance>& values) {
 }
 
 toml::table kernel_table(const KernelSpec& k) {
-  toml::table t{{"name", k.name}, {"source", k.source}, {"launcher", k.launcher}};
+  toml::table t{{"name", k.name}, {"source", k.source}};
+  if (!k.launcher.empty() || k.global.empty()) t.insert("launcher", k.launcher);
+  for (const auto& [key, value] :
+       {std::pair{"global", &k.global}, std::pair{"grid", &k.grid}, std::pair{"block", &k.block},
+        std::pair{"shared_bytes", &k.shared_bytes}, std::pair{"template_args", &k.template_args}})
+    if (!value->empty()) t.insert(key, *value);
   t.insert("include_dirs", strings(k.include_dirs));
   t.insert("defines", strings(k.defines));
   t.insert("nvcc_flags", strings(k.nvcc_flags));
   t.insert("extra_sources", strings(k.extra_sources));
   t.insert("link_libs", strings(k.link_libs));
+  if (!k.setup_source.empty()) t.insert("setup_source", k.setup_source);
   if (!k.flops.empty()) t.insert("flops", k.flops);
   if (!k.bytes.empty()) t.insert("bytes", k.bytes);
   if (!k.tolerance.empty()) t.insert("tolerance", tolerances(k.tolerance));

@@ -337,6 +337,9 @@ class KnobFinder {
         knob.subject = "block size of " + launch_subject(site);
         knob.where = where;
         knob.function = name_;
+        knob.kernel = site.kernel;
+        knob.axis = 0;
+        knob.axes = 1;
         knob.value = *v;
         knob.line = line_of(text_, t_[block.begin].begin);
         knob.occurrences.push_back({t_[block.begin].begin, t_[block.begin].end, 0, ""});
@@ -397,6 +400,9 @@ class KnobFinder {
       knob.where = where;
       knob.function = name_;
       knob.group = components.size() > 1 ? name_ + ":" + shape_name : "";
+      knob.kernel = site.kernel;
+      knob.axis = static_cast<int>(c);
+      knob.axes = static_cast<int>(components.size());
       knob.value = *v;
       knob.line = line_of(text_, tok.begin);
       knob.occurrences.push_back({tok.begin, tok.end, 0, ""});
@@ -473,6 +479,16 @@ class KnobFinder {
       auto uses = constant_blocks_.find(c.name);
       bool ok = true;
       if (uses != constant_blocks_.end()) {
+        knob.kernel = uses->second.front().site->kernel;
+        for (const auto& use : uses->second)
+          if (use.site->kernel != knob.kernel) knob.kernel.clear();
+        // Used as one dimension of blocks of one kernel, it is that dimension.
+        if (!knob.kernel.empty() && std::all_of(uses->second.begin(), uses->second.end(), [&](const ConstantUse& u) {
+              return u.component == uses->second.front().component && u.dimensions == uses->second.front().dimensions;
+            })) {
+          knob.axis = static_cast<int>(uses->second.front().component);
+          knob.axes = static_cast<int>(uses->second.front().dimensions);
+        }
         for (const auto& use : uses->second) {
           knob.role = use.dimensions > 1 ? MacroRole::block_dimension : MacroRole::block_size;
           if (use.dimensions > 1) knob.group = name_ + ":block of " + use.site->kernel;
@@ -636,6 +652,10 @@ std::optional<AdvisoryProbe> find_advisory_probe(const std::string& source) {
     probe.value = assignment.substr(eq + 1, semi - eq - 1);
     probe.value.erase(0, probe.value.find_first_not_of(' '));
     probe.value.erase(probe.value.find_last_not_of(' ') + 1);
+  } else if (assignment.rfind("#define ", 0) == 0) {  // a kernel target's block: `#define KB_BLOCK_X 128  // ...`
+    size_t end = assignment.find_last_not_of(' ');
+    size_t begin = assignment.find_last_of(' ', end);
+    if (end != std::string::npos && begin != std::string::npos) probe.value = assignment.substr(begin + 1, end - begin);
   }
   return probe;
 }

@@ -56,6 +56,10 @@ struct LiteralKnob {
   std::string where;     // "the literal 32 at src/gelu.cu:41"
   std::string function;  // the launcher or kernel it is in
   std::string group;     // the block shape it is one dimension of (dim3 components), else empty
+  // Block knobs: the kernel whose launch it shapes (empty when launches of several kernels share
+  // it), and which block dimension it is of how many (-1/0 when not known).
+  std::string kernel;
+  int axis = -1, axes = 0;
   int64_t value = 0;
   int line = 0;
   std::vector<KnobOccurrence> occurrences;  // the first is the knob's own literal

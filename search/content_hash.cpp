@@ -42,6 +42,9 @@ std::string spec_hash(const config::Config& config, const config::KernelSpec& sp
                    {"project_flags", config.project.nvcc_flags},
                    {"project_include_dirs", config.project.include_dirs},
                    {"cuda_arch", config.project.cuda_arch}};
+  // A kernel target's launch is part of what is measured; absent for launchers, whose hashes stay.
+  if (spec.is_global())
+    j["kernel_target"] = {spec.global, spec.grid, spec.block, spec.shared_bytes, spec.template_args};
   return sha256_hex(j.dump());
 }
 

@@ -44,6 +44,15 @@ std::string launcher_signature(const config::KernelSpec& spec, const std::string
     size_t pos = n.rfind("::");
     return pos == std::string::npos ? n : n.substr(pos + 2);
   };
+  if (spec.is_global())  // a kernel target's contract is its kernel's own signature
+    for (const auto& k : scan.kernels) {
+      if (unqualified(k.name) != unqualified(spec.global)) continue;
+      std::string params;
+      for (const auto& p : k.params)
+        params += (params.empty() ? "" : ", ") + p.type + (p.name.empty() ? "" : " " + p.name);
+      return fmt::format("{}__global__ void {}({})",
+                         k.template_params.empty() ? "" : "template <" + k.template_params + "> ", spec.global, params);
+    }
   for (const auto& l : scan.launchers) {
     if (unqualified(l.name) != unqualified(spec.launcher)) continue;
     std::string params;
@@ -57,7 +66,7 @@ std::string launcher_signature(const config::KernelSpec& spec, const std::string
     if (role_is_buffer(a.role)) type = (a.role == ArgRole::input ? "const " : "") + type + "*";
     params += (params.empty() ? "" : ", ") + type + " " + a.name;
   }
-  return fmt::format("void {}({})", spec.launcher, params);
+  return fmt::format("{}void {}({})", spec.is_global() ? "__global__ " : "", spec.entry(), params);
 }
 
 const CandidateRecord* best_accepted(const std::vector<CandidateRecord>& tree) {

@@ -12,6 +12,7 @@
 #include <regex>
 
 #include "bot/commands/commands.h"
+#include "bot/compile_hints.h"
 #include "profiler/evaluate/gpu_evaluator.h"
 #include "profiler/evaluate/original_variant.h"
 
@@ -28,7 +29,8 @@ struct KernelCheck {
   std::string kernel;
   bool compiled = false;
   bool loaded = false;
-  std::string compile_log;  // when it did not compile, with the kernel's own file:line
+  std::string compile_log;         // when it did not compile, with the kernel's own file:line
+  std::vector<std::string> hints;  // what to change, where nvcc's or the loader's words point elsewhere
   profiler::LoadCheck load;
   bool ok() const { return compiled && loaded; }
 };
@@ -78,17 +80,23 @@ KernelCheck check_kernel(profiler::GpuEvaluator& evaluator, const config::Config
   c.compiled = compiled.ok;
   if (!compiled.ok) {
     c.compile_log = with_source_names(compiled.log, spec.source);
+    c.hints = compile_error_hints(c.compile_log, config);
     return c;
   }
   c.load = evaluator.check_load(spec, compiled);
   c.loaded = c.load.loaded;
+  if (!c.loaded && !c.load.undefined_symbol.empty())
+    if (std::string hint = undefined_symbol_hint(c.load.undefined_symbol, config, spec); !hint.empty())
+      c.hints.push_back(hint);
   return c;
 }
 
 void print_text(const KernelCheck& c, const std::string& arch) {
   std::cout << "kernel " << c.kernel << ": ";
   if (!c.compiled) {
-    std::cout << "COMPILE ERROR (-arch=" << arch << ")\n" << c.compile_log;
+    std::cout << "COMPILE ERROR (-arch=" << arch << ")\n";
+    for (const auto& hint : c.hints) std::cout << "  hint: " << hint << "\n";
+    std::cout << c.compile_log;
     if (!c.compile_log.empty() && c.compile_log.back() != '\n') std::cout << "\n";
     return;
   }
@@ -100,8 +108,11 @@ void print_text(const KernelCheck& c, const std::string& arch) {
   std::cout << ", NOT LOADED";
   if (!c.load.undefined_symbol.empty()) {
     std::cout << ": undefined symbol " << c.load.undefined_symbol;
-    std::cout << (c.load.provider.empty() ? " (no library found that defines it: add the one that does to link_libs)"
-                                          : ", probably from " + c.load.provider);
+    // The repository's own definition (or the setup's kb_setup) says more than a library search.
+    if (!c.hints.empty()) std::cout << "\n  hint: " << c.hints.front();
+    else
+      std::cout << (c.load.provider.empty() ? " (no library found that defines it: add the one that does to link_libs)"
+                                            : ", probably from " + c.load.provider);
   }
   std::cout << "\n  " << c.load.message << "\n";
 }
@@ -109,6 +120,7 @@ void print_text(const KernelCheck& c, const std::string& arch) {
 nlohmann::json to_json(const KernelCheck& c) {
   nlohmann::json j{{"kernel", c.kernel}, {"compiled", c.compiled}, {"loaded", c.loaded}};
   if (!c.compiled) j["compile_log"] = c.compile_log;
+  if (!c.hints.empty()) j["hints"] = c.hints;
   if (c.compiled && !c.loaded) {
     j["load_error"] = c.load.message;
     j["undefined_symbol"] = c.load.undefined_symbol;

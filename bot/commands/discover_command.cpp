@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bot/commands/commands.h"
+#include "bot/kernel_target_table.h"
 #include "common/text_table.h"
 #include "config/config_loader.h"
 #include "cuda_source/source_scanner.h"
@@ -50,6 +51,8 @@ void print_json(const cuda_source::ScanResult& scan, const std::filesystem::path
                               {"params", params_json(l.params)},
                               {"launches", launches},
                               {"device_side", l.is_kernel}});
+    // Why init writes kernel targets for its launches instead of a launcher target.
+    if (auto why = undrivable_launcher(l, {}); why && !l.is_kernel) j["launchers"].back()["not_drivable"] = *why;
   }
   j["skipped"] = nlohmann::json::array();
   for (const auto& s : scan.skipped)
@@ -75,6 +78,16 @@ void print_text(const cuda_source::ScanResult& scan) {
   std::cout << "Kernels (" << scan.kernels.size() << " in " << scan.files.size() << " files):\n"
             << kernels.render() << "\nLaunchers (" << scan.launchers.size() << "):\n"
             << launchers.render();
+  std::string undrivable;
+  for (const auto& l : scan.launchers)
+    if (auto why = undrivable_launcher(l, {}); why && !l.is_kernel)
+      for (const auto& s : l.launches)
+        undrivable += "  " + s.file + ":" + std::to_string(s.line) + ": " + s.kernel + " launched by " + l.name + ": " +
+                      *why + "\n";
+  if (!undrivable.empty())
+    std::cout << "\nLaunches kernelbot cannot drive through their function (`init` writes kernel targets, "
+                 "global = \"...\", for their kernels):\n"
+              << undrivable;
   if (!scan.skipped.empty()) {
     std::cout << "\nSkipped (" << scan.skipped.size() << "):\n";
     for (const auto& s : scan.skipped) std::cout << "  " << s.file << ":" << s.line << ": " << s.message << "\n";

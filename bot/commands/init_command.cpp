@@ -54,6 +54,10 @@ void register_init_command(CLI::App& app, CliContext& ctx) {
                  starter.commented_out
                      ? fmt::format(" ({} written commented out: see the 'Not written' lines)", starter.commented_out)
                      : "");
+    if (starter.kernel_targets > 0)
+      spdlog::info("{} of the tables are kernel targets (global = ...) for kernels launched inline: check their grid, "
+                   "block and shared_bytes lines",
+                   starter.kernel_targets);
     if (!narrowed && starter.tables > 1)
       spdlog::info("to keep only some, run again with --force and --kernel PATTERN (glob or substring of the "
                    "launcher's name) or --file PATH, both repeatable");

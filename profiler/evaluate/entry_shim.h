@@ -13,7 +13,10 @@ namespace kb::profiler {
 // variant's source written to disk). Buffers are passed as non-const `T*` (a `const T*` parameter
 // accepts them too); scalars and sizes as `*static_cast<T*>(a[i])`; a stream argument as
 // `*static_cast<cudaStream_t*>(a[i])`, the stream the variant server created for the launcher.
-// Qualified launcher names (`ops::launch_saxpy`) work as written in the spec.
-std::string generate_entry_shim(const config::KernelSpec& spec, const std::string& variant_include);
+// Qualified launcher names (`ops::launch_saxpy`) work as written in the spec. A kernel target
+// (`global`) gets global_launch_entry()'s kb_launch instead, whose block may follow the launch
+// site written in `variant_source`, the variant's text (global_launch.h).
+std::string generate_entry_shim(const config::KernelSpec& spec, const std::string& variant_include,
+                                const std::string& variant_source = "");
 
 }  // namespace kb::profiler

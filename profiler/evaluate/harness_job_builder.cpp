@@ -95,6 +95,12 @@ HarnessJob make_harness_job(const config::Config& config, const config::KernelSp
     }
     job.args.push_back(std::move(h));
   }
+  if (spec.is_global()) {  // a kernel target's shim launches on the harness's stream, passed last
+    HarnessArg stream;
+    stream.name = "stream";
+    stream.role = ArgRole::stream;
+    job.args.push_back(std::move(stream));
+  }
   for (size_t i = 0; i < sizes.size(); ++i) {
     job.flops.push_back(spec.flops.empty() ? 0.0 : config::evaluate_expression(spec.flops, sizes[i].values));
     job.bytes.push_back(spec.bytes.empty() ? default_bytes[i]

@@ -14,8 +14,11 @@
 #include "common/sha256.h"
 #include "profiler/evaluate/compile_commands.h"
 #include "profiler/evaluate/compile_dependencies.h"
+#include "profiler/evaluate/compile_log_order.h"
 #include "profiler/evaluate/entry_shim.h"
+#include "profiler/evaluate/nvcc_flag_paths.h"
 #include "profiler/evaluate/ptxas_report.h"
+#include "profiler/evaluate/setup_source.h"
 #include "profiler/sandbox/sandbox_process.h"
 
 namespace kb::profiler {
@@ -65,11 +68,21 @@ std::vector<std::string> link_arguments(const config::Config& config, const std:
   return out;
 }
 
+// The library's other translation units: extra_sources, then the setup source.
 std::vector<fs::path> extra_sources(const config::Config& config, const config::KernelSpec& spec) {
   std::vector<fs::path> out;
   for (const auto& s : config.project.extra_sources) out.push_back(config.resolve(s));
   for (const auto& s : spec.extra_sources) out.push_back(config.resolve(s));
+  if (const std::string& setup = config.setup_source_for(spec); !setup.empty()) out.push_back(config.resolve(setup));
   return out;
+}
+
+// The entry shim, with the reference to kb_setup when the library carries a setup source.
+std::string entry_shim_text(const config::Config& config, const config::KernelSpec& spec, const std::string& include,
+                            const std::string& source) {
+  std::string shim = generate_entry_shim(spec, include, source);
+  if (!config.setup_source_for(spec).empty()) shim += setup_reference();
+  return shim;
 }
 
 }  // namespace
@@ -178,6 +191,23 @@ std::vector<std::string> VariantCompiler::flags(const config::KernelSpec& spec, 
   // The library finds the toolkit's libcudart when dlopen()ed from anywhere.
   const fs::path cuda_lib = fs::path(options_.nvcc).parent_path().parent_path() / "lib64";
   if (fs::exists(cuda_lib)) f.push_back("-Xlinker=-rpath," + cuda_lib.lexically_normal().string());
+  const auto shared = unit_flags(spec, variant, true);
+  f.insert(f.end(), shared.begin(), shared.end());
+  return f;
+}
+
+std::vector<std::string> VariantCompiler::extra_source_flags(const config::KernelSpec& spec,
+                                                             const Variant& variant) const {
+  // An object for the library: no ptxas report (the kernel's own is the one anyone reads).
+  std::vector<std::string> f = {"-c", "-Xcompiler", "-fPIC", "-arch=" + options_.arch, "-O3", "-lineinfo"};
+  const auto shared = unit_flags(spec, variant, false);
+  f.insert(f.end(), shared.begin(), shared.end());
+  return f;
+}
+
+std::vector<std::string> VariantCompiler::unit_flags(const config::KernelSpec& spec, const Variant& variant,
+                                                     bool kernel_unit) const {
+  std::vector<std::string> f;
   const fs::path source = config_.resolve(spec.source);
   {
     // The repository's own flags for this file (-I/-D/-std) come first: the config's may add to them.
@@ -200,8 +230,18 @@ std::vector<std::string> VariantCompiler::flags(const config::KernelSpec& spec, 
   f.push_back("-I" + source.parent_path().lexically_normal().string());
   for (const auto& d : config_.project.defines) f.push_back("-D" + d);
   for (const auto& d : spec.defines) f.push_back("-D" + d);
-  f.insert(f.end(), config_.project.nvcc_flags.begin(), config_.project.nvcc_flags.end());
-  f.insert(f.end(), spec.nvcc_flags.begin(), spec.nvcc_flags.end());
+  // The prelude goes into every translation unit, first; nvcc runs in the cache, so every path is absolute.
+  for (const auto& p : config_.project.prelude) {
+    f.push_back("-include");
+    f.push_back(config_.resolve(p).lexically_normal().string());
+  }
+  std::vector<std::string> own = config_.project.nvcc_flags;
+  own.insert(own.end(), spec.nvcc_flags.begin(), spec.nvcc_flags.end());
+  own = resolve_flag_paths(own, config_.root);
+  // A forced include in nvcc_flags is the kernel's: in an extra source it would define twice what
+  // the kernel's unit defines (the link's "multiple definition" errors). The prelude is for all.
+  if (!kernel_unit) own = split_forced_includes(own).rest;
+  f.insert(f.end(), own.begin(), own.end());
   for (const auto& d : variant.defines) f.push_back("-D" + d);
   f.insert(f.end(), variant.nvcc_flags.begin(), variant.nvcc_flags.end());
   return f;
@@ -229,11 +269,12 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
       return refused;
     }
   Sha256 h;
-  h.field("kernelbot-variant-v1").field(nvcc_version_).field(generate_entry_shim(spec, "variant.cu"));
+  h.field("kernelbot-variant-v1").field(nvcc_version_).field(entry_shim_text(config_, spec, "variant.cu", variant.source));
   h.field(variant.source);
   for (const auto& x : f) h.field(x);
   for (const auto& src : extra_sources(config_, spec))
     h.field(src.string()).field(try_read_text_file(src).value_or(""));
+  for (const auto& p : config_.project.prelude) h.field(try_read_text_file(config_.resolve(p)).value_or(""));
   for (const auto& l : link_arguments(config_, config_.project.link_libs)) h.field(l);
   for (const auto& l : link_arguments(config_, spec.link_libs)) h.field(l);
   const std::string key1 = h.hex();
@@ -340,43 +381,67 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
   const fs::path shim_file = build / "kb_entry.cu";
   {
     std::ofstream(variant_file, std::ios::binary) << variant.source;
-    std::ofstream(shim_file, std::ios::binary) << generate_entry_shim(spec, variant_file.string());
+    std::ofstream(shim_file, std::ios::binary)
+        << entry_shim_text(config_, spec, variant_file.string(), variant.source);
   }
 
-  SandboxCommand cmd;
-  cmd.argv.push_back(options_.nvcc);
-  cmd.argv.insert(cmd.argv.end(), flags.begin(), flags.end());
+  // One nvcc run in the build directory, sandboxed and limited as a candidate's compile is.
+  auto run_nvcc = [&](const std::vector<std::string>& argv, const char* what) {
+    SandboxCommand cmd;
+    cmd.argv = argv;
+    cmd.working_dir = build;
+    cmd.limits.wall_time_s = options_.timeout_s;
+    cmd.limits.max_rss_mb = options_.max_memory_mb;
+    // A backstop for an allocation faster than the RSS watch (nvcc starts no CUDA).
+    cmd.limits.max_address_space_mb = options_.max_memory_mb > 0 ? 2 * options_.max_memory_mb : 0;
+    cmd.limits.max_output_bytes = 256 * 1024;
+    cmd.kind = options_.sandbox;
+    cmd.view = compile_view(cmd.argv, build, options_.hidden);
+    spdlog::debug("compiling {} ({}, {}): {}", spec.name, variant.label.empty() ? "variant" : variant.label, what, [&] {
+      std::string s;
+      for (const auto& a : cmd.argv) s += (s.empty() ? "" : " ") + a;
+      return s;
+    }());
+    return run_sandboxed(cmd);
+  };
+
+  auto start = std::chrono::steady_clock::now();
+  std::string log;
+  SandboxResult run;
+  // Extra sources and the setup source first, each to an object with flags of its own (no forced
+  // include of the kernel's); then the library: those objects, the shim, the libraries.
+  std::vector<std::string> link = {options_.nvcc};
+  link.insert(link.end(), flags.begin(), flags.end());
   for (const auto& a :
        std::vector<std::string>{"-MD", "-MF", (build / "deps.d").string(), "-o", (build / "variant.so").string()})
-    cmd.argv.push_back(a);
-  // The shim goes last: nvcc writes the dependency list of the last input file.
-  for (const auto& src : extra_sources(config_, spec)) cmd.argv.push_back(src.string());
-  cmd.argv.push_back(shim_file.string());
-  for (const auto& l : link_arguments(config_, config_.project.link_libs)) cmd.argv.push_back(l);
-  for (const auto& l : link_arguments(config_, spec.link_libs)) cmd.argv.push_back(l);
-  cmd.working_dir = build;
-  cmd.limits.wall_time_s = options_.timeout_s;
-  cmd.limits.max_rss_mb = options_.max_memory_mb;
-  // A backstop for an allocation faster than the RSS watch (nvcc starts no CUDA).
-  cmd.limits.max_address_space_mb = options_.max_memory_mb > 0 ? 2 * options_.max_memory_mb : 0;
-  cmd.limits.max_output_bytes = 256 * 1024;
-  cmd.kind = options_.sandbox;
-  cmd.view = compile_view(cmd.argv, build, options_.hidden);
-
-  spdlog::debug("compiling {} ({}): {}", spec.name, variant.label.empty() ? "variant" : variant.label, [&] {
-    std::string s;
-    for (const auto& a : cmd.argv) s += (s.empty() ? "" : " ") + a;
-    return s;
-  }());
-  auto start = std::chrono::steady_clock::now();
-  SandboxResult run = run_sandboxed(cmd);
+    link.push_back(a);
+  const auto extras = extra_sources(config_, spec);
+  const auto extra_flags = extras.empty() ? std::vector<std::string>{} : extra_source_flags(spec, variant);
+  for (size_t i = 0; i < extras.size() && (i == 0 || run.succeeded()); ++i) {
+    const fs::path object = build / ("extra" + std::to_string(i) + ".o");
+    std::vector<std::string> argv = {options_.nvcc};
+    argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+    for (const auto& a : std::vector<std::string>{"-o", object.string(), extras[i].string()}) argv.push_back(a);
+    run = run_nvcc(argv, extras[i].filename().string().c_str());
+    log += run.out + run.err;
+    link.push_back(object.string());
+  }
+  if (extras.empty() || run.succeeded()) {
+    // The shim goes last: nvcc writes the dependency list of the last input file.
+    link.push_back(shim_file.string());
+    for (const auto& l : link_arguments(config_, config_.project.link_libs)) link.push_back(l);
+    for (const auto& l : link_arguments(config_, spec.link_libs)) link.push_back(l);
+    run = run_nvcc(link, "the library");
+    log += run.out + run.err;
+  }
   CompiledVariant result;
   result.compile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Stored in the cache and the archive and sent back to the LLM in repair prompts.
-  result.log = untrusted_text(run.out + run.err, 256 * 1024);
+  result.log = untrusted_text(log, 256 * 1024);
   result.compiler_report = summarize_ptxas(parse_ptxas_report(result.log));
   if (!run.succeeded()) {
     result.ok = false;
+    result.log = ptxas_info_last(result.log);  // the error first, not under a page of ptxas info
     if (std::string limit = compile_limit_reason(run, result.log, options_); !limit.empty()) {
       result.log = "nvcc " + run.describe() + "\n" + result.log;
       result.failure_reason = limit;

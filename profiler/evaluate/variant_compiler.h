@@ -68,8 +68,12 @@ class VariantCompiler {
   // signal, not started) is compiled again by each waiter (`retry`: a waiter tries once itself).
   CompiledVariant compile(const config::KernelSpec& spec, const Variant& variant, bool retry = true);
 
-  // The nvcc arguments (without nvcc itself, the output and the input files), for tests and logs.
+  // The nvcc arguments (without nvcc itself, the output and the input files), for tests and logs:
+  // the library's link with the kernel's own unit (the entry shim, which includes the variant).
   std::vector<std::string> flags(const config::KernelSpec& spec, const Variant& variant) const;
+  // Those of each extra source and the setup source, compiled to an object of their own first:
+  // the same -I, -D, prelude and flags, without nvcc_flags' forced includes (the kernel's).
+  std::vector<std::string> extra_source_flags(const config::KernelSpec& spec, const Variant& variant) const;
 
   const std::string& nvcc_version() const { return nvcc_version_; }
 
@@ -77,6 +81,9 @@ class VariantCompiler {
   CompiledVariant compile_uncached(const config::KernelSpec& spec, const Variant& variant, const std::string& key1,
                                    const std::vector<std::string>& flags);
 
+  // The flags every unit shares (compile database, -I, -D, prelude, nvcc_flags, the variant's);
+  // nvcc_flags' forced includes only in the kernel's unit.
+  std::vector<std::string> unit_flags(const config::KernelSpec& spec, const Variant& variant, bool kernel_unit) const;
   // Where the headers whose contents key the cache may lie: the repository and the kernel's
   // configured include directories.
   std::vector<std::filesystem::path> dependency_roots(const config::KernelSpec& spec) const;

@@ -139,14 +139,14 @@ size_t ArgSet::allocated_bytes() const {
   return total;
 }
 
-ArgSet::ArgSet(const DecodedJob& job, size_t size_index, const unsigned char (*handles)[64], const uint8_t* has_handle,
-               const uint64_t* offsets)
-    : ArgSet(job, size_index, true) {
+ArgSet::ArgSet(const DecodedJob& job, const uint64_t* counts, const unsigned char (*handles)[64],
+               const uint8_t* has_handle, const uint64_t* offsets)
+    : ArgSet(job, 0, true) {
   static_assert(sizeof(cudaIpcMemHandle_t) == 64, "the wire carries 64-byte IPC handles");
   for (size_t i = 0; i < job.args.size(); ++i) {
     const auto& a = job.args[i];
     if (a.is_buffer()) {
-      counts_[i] = static_cast<size_t>(a.counts[size_index]);
+      counts_[i] = static_cast<size_t>(counts[i]);
       if (counts_[i] > 0) {
         if (!has_handle[i]) {
           release();
@@ -166,7 +166,6 @@ ArgSet::ArgSet(const DecodedJob& job, size_t size_index, const unsigned char (*h
       pointers_[i] = device_[i];
     } else {
       pointers_[i] = &scalar_storage_[i];
-      if (a.is_value() && !a.values[size_index].empty()) set_scalar(i, parse_value(a, size_index));
     }
   }
 }

@@ -29,9 +29,13 @@ class ArgSet {
   ArgSet(const DecodedJob& job, size_t size_index, const std::vector<size_t>& shifts = {},
          Guards guards = Guards::around);
   // Server side: the judge's buffers, mapped from their IPC handles (`handles[i]` for each buffer
-  // argument with `has_handle[i]`), buffer i `offsets[i]` bytes into its allocation. Throws
-  // HarnessError when a handle cannot be opened.
-  ArgSet(const DecodedJob& job, size_t size_index, const unsigned char (*handles)[64], const uint8_t* has_handle,
+  // argument with `has_handle[i]`), buffer i `offsets[i]` bytes into its allocation and
+  // `counts[i]` elements long. The counts come with the handles, not from a size set of the job:
+  // a server's job holds only the configured size sets (served_job.h), so the sizes verification
+  // draws beyond them stay unknown to the candidate until it is called with them. Scalars are set
+  // by the caller (the bind request carries them all); size_index() is 0. Throws HarnessError when
+  // a handle cannot be opened.
+  ArgSet(const DecodedJob& job, const uint64_t* counts, const unsigned char (*handles)[64], const uint8_t* has_handle,
          const uint64_t* offsets);
   ~ArgSet();
 

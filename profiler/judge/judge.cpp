@@ -31,9 +31,10 @@ void expect_no_harness_error(const Reply& r, const char* what) {
 void bind_slot(VariantProcess& server, int id, const ArgSet& set, double timeout_s, StreamChoice stream) {
   if (set.arg_count() > kMaxArgs) throw HarnessError("more than 64 launcher arguments");
   Request r = slot_request(Op::bind, {id}, static_cast<int>(stream));
-  r.size_index = static_cast<int32_t>(set.size_index());
+  // No size index: the server's job does not hold verification's own size sets (served_job.h).
   for (size_t i = 0; i < set.arg_count(); ++i) {
     if (!set.arg(i).is_buffer() || set.bytes(i) == 0) continue;
+    r.counts[i] = set.count(i);
     r.has_handle[i] = 1;
     set.ipc_handle(i, r.handles[i]);
     r.offsets[i] = set.data_offset(i);

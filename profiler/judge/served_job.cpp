@@ -2,6 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstddef>
+#include <type_traits>
+
 #include "common/os_random.h"
 
 namespace kb::judge {
@@ -10,7 +14,15 @@ HarnessJob served_job(const HarnessJob& job, const std::string& library) {
   HarnessJob served;
   served.mode = JobMode::time_baseline;
   served.baseline_library = library;
-  served.size_labels = job.size_labels;
+  // The configured size sets only: the sizes verification draws beyond them (verify_only_sizes,
+  // the last ones) are bound as bare counts (server_wire.h), so a candidate cannot look up which
+  // sizes it will be judged at and be right at those alone.
+  const size_t configured = job.size_labels.size() - static_cast<size_t>(job.verify_only_sizes);
+  const auto first = [configured](const auto& v) {
+    return std::decay_t<decltype(v)>(v.begin(),
+                                     v.begin() + static_cast<std::ptrdiff_t>(std::min(configured, v.size())));
+  };
+  served.size_labels = first(job.size_labels);
   served.device = job.device;
   served.bench.flush_l2 = job.bench.flush_l2;  // the server's timer flushes the L2 itself
   served.trials = 1;
@@ -21,9 +33,9 @@ HarnessJob served_job(const HarnessJob& job, const std::string& library) {
     arg.name = a.name;
     arg.role = a.role;
     arg.dtype = a.dtype;
-    arg.counts = a.counts;
-    arg.values = a.values;
-    arg.ranges = a.ranges;  // a local run's indices stay in bounds (metrics, compute-sanitizer)
+    arg.counts = first(a.counts);
+    arg.values = first(a.values);
+    arg.ranges = first(a.ranges);  // a local run's indices stay in bounds (metrics, compute-sanitizer)
     served.args.push_back(std::move(arg));
   }
   return served;

@@ -15,7 +15,8 @@
 namespace kb::judge {
 
 // The job as a server sees it: the argument layout (names, roles, dtypes, counts, literal values
-// and integer ranges per size set), the size labels, the device, whether the L2 is flushed
+// and integer ranges per configured size set: not verification's own generalization sizes, which
+// reach a server only as the counts of a bind), the size labels, the device, whether the L2 is flushed
 // between timed samples, and `library`. Everything else is the default of an empty HarnessJob,
 // in a mode that compares nothing (time_baseline).
 HarnessJob served_job(const HarnessJob& job, const std::string& library);

@@ -19,7 +19,7 @@ inline constexpr size_t kNoteBytes = 1024;
 inline constexpr size_t kMaxJobBytes = 64u << 20;  // a job's text, as send_text carries it
 
 enum class Op : uint32_t {
-  bind = 1,       // slot `slots[0]` at size `size_index`: the buffers (IPC handles) and scalars; `value`:
+  bind = 1,       // slot `slots[0]`: the buffers (IPC handles, offsets, counts) and scalars; `value`:
                   // the stream its launcher is given (StreamChoice, stream_choice.h)
   call,           // one call on slot `slots[0]`, waited for as a caller would; traced when `value` != 0
   warm_up,        // `value` calls on slots[0], then synchronize
@@ -52,6 +52,9 @@ struct Request {
   // bind: where each buffer starts in the allocation its handle maps (the judge's guard zone
   // before it, plus the alignment pass's shift): CUDA IPC maps whole allocations.
   uint64_t offsets[kMaxArgs] = {};
+  // bind: each buffer's element count. The server's job holds only the configured size sets
+  // (served_job.h): a bind names no size set, so verification's own sizes come as bare counts.
+  uint64_t counts[kMaxArgs] = {};
   uint8_t has_scalar[kMaxArgs] = {};
   double scalars[kMaxArgs] = {};
   // No word of what the judge is doing (which trial, verifying or timing): the variant in the

@@ -10,6 +10,7 @@
 #include "profiler/judge/device_checks.h"
 #include "profiler/judge/special_outputs.h"
 #include "profiler/judge/special_values_fill.h"
+#include "profiler/judge/special_values_plan.h"
 #include "profiler/judge/variant_call.h"
 
 namespace kb::judge {
@@ -17,27 +18,24 @@ namespace {
 
 bool special_input(const DecodedArg& a) { return a.is_read() && dtype_is_float(a.type) && !a.has_range(); }
 
-// prepare(), then the special values mixed into every float input of both sets and the pristine
-// copies alike (a pure function of seed, buffer and index).
-void prepare_special(const DecodedJob& job, const TrialPlan& p, SizeChecks& checks, ArgSet& base, ArgSet& cand) {
+// prepare(), then the special values mixed into input `i` of both sets and its pristine copy
+// alike (a pure function of seed, buffer and index).
+void prepare_special(const DecodedJob& job, const TrialPlan& p, size_t i, SizeChecks& checks, ArgSet& base,
+                     ArgSet& cand) {
   prepare(job, p, checks, base, cand);
-  for (size_t i = 0; i < job.args.size(); ++i) {
-    const auto& a = job.args[i];
-    if (!special_input(a)) continue;
-    const int t = static_cast<int>(a.type);
-    for (void* buffer : {base.device(i), cand.device(i), checks.pristine[i].get()})
-      if (buffer)
-        cuda_check(launch_mix_special_values(buffer, t, base.count(i), p.seed, i, cudaStreamLegacy),
-                   "mixing special values into an input");
-  }
+  const int t = static_cast<int>(job.args[i].type);
+  for (void* buffer : {base.device(i), cand.device(i), checks.pristine[i].get()})
+    if (buffer)
+      cuda_check(launch_mix_special_values(buffer, t, base.count(i), p.seed, i, cudaStreamLegacy),
+                 "mixing special values into an input");
   cuda_check(cudaStreamSynchronize(cudaStreamLegacy), "preparing special values");
 }
 
 // The original's outputs on |special inputs| into checks.scale (error_scale = "abs_inputs"), as
 // compute_error_scale does for ordinary inputs. False when the original faults.
-bool special_error_scale(const DecodedJob& job, const Servers& servers, const TrialPlan& p, SizeChecks& checks,
-                         ArgSet& base, ArgSet& cand) {
-  prepare_special(job, p, checks, base, cand);
+bool special_error_scale(const DecodedJob& job, const Servers& servers, const TrialPlan& p, size_t input,
+                         SizeChecks& checks, ArgSet& base, ArgSet& cand) {
+  prepare_special(job, p, input, checks, base, cand);
   std::vector<double> scalars(job.args.size());
   for (size_t i = 0; i < job.args.size(); ++i) {
     const auto& a = job.args[i];
@@ -95,35 +93,40 @@ VerificationOutcome check_special_values(const DecodedJob& job, const Servers& s
                                          const std::vector<std::unique_ptr<ArgSet>>& cand_sets,
                                          std::vector<SizeChecks>& checks, DeviceScratch& scratch,
                                          VerificationReport& report) {
-  std::string inputs;
-  for (const auto& a : job.args)
-    if (special_input(a)) inputs += (inputs.empty() ? "" : ", ") + a.name;
+  std::vector<size_t> inputs;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < job.args.size(); ++i) {
+    names.push_back(job.args[i].name);
+    if (special_input(job.args[i])) inputs.push_back(i);
+  }
   if (inputs.empty()) return {};  // no float input: nothing special to give
   const bool traced = !job.raw.under_sanitizer;
   const bool scaled = needs_error_scale(job);
-  std::vector<std::string> checked_sizes;
-  for (size_t s = 0; s < job.size_count(); ++s) {
+  std::vector<SpecialValuesCase> checked;
+  for (const SpecialValuesCase& c : plan_special_values(job.size_count(), inputs)) {
+    const size_t s = c.size;
     ArgSet& base = *base_sets[s];
     ArgSet& cand = *cand_sets[s];
     const int slot = static_cast<int>(s);
     const std::string& label = job.raw.size_labels[s];
+    const std::string& input = job.args[c.input].name;
     TrialPlan p;
     p.size = s;
     p.seed = random_u64();
     p.distribution = job.distributions.front();
-    const std::string context = "at size " + label + ", NaN, +-Inf, -0 and denormals mixed into " + inputs + " (seed " +
+    const std::string context = "at size " + label + ", NaN, +-Inf, -0 and denormals mixed into " + input + " (seed " +
                                 std::to_string(p.seed) + ")";
-    const std::string skipped = "special values at size " + label + ": ";
-    set_phase("special values at size " + label);
+    const std::string skipped = "special values in " + input + " at size " + label + ": ";
+    set_phase("special values in " + input + " at size " + label);
     spdlog::debug("special values {}", context);
 
-    if (scaled && !special_error_scale(job, servers, p, checks[s], base, cand)) {
+    if (scaled && !special_error_scale(job, servers, p, c.input, checks[s], base, cand)) {
       report.skipped_checks.push_back(skipped + "the original faults on them");
       restart_original(job, servers, base_sets);
       continue;
     }
     // The original, twice: do its outputs stay defined?
-    prepare_special(job, p, checks[s], base, cand);
+    prepare_special(job, p, c.input, checks[s], base, cand);
     const Reply first = call(*servers.baseline, slot, base, false, servers.timeout_s);
     if (first.status == Status::fault) {
       report.skipped_checks.push_back(skipped + "the original faults on them (" + fault_text(first) + ")");
@@ -135,7 +138,7 @@ VerificationOutcome check_special_values(const DecodedJob& job, const Servers& s
       first_outputs.emplace_back(job.args[i].is_written() ? base.bytes(i) : 0);
       if (first_outputs[i].get()) copy_device(first_outputs[i].get(), base.device(i), base.bytes(i));
     }
-    prepare_special(job, p, checks[s], base, cand);
+    prepare_special(job, p, c.input, checks[s], base, cand);
     const BothCalls calls = call_both(job, servers, slot, base, slot, cand, traced, context);
     if (calls.original_faulted) {
       report.skipped_checks.push_back(skipped + "the original faults on them the second time");
@@ -150,23 +153,21 @@ VerificationOutcome check_special_values(const DecodedJob& job, const Servers& s
       if (first_outputs[i].get())
         undefined = undefined_output(job.args[i], first_outputs[i], base, i, checks[s].scale[i], scratch);
     if (!undefined.empty()) {
-      spdlog::info("special values at size {} skipped: {}", label, undefined);
+      spdlog::info("special values in {} at size {} skipped: {}", input, label, undefined);
       report.skipped_checks.push_back(skipped + undefined);
       continue;
     }
     // Errors beside infinities and denormals are not the ordinary trials' errors: kept out of the
     // report's worst errors.
     VerificationReport scratch_report;
-    const VerificationOutcome checked = check_call(job, base, cand, checks[s], scratch, scratch_report, context);
-    if (checked.failed()) return {checked.verdict, lead_with("special values", context, checked.reason)};
-    checked_sizes.push_back(label);
+    const VerificationOutcome outcome = check_call(job, base, cand, checks[s], scratch, scratch_report, context);
+    if (outcome.failed()) return {outcome.verdict, lead_with("special values", context, outcome.reason)};
+    checked.push_back(c);
   }
-  if (!checked_sizes.empty()) {
-    std::string sizes;
-    for (const auto& l : checked_sizes) sizes += (sizes.empty() ? "" : ", ") + l;
-    report.passes.push_back("special values (NaN, +-Inf, -0, denormals) mixed into " + inputs + " at " + sizes +
-                            ": NaN and Inf exactly where the original has them");
-  }
+  if (!checked.empty())
+    report.passes.push_back("special values (NaN, +-Inf, -0, denormals) mixed into one input at a time (" +
+                            describe_special_values_cases(checked, job.raw.size_labels, names) +
+                            "): NaN and Inf exactly where the original has them");
   return {};
 }
 

@@ -1,8 +1,9 @@
-// Special values: after the main trials, at each size, one call of each variant on inputs whose
-// float buffers hold +-Inf, NaN, -0, denormals and values near the type's largest mixed into
-// ordinary values (special_values.h), wherever the original's outputs stay defined there: the
+// Special values: after the main trials, one call of each variant per case of
+// special_values_plan.h (one float input at a time, every size and every float input covered) on
+// inputs where that buffer holds +-Inf, NaN, -0 and denormals mixed into ordinary values
+// (special_values.h), wherever the original's outputs stay defined there: the
 // original runs on them twice first, and when it faults, disagrees with itself or leaves an output
-// with no finite value (special_outputs.h), the size is skipped and the report's skipped_checks
+// with no finite value (special_outputs.h), the case is skipped and the report's skipped_checks
 // says why. Otherwise the candidate's outputs must have NaN and Inf exactly where the original's
 // do (the same sign for Inf: non_finite_rule.h) and finite values within the tolerance.
 #pragma once

@@ -22,6 +22,8 @@ VariantLibrary load_variant_library(const std::string& path) {
     throw LibraryError(path + " does not export " + kEntrySymbol + ": " + (why ? why : "symbol not found"));
   }
   lib.entry = reinterpret_cast<EntryFn>(sym);
+  lib.setup = reinterpret_cast<SetupFn>(dlsym(handle, kSetupSymbol));  // optional: null without a setup source
+  dlerror();
   return lib;
 }
 

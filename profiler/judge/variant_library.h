@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/setup_contract.h"
 #include "profiler/judge/variant_call.h"
 
 namespace kb::judge {
@@ -18,6 +19,7 @@ struct LibraryError : std::runtime_error {
 struct VariantLibrary {
   std::string path;
   EntryFn entry = nullptr;
+  SetupFn setup = nullptr;  // kb_setup when the library defines one (setup_source), run once after loading
 };
 
 // Throws LibraryError with dlerror()'s text.

@@ -16,6 +16,7 @@
 #include "profiler/judge/timer.h"
 #include "profiler/judge/traced_call.h"
 #include "profiler/judge/variant_library.h"
+#include "profiler/judge/variant_setup.h"
 
 namespace kb::judge {
 namespace {
@@ -74,11 +75,9 @@ class Server {
 
  private:
   Reply bind(const Request& r) {
-    if (r.size_index < 0 || static_cast<size_t>(r.size_index) >= job_.all_size_count())
-      return make_reply(Status::harness_error, "bind: no such size set");
     StreamChoice choice = StreamChoice::launcher_stream;
     if (!stream_choice_from_wire(r.value, choice)) return make_reply(Status::harness_error, "bind: no such stream");
-    auto set = std::make_unique<ArgSet>(job_, static_cast<size_t>(r.size_index), r.handles, r.has_handle, r.offsets);
+    auto set = std::make_unique<ArgSet>(job_, r.counts, r.handles, r.has_handle, r.offsets);
     stream_.bind(*set, choice);
     apply_scalars(r, *set);
     slots_[r.slots[0]] = std::move(set);
@@ -226,6 +225,12 @@ int serve_variant(int fd, int device) {
     lib = load_variant_library(library);
   } catch (const LibraryError& e) {
     send_reply(fd, make_reply(Status::fault, std::string("cannot load: ") + e.what()));
+    return kExitOk;
+  }
+  // The library's one-time setup, before any call; its failure is the library's failure to load
+  // (the original's: an infrastructure error, job_modes.cpp), said the same way by either server.
+  if (const std::string failed = run_library_setup(lib.setup, who); !failed.empty()) {
+    send_reply(fd, make_reply(Status::fault, "setup failed: " + failed));
     return kExitOk;
   }
   if (!send_reply(fd, make_reply(Status::ok))) return kExitOk;

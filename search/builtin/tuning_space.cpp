@@ -61,7 +61,8 @@ TuningSpace TuningSpace::build(const Variant& base, const config::KernelSpec& sp
   space.base_ = base;
   space.launcher_ = spec.launcher;
   space.add_macro_dimensions(spec, options);
-  if (options.literal_knobs) space.add_launcher_knob_dimensions(spec);
+  if (options.literal_knobs && spec.is_global()) space.add_kernel_target_dimensions(spec);
+  else if (options.literal_knobs) space.add_launcher_knob_dimensions(spec);
   space.add_compiler_dimensions(spec, options);
   return space;
 }
@@ -112,20 +113,7 @@ void TuningSpace::add_macro_dimension(const std::map<std::string, std::string>& 
 void TuningSpace::add_launcher_knob_dimensions(const config::KernelSpec& spec) {
   auto knobs = cuda_source::find_launcher_knobs(base_.source, spec.launcher, spec.source, spec_overload_score(spec));
   for (const auto& why : knobs.not_offered) spdlog::debug("builtin tuner: not a knob: {}", why);
-  for (auto& knob : knobs.literals) {
-    cuda_source::TunableMacro as_macro{knob.name, knob.value, knob.line, knob.role, {}};
-    TuningDimension dim;
-    dim.kind = TuningDimension::Kind::literal;
-    dim.name = knob.name;
-    dim.role = knob.role;
-    dim.values = cuda_source::sweep_values(as_macro);
-    dim.default_index = index_of(dim.values, std::to_string(knob.value));
-    dim.knob = literal_knobs_.size();
-    dim.display = knob.description();
-    dim.group = knob.group;
-    literal_knobs_.push_back(std::move(knob));
-    if (dim.values.size() > 1) dims_.push_back(std::move(dim));
-  }
+  for (auto& knob : knobs.literals) add_literal_dimension(std::move(knob));
   for (auto& arg : knobs.arguments) {
     auto value = configured_value(spec, arg.param);
     if (!value) {
@@ -149,9 +137,52 @@ void TuningSpace::add_launcher_knob_dimensions(const config::KernelSpec& spec) {
   }
 }
 
+void TuningSpace::add_literal_dimension(cuda_source::LiteralKnob knob) {
+  cuda_source::TunableMacro as_macro{knob.name, knob.value, knob.line, knob.role, {}};
+  TuningDimension dim;
+  dim.kind = TuningDimension::Kind::literal;
+  dim.name = knob.name;
+  dim.role = knob.role;
+  dim.values = cuda_source::sweep_values(as_macro);
+  dim.default_index = index_of(dim.values, std::to_string(knob.value));
+  dim.knob = literal_knobs_.size();
+  dim.display = knob.description();
+  dim.group = knob.group;
+  literal_knobs_.push_back(std::move(knob));
+  if (dim.values.size() > 1) dims_.push_back(std::move(dim));
+}
+
+void TuningSpace::add_kernel_target_dimensions(const config::KernelSpec& spec) {
+  auto knobs = kernel_target_knobs(base_.source, spec);
+  for (const auto& why : knobs.not_offered) spdlog::debug("builtin tuner: not a knob: {}", why);
+  for (auto& knob : knobs.literals) add_literal_dimension(std::move(knob));
+  for (auto& probe : knobs.probes) {
+    const char* axes[] = {"block_x", "block_y", "block_z"};
+    cuda_source::TunableMacro as_macro{axes[probe.axis], probe.config_value, 0, cuda_source::MacroRole::block_size, {}};
+    TuningDimension dim;
+    dim.kind = TuningDimension::Kind::argument;
+    dim.name = axes[probe.axis];
+    dim.role = knobs.probes.size() > 1 ? cuda_source::MacroRole::block_dimension : cuda_source::MacroRole::block_size;
+    dim.group = knobs.probes.size() > 1 ? "kernel target block" : "";
+    dim.values = cuda_source::sweep_values(as_macro);
+    dim.default_index = index_of(dim.values, std::to_string(probe.config_value));
+    dim.knob = argument_knobs_.size() + launch_probes_.size();
+    dim.display = fmt::format("{} ({} in this config)", probe.subject, probe.config_value);
+    launch_probes_.push_back(std::move(probe));
+    if (dim.values.size() > 1) dims_.push_back(std::move(dim));
+  }
+}
+
+cuda_source::TextEdit TuningSpace::probe_edit(const TuningDimension& d, int64_t value) const {
+  if (d.knob >= argument_knobs_.size())
+    return launch_probes_[d.knob - argument_knobs_.size()].probe(base_.source, value);
+  return argument_knobs_[d.knob].probe(value, argument_values_[d.knob]);
+}
+
 // __launch_bounds__, fast math and register caps: choices the base variant has not made already.
 void TuningSpace::add_compiler_dimensions(const config::KernelSpec& spec, const TuningSpaceOptions& options) {
-  if (options.launch_bounds)
+  // Not for a kernel target: the launch-bounds transform reads a launcher's launches.
+  if (options.launch_bounds && !spec.is_global())
     if (auto bounded = cuda_source::add_launch_bounds(base_.source, spec.launcher)) {
       bounded_source_ = *bounded;
       dims_.push_back({TuningDimension::Kind::launch_bounds,
@@ -267,7 +298,7 @@ std::string TuningSpace::source_of(const TuningPoint& point) const {
     if (d.kind == TuningDimension::Kind::literal)
       for (auto& e : literal_knobs_[d.knob].edits(as_int(value, literal_knobs_[d.knob].value))) edits.push_back(e);
     if (d.kind == TuningDimension::Kind::argument && point[i] != d.default_index)
-      edits.push_back(argument_knobs_[d.knob].probe(as_int(value, 0), argument_values_[d.knob]));
+      edits.push_back(probe_edit(d, as_int(value, 0)));
   }
   if (edits.empty()) return bounds ? bounded_source_ : base_.source;
   // Launch bounds after the edits: the bound must be the block size the edited launch uses.

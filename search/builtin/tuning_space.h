@@ -18,6 +18,7 @@
 #include "core/variant.h"
 #include "cuda_source/literal_knobs.h"
 #include "cuda_source/tunable_macros.h"
+#include "search/builtin/kernel_target_knobs.h"
 
 namespace kb::search {
 
@@ -93,6 +94,11 @@ class TuningSpace {
                            std::vector<std::string> values, cuda_source::MacroRole role,
                            std::optional<std::string> source_default);
   void add_launcher_knob_dimensions(const config::KernelSpec& spec);
+  // A kernel target's: its launch site's literal knobs, else advisory probes of its block.
+  void add_kernel_target_dimensions(const config::KernelSpec& spec);
+  void add_literal_dimension(cuda_source::LiteralKnob knob);
+  // The edit that probes an argument dimension's value (a launcher's argument, a target's block).
+  cuda_source::TextEdit probe_edit(const TuningDimension& d, int64_t value) const;
   void add_compiler_dimensions(const config::KernelSpec& spec, const TuningSpaceOptions& options);
 
   std::string source_of(const TuningPoint& point) const;
@@ -104,6 +110,8 @@ class TuningSpace {
   std::vector<cuda_source::LiteralKnob> literal_knobs_;
   std::vector<cuda_source::ArgumentKnob> argument_knobs_;
   std::vector<int64_t> argument_values_;  // what the config passes for each argument knob
+  // A kernel target's block probes: argument dimensions whose `knob` is argument_knobs_.size() + i.
+  std::vector<LaunchProbe> launch_probes_;
   // The source-changing dimensions' values of every source variant() made, so point_of can read
   // a variant's point back from its text. Filled by variant(), which is const: a cache.
   mutable std::map<std::string, TuningPoint> source_points_;

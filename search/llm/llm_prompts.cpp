@@ -105,10 +105,24 @@ std::string format_tolerance(const config::Config& config, const config::KernelS
 // Where the launcher's work goes: the stream argument when the launcher takes one (the harness
 // times and checks the work queued there), else the default stream.
 std::string format_launch_stream(const config::KernelSpec& spec) {
+  if (spec.is_global()) return "the harness's stream (it launches a kernel target's kernel itself)";
   for (const auto& a : spec.args)
     if (a.role == ArgRole::stream)
       return "the stream it is given in `" + a.name + "` (every kernel, copy and memset goes there)";
   return "the default stream";
+}
+
+// A kernel target (config/kernel_target.h) has no launcher: the harness launches the kernel
+// itself, so the candidate replaces the kernel and keeps its name and parameters. Empty for a
+// launcher target (whose prompt stays as it was).
+std::string format_target_rule(const config::KernelSpec& spec, const std::string& signature) {
+  if (!spec.is_global()) return "";
+  return fmt::format(
+      "\n- This target has no launcher: the harness launches `{}` itself as `{}{}<<<dim3({}), dim3({}), {}, "
+      "stream>>>(...)` (block_x, block_y: the block's components). Keep `{}` with exactly the parameters of "
+      "`{}`, correct for that launch; the launch sites elsewhere in the file are not run and stay as they are.",
+      spec.global, spec.global, spec.template_args.empty() ? "" : "<" + spec.template_args + ">", spec.grid, spec.block,
+      spec.shared_bytes.empty() ? "0" : spec.shared_bytes, spec.global, signature);
 }
 
 std::string format_size_timings(const std::vector<SizeTiming>& timings, bool original) {
@@ -196,6 +210,7 @@ std::map<std::string, std::string> PromptBuilder::common() const {
           {"PROFILE", format_profile(ctx_.baseline_profile)},
           {"TOLERANCE", format_tolerance(*ctx_.config, *ctx_.spec)},
           {"LAUNCH_STREAM", format_launch_stream(*ctx_.spec)},
+          {"TARGET_RULE", format_target_rule(*ctx_.spec, ctx_.launcher_signature)},
           {"FAMILIES", describe_idea_families()},
           {"HISTORY", format_history(ctx_.history)}};
 }

@@ -45,8 +45,9 @@ SourceView LlmProposer::source_view(const ProposalContext& ctx) {
   SourceView view{false, spec_.source, spec_.launcher};
   const int64_t context = backend_->context_tokens().value_or(0);
   view.excerpts = excerpts_forced_ || too_long_for_prompt(ctx.original_source.size(), context);
-  // A file whose launcher cannot be found, or whose excerpt is no shorter, is shown whole.
-  if (view.excerpts && !shorter_excerpt(view, ctx.original_source)) view.excerpts = false;
+  // A file whose launcher cannot be found, or whose excerpt is no shorter, is shown whole; so is
+  // a kernel target's (config/kernel_target.h), which has no launcher to cut the file around.
+  if (view.excerpts && (spec_.is_global() || !shorter_excerpt(view, ctx.original_source))) view.excerpts = false;
   if (view.excerpts && !excerpts_said_.exchange(true))
     spdlog::info("{}: {} ({} characters) is too long for the prompt{}: the model is shown the launcher, the kernels "
                  "it launches and what they use, and asked for those only; its replies are spliced into the file",
@@ -64,7 +65,7 @@ ChatReply LlmProposer::ask(const ProposalContext& ctx, SourceView& view,
   } catch (const PromptTooLong& e) {
     SourceView shorter = view;
     shorter.excerpts = true;
-    if (view.excerpts || !shorter_excerpt(shorter, ctx.original_source)) throw;
+    if (view.excerpts || spec_.is_global() || !shorter_excerpt(shorter, ctx.original_source)) throw;
     excerpts_forced_ = true;
     excerpts_said_ = true;
     spdlog::warn("{}: the server refused the prompt as too long ({}); asking again with the launcher's excerpt of {}, "
@@ -177,7 +178,7 @@ Branch LlmProposer::implement_branch(const ProposalContext& ctx, const BranchReq
         chat);
     // Lines of the code the model started from are its own, not gaps it left.
     const std::string started_from = request.seed.variant.source + (request.mate ? request.mate->variant.source : "");
-    ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.launcher, started_from);
+    ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.entry(), started_from);
     if (!code.ok() && code.incomplete) {
       // A diff, an elided file or a missing launcher: models often answer with the change only.
       // One reminder naming what was wrong; its reply is judged as any other.
@@ -192,7 +193,7 @@ Branch LlmProposer::implement_branch(const ProposalContext& ctx, const BranchReq
                                            ", in one ```cuda code block."});
       try {
         reply = backend_->complete(chat);
-        code = extract_code(reply.content, reply.finish_reason, spec_.launcher, started_from);
+        code = extract_code(reply.content, reply.finish_reason, spec_.entry(), started_from);
       } catch (const ReplayMissing&) {
         // A recording made before reminders existed: the first reply's failure stands.
       }
@@ -247,7 +248,7 @@ std::optional<Variant> LlmProposer::repair(const ProposalContext& ctx, const std
           return PromptBuilder(ctx, config_.llm, v).repair(candidate_id, key, idea, failed, compile_log);
         },
         asked);
-    ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.launcher, failed.source);
+    ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.entry(), failed.source);
     std::string failure = code.failure;
     std::optional<std::string> source;
     if (code.ok()) source = whole_candidate(view, base_source(failed, ctx), code.code, failure);

@@ -305,6 +305,23 @@ LoopbackResponse FakeGitHub::serve(const LoopbackRequest& request) {
     if (body.contains("state")) p->state = body["state"];
     return json_response(200, pull_json(*p).dump());
   }
+  if (path.rfind("/issues/", 0) == 0 && request.method == "GET") {
+    std::string rest = path.substr(8);
+    const auto slash = rest.find('/');
+    FakePull* p = find(rest.substr(0, slash));
+    if (!p) return error(404, "Not Found");
+    if (slash == std::string::npos || rest.substr(slash) != "/comments") return error(404, "Not Found");
+    json out = json::array();
+    for (size_t k = 0; k < p->comments.size(); ++k) {
+      json c = comment_template_;
+      c["id"] = k + 1;
+      c["body"] = p->comments[k];
+      c["issue_url"] = server_.base_url() + base + "/issues/" + std::to_string(p->number);
+      c["url"] = server_.base_url() + base + "/issues/comments/" + std::to_string(k + 1);
+      out.push_back(c);
+    }
+    return json_response(200, out.dump());
+  }
   if (path.rfind("/issues/", 0) == 0 && request.method == "POST") {
     std::string rest = path.substr(8);
     auto slash = rest.find('/');

@@ -196,6 +196,14 @@ TEST_F(PrLifecycleTest, APersonsCommitOnTheBranchIsNeverForcePushedOver) {
   EXPECT_NE(pull.comments[0].find("1M: 10.0 us -> 6.0 us (1.67x)"), std::string::npos) << "the new numbers";
   EXPECT_EQ(pull.body.find("1024"), std::string::npos) << "the PR's text was not updated";
 
+  // The next night finds the same winner: no second copy of the same comment; a better one is news.
+  auto again = f.open_or_update(winner("#define SAXPY_BLOCK 1024\n", 1.9));
+  EXPECT_EQ(again.withheld, "left to a person");
+  EXPECT_NE(again.note.find("commented before"), std::string::npos) << again.note;
+  EXPECT_EQ(gh.pulls()[0].comments.size(), 1u) << "the same note was posted twice";
+  f.open_or_update(winner("#define SAXPY_BLOCK 2048\n", 2.5));
+  EXPECT_EQ(gh.pulls()[0].comments.size(), 2u) << "new numbers are news";
+
   // An amend of the bot's commit keeps its author but not its committer: a person's too.
   EXPECT_EQ(kb::bot::commits_by_others({{"s", "kernelbot", "KernelBot@users.noreply.github.com",
                                          "kernelbot@users.noreply.github.com"},

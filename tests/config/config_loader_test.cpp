@@ -538,3 +538,49 @@ sizes = [{ n = 1024 }]
   wrong.replace(wrong.find("\"TODO\""), 6, "\"TODOS\"");
   EXPECT_TRUE(has_error(errors_of(wrong), "kernel[0].sizes[0]", "'TODOS'")) << wrong;
 }
+
+// [project] prelude and setup_source, and a kernel's own setup_source: files relative to the
+// config's directory; a missing one is the field's error, at its value.
+TEST(ConfigLoader, PreludeAndSetupSourceMustExistAndAreNamedByField) {
+  auto dir = std::filesystem::temp_directory_path() / "kb_config_prelude_test";
+  std::filesystem::create_directories(dir / "compat");
+  std::ofstream(dir / "saxpy.cu") << "// present\n";
+  std::ofstream(dir / "compat" / "prelude.h") << "#define OLD_MACRO 1\n";
+  std::ofstream(dir / "setup.cu") << "extern \"C\" int kb_setup(void) { return 0; }\n";
+  const std::string project = "[project]\nprelude = [\"compat/prelude.h\"]\nsetup_source = \"setup.cu\"\n";
+  Config ok = load_config_text(project + kSaxpy, "kernelbot.toml", dir);
+  EXPECT_EQ(ok.project.prelude, std::vector<std::string>{"compat/prelude.h"});
+  EXPECT_EQ(ok.project.setup_source, "setup.cu");
+  EXPECT_EQ(ok.setup_source_for(ok.kernels[0]), "setup.cu");
+
+  std::string own = kSaxpy;
+  own.insert(own.find("sizes ="), "setup_source = \"setup.cu\"\n");
+  Config kernel_own = load_config_text(own, "kernelbot.toml", dir);
+  EXPECT_EQ(kernel_own.project.setup_source, "");
+  EXPECT_EQ(kernel_own.setup_source_for(kernel_own.kernels[0]), "setup.cu");
+
+  const std::string missing =
+      "[project]\nprelude = [\"compat/prelude.h\", \"compat/gone.h\"]\nsetup_source = \"nosetup.cu\"\n";
+  try {
+    load_config_text(missing + kSaxpy, "kernelbot.toml", dir);
+    FAIL();
+  } catch (const ConfigError& e) {
+    const auto& errs = e.diagnostics();
+    ASSERT_EQ(errs.size(), 2u);
+    EXPECT_TRUE(has_error(errs, "project.prelude[1]", "file not found"));
+    EXPECT_TRUE(has_error(errs, "project.prelude[1]", "compat/gone.h"));
+    EXPECT_EQ(errs[0].line, 2);
+    EXPECT_TRUE(has_error(errs, "project.setup_source", "relative to the directory of kernelbot.toml"));
+  }
+  std::string kernel_missing = kSaxpy;
+  kernel_missing.insert(kernel_missing.find("sizes ="), "setup_source = \"gone.cu\"\n");
+  try {
+    load_config_text(kernel_missing, "kernelbot.toml", dir);
+    FAIL();
+  } catch (const ConfigError& e) {
+    ASSERT_EQ(e.diagnostics().size(), 1u);
+    EXPECT_EQ(e.diagnostics()[0].field, "kernel[0].setup_source");
+  }
+  EXPECT_TRUE(has_error(errors_of("[project]\nprelude = \"compat/prelude.h\"\n"), "project.prelude", "array"));
+  std::filesystem::remove_all(dir);
+}

@@ -99,14 +99,18 @@ TEST(GeneralizationPlan, MemoryIsCountedAndBounded) {
   EXPECT_FALSE(fits_free_memory(size_t{1}, size_t{100} << 20)) << "room is kept for the servers";
 }
 
-TEST(GeneralizationPlan, ServersAreNotToldWhichSetsAreGeneralization) {
+// A server is not told the generalization sets at all: it binds them from the counts each bind
+// request carries (server_wire.h), so a candidate cannot list the sizes it will be judged at.
+TEST(GeneralizationPlan, ServersAreNotToldTheGeneralizationSets) {
   const HarnessJob served = served_job(general_job(), "/tmp/cand.so");
   EXPECT_EQ(served.verify_only_sizes, 0);
   const DecodedJob job = decode_job(served);
-  EXPECT_EQ(job.all_size_count(), 4u) << "a server can still map every set's buffers";
+  EXPECT_EQ(job.all_size_count(), 2u) << "only the configured sets";
+  EXPECT_EQ(served.size_labels, (std::vector<std::string>{"n=1024", "n=4096"}));
   const std::string text = served_job_text(general_job(), "/tmp/cand.so");
   EXPECT_EQ(text.find("verify"), std::string::npos) << text;
-  EXPECT_EQ(parse_job(text, "the served job").all_size_count(), 4u);
+  EXPECT_EQ(text.find("1000003"), std::string::npos) << text;
+  EXPECT_EQ(parse_job(text, "the served job").all_size_count(), 2u);
 }
 
 }  // namespace

@@ -93,6 +93,35 @@ TEST(ServedJob, BothServersOfAJobAreToldTheSameButTheirLibrary) {
   EXPECT_EQ(nlohmann::json(original).dump(), nlohmann::json(candidate).dump());
 }
 
+// Verification's own sizes (the generalization sizes, drawn per job) are never listed: a candidate
+// that could read them would know every size it is judged at and could be right at those alone.
+TEST(ServedJob, VerificationsOwnSizesAreNotListed) {
+  HarnessJob judged = judged_job();
+  judged.size_labels.push_back("n=4099");
+  judged.size_labels.push_back("n=2000006");
+  judged.verify_only_sizes = 2;
+  for (auto& a : judged.args) {
+    if (!a.counts.empty()) a.counts.insert(a.counts.end(), {4099, 2000006});
+    if (!a.values.empty()) a.values.insert(a.values.end(), {a.values[0], a.values[1]});
+    if (!a.ranges.empty()) a.ranges.insert(a.ranges.end(), {{0, 4099}, {0, 2000006}});
+  }
+  judged.args[4].values = {"1024", "1000003", "4099", "2000006"};
+  const std::string text = served_job_text(judged, judged.candidate_library);
+  for (const char* drawn : {"4099", "2000006"})
+    EXPECT_EQ(text.find(drawn), std::string::npos) << drawn << " reached the server: " << text;
+  const HarnessJob served = served_job(judged, judged.candidate_library);
+  EXPECT_EQ(served.size_labels, (std::vector<std::string>{"n=1024", "n=1000003"}));
+  EXPECT_EQ(served.verify_only_sizes, 0);
+  for (const auto& a : served.args) {
+    EXPECT_LE(a.counts.size(), 2u) << a.name;
+    EXPECT_LE(a.values.size(), 2u) << a.name;
+    EXPECT_LE(a.ranges.size(), 2u) << a.name;
+  }
+  EXPECT_EQ(served.args[0].counts, (std::vector<int64_t>{1024, 1000003}));
+  const DecodedJob decoded = parse_job(text, "the served job");
+  EXPECT_EQ(decoded.all_size_count(), 2u);
+}
+
 TEST(ServedJob, LocalRunsGetSeedsFromTheOsNotTheJob) {
   std::set<uint64_t> seeds;
   for (int i = 0; i < 16; ++i) seeds.insert(fresh_server_seed());

@@ -1,0 +1,30 @@
+// The entry shim of a kernel target (config/kernel_target.h): kb_launch binds every argument by
+// its [[kernel.arg]] name, evaluates the target's grid, block and shared-memory expressions with
+// them, launches the __global__ function on the harness's stream (the last pointer it is given:
+// harness_job_builder.h adds it) and returns non-zero when the launch failed.
+//
+// The block launched is the config's `block`, unless the text compiled launches the kernel from
+// one place with a block written as integer knobs (a literal, a const local, a dim3 of literals)
+// and the config's block is integer literals too: then it is the launch site's, so a variant that
+// edits the launch site (the tuner's literal knobs, a PR's text) is measured with the block it
+// writes. KB_BLOCK_X/Y/Z, where defined (an advisory probe's #define), win over both.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+
+namespace kb::profiler {
+
+// The block the shim launches `spec` with when compiled from `source_text` instead of the
+// config's: the launch site's, per the rule above; nullopt: the config's expressions.
+std::optional<std::vector<int64_t>> launch_site_block(const config::KernelSpec& spec, const std::string& source_text);
+
+// The shim's text after the variant's #include: helpers, the launch, and kb_launch itself.
+// `site_block` is launch_site_block()'s answer for the variant compiled.
+std::string global_launch_entry(const config::KernelSpec& spec, const std::optional<std::vector<int64_t>>& site_block);
+
+}  // namespace kb::profiler

@@ -1,0 +1,74 @@
+#include "search/builtin/kernel_target_knobs.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "config/kernel_target.h"
+#include "cuda_source/kernel_launch_sites.h"
+#include "cuda_source/preprocessor_directives.h"
+
+namespace kb::search {
+namespace {
+
+const char* const kBlockNames[] = {"block_x", "block_y", "block_z"};
+
+bool is_block_knob(const cuda_source::LiteralKnob& k) {
+  return k.kind == cuda_source::KnobKind::launch_block || k.kind == cuda_source::KnobKind::dim3_component ||
+         k.kind == cuda_source::KnobKind::constant;
+}
+
+}  // namespace
+
+cuda_source::TextEdit LaunchProbe::probe(const std::string& text, int64_t value) const {
+  return {text.size(), text.size(),
+          fmt::format("\n#define KB_BLOCK_{} {}  {}{} ({} in this config)\n", static_cast<char>('X' + axis), value,
+                      cuda_source::kAdvisoryProbeMarker, subject, config_value)};
+}
+
+KernelTargetKnobs kernel_target_knobs(const std::string& source, const config::KernelSpec& spec) {
+  KernelTargetKnobs out;
+  if (!spec.is_global()) return out;
+  auto found = cuda_source::find_kernel_knobs(source, spec.global, spec.source);
+  out.not_offered = found.not_offered;
+  const auto block = config::launch_components(spec.block);
+  auto grid_follows = [&](int axis) {
+    return axis >= 0 && axis < 3 && config::expression_reads(spec.grid, kBlockNames[axis]);
+  };
+  // The site's block knobs are what the shim launches only when the site's block is whole (a knob
+  // per dimension: found.block); the kernel's own knobs (unroll, min blocks) are tuned either way.
+  for (auto& k : found.literals) {
+    if (is_block_knob(k)) {
+      if (!found.block) continue;
+      if (!grid_follows(k.axis)) {
+        out.not_offered.push_back(fmt::format("{}: the grid `{}` of kernel target {} does not read {}", k.where,
+                                              spec.grid, spec.name, kBlockNames[std::max(k.axis, 0)]));
+        continue;
+      }
+    }
+    out.literals.push_back(std::move(k));
+  }
+  if (found.block) return out;
+  const std::string where = found.site ? fmt::format("{}'s launch at {}", spec.global, found.site->where())
+                                       : fmt::format("{}'s launches", spec.global);
+  for (size_t axis = 0; axis < block.size(); ++axis) {
+    auto value = cuda_source::integer_value(block[axis]);
+    if (!value) {
+      out.not_offered.push_back(
+          fmt::format("the block `{}` of kernel target {} is not integers", spec.block, spec.name));
+      break;
+    }
+    if (!grid_follows(static_cast<int>(axis))) {
+      out.not_offered.push_back(
+          fmt::format("the grid `{}` of kernel target {} does not read {}: the block is not probed", spec.grid,
+                      spec.name, kBlockNames[axis]));
+      continue;
+    }
+    out.probes.push_back({static_cast<int>(axis), *value,
+                          block.size() == 1 ? "the block of " + where
+                                            : fmt::format("block {} of {}", static_cast<char>('x' + axis), where)});
+  }
+  return out;
+}
+
+}  // namespace kb::search
