@@ -225,6 +225,12 @@ struct KernelSpec {
   std::map<std::string, std::vector<std::string>> tunables;  // macro -> values to try
   SourcePos pos;
   std::vector<UnfinishedField> unfinished;  // fields still "TODO", in file order
+  // Where each key of the table and of its [[kernel.arg]]s is written ("kernel[0].arg[2].count"),
+  // so that an error about a field points at its own line rather than at the table's header.
+  std::map<std::string, SourcePos> field_pos;
+  // The position of `field`, else of the nearest enclosing field written ("kernel[0].sizes" for
+  // "kernel[0].sizes[1]"), else `fallback`.
+  SourcePos position_of(std::string field, const SourcePos& fallback) const;
 };
 
 struct Config {

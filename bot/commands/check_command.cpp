@@ -12,6 +12,7 @@
 #include <regex>
 
 #include "bot/commands/commands.h"
+#include "bot/config_validation.h"
 #include "profiler/evaluate/gpu_evaluator.h"
 #include "profiler/evaluate/original_variant.h"
 
@@ -118,7 +119,7 @@ nlohmann::json to_json(const KernelCheck& c) {
 }
 
 void run_check(CliContext& ctx, const CheckArgs& args) {
-  const config::Config& config = ctx.config();
+  const config::Config& config = validated_config(ctx);  // what `config check` checks, first
   if (!args.compile) {
     // Without --compile there is only the config to check, which loading it just did.
     std::cout << config.file.string() << ": ok (" << config.kernels.size() << " kernel"
