@@ -230,8 +230,9 @@ class KernelChecker {
       return error(a.pos, field + ".role", "role \"" + role + "\" needs a pointer parameter" + at);
     if (!buffer && t.kind == ParamKind::pointer)
       return error(a.pos, field + ".role",
-                   "a pointer parameter needs role \"input\", \"output\" or \"inout\", not \"" + role + "\"" + at);
-    if (t.const_pointee && (a.role == ArgRole::output || a.role == ArgRole::inout))
+                   "a pointer parameter needs role \"input\", \"output\", \"inout\" or \"workspace\", not \"" + role +
+                       "\"" + at);
+    if (t.const_pointee && (a.role == ArgRole::output || a.role == ArgRole::inout || a.role == ArgRole::workspace))
       return error(a.pos, field + ".role",
                    "role \"" + role + "\" on a const pointer: the kernel cannot write through it" + at);
     if (!t.dtype) {
