@@ -85,7 +85,10 @@ std::set<std::string> bounding_params(const std::string& body, const std::vector
     if (x == "[") ++subscript;
     else if (x == "]" && subscript > 0) --subscript;
     if (t[i].kind != CodeToken::identifier || !ints.count(x) || qualified(t, i)) continue;
-    const bool compared = (i > 0 && comparison(t[i - 1].text)) || (i + 1 < t.size() && comparison(t[i + 1].text));
+    // Compared with something that varies (an index), not with a literal: `mode > 0` tests a
+    // flag, `k < K` bounds a loop.
+    const bool compared = (i >= 2 && comparison(t[i - 1].text) && t[i - 2].kind != CodeToken::number) ||
+                          (i + 2 < t.size() && comparison(t[i + 1].text) && t[i + 2].kind != CodeToken::number);
     if (compared || subscript > 0) out.insert(x);
   }
   return out;

@@ -12,8 +12,9 @@
 namespace kb::cuda_source {
 
 // The integer parameters of a kernel that bound something in `body` (its text): compared with
-// `<`, `<=`, `>` or `>=` (`i < n`, `for (k = 0; k < K; ++k)`, `if (i >= n) return;`) or used in a
-// subscript (`x[r * ld + c]`). Such a parameter is an extent of the data, not a tuning value.
+// `<`, `<=`, `>` or `>=` to something other than a number literal (`i < n`,
+// `for (k = 0; k < K; ++k)`, `if (i >= n) return;`; not `mode > 0`) or used in a subscript
+// (`x[r * ld + c]`). Such a parameter is an extent of the data, not a tuning value.
 std::set<std::string> bounding_params(const std::string& body, const std::vector<ScannedParam>& params);
 
 // The pointer parameters that a host function (text[begin, end): its definition) uses as host

@@ -22,8 +22,10 @@ TEST(ParamUsage, IntegersComparedOrInASubscriptBoundTheData) {
 }
 
 TEST(ParamUsage, ShiftsMembersAndFloatsAreNoBounds) {
-  const std::string body = "{ if (s.n < 4) y[0] = x << n; if (alpha > 0.5f) y[1] = 0; }";
-  EXPECT_TRUE(bounding_params(body, params("float* y, int x, int n, float alpha")).empty());
+  const std::string body =
+      "{ if (s.n < 4) y[0] = x << n; if (alpha > 0.5f) y[1] = 0; if (mode > 0 && 1 <= level) y[2] = 1; }";
+  EXPECT_TRUE(bounding_params(body, params("float* y, int x, int n, float alpha, int mode, int level")).empty())
+      << "shifts, members, floats and comparisons with a literal bound nothing";
 }
 
 TEST(ParamUsage, HostCopiesAndHostDereferencesMarkHostPointers) {
