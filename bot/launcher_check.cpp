@@ -57,11 +57,14 @@ class KernelChecker {
   }
 
  private:
+  // Each finding points at its field's own line where the file has one (`at` is the table's).
   void error(const config::SourcePos& at, const std::string& field, const std::string& message) {
-    out_.errors.push_back({config_.file.string(), at.line, at.column, field, message});
+    const config::SourcePos p = k_.position_of(field, at);
+    out_.errors.push_back({config_.file.string(), p.line, p.column, field, message});
   }
   void warning(const config::SourcePos& at, const std::string& field, const std::string& message) {
-    out_.warnings.push_back({config_.file.string(), at.line, at.column, field, message});
+    const config::SourcePos p = k_.position_of(field, at);
+    out_.warnings.push_back({config_.file.string(), p.line, p.column, field, message});
   }
   std::string where(const ScannedLauncher& l, const ScannedParam& p) const {
     return l.file + ":" + std::to_string(p.line ? p.line : l.line) + ": `" + param_text(p) + "`";
@@ -247,8 +250,9 @@ class KernelChecker {
       return error(a.pos, field + ".role", "role \"" + role + "\" needs a pointer parameter" + at);
     if (!buffer && t.kind == ParamKind::pointer)
       return error(a.pos, field + ".role",
-                   "a pointer parameter needs role \"input\", \"output\" or \"inout\", not \"" + role + "\"" + at);
-    if (t.const_pointee && (a.role == ArgRole::output || a.role == ArgRole::inout))
+                   "a pointer parameter needs role \"input\", \"output\", \"inout\" or \"workspace\", not \"" + role +
+                       "\"" + at);
+    if (t.const_pointee && (a.role == ArgRole::output || a.role == ArgRole::inout || a.role == ArgRole::workspace))
       return error(a.pos, field + ".role",
                    "role \"" + role + "\" on a const pointer: the kernel cannot write through it" + at);
     if (!t.dtype) {

@@ -57,7 +57,9 @@ std::optional<DType> dtype_of_element(const std::string& element) {
       {"std::size_t", DType::int64},
       {"unsigned long", DType::int64},
       {"unsigned long long", DType::int64},
-      {"uint64_t", DType::int64}};
+      {"uint64_t", DType::int64},
+      // One byte holding 0 or 1: a flag passed as uint8 converts to the launcher's bool.
+      {"bool", DType::uint8}};
   auto it = known.find(element);
   if (it == known.end()) return std::nullopt;
   return it->second;

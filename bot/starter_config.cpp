@@ -9,6 +9,7 @@
 #include <set>
 
 #include "bot/kernel_target_table.h"
+#include "bot/param_evidence.h"
 #include "bot/param_types.h"
 #include "common/file_io.h"
 #include "config/config_writer.h"
@@ -142,13 +143,22 @@ std::string toml_string(const std::string& s) {
 
 struct Table {
   std::string text;
-  std::string not_drivable;  // why the table is written commented out; empty: it is live
+  std::string not_drivable;     // why the table is written commented out; empty: it is live
+  std::set<std::string> sizes;  // the parameters written as sizes
 };
 
+// `sibling_sizes`: parameters that another launcher of the same file takes as sizes; a name that
+// is an extent there is one here too, even where it also stands in a <<<...>>>.
 Table render_table(const ScannedLauncher& l, const std::string& name, const cuda_source::ScanResult& scan,
-                   SourceTexts& texts) {
+                   SourceTexts& texts, const std::set<std::string>& sibling_sizes = {}) {
   const auto& aliases = texts.aliases(l.file);
+  const ParamEvidence evidence = read_param_evidence(l, scan, [&](const std::string& file) -> const std::string& {
+    return texts.text(file);
+  });
   std::set<std::string> settings = launch_setting_params(l);
+  std::set<std::string> size_in_sibling;
+  for (const auto& s : sibling_sizes)
+    if (settings.erase(s)) size_in_sibling.insert(s);
   std::vector<ParamType> types;
   std::set<std::string> sizes;
   Table table;
@@ -159,8 +169,14 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
     if (t.kind == ParamKind::opaque && table.not_drivable.empty())
       table.not_drivable = "parameter '" + (p.name.empty() ? "#" + std::to_string(i + 1) : p.name) + "' (" + p.type +
                            ") cannot be driven: " + t.why_not_drivable + "; no [[kernel.arg]] role supplies one";
-    if (t.kind == ParamKind::scalar && !dtype_is_float(*t.dtype) && !settings.count(p.name) && !p.name.empty())
+    if (t.kind == ParamKind::scalar && !dtype_is_float(*t.dtype) && t.element != "bool" && !settings.count(p.name) &&
+        !p.name.empty())
       sizes.insert(p.name);
+    if (auto host = evidence.host_pointers.find(p.name);
+        host != evidence.host_pointers.end() && t.kind == ParamKind::pointer && table.not_drivable.empty())
+      table.not_drivable = "parameter '" + p.name + "' is a host pointer (" + host->second +
+                           "): kernelbot lends device buffers, so it cannot drive this launcher; point a [[kernel]] "
+                           "at one that takes device pointers";
   }
   // Buffer counts over the integer candidates; a candidate no count uses is a size only if its
   // name says so (n, rows, dim, num_heads...), else a plain integer scalar (a multiplier, a flag).
@@ -173,11 +189,26 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
     }
   static const std::regex size_like(
       R"(^(n|m|k|[a-z]?size|len(gth)?|count|rows?|cols?|columns|dim|d|c|h|w|b|t|batch|channels|width|height|depth|seq(_len)?|vocab|heads?|stride|ld[a-z]?|(num|n)_?\w*|\w*_(size|len|dim|count|rows|cols)|[A-Z]|[NMKBTCHWDV]\w*)$)");
+  // ...or if the kernel compares it or indexes with it (an extent), or a sibling launcher sizes with it.
   for (auto it = sizes.begin(); it != sizes.end();)
-    it = (in_counts.count(*it) || std::regex_match(*it, size_like)) ? std::next(it) : sizes.erase(it);
+    it = (in_counts.count(*it) || std::regex_match(*it, size_like) || evidence.bounds_in_kernel.count(*it) ||
+          size_in_sibling.count(*it))
+             ? std::next(it)
+             : sizes.erase(it);
+  table.sizes = sizes;
 
-  bool has_output = std::any_of(types.begin(), types.end(),
-                                [](const ParamType& t) { return t.kind == ParamKind::pointer && !t.const_pointee; });
+  // Buffer roles: const is an input; a non-const pointer the kernel takes as const is one too; a
+  // written buffer named as scratch is a workspace, unless nothing else would be an output.
+  std::vector<ArgRole> roles(l.params.size(), ArgRole::input);
+  for (size_t i = 0; i < l.params.size(); ++i)
+    if (types[i].kind == ParamKind::pointer && !types[i].const_pointee &&
+        !evidence.const_in_kernel.count(l.params[i].name))
+      roles[i] = workspace_like(l.params[i].name) ? ArgRole::workspace : ArgRole::output;
+  const auto is_output = [](ArgRole r) { return r == ArgRole::output; };
+  if (std::none_of(roles.begin(), roles.end(), is_output))
+    std::replace(roles.begin(), roles.end(), ArgRole::workspace, ArgRole::output);
+  bool has_output = false;
+  for (size_t i = 0; i < l.params.size(); ++i) has_output |= types[i].kind == ParamKind::pointer && is_output(roles[i]);
   if (table.not_drivable.empty() && !has_output)
     table.not_drivable = "no parameter is a non-const pointer, so there is no output to verify";
 
@@ -213,13 +244,22 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
     if (t.kind == ParamKind::pointer) {
       if (!t.dtype)
         notes.push_back("check: element type '" + t.element + "' has no dtype kernelbot knows; float32 guessed");
-      std::string role = t.const_pointee ? "input" : "output";
+      std::string role = to_string(roles[i]);
       std::string count = counts[p.name];
       out += "  role = \"" + role + "\"\n  dtype = \"" + dtype + "\"\n";
       out += "  count = " + toml_string(count.empty() ? config::todo_marker : count) + "\n";
       if (count.empty()) count_todo.insert(pname);
       else notes.push_back("check: count guessed from the kernel's indexing");
       if (role == "output") notes.push_back("check: output, or inout if the kernel also reads it");
+      if (auto host = evidence.host_pointers.find(p.name); host != evidence.host_pointers.end())
+        notes.push_back("a host pointer: " + host->second + "; kernelbot lends device buffers");
+      if (!t.const_pointee && roles[i] == ArgRole::input)
+        notes.push_back("check: input: the kernel takes it as const (" + evidence.const_in_kernel.at(p.name) + ")");
+      if (roles[i] == ArgRole::workspace)
+        notes.push_back("check: workspace (lent and poisoned before each call, never compared) by its name; "
+                        "output if it holds a result");
+      if (t.element == "bool")
+        notes.push_back("check: bool elements as uint8: add range = [0, 2] to an input so every value is 0 or 1");
       if (t.dtype && !dtype_is_float(*t.dtype) && index_like(p.name))
         notes.push_back("check: integer indices? add range = [0, \"<size they index>\"] so values stay in bounds");
     } else if (t.kind == ParamKind::stream) {
@@ -230,10 +270,19 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
              "\n";
       notes.push_back(literal ? "launch setting (used in <<<...>>>): its default argument"
                               : "check: launch setting (used in <<<...>>>): a value the code supports");
+    } else if (t.kind == ParamKind::scalar && t.element == "bool") {
+      const std::string value = p.default_value == "false" || p.default_value == "0" ? "0" : "1";
+      out += "  role = \"scalar\"\n  dtype = \"uint8\"\n  value = " + value + "\n";
+      notes.push_back(std::string("check: a bool flag, passed as uint8 (0 false, 1 true): ") +
+                      (p.default_value.empty() ? "the path worth measuring" : "its default argument"));
     } else if (t.kind == ParamKind::scalar && sizes.count(p.name)) {
       std::string size_dtype = (*t.dtype == DType::int64 || *t.dtype == DType::int32) ? dtype : "int32";
       out += "  role = \"size\"\n  dtype = \"" + size_dtype + "\"\n  value = " + toml_string(p.name) + "\n";
       if (size_dtype != dtype) notes.push_back("check: a " + p.type + " size passed as int32");
+      if (size_in_sibling.count(p.name))
+        notes.push_back("check: a size, as in a sibling launcher of this file, though it also stands in <<<...>>>");
+      else if (!in_counts.count(p.name) && evidence.bounds_in_kernel.count(p.name))
+        notes.push_back("check: a size: it bounds a loop or an index in " + evidence.bounds_in_kernel.at(p.name));
     } else if (t.kind == ParamKind::scalar && !dtype_is_float(*t.dtype)) {
       auto literal = cuda_source::integer_value(p.default_value);
       out += "  role = \"scalar\"\n  dtype = \"" + dtype +
@@ -330,6 +379,13 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
     out += "]   # check: guessed from where the sources' #include \"...\" headers are\n\n";
   }
   SourceTexts texts(root, include_dirs);
+  // First the sizes each launcher would have on its own, so that a sibling in the same file can
+  // tell an extent from a launch setting.
+  std::map<std::string, std::map<std::string, std::set<std::string>>> file_sizes;  // file -> launcher -> sizes
+  for (const auto& launcher : scan.launchers)
+    if (!launcher.is_kernel && !launcher.launches.empty())
+      file_sizes[launcher.file][launcher.name + ":" + std::to_string(launcher.line)] =
+          render_table(launcher, launcher.name, scan, texts).sizes;
   std::set<std::string> used_names;
   for (const auto& launcher : scan.launchers) {
     // Device-side launches are not host entry points; main() is the program, not a launcher:
@@ -344,7 +400,11 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
     if (name.rfind("launch_", 0) == 0) name = name.substr(7);
     std::string unique = name;
     for (int k = 2; !used_names.insert(unique).second; ++k) unique = name + "_" + std::to_string(k);
-    Table table = render_table(launcher, unique, scan, texts);
+    std::set<std::string> sibling_sizes;
+    for (const auto& [other, sizes] : file_sizes[launcher.file])
+      if (other != launcher.name + ":" + std::to_string(launcher.line))
+        sibling_sizes.insert(sizes.begin(), sizes.end());
+    Table table = render_table(launcher, unique, scan, texts, sibling_sizes);
     ++result.tables;
     if (table.not_drivable.empty()) {
       out += table.text + "\n";

@@ -25,6 +25,16 @@ HarnessBench BenchConfig::harness() const {
                       .max_error = max_error};
 }
 
+SourcePos KernelSpec::position_of(std::string field, const SourcePos& fallback) const {
+  while (!field.empty()) {
+    if (auto it = field_pos.find(field); it != field_pos.end()) return it->second;
+    const size_t cut = field.find_last_of(".[");
+    if (cut == std::string::npos) break;
+    field.resize(cut);
+  }
+  return fallback;
+}
+
 std::string SizeSet::label() const {
   std::string out;
   for (const auto& [name, value] : values) out += (out.empty() ? "" : ",") + name + "=" + std::to_string(value);

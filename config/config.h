@@ -248,6 +248,12 @@ struct KernelSpec {
   bool is_global() const { return !global.empty(); }
   // The function the target names: the launcher, or the __global__ function.
   const std::string& entry() const { return is_global() ? global : launcher; }
+  // Where each key of the table and of its [[kernel.arg]]s is written ("kernel[0].arg[2].count"),
+  // so that an error about a field points at its own line rather than at the table's header.
+  std::map<std::string, SourcePos> field_pos;
+  // The position of `field`, else of the nearest enclosing field written ("kernel[0].sizes" for
+  // "kernel[0].sizes[1]"), else `fallback`.
+  SourcePos position_of(std::string field, const SourcePos& fallback) const;
 };
 
 struct Config {

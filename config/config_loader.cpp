@@ -15,6 +15,7 @@
 #include "config/config_error.h"
 #include "config/config_keys.h"
 #include "config/kernel_target.h"
+#include "config/count_check.h"
 #include "config/size_expression.h"
 
 namespace kb::config {
@@ -533,6 +534,9 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
   r.get_expression("bytes", k.bytes);
   read_tolerance_map(r, "tolerance", k.tolerance);
 
+  // The [[kernel.arg]] array has no line of its own: an argument's error falls back to its header.
+  for (const auto& [key, node] : r.table())
+    if (key.str() != "arg") k.field_pos[r.field(key.str())] = pos_of(node, r.diag());
   if (const toml::node* args = r.node("arg", true)) {
     const toml::array* arr = args->as_array();
     if (!arr || !arr->is_array_of_tables()) {
@@ -545,6 +549,7 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
         TableReader ar(t, r.field("arg[" + std::to_string(i) + "]"), r.diag());
         read_arg(ar, a);
         note_unfinished(ar, a, k);
+        for (const auto& [key, node] : t) k.field_pos[ar.field(key.str())] = pos_of(node, r.diag());
         k.args.push_back(std::move(a));
       }
     }
@@ -613,10 +618,17 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
     if (!a.name.empty() && !names_seen.insert(a.name).second)
       r.diag().error(a.pos, field + ".name", "duplicate argument name '" + a.name + "'");
     if (a.role == ArgRole::output || a.role == ArgRole::inout) has_output = true;
-    check_expr(a.count, a.pos, field + ".count");
-    check_expr(a.value, a.pos, field + ".value");
+    auto at = [&](const std::string& key) { return k.position_of(field + "." + key, a.pos); };
+    check_expr(a.count, at("count"), field + ".count");
+    check_expr(a.value, at("value"), field + ".value");
     for (size_t j = 0; j < a.range.size(); ++j)
-      check_expr(a.range[j], a.pos, field + ".range[" + std::to_string(j) + "]");
+      check_expr(a.range[j], at("range"), field + ".range[" + std::to_string(j) + "]");
+    if (role_is_buffer(a.role))
+      for (size_t s = 0; s < k.sizes.size(); ++s)
+        if (std::string why = count_problem(a.count, a.dtype, k.sizes[s].values); !why.empty()) {
+          r.diag().error(at("count"), field + ".count", why + " at size set " + k.sizes[s].label());
+          break;  // one size set shows it; the others would repeat it
+        }
   }
   SourcePos kpos = pos_of(r.table(), r.diag());
   check_expr(k.flops, kpos, r.field("flops"));
@@ -701,6 +713,9 @@ Config load_config_text(const std::string& text, const std::string& file_name, c
 }
 
 Config load_config(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    throw ConfigError({{file.string(), 0, 0, "", "is a directory, not a config file (kernelbot.toml is a TOML file)"}});
   const std::optional<std::string> text = try_read_text_file(file);
   if (!text) throw ConfigError({{file.string(), 0, 0, "", "cannot read the config file (does it exist?)"}});
   auto root = std::filesystem::absolute(file).parent_path();

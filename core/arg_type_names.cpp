@@ -6,9 +6,10 @@
 namespace kb {
 namespace {
 
-constexpr std::pair<ArgRole, const char*> kRoles[] = {{ArgRole::input, "input"}, {ArgRole::output, "output"},
-                                                      {ArgRole::inout, "inout"}, {ArgRole::scalar, "scalar"},
-                                                      {ArgRole::size, "size"},   {ArgRole::stream, "stream"}};
+constexpr std::pair<ArgRole, const char*> kRoles[] = {{ArgRole::input, "input"},        {ArgRole::output, "output"},
+                                                      {ArgRole::inout, "inout"},        {ArgRole::scalar, "scalar"},
+                                                      {ArgRole::size, "size"},          {ArgRole::stream, "stream"},
+                                                      {ArgRole::workspace, "workspace"}};
 
 struct DTypeName {
   DType dtype;

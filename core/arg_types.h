@@ -20,7 +20,10 @@ namespace kb {
 
 // stream: a `cudaStream_t` parameter; the judge passes its own stream (timing, verification and
 // the escape checks follow it). It has no dtype, count or value.
-enum class ArgRole { input, output, inout, scalar, size, stream };
+// workspace: a buffer the kernel writes that is no result (scratch space, partial sums, flags):
+// lent and poisoned before every call like an output, never filled, never compared; a candidate
+// may use it differently or not at all. Appended: the names, not the numbers, cross the wire.
+enum class ArgRole { input, output, inout, scalar, size, stream, workspace };
 
 // The element type of a buffer, or the type of a scalar or size. The order is the wire's
 // (device code receives a DType as int): append, never reorder.
@@ -51,7 +54,17 @@ KB_HOST_DEVICE constexpr bool dtype_is_unsigned(DType t) { return t == DType::ui
 
 // A buffer is passed as a device pointer; the other roles as a host value (or the stream).
 KB_HOST_DEVICE constexpr bool role_is_buffer(ArgRole r) {
-  return r == ArgRole::input || r == ArgRole::output || r == ArgRole::inout;
+  return r == ArgRole::input || r == ArgRole::output || r == ArgRole::inout || r == ArgRole::workspace;
 }
+
+// What the judge does with each buffer role; every pass asks these rather than naming roles.
+// Filled with generated inputs before a call:
+KB_HOST_DEVICE constexpr bool role_is_filled(ArgRole r) { return r == ArgRole::input || r == ArgRole::inout; }
+// Poisoned before a call (what the kernel must write, or may use as it likes):
+KB_HOST_DEVICE constexpr bool role_is_poisoned(ArgRole r) { return r == ArgRole::output || r == ArgRole::workspace; }
+// Compared with the original's after a call, within the tolerance (the results):
+KB_HOST_DEVICE constexpr bool role_is_compared(ArgRole r) { return r == ArgRole::output || r == ArgRole::inout; }
+// Must hold the same bytes in both variants after a call (read only: a change is a failure):
+KB_HOST_DEVICE constexpr bool role_must_stay_unchanged(ArgRole r) { return r == ArgRole::input; }
 
 }  // namespace kb

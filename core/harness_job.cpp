@@ -57,7 +57,8 @@ void from_json(const nlohmann::json& j, HarnessArg& a) {
   const std::string role = j.value("role", std::string(to_string(defaults.role)));
   if (auto r = parse_arg_role(role)) a.role = *r;
   else
-    bad_field(j, where + ".role: unknown role '" + role + "' (expected input, output, inout, scalar, size or stream)");
+    bad_field(j, where + ".role: unknown role '" + role +
+                     "' (expected input, output, inout, scalar, size, stream or workspace)");
   const std::string dtype = j.value("dtype", std::string());
   a.dtype = std::nullopt;
   if (!dtype.empty()) {

@@ -16,6 +16,6 @@
 namespace kb {
 
 inline constexpr const char* kSetupSymbol = "kb_setup";
-using SetupFn = int (*)(void);
+using SetupFn = int (*)();
 
 }  // namespace kb

@@ -10,9 +10,12 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <thread>
 
 #include "bot/commands/commands.h"
 #include "bot/compile_hints.h"
+#include "bot/config_validation.h"
+#include "common/ordered_parallel.h"
 #include "profiler/evaluate/gpu_evaluator.h"
 #include "profiler/evaluate/original_variant.h"
 
@@ -22,6 +25,7 @@ namespace {
 struct CheckArgs {
   bool compile = false;
   std::vector<std::string> kernels;
+  int64_t jobs = 0;  // kernels compiled at once; 0: one per core
 };
 
 // One kernel's outcome.
@@ -130,7 +134,7 @@ nlohmann::json to_json(const KernelCheck& c) {
 }
 
 void run_check(CliContext& ctx, const CheckArgs& args) {
-  const config::Config& config = ctx.config();
+  const config::Config& config = validated_config(ctx);  // what `config check` checks, first
   if (!args.compile) {
     // Without --compile there is only the config to check, which loading it just did.
     std::cout << config.file.string() << ": ok (" << config.kernels.size() << " kernel"
@@ -145,12 +149,19 @@ void run_check(CliContext& ctx, const CheckArgs& args) {
   } catch (const std::runtime_error& e) {  // no kernelbot-harness, no bubblewrap for the sandbox
     throw Error(std::string("cannot check without the GPU runner's parts: ") + e.what());
   }
-  std::vector<KernelCheck> results;
-  for (const auto* spec : kernels) {
-    spdlog::info("{}: compiling {} and loading it as the harness would", spec->name, spec->source);
-    results.push_back(check_kernel(*evaluator, config, *spec));
-    if (!ctx.options.json) print_text(results.back(), evaluator->arch());
-  }
+  // Compiles run side by side (each nvcc is one process); the report keeps the config's order.
+  const size_t jobs = args.jobs > 0 ? static_cast<size_t>(args.jobs)
+                                    : std::max<size_t>(1, std::thread::hardware_concurrency());
+  spdlog::info("checking {} kernel(s), {} at a time", kernels.size(), std::min(jobs, kernels.size()));
+  const std::vector<KernelCheck> results = run_ordered_parallel<KernelCheck>(
+      kernels.size(), jobs,
+      [&](size_t i) {
+        spdlog::info("{}: compiling {} and loading it as the harness would", kernels[i]->name, kernels[i]->source);
+        return check_kernel(*evaluator, config, *kernels[i]);
+      },
+      [&](size_t, const KernelCheck& c) {
+        if (!ctx.options.json) print_text(c, evaluator->arch());
+      });
   size_t failed = 0;
   for (const auto& r : results) failed += r.ok() ? 0 : 1;
   if (ctx.options.json) {
@@ -169,17 +180,22 @@ void run_check(CliContext& ctx, const CheckArgs& args) {
 void register_check_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("check",
                                  "Check that every kernel compiles and loads as a GPU run needs (no GPU needed)");
-  cmd->footer("With --compile, each kernel's original is compiled exactly as a GPU run compiles it (the project's\n"
-              "flags, include_dirs, defines, extra_sources and link_libs; -arch from [project].cuda_arch, else the\n"
-              "GPU's, else sm_90), then loaded the way the harness loads it (dlopen RTLD_NOW in kernelbot-harness,\n"
-              "inside the [verify].sandbox). A library that does not load is reported with its undefined symbol and\n"
-              "the library that probably provides it (add that to link_libs); a compile error with the kernel's\n"
-              "file and line.\n\n"
-              "Exit status: 0 when every kernel compiled and loaded; 1 when any did not (or the check could not run);\n"
-              "2 for a bad command line or config.");
+  cmd->footer(
+      "With --compile, each kernel's original is compiled exactly as a GPU run compiles it (the project's\n"
+      "flags, include_dirs, defines, extra_sources and link_libs; -arch from [project].cuda_arch, else the\n"
+      "GPU's, else sm_90), then loaded the way the harness loads it (dlopen RTLD_NOW in kernelbot-harness,\n"
+      "inside the [verify].sandbox). A library that does not load is reported with its undefined symbol and\n"
+      "the library that probably provides it (add that to link_libs); a compile error with the kernel's\n"
+      "file and line. Kernels compile in parallel (-j N; default one per core), reported in the config's order.\n\n"
+      "Exit status: 0 when every kernel compiled and loaded; 1 when any did not (or the check could not run);\n"
+      "2 for a bad command line or config.");
   auto args = std::make_shared<CheckArgs>();
   cmd->add_flag("--compile", args->compile, "Compile and load every kernel's original (the point of this command)");
   cmd->add_option("--kernel", args->kernels, "Only this [[kernel]] (repeatable); default: every kernel");
+  cmd->add_option("-j,--jobs", args->jobs,
+                  "Kernels compiled at once (default: one per core); the report keeps the "
+                  "config's order")
+      ->check(CLI::PositiveNumber);
   cmd->callback([&ctx, args] { run_check(ctx, *args); });
 }
 

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bot/commands/commands.h"
-#include "bot/launcher_check.h"
+#include "bot/config_validation.h"
 #include "config/config_writer.h"
 
 namespace kb::bot {
@@ -19,14 +19,7 @@ void register_config_command(CLI::App& app, CliContext& ctx) {
       "number, order, role and dtype, the buffers fit in GPU memory). Fields written \"TODO\" are listed, not "
       "errors. Exit 0 when valid (TODOs included), 2 on any error");
   check->callback([&ctx] {
-    const auto& config = ctx.config();
-    LauncherFindings findings = check_launchers(config, device_memory_limit());
-    for (const auto& w : findings.warnings) {
-      std::string text = w.format();
-      if (auto at = text.find(": error: "); at != std::string::npos) text.replace(at, 9, ": warning: ");
-      std::cerr << text << "\n";
-    }
-    if (!findings.errors.empty()) throw config::ConfigError(findings.errors);
+    const auto& config = validated_config(ctx);  // the same checks as check, profile and run
     size_t todo = 0;
     for (const auto& k : config.kernels) todo += k.unfinished.size();
     if (ctx.options.json) {

@@ -1,10 +1,10 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "bot/commands/commands.h"
+#include "bot/config_file_write.h"
 #include "bot/starter_config.h"
 #include "cuda_source/source_scanner.h"
 
@@ -37,17 +37,20 @@ void register_init_command(CLI::App& app, CliContext& ctx) {
         throw UsageError("--file " + f + ": no such file under " + root.string());
     auto scan = cuda_source::scan_tree(root, config::ProjectConfig{}.discover_exclude);
     StarterConfig starter = render_starter_config(scan, root, opt->starter);
+    bool narrowed = !opt->starter.kernel_patterns.empty() || !opt->starter.files.empty();
+    // A choice that matched nothing is a mistake to report, not a reason to replace a config.
+    if (narrowed && starter.tables == 0)
+      throw UsageError("--kernel/--file matched none of the " + std::to_string(starter.candidates) +
+                       " launcher(s) found (`kernelbot discover` lists them); nothing was written");
     if (opt->print) {
       std::cout << starter.text;
     } else {
-      if (std::filesystem::exists(target) && !opt->force)
+      if (std::filesystem::exists(target) && !std::filesystem::is_directory(target) && !opt->force)
         throw UsageError(target.string() + " exists already; pass --force to overwrite it");
-      std::ofstream out(target);
-      out << starter.text;
-      if (!out) throw Error("cannot write " + target.string());
+      if (auto backup = write_config_keeping_backup(target, starter.text))
+        spdlog::info("the previous {} is kept as {}", target.filename().string(), backup->string());
     }
     for (const auto& s : scan.skipped) spdlog::warn("skipped {}:{}: {}", s.file, s.line, s.message);
-    bool narrowed = !opt->starter.kernel_patterns.empty() || !opt->starter.files.empty();
     spdlog::info("{} {} kernel table(s) for {} of the {} launcher(s) found{}",
                  opt->print ? "printed" : "wrote " + target.string() + " with", starter.tables - starter.commented_out,
                  starter.tables, starter.candidates,

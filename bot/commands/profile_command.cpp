@@ -7,6 +7,7 @@
 
 #include "bot/commands/commands.h"
 #include "bot/commands/evaluation_tables.h"
+#include "bot/config_validation.h"
 #include "bot/unfinished_kernel.h"
 #include "config/config_loader.h"
 #include "profiler/device_query.h"
@@ -26,7 +27,7 @@ struct ProfileArgs {
 };
 
 void profile_kernels(CliContext& ctx, const ProfileArgs& args) {
-  const config::Config& config = ctx.config();
+  const config::Config& config = validated_config(ctx);
   std::vector<const config::KernelSpec*> specs;
   for (const auto& k : config.kernels)
     if (args.kernel.empty() || k.name == args.kernel) specs.push_back(&k);

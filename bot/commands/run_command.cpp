@@ -1,5 +1,6 @@
 #include "bot/commands/commands.h"
 #include "bot/commands/outcome_table.h"
+#include "bot/config_validation.h"
 #include "bot/main_job.h"
 #include "bot/unfinished_kernel.h"
 
@@ -47,7 +48,7 @@ void register_run_command(CLI::App& app, CliContext& ctx) {
     if (opts->no_publish && opts->dry_run) throw UsageError("--no-publish publishes nothing: drop --dry-run");
     if (!shard->empty()) opts->shard = parse_shard(*shard);
     if (!out->empty()) opts->out = std::filesystem::absolute(*out);
-    config::Config config = ctx.config();
+    config::Config config = validated_config(ctx);
     require_finished(kernels_named(config, opts->kernel));
     if (*rounds > 0) config.search.rounds = *rounds;
     if (*max_candidates > 0) config.search.max_candidates = *max_candidates;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/harness_job.h"
+#include "cuda_source/literal_knobs.h"
 #include "profiler/evaluate/global_launch.h"
 
 namespace kb::profiler {
@@ -33,7 +34,8 @@ std::string generate_entry_shim(const config::KernelSpec& spec, const std::strin
     if (types.count(DType::float16)) s << "#include <cuda_fp16.h>\n";
     if (types.count(DType::bfloat16)) s << "#include <cuda_bf16.h>\n";
     s << "\n#include " << quoted(variant_include) << "\n\n"
-      << global_launch_entry(spec, launch_site_block(spec, variant_source));
+      << global_launch_entry(spec, launch_site_block(spec, variant_source),
+                             cuda_source::find_advisory_probe(variant_source).has_value());
     return s.str();
   }
   std::set<DType> dtypes;

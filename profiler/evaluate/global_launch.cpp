@@ -27,7 +27,8 @@ std::optional<std::vector<int64_t>> launch_site_block(const config::KernelSpec& 
   return knobs.block;
 }
 
-std::string global_launch_entry(const config::KernelSpec& spec, const std::optional<std::vector<int64_t>>& site_block) {
+std::string global_launch_entry(const config::KernelSpec& spec, const std::optional<std::vector<int64_t>>& site_block,
+                                bool advisory_probe) {
   const auto grid = config::launch_components(spec.grid);
   const auto block = config::launch_components(spec.block);
   std::ostringstream s;
@@ -59,11 +60,10 @@ std::string global_launch_entry(const config::KernelSpec& spec, const std::optio
       note = "  // as the launch site writes it";
     }
     const std::string macro = std::string("KB_BLOCK_") + static_cast<char>('X' + d);
-    s << "#ifdef " << macro << "\n"
-      << "  const unsigned block_" << kAxes[d] << " = " << macro << ";\n"
-      << "#else\n"
-      << "  const unsigned block_" << kAxes[d] << " = static_cast<unsigned>(" << value << ");" << note << "\n"
-      << "#endif\n";
+    if (advisory_probe)
+      s << "#ifdef " << macro << "\n  const unsigned block_" << kAxes[d] << " = " << macro << ";\n#else\n";
+    s << "  const unsigned block_" << kAxes[d] << " = static_cast<unsigned>(" << value << ");" << note << "\n";
+    if (advisory_probe) s << "#endif\n";
   }
   s << "  const dim3 kb_grid(";
   for (size_t d = 0; d < grid.size(); ++d) s << (d ? ", " : "") << "static_cast<unsigned>(" << grid[d] << ")";

@@ -7,7 +7,9 @@
 // one place with a block written as integer knobs (a literal, a const local, a dim3 of literals)
 // and the config's block is integer literals too: then it is the launch site's, so a variant that
 // edits the launch site (the tuner's literal knobs, a PR's text) is measured with the block it
-// writes. KB_BLOCK_X/Y/Z, where defined (an advisory probe's #define), win over both.
+// writes. KB_BLOCK_X/Y/Z, defined by the tuner's advisory probe (a source never published:
+// cuda_source/literal_knobs.h), win over both, in a probe only: a candidate that defines them
+// itself would be measured with a block its PR text never launches.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +26,9 @@ namespace kb::profiler {
 std::optional<std::vector<int64_t>> launch_site_block(const config::KernelSpec& spec, const std::string& source_text);
 
 // The shim's text after the variant's #include: helpers, the launch, and kb_launch itself.
-// `site_block` is launch_site_block()'s answer for the variant compiled.
-std::string global_launch_entry(const config::KernelSpec& spec, const std::optional<std::vector<int64_t>>& site_block);
+// `site_block` is launch_site_block()'s answer for the variant compiled; `advisory_probe`: the
+// variant is an advisory probe, whose KB_BLOCK_X/Y/Z are honoured.
+std::string global_launch_entry(const config::KernelSpec& spec, const std::optional<std::vector<int64_t>>& site_block,
+                                bool advisory_probe = false);
 
 }  // namespace kb::profiler

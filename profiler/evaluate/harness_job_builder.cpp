@@ -81,7 +81,8 @@ HarnessJob make_harness_job(const config::Config& config, const config::KernelSp
         h.counts.push_back(count);
         // Fewest bytes the kernel must move: inputs read once, outputs written once, inout both.
         double once = static_cast<double>(count) * static_cast<double>(dtype_size(a.dtype));
-        default_bytes[i] += a.role == ArgRole::inout ? 2 * once : once;
+        // A workspace is not data the work needs: a candidate may not touch it at all.
+        if (a.role != ArgRole::workspace) default_bytes[i] += a.role == ArgRole::inout ? 2 * once : once;
       } else {
         h.values.push_back(a.value.empty() ? ""
                                            : format_value(config::evaluate_expression(a.value, values), a.dtype, a));

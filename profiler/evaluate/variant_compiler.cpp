@@ -269,7 +269,9 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
       return refused;
     }
   Sha256 h;
-  h.field("kernelbot-variant-v1").field(nvcc_version_).field(entry_shim_text(config_, spec, "variant.cu", variant.source));
+  h.field("kernelbot-variant-v1")
+      .field(nvcc_version_)
+      .field(entry_shim_text(config_, spec, "variant.cu", variant.source));
   h.field(variant.source);
   for (const auto& x : f) h.field(x);
   for (const auto& src : extra_sources(config_, spec))
@@ -381,8 +383,7 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
   const fs::path shim_file = build / "kb_entry.cu";
   {
     std::ofstream(variant_file, std::ios::binary) << variant.source;
-    std::ofstream(shim_file, std::ios::binary)
-        << entry_shim_text(config_, spec, variant_file.string(), variant.source);
+    std::ofstream(shim_file, std::ios::binary) << entry_shim_text(config_, spec, variant_file.string(), variant.source);
   }
 
   // One nvcc run in the build directory, sandboxed and limited as a candidate's compile is.

@@ -112,6 +112,7 @@ std::vector<GuardViolation> ArgSet::guard_violations() const {
       GuardViolation v;
       v.buffer = std::string(a.role == ArgRole::input    ? "input "
                              : a.role == ArgRole::output ? "output "
+                             : a.is_workspace()          ? "workspace "
                                                          : "inout ") +
                  a.name;
       v.name = a.name;
@@ -180,7 +181,7 @@ void ArgSet::ipc_handle(size_t i, unsigned char out[64]) const {
 
 void ArgSet::poison_outputs() {
   for (size_t i = 0; i < counts_.size(); ++i) {
-    if (job_.args[i].role != ArgRole::output || bytes(i) == 0) continue;
+    if (!role_is_poisoned(job_.args[i].role) || bytes(i) == 0) continue;
     const DType t = job_.args[i].type;
     uint64_t pattern = 0;
     fill_poison(t, &pattern, 1);

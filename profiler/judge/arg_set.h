@@ -71,7 +71,7 @@ class ArgSet {
   void upload(size_t i, const HostBuffer& data);
   HostBuffer download(size_t i) const;
   void poison(size_t i);  // the dtype's poison pattern in every element
-  void poison_outputs();  // every output (not inout): asynchronously, on the legacy stream
+  void poison_outputs();  // every output and workspace (not inout): asynchronously, on the legacy stream
 
  private:
   ArgSet(const DecodedJob& job, size_t size_index, bool mapped);  // empty slots, sized for the job

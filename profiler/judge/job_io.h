@@ -40,8 +40,9 @@ struct DecodedArg {
   ErrorScale error_scale = ErrorScale::plain;  // outputs: how the allowed error scales
   std::vector<InputRange> ranges;              // per size set, for inputs with a range; else empty
   bool is_buffer() const { return role_is_buffer(role); }
-  bool is_written() const { return role == ArgRole::output || role == ArgRole::inout; }
-  bool is_read() const { return role == ArgRole::input || role == ArgRole::inout; }
+  bool is_written() const { return role_is_compared(role); }  // a result: compared with the original's
+  bool is_read() const { return role_is_filled(role); }
+  bool is_workspace() const { return role == ArgRole::workspace; }  // lent and poisoned, never compared
   bool is_value() const { return role == ArgRole::scalar || role == ArgRole::size; }  // host value passed by pointer
   bool is_stream() const { return role == ArgRole::stream; }
   bool has_range() const { return !ranges.empty(); }

@@ -169,7 +169,8 @@ class SizeTimer {
         const auto& a = job_.args[i];
         const ArgSet& b = *base[k];
         const ArgSet& c = *cand[k];
-        if (!a.is_buffer() || b.bytes(i) == 0) continue;
+        // A workspace is the variant's own business: neither a result nor a read-only input.
+        if (!a.is_buffer() || a.is_workspace() || b.bytes(i) == 0) continue;
         unsigned long long* counter = counters_ + k * args + i;
         if (a.is_written()) {
           uint64_t poison = 0;

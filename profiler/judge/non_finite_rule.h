@@ -1,12 +1,15 @@
 // What a candidate's output element must be where the original's is NaN or infinite: the one rule
 // the host's compare_output (output_comparator.h) and the judge's GPU comparison
-// (device_checks.cu) share, so both always agree. A NaN of the original must stay a NaN (any
-// payload, any sign: kernels that propagate a NaN rarely keep its bits); an infinity must be an
-// infinity, of either sign: the sign of an infinity often comes from a value that rounds near zero
-// multiplied by an infinite input (a layernorm's (x - mean) * rstd times an infinite gamma), which
-// two honest orders of summation give different signs (seen on an H200). Where the original is
-// finite, the tolerance decides, and a NaN or infinite candidate value never passes it. A header
-// CUDA code can include.
+// (device_checks.cu) share, so both always agree. Where the original is NaN or infinite, the
+// candidate must be NaN or infinite too (any payload, any sign, either of the two): which of them
+// an honest kernel gives often hangs on a value that rounds near zero times an infinite input. A
+// layernorm's (x - mean) * rstd times an infinite gamma is +Inf or -Inf by that value's sign and NaN
+// where it is exactly 0, and two honest orders of summation disagree there (both seen on an H200:
+// -Inf against Inf, and NaN against Inf at 1 element of 16M, x equal to its row's mean in one
+// kernel's float arithmetic and not in the other's). What the rule still catches is the class that
+// matters: a NaN or an infinity turned into a number (a kernel that reads NaN as 0, a max that
+// drops a NaN, a masked row zeroed). Where the original is finite, the tolerance decides, and a
+// NaN or infinite candidate value never passes it. A header CUDA code can include.
 #pragma once
 
 #include <math.h>
@@ -18,9 +21,8 @@ namespace kb::judge {
 // 1 when candidate value `v` breaks the rule for original value `r`, 0 when it keeps it, -1 when
 // `r` is finite (the tolerance rules apply instead).
 KB_HOST_DEVICE inline int non_finite_mismatch(double r, double v) {
-  if (isnan(r)) return isnan(v) ? 0 : 1;
-  if (isinf(r)) return isinf(v) ? 0 : 1;
-  return -1;
+  if (isfinite(r)) return -1;
+  return isfinite(v) ? 1 : 0;
 }
 
 }  // namespace kb::judge

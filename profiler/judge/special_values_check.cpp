@@ -167,7 +167,7 @@ VerificationOutcome check_special_values(const DecodedJob& job, const Servers& s
   if (!checked.empty())
     report.passes.push_back("special values (NaN, +-Inf, -0, denormals) mixed into one input at a time (" +
                             describe_special_values_cases(checked, job.raw.size_labels, names) +
-                            "): NaN and Inf exactly where the original has them");
+                            "): NaN or Inf exactly where the original has NaN or Inf");
   return {};
 }
 

@@ -4,8 +4,8 @@
 // (special_values.h), wherever the original's outputs stay defined there: the
 // original runs on them twice first, and when it faults, disagrees with itself or leaves an output
 // with no finite value (special_outputs.h), the case is skipped and the report's skipped_checks
-// says why. Otherwise the candidate's outputs must have NaN and Inf exactly where the original's
-// do (the same sign for Inf: non_finite_rule.h) and finite values within the tolerance.
+// says why. Otherwise the candidate's outputs must be non-finite (NaN or +-Inf) exactly where the
+// original's are (non_finite_rule.h) and finite values within the tolerance.
 #pragma once
 
 #include <memory>

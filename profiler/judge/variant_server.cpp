@@ -131,7 +131,7 @@ class Server {
         HostBuffer data(a->bytes(i));
         fill_input(arg, s, d, r.seed, i, data.data(), a->count(i));
         a->upload(i, data);
-      } else if (arg.role == ArgRole::output) {
+      } else if (role_is_poisoned(arg.role)) {
         a->poison(i);
       } else if (arg.is_value() && arg.values[s].empty()) {
         a->set_scalar(i, random_scalar(arg.type, input_distribution(arg, d), r.seed, i));

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "tests/support/kernelbot_process.h"
 
@@ -133,4 +134,28 @@ TEST_F(CheckCompileTest, OneKernelJsonAndUsage) {
   auto help = kb::testing::run_kernelbot("check --help", dir_);
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("--compile"), std::string::npos) << help.out;
+}
+
+// Kernels compile in parallel (-j N, default one per core); the report reads as a serial one.
+TEST_F(CheckCompileTest, ParallelCompilesReportInTheConfigsOrder) {
+  EXPECT_EQ(kb::testing::run_kernelbot("check --compile -j 0", dir_).exit_code, 2) << "-j takes a positive number";
+  if (!have_harness()) {
+    EXPECT_EQ(kb::testing::run_kernelbot("check --compile -j 3", dir_).exit_code, 1);
+    return;
+  }
+  const auto serial = kb::testing::run_kernelbot("check --compile -j 1", dir_);
+  const auto parallel = kb::testing::run_kernelbot("check --compile -j 3", dir_);
+  EXPECT_EQ(parallel.exit_code, serial.exit_code);
+  // The same report, whatever finished first (bar the name of nvcc's scratch directory).
+  const std::regex scratch(R"(build-[0-9a-f]+-[0-9]+-[0-9]+)");
+  EXPECT_EQ(std::regex_replace(parallel.out, scratch, "build-*"), std::regex_replace(serial.out, scratch, "build-*"));
+  size_t last = 0;
+  for (const char* name :
+       {"kernel linked:", "kernel unlinked:", "kernel blas_linked:", "kernel blas_unlinked:", "kernel broken:"}) {
+    const size_t at = parallel.out.find(name);
+    ASSERT_NE(at, std::string::npos) << name << "\n" << parallel.out;
+    EXPECT_GE(at, last) << name << " out of the config's order\n" << parallel.out;
+    last = at;
+  }
+  EXPECT_NE(parallel.err.find("5 kernel(s), 3 at a time"), std::string::npos) << parallel.err;
 }

@@ -51,7 +51,7 @@ TEST_F(KernelTargetCli, DiscoverInitCheckAndCompileWithOnlyTheMarkedItemsFilled)
   ASSERT_EQ(discovered.exit_code, 0) << discovered.err;
   EXPECT_NE(discovered.out.find("Launches kernelbot cannot drive through their function"), std::string::npos)
       << discovered.out;
-  EXPECT_NE(discovered.out.find("bias_gelu_kernel launched by bias_gelu: parameter 'out' (Tensor &) cannot be driven"),
+  EXPECT_NE(discovered.out.find("bias_gelu_kernel launched by bias_gelu: parameter 'out' (Tensor&) cannot be driven"),
             std::string::npos)
       << discovered.out;
 
@@ -89,7 +89,7 @@ TEST_F(KernelTargetCli, DiscoverInitCheckAndCompileWithOnlyTheMarkedItemsFilled)
 }
 
 TEST_F(KernelTargetCli, ConfigCheckNamesAMisspelledKernel) {
-  std::ofstream(dir_ / "kernelbot.toml") << R"([[kernel]]
+  std::ofstream(dir_ / "kernelbot.toml") << R"toml([[kernel]]
 name = "gelu"
 source = "ops.cu"
 global = "bias_gelu_kernl"
@@ -101,7 +101,7 @@ sizes = [{ n = 4096, cols = 64 }]
   role = "output"
   dtype = "float32"
   count = "n"
-)";
+)toml";
   auto r = kernelbot("config check");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   const std::string all = r.out + r.err;

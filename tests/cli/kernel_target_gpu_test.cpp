@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kConfig = R"([search]
+const char* kConfig = R"toml([search]
 proposer = "builtin"
 max_candidates = 12
 rounds = 3
@@ -51,7 +51,7 @@ sizes = [{ n = 16777216, cols = 1024 }, { n = 1000448, cols = 1024 }]
   role = "size"
   dtype = "int64"
   value = "cols"
-)";
+)toml";
 
 TEST(KernelTargetGpu, ProfileAndATunedLaunchSiteWin) {
   fs::path dir = fs::temp_directory_path() / ("kb_ktarget_gpu_" + std::to_string(getpid()));

@@ -90,13 +90,18 @@ TEST_F(Onboarding, InitOnAProductionStyleCodebasePassesItsOwnCheckWithOnlyTodos)
   auto r = kernelbot("init");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string text = read_file(dir_ / "kernelbot.toml");
-  EXPECT_NE(r.err.find("5 kernel table(s) for 6 of the 6 launcher(s) found (1 written commented out"), std::string::npos)
+  // 5 launcher tables, and kernel targets for the 2 kernels launched where no function can drive
+  // them: main()'s and the one behind the struct-taking copy_with_workspace.
+  EXPECT_NE(r.err.find("7 kernel table(s) for 8 of the 8 launcher(s) found (1 written commented out"), std::string::npos)
       << r.err;
+  EXPECT_NE(r.err.find("2 of the tables are kernel targets"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--kernel PATTERN"), std::string::npos) << r.err;  // says how to narrow
   EXPECT_NE(r.err.find("macro defines a kernel or a launch"), std::string::npos) << r.err;
 
   // main() launches but is no launcher; launchers with default arguments and both overloads are.
   EXPECT_EQ(text.find("launcher = \"main\""), std::string::npos) << text;
+  EXPECT_NE(text.find("global = \"fill_kernel\""), std::string::npos) << text;
+  EXPECT_NE(text.find("global = \"copy_kernel\""), std::string::npos) << text;
   EXPECT_EQ(occurrences(text, "launcher = \"ops::scale\""), 2u) << text;
   EXPECT_NE(text.find("launcher = \"gather\""), std::string::npos);
   EXPECT_NE(text.find("launcher = \"transpose\""), std::string::npos);
@@ -127,7 +132,7 @@ TEST_F(Onboarding, InitOnAProductionStyleCodebasePassesItsOwnCheckWithOnlyTodos)
 
   auto check = kernelbot("config check");
   EXPECT_EQ(check.exit_code, 0) << check.err << "\n" << text;
-  EXPECT_NE(check.out.find("ok (5 kernels); 2 fields still TODO"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("ok (7 kernels); 2 fields still TODO"), std::string::npos) << check.out;
   EXPECT_TRUE(std::regex_search(
       check.out, std::regex(R"(kernelbot\.toml:\d+:\d+: TODO: kernel\[\d\]\.arg\[0\]\.count \(kernel 'gather'\))")))
       << check.out;
@@ -149,10 +154,67 @@ TEST_F(Onboarding, InitKernelAndFileChooseTheTables) {
   EXPECT_NE(r.out.find("launcher = \"gather\""), std::string::npos);
   r = kernelbot("init --stdout --kernel scale --kernel transpose");  // substrings, repeatable
   EXPECT_EQ(occurrences(r.out, "\n[[kernel]]\n"), 3u) << r.out;
-  r = kernelbot("init --stdout --file app.cu");  // only main() there
-  EXPECT_EQ(occurrences(r.out, "\n[[kernel]]\n"), 0u);
-  EXPECT_NE(r.out.find("No launcher matched --kernel/--file"), std::string::npos) << r.out;
+  r = kernelbot("init --stdout --file app.cu");  // only main() there: its kernel as a kernel target
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(occurrences(r.out, "\n[[kernel]]\n"), 1u) << r.out;
+  EXPECT_NE(r.out.find("global = \"fill_kernel\""), std::string::npos) << r.out;
+  r = kernelbot("init --stdout --kernel no_such_thing");  // a choice that matches nothing
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("--kernel/--file matched none of the"), std::string::npos) << r.err;
   EXPECT_EQ(kernelbot("init --file no/such.cu").exit_code, 2);
+}
+
+// Nothing lost: a --force whose choice matches nothing leaves the file as it was; an overwrite
+// keeps the previous file as kernelbot.toml.bak and says so.
+TEST_F(Onboarding, InitForceNeverLosesTheConfig) {
+  write_config(scale_config());
+  const std::string mine = read_file(dir_ / "kernelbot.toml");
+  for (const char* narrowing : {"--kernel nosuchkernel", "--file app.cu", "--kernel '*zzz*' --file ops.cu"}) {
+    auto r = kernelbot(std::string("init --force ") + narrowing);
+    EXPECT_EQ(r.exit_code, 2) << narrowing << "\n" << r.err;
+    EXPECT_NE(r.err.find("matched none of the"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("nothing was written"), std::string::npos) << r.err;
+    EXPECT_EQ(read_file(dir_ / "kernelbot.toml"), mine) << narrowing;
+    EXPECT_FALSE(fs::exists(dir_ / "kernelbot.toml.bak")) << narrowing;
+  }
+  auto r = kernelbot("init --force --kernel gather");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(dir_ / "kernelbot.toml.bak"), mine);
+  EXPECT_NE(read_file(dir_ / "kernelbot.toml"), mine);
+  EXPECT_NE(r.err.find("the previous kernelbot.toml is kept as"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kernelbot.toml.bak"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "kernelbot.toml.new"));
+  // A second overwrite keeps the file it replaces (the one just written), not the first one.
+  const std::string second = read_file(dir_ / "kernelbot.toml");
+  ASSERT_EQ(kernelbot("init --force --kernel transpose").exit_code, 0);
+  EXPECT_EQ(read_file(dir_ / "kernelbot.toml.bak"), second);
+}
+
+// An empty config, or a kernelbot.toml that is a directory, is an error for every command that
+// reads one, not "ok (0 kernels)".
+TEST_F(Onboarding, EmptyConfigOrADirectoryIsAnError) {
+  for (const char* text : {"", "[search]\nrounds = 2\n", "# [[kernel]]\n# name = \"k\"\n"}) {
+    write_config(text);
+    for (const char* cmd : {"config check", "check", "check --compile"}) {
+      auto r = kernelbot(cmd);
+      EXPECT_EQ(r.exit_code, 2) << cmd << " on '" << text << "'\n" << r.out << r.err;
+      EXPECT_EQ(r.out.find("ok ("), std::string::npos) << cmd << "\n" << r.out;
+      EXPECT_NE(r.err.find("error: kernel: no [[kernel]] table"), std::string::npos) << cmd << "\n" << r.err;
+    }
+  }
+  fs::remove(dir_ / "kernelbot.toml");
+  fs::create_directories(dir_ / "kernelbot.toml");
+  for (const char* cmd : {"config check", "check", "check --compile", "profile", "run --dry-run"}) {
+    auto r = kernelbot(cmd);
+    EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find("kernelbot.toml: error: is a directory, not a config file"), std::string::npos) << cmd << "\n"
+                                                                                                         << r.err;
+  }
+  auto init = kernelbot("init --force");
+  EXPECT_EQ(init.exit_code, 2) << init.err;
+  EXPECT_NE(init.err.find("is a directory"), std::string::npos) << init.err;
+  EXPECT_TRUE(fs::is_directory(dir_ / "kernelbot.toml"));
 }
 
 TEST_F(Onboarding, InitOnTheExamplesPassesConfigCheck) {
@@ -213,13 +275,13 @@ TEST_F(Onboarding, ConfigCheckFindsEachMismatchWithTheSource) {
   };
   std::vector<Case> cases = {
       {"launcher = \"ops::scale\"", "launcher = \"ops::scael\"",
-       "kernelbot.toml:1:1: error: kernel[0].launcher: no function 'ops::scael' is defined in ops.cu (did you mean "
+       "kernelbot.toml:4:12: error: kernel[0].launcher: no function 'ops::scael' is defined in ops.cu (did you mean "
        "'ops::scale'?)"},
       {"  [[kernel.arg]]\n  name = \"n\"\n  role = \"size\"\n  dtype = \"int32\"\n  value = \"n\"\n", "",
        "missing [[kernel.arg]] for parameter #4 'n' of ops::scale (ops.cu:11: `int n`)"},
       {"name = \"x\"\n  role = \"input\"\n  dtype = \"float32\"",
        "name = \"x\"\n  role = \"output\"\n  dtype = \"float32\"",
-       "kernelbot.toml:6:3: error: kernel[0].arg[0].role: role \"output\" on a const pointer: the kernel cannot write "
+       "kernelbot.toml:8:10: error: kernel[0].arg[0].role: role \"output\" on a const pointer: the kernel cannot write "
        "through it (ops.cu:11: `const floatX* x`)"},
       {"name = \"stream\"\n  role = \"stream\"", "name = \"stream\"\n  role = \"scalar\"\n  dtype = \"int32\"",
        "kernel[0].arg[4].role: a cudaStream_t parameter needs role = \"stream\", not \"scalar\" (ops.cu:11"},
@@ -229,7 +291,7 @@ TEST_F(Onboarding, ConfigCheckFindsEachMismatchWithTheSource) {
        "kernel[0].sizes[1]: the buffers of size set n=40000000000 take 298.0 GiB, more than"},
       {"name = \"x\"\n  role = \"input\"\n  dtype = \"float32\"\n  count = \"n\"\n  [[kernel.arg]]\n  name = \"y\"",
        "name = \"y\"\n  role = \"input\"\n  dtype = \"float32\"\n  count = \"n\"\n  [[kernel.arg]]\n  name = \"x\"",
-       "kernelbot.toml:6:3: error: kernel[0].arg[0].name: 'y' is parameter #2 of ops::scale, but it stands at #1"},
+       "kernelbot.toml:7:10: error: kernel[0].arg[0].name: 'y' is parameter #2 of ops::scale, but it stands at #1"},
   };
   for (const auto& c : cases) {
     write_config(scale_config(c.from, c.to));
@@ -274,7 +336,7 @@ sizes = [{ n = 1024 }]
   write_config(std::regex_replace(ints, std::regex("DTYPE"), "float32"));
   r = kernelbot("config check");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("kernelbot.toml:11:3: error: kernel[0].arg[1].dtype: dtype \"float32\" does not match the "
+  EXPECT_NE(r.err.find("kernelbot.toml:14:11: error: kernel[0].arg[1].dtype: dtype \"float32\" does not match the "
                        "parameter's element type 'int' (int32) (ops.cu:20: `int* y`)"),
             std::string::npos)
       << r.err;
@@ -308,4 +370,66 @@ TEST_F(Onboarding, DiscoverListsLaunchersWithDefaultArgumentsAndOverloads) {
     EXPECT_EQ(s["message"].get<std::string>().find("outside any function"), std::string::npos) << s;
   auto text = kernelbot("discover .");
   EXPECT_NE(text.out.find("cudaStream_t stream = 0, int threads = 256"), std::string::npos) << text.out;
+}
+
+// One validation: every command that acts on the kernels rejects what `config check` rejects,
+// with the same message, before compiling or looking for a GPU.
+TEST_F(Onboarding, EveryCommandAppliesTheSameValidation) {
+  struct Case {
+    std::string from, to, expected;
+  };
+  const std::vector<Case> cases = {
+      {"launcher = \"ops::scale\"", "launcher = \"ops::scael\"",
+       "kernelbot.toml:4:12: error: kernel[0].launcher: no function 'ops::scael' is defined in ops.cu"},
+      {"name = \"x\"\n  role = \"input\"", "name = \"x\"\n  role = \"output\"",
+       "kernel[0].arg[0].role: role \"output\" on a const pointer"},
+      {"  count = \"n\"\n  [[kernel.arg]]\n  name = \"y\"", "  count = \"n - 2*n\"\n  [[kernel.arg]]\n  name = \"y\"",
+       "kernelbot.toml:10:11: error: kernel[0].arg[0].count: expression \"n - 2*n\" is negative (-1048576) at size set "
+       "n=1048576"},
+  };
+  for (const auto& c : cases) {
+    write_config(scale_config(c.from, c.to));
+    for (const char* cmd : {"config check", "check", "check --compile", "profile", "run --dry-run"}) {
+      auto r = kernelbot(cmd);
+      EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.out << r.err;
+      EXPECT_NE(r.err.find(c.expected), std::string::npos) << cmd << "\nexpected: " << c.expected << "\n" << r.err;
+      EXPECT_EQ(r.out.find("ok ("), std::string::npos) << cmd << "\n" << r.out;
+      EXPECT_EQ(r.err.find("compiling"), std::string::npos) << cmd << ": validated before compiling\n" << r.err;
+    }
+  }
+  write_config(scale_config());
+  auto ok = kernelbot("check");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("ok (1 kernel)"), std::string::npos) << ok.out;
+}
+
+// A buffer's count must be a positive element count whose bytes fit in 64 bits at every size set;
+// the error names the field and the count's own line, not the [[kernel.arg]] header.
+TEST_F(Onboarding, ConfigCheckRejectsCountsThatAreNotElementCounts) {
+  struct Case {
+    std::string count, sizes, expected;
+  };
+  const std::vector<Case> cases = {
+      {"-4", "{ n = 1024 }", "expression \"-4\" is negative (-4) at size set n=1024"},
+      {"n - 1024", "{ n = 4096 }, { n = 1024 }",
+       "\"n - 1024\" is 0 elements: a buffer needs at least one at size "
+       "set n=1024"},
+      {"0", "{ n = 1024 }", "\"0\" is 0 elements"},
+      {"n*n*n*n", "{ n = 1024 }, { n = 70000 }",
+       "in expression \"n*n*n*n\" at column 8: integer overflow at size set "
+       "n=70000"},
+      {"2*n*n*n", "{ n = 1048576 }",
+       "\"2*n*n*n\" is 2305843009213693952 elements, whose bytes overflow 64 bits at size set n=1048576"},
+  };
+  for (const auto& c : cases) {
+    std::string text = scale_config("  count = \"n\"\n  [[kernel.arg]]\n  name = \"y\"",
+                                    "  count = \"" + c.count + "\"\n  [[kernel.arg]]\n  name = \"y\"");
+    const std::string one_set = "sizes = [{ n = 1048576 }]";
+    write_config(text.replace(text.find(one_set), one_set.size(), "sizes = [" + c.sizes + "]"));
+    auto r = kernelbot("config check");
+    EXPECT_EQ(r.exit_code, 2) << c.count << "\n" << r.err;
+    EXPECT_NE(r.err.find("kernelbot.toml:10:11: error: kernel[0].arg[0].count: " + c.expected), std::string::npos)
+        << c.count << "\nexpected: " << c.expected << "\n"
+        << r.err;
+  }
 }

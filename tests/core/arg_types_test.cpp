@@ -44,17 +44,42 @@ TEST(ArgTypes, ParsesEveryDtypeAndKnowsItsSize) {
 }
 
 TEST(ArgTypes, RolesRoundTripTheirNames) {
-  const char* names[] = {"input", "output", "inout", "scalar", "size", "stream"};
+  const char* names[] = {"input", "output", "inout", "scalar", "size", "stream", "workspace"};
   ASSERT_EQ(arg_role_names().size(), std::size(names));
   for (size_t i = 0; i < std::size(names); ++i) {
     auto r = parse_arg_role(names[i]);
     ASSERT_TRUE(r.has_value()) << names[i];
     EXPECT_STREQ(to_string(*r), names[i]);
     EXPECT_STREQ(arg_role_names()[i], names[i]);
-    EXPECT_EQ(role_is_buffer(*r), i < 3) << names[i];
+    EXPECT_EQ(role_is_buffer(*r), i < 3 || *r == ArgRole::workspace) << names[i];
   }
   EXPECT_FALSE(parse_arg_role("river").has_value());
 }
+
+// What the judge does with each role's buffer: a workspace is lent and poisoned like an output,
+// never filled and never compared, and need not stay unchanged (a candidate may use it differently).
+TEST(ArgTypes, EachBufferRoleIsFilledPoisonedOrComparedAsTheJudgeNeeds) {
+  struct Expected {
+    ArgRole role;
+    bool buffer, filled, poisoned, compared, unchanged;
+  };
+  const Expected roles[] = {
+      {ArgRole::input, true, true, false, false, true},     {ArgRole::output, true, false, true, true, false},
+      {ArgRole::inout, true, true, false, true, false},     {ArgRole::workspace, true, false, true, false, false},
+      {ArgRole::scalar, false, false, false, false, false}, {ArgRole::size, false, false, false, false, false},
+      {ArgRole::stream, false, false, false, false, false},
+  };
+  for (const auto& e : roles) {
+    SCOPED_TRACE(to_string(e.role));
+    EXPECT_EQ(role_is_buffer(e.role), e.buffer);
+    EXPECT_EQ(role_is_filled(e.role), e.filled);
+    EXPECT_EQ(role_is_poisoned(e.role), e.poisoned);
+    EXPECT_EQ(role_is_compared(e.role), e.compared);
+    EXPECT_EQ(role_must_stay_unchanged(e.role), e.unchanged);
+  }
+}
+static_assert(role_is_buffer(ArgRole::workspace) && role_is_poisoned(ArgRole::workspace) &&
+              !role_is_compared(ArgRole::workspace));
 
 }  // namespace
 }  // namespace kb

@@ -74,7 +74,7 @@ TEST(HarnessJobJson, AnUnknownRoleOrDtypeNamesTheArgument) {
               HasSubstr("job field args ('y').dtype: unknown dtype 'float8'"));
   EXPECT_THAT(error_of({{"name", "s"}, {"role", "river"}}),
               HasSubstr("job field args ('s').role: unknown role 'river' (expected input, output, inout, scalar, "
-                        "size or stream)"));
+                        "size, stream or workspace)"));
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 #include "profiler/evaluate/global_launch.h"
 
 #include <gtest/gtest.h>
+
 #include <unistd.h>
+#include "cuda_source/literal_knobs.h"
 
 #include <filesystem>
 #include <fstream>
@@ -59,8 +61,18 @@ TEST(GlobalLaunch, BindsArgumentsByNameAndLaunchesOnTheHarnessStream) {
   EXPECT_NE(shim.find("gelu_kernel<<<kb_grid, dim3(block_x, block_y, block_z), kb_shared, kb_stream>>>(out, in, n);"),
             std::string::npos);
   EXPECT_NE(shim.find("return cudaGetLastError() == cudaSuccess ? 0 : 1;"), std::string::npos);
-  EXPECT_NE(shim.find("#ifdef KB_BLOCK_X"), std::string::npos) << "an advisory probe's #define wins";
   EXPECT_NE(shim.find("int kb_launch(void** a) { return kb_shim::launch(a); }"), std::string::npos);
+}
+
+// KB_BLOCK_X is the tuner's advisory probe's (never published); a candidate that defines it
+// itself would be measured with a block its PR text never launches, so only a probe gets it.
+TEST(GlobalLaunch, OnlyAnAdvisoryProbeSetsTheBlockByMacro) {
+  const std::string candidate = std::string("#define KB_BLOCK_X 1024\n") + kSource;
+  EXPECT_EQ(generate_entry_shim(gelu_target(), "/tmp/v/variant.cu", candidate).find("KB_BLOCK_X"), std::string::npos);
+  const std::string probe = std::string(kSource) + "#define KB_BLOCK_X 256 " + cuda_source::kAdvisoryProbeMarker +
+                            "gelu's block\n";
+  EXPECT_NE(generate_entry_shim(gelu_target(), "/tmp/v/variant.cu", probe).find("#ifdef KB_BLOCK_X"), std::string::npos)
+      << "an advisory probe's #define wins";
 }
 
 TEST(GlobalLaunch, TheBlockFollowsTheLaunchSiteOfTheTextCompiled) {

@@ -153,6 +153,28 @@ TEST(HarnessJob, EveryBenchSettingReachesTheJob) {
   EXPECT_EQ(j.max_error, 0.003);
 }
 
+// A workspace reaches the judge as a lent buffer with its counts, without a tolerance, and adds
+// nothing to the default bytes moved (a candidate may not touch it).
+TEST(HarnessJob, AWorkspaceIsLentWithoutToleranceOrBytes) {
+  auto config = load();
+  const HarnessJob before = make_harness_job(config, config.kernels[0]);
+  config::ArgSpec scratch;
+  scratch.name = "scratch";
+  scratch.role = ArgRole::workspace;
+  scratch.dtype = DType::float32;
+  scratch.count = "rows*cols";
+  config.kernels[0].args.push_back(scratch);
+  const HarnessJob job = make_harness_job(config, config.kernels[0]);
+  ASSERT_EQ(job.args.size(), before.args.size() + 1);
+  const HarnessArg& w = job.args.back();
+  EXPECT_EQ(w.role, ArgRole::workspace);
+  EXPECT_EQ(w.counts, (std::vector<int64_t>{32, 3001000}));
+  EXPECT_EQ(w.rtol, 0);
+  EXPECT_EQ(w.atol, 0);
+  EXPECT_EQ(job.bytes, before.bytes);
+  EXPECT_EQ(nlohmann::json(job)["args"].back()["role"], "workspace");
+}
+
 TEST(HarnessJob, BytesOverrideAndFreshSeeds) {
   auto config = load();
   config.kernels[0].bytes = "rows*cols*4 + 100";

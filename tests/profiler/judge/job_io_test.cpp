@@ -50,6 +50,27 @@ TEST(JobIo, DecodesArgumentsRolesTypesAndOverrides) {
   EXPECT_EQ(metrics_size_index(job), 1u);  // the larger size set
 }
 
+// A workspace decodes as a lent buffer that the judge neither fills nor compares, and a job whose
+// only written buffer is a workspace has no result to verify.
+TEST(JobIo, AWorkspaceIsABufferNeitherFilledNorCompared) {
+  HarnessJob raw = saxpy_job();
+  raw.args.push_back({"scratch", ArgRole::workspace, DType::float32, {256, 4096}, {}, "", 0, 0, "", {}});
+  const DecodedJob job = decode_job(nlohmann::json(raw).get<HarnessJob>());
+  ASSERT_EQ(job.args.size(), 5u);
+  const DecodedArg& w = job.args[4];
+  EXPECT_EQ(w.role, ArgRole::workspace);
+  EXPECT_TRUE(w.is_buffer());
+  EXPECT_TRUE(w.is_workspace());
+  EXPECT_FALSE(w.is_written()) << "never compared";
+  EXPECT_FALSE(w.is_read()) << "never filled with inputs";
+  EXPECT_TRUE(role_is_poisoned(w.role));
+  EXPECT_EQ(w.counts, (std::vector<int64_t>{256, 4096}));
+
+  raw.args[1].role = ArgRole::workspace;  // y was the only result
+  raw.args.pop_back();
+  EXPECT_THROW(decode_job(raw), JobError);
+}
+
 TEST(JobIo, ErrorScaleAndTheNewDistributionsDecodeFromJson) {
   HarnessJob raw = saxpy_job();
   raw.args[1].error_scale = "abs_inputs";
@@ -163,8 +184,8 @@ TEST(JobIo, UnknownNamesInTheJsonNameTheField) {
   expect_error(j, "job field mode: unknown mode 'benchmark'");
   j = saxpy_job();
   j["args"][0]["role"] = "river";
-  expect_error(j, "job field args ('x').role: unknown role 'river' (expected input, output, inout, scalar, size or "
-                  "stream)");
+  expect_error(j, "job field args ('x').role: unknown role 'river' (expected input, output, inout, scalar, size, "
+                  "stream or workspace)");
   j = saxpy_job();
   j["args"][1]["dtype"] = "";
   expect_error(j, "args[1] ('y').dtype is missing");

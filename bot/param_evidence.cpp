@@ -1,0 +1,78 @@
+#include "bot/param_evidence.h"
+
+#include <regex>
+
+#include "cuda_source/param_usage.h"
+
+namespace kb::bot {
+namespace {
+
+using cuda_source::ScannedKernel;
+using cuda_source::ScannedParam;
+
+bool const_pointer(const std::string& type) {
+  // `const T*` / `T const*`: a const before the (only) star. `T* const` is a const pointer to
+  // writable data.
+  const size_t star = type.find('*');
+  if (star == std::string::npos) return false;
+  const std::string before = type.substr(0, star);
+  static const std::regex word_const(R"((^|\W)const(\W|$))");
+  return std::regex_search(before, word_const);
+}
+
+const ScannedKernel* definition(const cuda_source::ScanResult& scan, const std::string& name, size_t arity) {
+  for (const auto& k : scan.kernels)
+    if (k.name == name && k.is_definition && k.params.size() == arity) return &k;
+  return nullptr;
+}
+
+}  // namespace
+
+ParamEvidence read_param_evidence(const cuda_source::ScannedLauncher& l, const cuda_source::ScanResult& scan,
+                                  const std::function<const std::string&(const std::string&)>& text_of) {
+  ParamEvidence out;
+  std::set<std::string> written;  // passed to some kernel's non-const pointer parameter
+  std::map<std::string, std::string> const_seen;
+  for (const auto& launch : l.launches) {
+    const ScannedKernel* k = definition(scan, launch.kernel, launch.arguments.size());
+    if (!k) continue;
+    const std::string& text = text_of(k->file);
+    const std::set<std::string> bounds = k->end <= text.size()
+                                             ? cuda_source::bounding_params(text.substr(k->begin, k->end - k->begin),
+                                                                            k->params)
+                                             : std::set<std::string>{};
+    for (size_t j = 0; j < launch.arguments.size(); ++j) {
+      const std::string& passed = launch.arguments[j];
+      const ScannedParam& kp = k->params[j];
+      if (kp.type.find('*') != std::string::npos) {
+        if (const_pointer(kp.type)) const_seen.emplace(passed, k->name + "(" + kp.type + " " + kp.name + ")");
+        else written.insert(passed);
+      } else if (bounds.count(kp.name)) {
+        out.bounds_in_kernel.emplace(passed, k->name + ": " + kp.name);
+      }
+    }
+  }
+  for (const auto& p : l.params) {
+    if (p.name.empty() || p.type.find('*') == std::string::npos || const_pointer(p.type)) continue;
+    auto seen = const_seen.find(p.name);
+    if (seen != const_seen.end() && !written.count(p.name)) out.const_in_kernel[p.name] = seen->second;
+  }
+  // Only the launcher's own parameters can be bounds or host pointers of the launcher.
+  std::set<std::string> names;
+  for (const auto& p : l.params) names.insert(p.name);
+  for (auto it = out.bounds_in_kernel.begin(); it != out.bounds_in_kernel.end();)
+    it = names.count(it->first) ? std::next(it) : out.bounds_in_kernel.erase(it);
+  const std::string& text = text_of(l.file);
+  if (l.end <= text.size()) out.host_pointers = cuda_source::host_used_pointers(text, l.begin, l.end, l.params);
+  return out;
+}
+
+bool workspace_like(const std::string& name) {
+  static const std::regex re(
+      R"((^|_)(d_)?(scratch|workspace|wspace|ws|tmp|temp|partials?|partial_\w+|flags?|locks?|mutex|counters?|semaphores?|barriers?)(_|$|\d))",
+      std::regex::icase);
+  static const std::regex camel(R"((scratch|workspace|Workspace|Scratch|Tmp|Partial|Flags|tmp[A-Z]|partial[A-Z]))");
+  return std::regex_search(name, re) || std::regex_search(name, camel);
+}
+
+}  // namespace kb::bot
