@@ -14,8 +14,8 @@
 
 #include "config/config_error.h"
 #include "config/config_keys.h"
-#include "config/kernel_target.h"
 #include "config/count_check.h"
+#include "config/kernel_target.h"
 #include "config/size_expression.h"
 
 namespace kb::config {

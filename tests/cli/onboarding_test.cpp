@@ -170,7 +170,8 @@ TEST_F(Onboarding, InitKernelAndFileChooseTheTables) {
 TEST_F(Onboarding, InitForceNeverLosesTheConfig) {
   write_config(scale_config());
   const std::string mine = read_file(dir_ / "kernelbot.toml");
-  for (const char* narrowing : {"--kernel nosuchkernel", "--file app.cu", "--kernel '*zzz*' --file ops.cu"}) {
+  for (const char* narrowing :
+       {"--kernel nosuchkernel", "--kernel scale --file app.cu", "--kernel '*zzz*' --file ops.cu"}) {
     auto r = kernelbot(std::string("init --force ") + narrowing);
     EXPECT_EQ(r.exit_code, 2) << narrowing << "\n" << r.err;
     EXPECT_NE(r.err.find("matched none of the"), std::string::npos) << r.err;

@@ -1050,3 +1050,73 @@ TEST(EvalGpu, SizeRulesKeepGeneralizationSizesInsideWhatTheCodeSupports) {
 }
 }  // namespace
 }  // namespace kb
+
+// The workspace role: a buffer the original writes that is no result (its scratch). It is lent
+// and poisoned but never compared, so a candidate that skips it is accepted; one that puts its
+// result there instead of the output leaves the output's poison and is rejected.
+namespace kb {
+namespace {
+
+const char* kScratchConfig = R"toml(
+[[kernel]]
+name = "scale_scratch"
+source = "src/scale_scratch.cu"
+launcher = "launch_scale_scratch"
+sizes = [{ n = 1048576 }, { n = 16777216 }, { n = 1000003 }]
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "y"
+  role = "output"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "tmp"
+  role = "workspace"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "a"
+  role = "scalar"
+  dtype = "float32"
+  value = 2.5
+  [[kernel.arg]]
+  name = "n"
+  role = "size"
+  dtype = "int32"
+  value = "n"
+  [[kernel.arg]]
+  name = "stream"
+  role = "stream"
+)toml";
+
+fs::path scratch_repo() {
+  static const fs::path dir = [] {
+    const fs::path d = repo().parent_path() / (repo().filename().string() + "-scratch");
+    fs::remove_all(d);
+    fs::create_directories(d / "src");
+    fs::create_directories(d / "include");
+    const fs::path originals = source_dir() / "tests" / "profiler" / "originals";
+    for (const char* f : {"saxpy_stream.cu", "gather.cu", "scale_scratch.cu"})
+      fs::copy_file(originals / f, d / "src" / f);
+    fs::copy_file(originals / "stream_kernels.h", d / "include" / "stream_kernels.h");
+    std::ofstream(d / "kernelbot.toml") << kStreamConfig << kScratchConfig;
+    return d;
+  }();
+  return dir;
+}
+
+TEST(EvalGpu, ACandidateThatSkipsTheWorkspaceIsAccepted) {
+  expect_accepted(eval_in(scratch_repo(), "scale_scratch", "scale_scratch_skips_workspace.cu"));
+}
+
+TEST(EvalGpu, AResultLeftInTheWorkspaceInsteadOfTheOutputIsRejected) {
+  expect_rejected(eval_in(scratch_repo(), "scale_scratch", "scale_scratch_result_in_workspace.cu"),
+                  Verdict::wrong_result, "output y was not fully written");
+}
+
+}  // namespace
+}  // namespace kb

@@ -14,3 +14,6 @@ void launch_gather(const float* table, const int* ids, float* out, int n_ids, in
 
 // y = a * x in bfloat16 (each product computed in float, rounded to nearest), on `stream`.
 void launch_scale_bf16(const __nv_bfloat16* x, __nv_bfloat16* y, float a, int n, cudaStream_t stream);
+
+// y = a * x + 1 through the scratch buffer tmp (the kernel's workspace), on `stream`.
+void launch_scale_scratch(const float* x, float* y, float* tmp, float a, int n, cudaStream_t stream);
