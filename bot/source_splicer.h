@@ -1,14 +1,16 @@
 // Turns a winning variant into an edit of the repository's own source file, so the PR diff
-// shows only what changed: a tuned macro default is edited in place; a replacement launcher and
-// the kernels it launches are spliced over the old definitions (found by the source scanner),
-// the rest of the file byte-identical; what the candidate adds (helpers, includes, macros) goes
-// just before the first replaced definition.
+// shows only what changed: a tuned macro default is edited in place; a replacement launcher, the
+// kernels it launches and the helpers it rewrites are spliced over the old definitions
+// (cuda_source/definition_splice.h), the rest of the file byte-identical; what the candidate
+// adds (helpers, includes, macros) goes just before the first replaced definition. Build flags
+// and macros the file lacks become notes.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "core/variant.h"
+#include "cuda_source/definition_splice.h"
 
 namespace kb::bot {
 
@@ -34,10 +36,8 @@ struct SourceChange {
 SourceChange make_source_change(const std::string& path, const std::string& original_text, const std::string& launcher,
                                 const Variant& winner);
 
-// The new text with every "NAME=VALUE" define applied to the file's `#define NAME value` lines
-// (indentation, spacing and trailing comments kept); names with no such line are returned in
-// `missing`. `edits` (may be null) receives "NAME: old -> new" for each changed line.
-std::string apply_macro_defaults(const std::string& text, const std::vector<std::string>& defines,
-                                 std::vector<std::string>& missing, std::vector<std::string>* edits = nullptr);
+// Edits the file's `#define NAME value` lines (cuda_source/definition_splice.h); the PR's macro
+// defaults and its tests go through it.
+using cuda_source::apply_macro_defaults;
 
 }  // namespace kb::bot

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -51,6 +52,9 @@ struct ChatReply {
   int64_t completion_tokens = 0;
   bool usage_estimated = false;  // the server sent no `usage`; counted from the text's length
   std::string model;
+  // A replayed reply to a prompt that showed the launcher's excerpt (recorded as
+  // "request": {"excerpt": true}): the replay splices it as the recorded run did.
+  bool to_excerpt = false;
 };
 
 // Why a request failed, which says what can be done about it.
@@ -72,6 +76,15 @@ struct ReplayMissing : ChatError {
   using ChatError::ChatError;
 };
 
+// The server refused the prompt as longer than the model's context (a configuration error when
+// nothing shorter can be asked): the llm proposer asks once more showing only the launcher's part
+// of the source (search/llm/prompt_source.h).
+struct PromptTooLong : ChatError {
+  PromptTooLong(const std::string& what, std::optional<int64_t> context_tokens)
+      : ChatError(what, ChatFailure::configuration), context(context_tokens) {}
+  std::optional<int64_t> context;  // the model's context in tokens, when the server said
+};
+
 // The source of replies the llm proposer asks.
 class ChatBackend {
  public:
@@ -84,6 +97,8 @@ class ChatBackend {
   // reported in seconds: throws UsageError (exit 2) for those, kb::Error (exit 1) when the service
   // does not answer. Nothing to check by default (a replay).
   virtual void preflight() {}
+  // The model's context in tokens, once a server has named it (in a refusal); nothing before.
+  virtual std::optional<int64_t> context_tokens() const { return std::nullopt; }
   virtual void finish(const SearchResult& /*result*/) {}
 };
 

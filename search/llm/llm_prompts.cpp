@@ -11,7 +11,6 @@
 namespace kb::search {
 namespace {
 
-constexpr size_t kMaxCodeChars = 24'000;
 constexpr size_t kMaxLogChars = 6'000;
 constexpr size_t kMaxDiffChars = 3'000;
 // What the model reads about a failure: the latest round's in full, which holds the failing case
@@ -26,7 +25,9 @@ std::string shorten(const std::string& text, size_t max, bool keep_end = false) 
   return text.substr(0, max) + "\n[... " + std::to_string(text.size() - max) + " characters cut ...]";
 }
 
-std::string format_seeds(const std::vector<Seed>& seeds) {
+// `code` shows a seed's source as the prompts show files (whole, or the launcher's excerpt).
+template <class ShowCode>
+std::string format_seeds(const std::vector<Seed>& seeds, const std::string& note, ShowCode code) {
   std::string out;
   for (const auto& s : seeds) {
     out += fmt::format("### {} ({} vs the original)", s.id, format_speedup(s.speedup));
@@ -35,8 +36,8 @@ std::string format_seeds(const std::vector<Seed>& seeds) {
       out += ": the original source above\n" + timings + "\n";
       continue;
     }
-    out += fmt::format(", from the idea: {} [{}]\n{}Compiled with: {}\n```cuda\n{}```\n\n", s.idea.text, s.idea.family,
-                       timings, format_build(s.variant), shorten(s.variant.source, kMaxCodeChars));
+    out += fmt::format(", from the idea: {} [{}]\n{}Compiled with: {}\n{}```cuda\n{}```\n\n", s.idea.text,
+                       s.idea.family, timings, format_build(s.variant), note, code(s.variant.source));
   }
   return out;
 }
@@ -179,10 +180,30 @@ std::string format_build(const Variant& v) {
   return out.empty() ? "the project's flags only" : "the project's flags plus" + out;
 }
 
-PromptBuilder::PromptBuilder(const ProposalContext& ctx, const config::LlmConfig& llm) : ctx_(ctx), llm_(llm) {}
+PromptBuilder::PromptBuilder(const ProposalContext& ctx, const config::LlmConfig& llm, SourceView view)
+    : ctx_(ctx), llm_(llm), view_(std::move(view)) {}
 
 std::map<std::string, std::string> PromptBuilder::common() const {
-  return {{"KERNEL", ctx_.spec->name},
+  const std::string signature = "`" + ctx_.launcher_signature + "`";
+  // A long file is shown as the launcher's excerpt: the model writes that part, which is spliced
+  // back into the file (prompt_source.h).
+  const bool excerpts = view_.excerpts;
+  return {{"WHAT_TO_WRITE",
+           excerpts ? "The file is too long to show whole, so you see an excerpt of it: the launcher, the kernels it "
+                      "launches and what they use. Write the launcher " +
+                          signature +
+                          " with exactly that signature, the kernels it launches and any new helpers, includes or "
+                          "macros they need, and nothing else of the file: your definitions replace the launcher's and "
+                          "its kernels' in the file, and the rest of the file stays as it is."
+                    : "Write one complete CUDA translation unit: the includes, every kernel, and the launcher\n  " +
+                          signature + " with exactly that signature. It replaces the original file."},
+          {"SOURCE_NOTE", excerpts ? "An excerpt of the file: the launcher, the kernels it launches and what they use; "
+                                     "the rest of the file is unchanged and not shown.\n"
+                                   : ""},
+          {"CODE_TO_REPLY", excerpts ? "the launcher, the kernels it launches and any new helpers (not the rest of the "
+                                       "file)"
+                                     : "the complete translation unit"},
+          {"KERNEL", ctx_.spec->name},
           {"LAUNCHER", ctx_.spec->launcher},
           {"LAUNCHER_SIGNATURE", ctx_.launcher_signature},
           {"GPU", format_gpu(ctx_.device)},
@@ -201,6 +222,7 @@ ChatRequest PromptBuilder::make(const std::string& step, const std::string& key,
   r.temperature = llm_.temperature;
   r.max_tokens = llm_.max_tokens_per_reply;
   r.messages = {{"system", fill_template(prompt_text("system"), common())}, {"user", user}};
+  if (view_.excerpts) r.summary["excerpt"] = true;  // a replay splices the reply as this run does
   return r;
 }
 
@@ -209,11 +231,11 @@ ChatRequest PromptBuilder::ideas(int64_t rounds) const {
   v["ROUND"] = std::to_string(ctx_.round);
   v["ROUNDS"] = std::to_string(rounds);
   v["IDEAS_WANTED"] = std::to_string(ctx_.ideas_wanted);
-  v["ORIGINAL_SOURCE"] = shorten(ctx_.original_source, kMaxCodeChars);
-  v["SEEDS"] = format_seeds(ctx_.seeds);
+  v["ORIGINAL_SOURCE"] = code(ctx_.original_source);
+  v["SEEDS"] = format_seeds(ctx_.seeds, v["SOURCE_NOTE"], [this](const std::string& source) { return code(source); });
   v["EXAMPLES"] = format_examples(ctx_.examples);
   auto r = make("ideas", ideas_key(ctx_.round), fill_template(prompt_text("ideas"), v));
-  r.summary = {{"round", ctx_.round}, {"ideas_wanted", ctx_.ideas_wanted}};
+  r.summary.update(nlohmann::json{{"round", ctx_.round}, {"ideas_wanted", ctx_.ideas_wanted}});
   for (const auto& s : ctx_.seeds) r.summary["seeds"].push_back(s.id);
   return r;
 }
@@ -225,7 +247,7 @@ ChatRequest PromptBuilder::implement(const BranchRequest& req, int64_t branch) c
   v["SEED_ID"] = req.seed.id;
   v["SEED_SPEEDUP"] = format_speedup(req.seed.speedup);
   v["SEED_TIMINGS"] = format_size_timings(req.seed.eval.timings, req.seed.id == "baseline");
-  v["SEED_CODE"] = shorten(req.seed.variant.source, kMaxCodeChars);
+  v["SEED_CODE"] = code(req.seed.variant.source);
   v["SEED_BUILD"] = format_build(req.seed.variant);
   std::string key = branch_key(branch_key_prefix(ctx_.round, req), branch);
   // The candidate the reply becomes, for people reading a recording: a crossover's id is not its key.
@@ -234,22 +256,23 @@ ChatRequest PromptBuilder::implement(const BranchRequest& req, int64_t branch) c
     v["SEED_IDEA"] = req.seed.idea.text;
     v["MATE_ID"] = req.mate->id;
     v["MATE_SPEEDUP"] = format_speedup(req.mate->speedup);
-    v["MATE_CODE"] = shorten(req.mate->variant.source, kMaxCodeChars);
+    v["MATE_CODE"] = code(req.mate->variant.source);
     v["MATE_BUILD"] = format_build(req.mate->variant);
     v["MATE_IDEA"] = req.mate->idea.text;
     auto r = make("crossover", key, fill_template(prompt_text("crossover"), v));
-    r.summary = {{"seed", req.seed.id}, {"mate", req.mate->id}, {"branch", branch}, {"candidate", candidate}};
+    r.summary.update(
+        nlohmann::json{{"seed", req.seed.id}, {"mate", req.mate->id}, {"branch", branch}, {"candidate", candidate}});
     return r;
   }
   v["IDEA"] = req.idea.idea.text;
   v["IDEA_FAMILY"] = req.idea.idea.family;
   v["IDEA_RATIONALE"] = req.idea.idea.rationale.empty() ? "(not given)" : req.idea.idea.rationale;
   auto r = make("implement", key, fill_template(prompt_text("implement"), v));
-  r.summary = {{"idea", req.idea.idea.text},
-               {"family", req.idea.idea.family},
-               {"seed", req.seed.id},
-               {"branch", branch},
-               {"candidate", candidate}};
+  r.summary.update(nlohmann::json{{"idea", req.idea.idea.text},
+                                  {"family", req.idea.idea.family},
+                                  {"seed", req.seed.id},
+                                  {"branch", branch},
+                                  {"candidate", candidate}});
   return r;
 }
 
@@ -258,10 +281,11 @@ ChatRequest PromptBuilder::repair(const std::string& candidate_id, const std::st
   auto v = common();
   v["IDEA"] = idea.text;
   v["BUILD"] = format_build(failed);
-  v["FAILED_CODE"] = shorten(failed.source, kMaxCodeChars);
+  v["FAILED_CODE"] = code(failed.source);
+  if (view_.excerpts) v["SOURCE_NOTE"] += "The compiler's line numbers are those of the whole file.\n";
   v["COMPILE_LOG"] = shorten(compile_log, kMaxLogChars, true);
   auto r = make("repair", key, fill_template(prompt_text("repair"), v));
-  r.summary = {{"candidate", candidate_id}};
+  r.summary.update(nlohmann::json{{"candidate", candidate_id}});
   // A repair should not wander: less randomness than the exploring steps.
   r.temperature = std::min(r.temperature, 0.2);
   return r;

@@ -8,14 +8,16 @@
 
 #include "config/config.h"
 #include "search/llm/chat_backend.h"
+#include "search/llm/prompt_source.h"
 #include "search/proposer.h"
 
 namespace kb::search {
 
-// Builds each step's ChatRequest from one round's context.
+// Builds each step's ChatRequest from one round's context. `view` says whether the code is shown
+// whole or as the launcher's excerpt (and the model asked for the launcher and its kernels only).
 class PromptBuilder {
  public:
-  PromptBuilder(const ProposalContext& ctx, const config::LlmConfig& llm);
+  PromptBuilder(const ProposalContext& ctx, const config::LlmConfig& llm, SourceView view = {});
 
   ChatRequest ideas(int64_t rounds) const;
   ChatRequest implement(const BranchRequest& request, int64_t branch) const;  // crossover when request.mate
@@ -27,8 +29,11 @@ class PromptBuilder {
   ChatRequest make(const std::string& step, const std::string& key, const std::string& user) const;
   std::map<std::string, std::string> common() const;
 
+  std::string code(const std::string& source) const { return shown_source(view_, source); }
+
   const ProposalContext& ctx_;
   const config::LlmConfig& llm_;
+  SourceView view_;
 };
 
 // Pieces of the prompts, exposed for tests and for the PR body's idea path.

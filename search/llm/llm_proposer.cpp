@@ -16,9 +16,72 @@
 
 namespace kb::search {
 
+namespace {
+
+// The file a reply to an excerpt is spliced into: the one the model started from.
+const std::string& base_source(const Variant& variant, const ProposalContext& ctx) {
+  return variant.source.empty() ? ctx.original_source : variant.source;
+}
+
+// The whole candidate from the code a reply holds; the reason it cannot be made, as a failed
+// branch's, in `failure`.
+std::optional<std::string> whole_candidate(const SourceView& view, const std::string& base, const std::string& code,
+                                           std::string& failure) {
+  try {
+    return whole_source(view, base, code);
+  } catch (const std::runtime_error& e) {
+    failure = "the reply cannot be spliced into " + view.path + ": " + e.what();
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
 LlmProposer::LlmProposer(std::string name, const config::Config& config, const config::KernelSpec& spec,
                          std::unique_ptr<ChatBackend> backend)
     : name_(std::move(name)), config_(config), spec_(spec), backend_(std::move(backend)) {}
+
+SourceView LlmProposer::source_view(const ProposalContext& ctx) {
+  SourceView view{false, spec_.source, spec_.launcher};
+  const int64_t context = backend_->context_tokens().value_or(0);
+  view.excerpts = excerpts_forced_ || too_long_for_prompt(ctx.original_source.size(), context);
+  // A file whose launcher cannot be found, or whose excerpt is no shorter, is shown whole; so is
+  // a kernel target's (config/kernel_target.h), which has no launcher to cut the file around.
+  if (view.excerpts && (spec_.is_global() || !shorter_excerpt(view, ctx.original_source))) view.excerpts = false;
+  if (view.excerpts && !excerpts_said_.exchange(true))
+    spdlog::info("{}: {} ({} characters) is too long for the prompt{}: the model is shown the launcher, the kernels "
+                 "it launches and what they use, and asked for those only; its replies are spliced into the file",
+                 spec_.name, spec_.source, ctx.original_source.size(),
+                 context > 0 ? fmt::format(" (a context of {} tokens)", context) : "");
+  return view;
+}
+
+ChatReply LlmProposer::ask(const ProposalContext& ctx, SourceView& view,
+                           const std::function<ChatRequest(const SourceView&)>& make, ChatRequest& asked) {
+  asked = make(view);
+  ChatReply reply;
+  try {
+    reply = backend_->complete(asked);
+  } catch (const PromptTooLong& e) {
+    SourceView shorter = view;
+    shorter.excerpts = true;
+    if (view.excerpts || spec_.is_global() || !shorter_excerpt(shorter, ctx.original_source)) throw;
+    excerpts_forced_ = true;
+    excerpts_said_ = true;
+    spdlog::warn("{}: the server refused the prompt as too long ({}); asking again with the launcher's excerpt of {}, "
+                 "as every later prompt will",
+                 spec_.name, e.what(), spec_.source);
+    view = shorter;
+    asked = make(view);
+    asked.key += "-excerpt";
+    reply = backend_->complete(asked);
+  }
+  if (reply.to_excerpt && !view.excerpts) {  // a replay of a run that showed excerpts here
+    view.excerpts = true;
+    excerpts_forced_ = true;
+  }
+  return reply;
+}
 
 std::optional<ProposedIdea> LlmProposer::tuning_idea(const ProposalContext& ctx) {
   std::set<std::string> tried;
@@ -63,10 +126,12 @@ std::vector<ProposedIdea> LlmProposer::propose_ideas(const ProposalContext& ctx)
   std::vector<ProposedIdea> ideas;
   std::string failure;
   std::string lost;
-  PromptBuilder prompts(ctx, config_.llm);
   try {
-    ChatRequest request = prompts.ideas(config_.search.rounds);
-    ChatReply reply = backend_->complete(request);
+    SourceView view = source_view(ctx);
+    ChatRequest request;
+    ChatReply reply = ask(
+        ctx, view, [&](const SourceView& v) { return PromptBuilder(ctx, config_.llm, v).ideas(config_.search.rounds); },
+        request);
     ParsedIdeas parsed = parse_ideas(reply.content);
     if (!parsed.ok()) {
       // One reminder, as models sometimes answer with prose first.
@@ -105,10 +170,12 @@ std::vector<ProposedIdea> LlmProposer::propose_ideas(const ProposalContext& ctx)
 }
 
 Branch LlmProposer::implement_branch(const ProposalContext& ctx, const BranchRequest& request, int64_t branch) {
-  PromptBuilder prompts(ctx, config_.llm);
   try {
-    ChatRequest chat = prompts.implement(request, branch);
-    ChatReply reply = backend_->complete(chat);
+    SourceView view = source_view(ctx);
+    ChatRequest chat;
+    ChatReply reply = ask(
+        ctx, view, [&](const SourceView& v) { return PromptBuilder(ctx, config_.llm, v).implement(request, branch); },
+        chat);
     // Lines of the code the model started from are its own, not gaps it left.
     const std::string started_from = request.seed.variant.source + (request.mate ? request.mate->variant.source : "");
     ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.entry(), started_from);
@@ -118,9 +185,12 @@ Branch LlmProposer::implement_branch(const ProposalContext& ctx, const BranchReq
       spdlog::info("{}-b{}: {}; asking once more for the whole file", request.id_prefix, branch, code.failure);
       chat.key += "-retry";
       chat.messages.push_back({"assistant", reply.content});
-      chat.messages.push_back({"user", "Your reply cannot be compiled as it is: " + code.failure +
-                                           ". Reply with the complete translation unit (every include, every "
-                                           "kernel and the launcher), in one ```cuda code block."});
+      chat.messages.push_back({"user", "Your reply cannot be compiled as it is: " + code.failure + ". Reply with " +
+                                           (view.excerpts ? "the launcher, the kernels it launches and any new "
+                                                            "helpers they need (the rest of the file stays as it is)"
+                                                          : "the complete translation unit (every include, every "
+                                                            "kernel and the launcher)") +
+                                           ", in one ```cuda code block."});
       try {
         reply = backend_->complete(chat);
         code = extract_code(reply.content, reply.finish_reason, spec_.entry(), started_from);
@@ -129,7 +199,10 @@ Branch LlmProposer::implement_branch(const ProposalContext& ctx, const BranchReq
       }
     }
     if (!code.ok()) return Branch{std::nullopt, code.failure, code.unreadable};
-    Variant v{code.code, request.seed.variant.defines, request.seed.variant.nvcc_flags,
+    std::string failure;
+    auto source = whole_candidate(view, base_source(request.seed.variant, ctx), code.code, failure);
+    if (!source) return Branch{std::nullopt, failure};
+    Variant v{*source, request.seed.variant.defines, request.seed.variant.nvcc_flags,
               request.id_prefix + "-b" + std::to_string(branch)};
     return Branch{v, ""};
   } catch (const ReplayMissing& e) {
@@ -165,16 +238,25 @@ std::vector<Branch> LlmProposer::implement(const ProposalContext& ctx, const Bra
 
 std::optional<Variant> LlmProposer::repair(const ProposalContext& ctx, const std::string& candidate_id,
                                            const Idea& idea, const Variant& failed, const std::string& compile_log) {
-  PromptBuilder prompts(ctx, config_.llm);
   try {
-    ChatReply reply = backend_->complete(
-        prompts.repair(candidate_id, repair_keys_.key_for(candidate_id), idea, failed, compile_log));
+    SourceView view = source_view(ctx);
+    ChatRequest asked;
+    const std::string key = repair_keys_.key_for(candidate_id);
+    ChatReply reply = ask(
+        ctx, view,
+        [&](const SourceView& v) {
+          return PromptBuilder(ctx, config_.llm, v).repair(candidate_id, key, idea, failed, compile_log);
+        },
+        asked);
     ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.entry(), failed.source);
-    if (!code.ok()) {
-      spdlog::warn("{}: repair failed: {}", candidate_id, code.failure);
+    std::string failure = code.failure;
+    std::optional<std::string> source;
+    if (code.ok()) source = whole_candidate(view, base_source(failed, ctx), code.code, failure);
+    if (!source) {
+      spdlog::warn("{}: repair failed: {}", candidate_id, failure);
       return std::nullopt;
     }
-    return Variant{code.code, failed.defines, failed.nvcc_flags, candidate_id + "-fix"};
+    return Variant{*source, failed.defines, failed.nvcc_flags, candidate_id + "-fix"};
   } catch (const ReplayMissing& e) {
     spdlog::info("{}: no repair: {}", candidate_id, e.what());
   } catch (const ChatError& e) {

@@ -6,6 +6,8 @@
 // builtin tuner, spending no tokens.
 #pragma once
 
+#include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -13,6 +15,7 @@
 
 #include "search/llm/chat_backend.h"
 #include "search/llm/exchange_keys.h"
+#include "search/llm/prompt_source.h"
 #include "search/proposer.h"
 
 namespace kb::search {
@@ -39,6 +42,13 @@ class LlmProposer : public Proposer {
  private:
   std::optional<ProposedIdea> tuning_idea(const ProposalContext& ctx);
   Branch implement_branch(const ProposalContext& ctx, const BranchRequest& request, int64_t branch);
+  // Whether this round's prompts show the launcher's excerpt of a long file (prompt_source.h).
+  SourceView source_view(const ProposalContext& ctx);
+  // Asks the model for `make(view)`, stored in `asked`. A prompt the server refuses as too long,
+  // when it showed whole files, is asked once more (key "-excerpt") with the excerpt, and every
+  // later prompt of the search shows the excerpt; `view` says what the reply's prompt showed.
+  ChatReply ask(const ProposalContext& ctx, SourceView& view, const std::function<ChatRequest(const SourceView&)>& make,
+                ChatRequest& asked);
 
   std::string name_;
   const config::Config& config_;
@@ -48,8 +58,10 @@ class LlmProposer : public Proposer {
   std::set<std::string> tuned_seeds_;  // variant hashes of seeds already given a tuning idea
   std::map<std::string, std::vector<Variant>> tuning_plans_;
   std::string exhausted_;
-  std::string ideas_lost_;  // this round's: the request failed, or the reply was unreadable
-  RepairKeys repair_keys_;  // a repair is asked under the key of the exchange that wrote the code
+  std::string ideas_lost_;                    // this round's: the request failed, or the reply was unreadable
+  RepairKeys repair_keys_;                    // a repair is asked under the key of the exchange that wrote the code
+  std::atomic<bool> excerpts_forced_{false};  // a server refused a whole file as too long
+  std::atomic<bool> excerpts_said_{false};
 };
 
 }  // namespace kb::search

@@ -58,6 +58,11 @@ OpenAiChatClient::OpenAiChatClient(const config::LlmConfig& llm, std::shared_ptr
 
 std::string OpenAiChatClient::describe() const { return llm_.model + " at " + llm_.base_url; }
 
+std::optional<int64_t> OpenAiChatClient::context_tokens() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return context_tokens_;
+}
+
 int64_t OpenAiChatClient::attempts() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return attempts_;
@@ -127,6 +132,10 @@ std::string OpenAiChatClient::refused(const ProviderError& error, const std::str
 OpenAiChatClient::Next OpenAiChatClient::on_bad_request(const ProviderError& error, const ShapeChoice& sent,
                                                         int64_t max_tokens, Attempts& state) {
   if (auto overflow = context_overflow(error)) {
+    if (overflow->context) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      context_tokens_ = overflow->context;
+    }
     // The prompt fits but prompt and reply limit do not (a local server with a small context):
     // ask for what is left. A prompt that does not fit is the server's setting to change.
     if (overflow->context && overflow->prompt && *overflow->prompt < *overflow->context) {
@@ -140,13 +149,14 @@ OpenAiChatClient::Next OpenAiChatClient::on_bad_request(const ProviderError& err
         return Next::resend;
       }
     }
-    throw ChatError(refused(error,
-                            fmt::format(" (the prompt{} does not fit the model's context{}: start the server with a "
-                                        "longer one, e.g. vLLM --max-model-len, llama.cpp --ctx-size, Ollama "
-                                        "OLLAMA_CONTEXT_LENGTH, or use a model with a longer context)",
-                                        overflow->prompt ? fmt::format(" of {} tokens", *overflow->prompt) : "",
-                                        overflow->context ? fmt::format(" of {} tokens", *overflow->context) : "")),
-                    ChatFailure::configuration);
+    // The proposer may ask again with less of the source; when it cannot, this is the error.
+    throw PromptTooLong(
+        refused(error, fmt::format(" (the prompt{} does not fit the model's context{}: start the server with a "
+                                   "longer one, e.g. vLLM --max-model-len, llama.cpp --ctx-size, Ollama "
+                                   "OLLAMA_CONTEXT_LENGTH, or use a model with a longer context)",
+                                   overflow->prompt ? fmt::format(" of {} tokens", *overflow->prompt) : "",
+                                   overflow->context ? fmt::format(" of {} tokens", *overflow->context) : "")),
+        overflow->context);
   }
   if (std::string parameter = rejected_parameter(error); !parameter.empty()) {
     std::string what;

@@ -45,6 +45,7 @@ class OpenAiChatClient : public ChatBackend {
   void preflight() override;
   TokenUsage usage() const override { return ledger_->usage(); }
   std::string describe() const override;
+  std::optional<int64_t> context_tokens() const override;
   int64_t attempts() const;  // HTTP requests sent: retries and rewritten requests included
 
  private:
@@ -78,6 +79,7 @@ class OpenAiChatClient : public ChatBackend {
   std::counting_semaphore<1024> in_flight_;  // [llm].concurrency requests to one server at most
   mutable std::mutex mutex_;
   int64_t attempts_ = 0;
+  std::optional<int64_t> context_tokens_;  // named by the server in a refusal
   uint64_t jitter_state_ = 0x9e3779b97f4a7c15ull;
 };
 

@@ -39,6 +39,9 @@ ReplayEntry entry_from_json(const nlohmann::json& j) {
   if (!j.contains("reply") && j.contains("error") && j["error"].is_object()) {
     e.error_kind = failure_from_name(j["error"].value("kind", "service"));
     e.error = j["error"].value("message", "the recorded request failed");
+    e.prompt_too_long = j["error"].value("prompt_too_long", false);
+    if (j["error"].contains("context") && j["error"]["context"].is_number_integer())
+      e.context = j["error"]["context"].get<int64_t>();
   } else {
     e.reply = j.at("reply").get<std::string>();
   }
@@ -113,11 +116,14 @@ ChatReply ReplayChatBackend::complete(const ChatRequest& request) {
     ++served_;
     asked_.insert(it->first);
   }
+  if (it->second->prompt_too_long) throw PromptTooLong(it->second->error, it->second->context);
   if (it->second->error_kind) throw ChatError(it->second->error, *it->second->error_kind);
   ChatReply reply;
   reply.content = it->second->reply;
   reply.finish_reason = it->second->finish_reason;
   reply.model = file_.header.value("model", "replay");
+  const nlohmann::json& asked = it->second->request;
+  reply.to_excerpt = asked.is_object() && asked.value("excerpt", false);
   return reply;
 }
 
@@ -188,6 +194,10 @@ ChatReply RecordingChatBackend::complete(const ChatRequest& request) {
   } catch (const ChatError& e) {
     nlohmann::json line = exchange_line(request);
     line["error"] = {{"kind", failure_name(e.kind)}, {"message", redact(e.what())}};
+    if (const auto* too_long = dynamic_cast<const PromptTooLong*>(&e)) {
+      line["error"]["prompt_too_long"] = true;
+      if (too_long->context) line["error"]["context"] = *too_long->context;
+    }
     append(line);
     throw;
   }

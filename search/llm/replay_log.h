@@ -54,6 +54,10 @@ struct ReplayEntry {
   // An exchange that failed for good: replayed as this ChatError instead of a reply.
   std::optional<ChatFailure> error_kind;
   std::string error;
+  // The server refused the prompt as too long ("prompt_too_long": true, and "context" when it
+  // named one): replayed as PromptTooLong, so the proposer asks again as it did.
+  bool prompt_too_long = false;
+  std::optional<int64_t> context;
 };
 
 // A whole recording: header, exchanges, outcome.
@@ -99,6 +103,7 @@ class RecordingChatBackend : public ChatBackend {
   TokenUsage usage() const override { return inner_->usage(); }
   std::string describe() const override { return inner_->describe() + ", recording to " + path_.string(); }
   void preflight() override { inner_->preflight(); }  // not an exchange of the search: not recorded
+  std::optional<int64_t> context_tokens() const override { return inner_->context_tokens(); }
   void finish(const SearchResult& result) override;
 
  private:
