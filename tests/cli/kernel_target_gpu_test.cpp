@@ -2,7 +2,9 @@
 // and the builtin tuner finds a verified win by tuning that launch's block, which the dry-run PR
 // edits at the launch site (ops.cu:28) and re-verifies. Label gpu: the lead runs it on the device.
 #include <gtest/gtest.h>
+
 #include <unistd.h>
+#include <cstdio>
 
 #include <filesystem>
 #include <fstream>
@@ -64,6 +66,7 @@ TEST(KernelTargetGpu, ProfileAndATunedLaunchSiteWin) {
   EXPECT_NE(profile.out.find("bias_gelu"), std::string::npos) << profile.out;
   auto run = kb::testing::run_kernelbot("run --dry-run --kernel bias_gelu", dir);
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  std::printf("%s\n", run.out.c_str());  // the run's table: the win, for the notes
   const fs::path prs = dir / ".kernelbot/prs";
   ASSERT_TRUE(fs::exists(prs)) << "no dry-run PR:\n" << run.out << run.err;
   std::string patch;
