@@ -6,31 +6,16 @@
 #include <fstream>
 
 #include "config/config_error.h"
+#include "tests/config/config_diagnostics.h"
 
 using kb::config::Config;
 using kb::config::ConfigDiagnostic;
 using kb::config::ConfigError;
 using kb::config::load_config_text;
+using kb::config::test_support::errors_of;
+using kb::config::test_support::has_error;
 
 namespace {
-
-// Parses text that must fail and returns its diagnostics (root "" = no file-existence checks).
-std::vector<ConfigDiagnostic> errors_of(const std::string& text) {
-  try {
-    load_config_text(text, "kernelbot.toml", "");
-  } catch (const ConfigError& e) {
-    return e.diagnostics();
-  }
-  ADD_FAILURE() << "expected a ConfigError for:\n" << text;
-  return {};
-}
-
-// Whether some diagnostic is about `field` and says `text`.
-bool has_error(const std::vector<ConfigDiagnostic>& errs, const std::string& field, const std::string& text) {
-  for (const auto& e : errs)
-    if (e.field == field && e.message.find(text) != std::string::npos) return true;
-  return false;
-}
 
 const char* kSaxpy = R"(
 [[kernel]]

@@ -6,9 +6,13 @@
 #include "config/config_error.h"
 #include "config/config_loader.h"
 #include "config/config_writer.h"
+#include "tests/config/config_diagnostics.h"
 
 namespace kb::config {
 namespace {
+
+using test_support::errors_of;
+using test_support::has_error;
 
 std::string target(const std::string& fields, const std::string& extra_arg = "") {
   return "[[kernel]]\nname = \"gelu\"\nsource = \"ext.cu\"\n" + fields +
@@ -16,22 +20,6 @@ std::string target(const std::string& fields, const std::string& extra_arg = "")
          "  [[kernel.arg]]\n  name = \"out\"\n  role = \"output\"\n  dtype = \"float32\"\n  count = \"n\"\n"
          "  [[kernel.arg]]\n  name = \"n\"\n  role = \"size\"\n  dtype = \"int64\"\n  value = \"n\"\n" +
          extra_arg;
-}
-
-std::vector<ConfigDiagnostic> errors_of(const std::string& text) {
-  try {
-    load_config_text(text, "kernelbot.toml", "");
-  } catch (const ConfigError& e) {
-    return e.diagnostics();
-  }
-  ADD_FAILURE() << "expected a ConfigError for:\n" << text;
-  return {};
-}
-
-bool has_error(const std::vector<ConfigDiagnostic>& errs, const std::string& field, const std::string& text) {
-  for (const auto& e : errs)
-    if (e.field == field && e.message.find(text) != std::string::npos) return true;
-  return false;
 }
 
 TEST(KernelTarget, LoadsWithItsLaunchExpressions) {

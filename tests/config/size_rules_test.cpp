@@ -39,7 +39,7 @@ std::vector<ConfigDiagnostic> rule_errors(const std::string& text) {
   return {};
 }
 
-bool has_error(const std::vector<ConfigDiagnostic>& errs, const std::string& field, const std::string& text) {
+bool has_error_at_a_line(const std::vector<ConfigDiagnostic>& errs, const std::string& field, const std::string& text) {
   for (const auto& e : errs)
     if (e.field == field && e.message.find(text) != std::string::npos && e.file == "kernelbot.toml" && e.line > 0)
       return true;
@@ -63,30 +63,32 @@ TEST(SizeRules, DefaultsLeaveEveryPositiveSize) {
 
 TEST(SizeRules, MistakesNameTheKernelAndKey) {
   auto errs = rule_errors(saxpy_with("size_rules = { n = 8 }"));
-  EXPECT_TRUE(has_error(errs, "kernel[0].size_rules.n", "expected a table"));
+  EXPECT_TRUE(has_error_at_a_line(errs, "kernel[0].size_rules.n", "expected a table"));
   errs = rule_errors(saxpy_with("size_rules = { n = { multiple = 8 } }"));
-  EXPECT_TRUE(has_error(errs, "kernel[0].size_rules.n.multiple", "unknown key 'multiple'"));
+  EXPECT_TRUE(has_error_at_a_line(errs, "kernel[0].size_rules.n.multiple", "unknown key 'multiple'"));
   errs = rule_errors(saxpy_with("size_rules = { n = { multiple_of = 0 } }"));
-  EXPECT_TRUE(has_error(errs, "kernel[0].size_rules.n.multiple_of", "greater than zero"));
+  EXPECT_TRUE(has_error_at_a_line(errs, "kernel[0].size_rules.n.multiple_of", "greater than zero"));
   errs = rule_errors(saxpy_with("size_rules = { n = { min = -3 } }"));
-  EXPECT_TRUE(has_error(errs, "kernel[0].size_rules.n.min", "greater than zero"));
+  EXPECT_TRUE(has_error_at_a_line(errs, "kernel[0].size_rules.n.min", "greater than zero"));
   errs = rule_errors(saxpy_with("size_rules = { n = { max = \"big\" } }"));
-  EXPECT_TRUE(has_error(errs, "kernel[0].size_rules.n.max", "expected an integer"));
+  EXPECT_TRUE(has_error_at_a_line(errs, "kernel[0].size_rules.n.max", "expected an integer"));
   errs = rule_errors(saxpy_with("size_rules = { n = { min = 5000, max = 100 } }"));
-  EXPECT_TRUE(has_error(errs, "kernel[0].size_rules.n", "min = 5000 is above max = 100"));
+  EXPECT_TRUE(has_error_at_a_line(errs, "kernel[0].size_rules.n", "min = 5000 is above max = 100"));
   errs = rule_errors(saxpy_with("size_rules = { n = { multiple_of = 1000, min = 1001, max = 1999 } }"));
-  EXPECT_TRUE(has_error(errs, "kernel[0].size_rules.n", "no value between min and max is a multiple of 1000"));
+  EXPECT_TRUE(
+      has_error_at_a_line(errs, "kernel[0].size_rules.n", "no value between min and max is a multiple of 1000"));
   errs = rule_errors(saxpy_with("size_rules = { m = { multiple_of = 2 } }"));
-  EXPECT_TRUE(has_error(errs, "kernel[0].size_rules.m", "no size set defines 'm'"));
+  EXPECT_TRUE(has_error_at_a_line(errs, "kernel[0].size_rules.m", "no size set defines 'm'"));
 }
 
 TEST(SizeRules, ConfiguredSizesMustKeepTheirRule) {
   auto errs = rule_errors(saxpy_with("size_rules = { n = { multiple_of = 8 } }", "[{ n = 1024 }, { n = 1000003 }]"));
-  EXPECT_TRUE(has_error(errs, "kernel[0].sizes[1].n", "n = 1000003 is not a multiple of 8 (kernel[0].size_rules.n)"));
+  EXPECT_TRUE(
+      has_error_at_a_line(errs, "kernel[0].sizes[1].n", "n = 1000003 is not a multiple of 8 (kernel[0].size_rules.n)"));
   errs = rule_errors(saxpy_with("size_rules = { n = { max = 2000 } }"));
-  EXPECT_TRUE(has_error(errs, "kernel[0].sizes[1].n", "n = 4096 is above max = 2000"));
+  EXPECT_TRUE(has_error_at_a_line(errs, "kernel[0].sizes[1].n", "n = 4096 is above max = 2000"));
   errs = rule_errors(saxpy_with("size_rules = { n = { min = 2000 } }"));
-  EXPECT_TRUE(has_error(errs, "kernel[0].sizes[0].n", "n = 1024 is below min = 2000"));
+  EXPECT_TRUE(has_error_at_a_line(errs, "kernel[0].sizes[0].n", "n = 1024 is below min = 2000"));
 }
 
 TEST(SizeRules, ConfigShowWritesThemBack) {

@@ -12,7 +12,7 @@
 namespace kb {
 namespace {
 
-const char* kConfig = R"toml(
+const char* kSaxpyJobConfig = R"toml(
 [verify]
 trials = 3
 seed = 42
@@ -68,18 +68,18 @@ tolerance = { float32 = { rtol = 1e-3, atol = 2e-3 } }
 )toml";
 
 // The loader checks that the kernel's source exists: a repository with just that file.
-config::Config load() {
+config::Config load_saxpy_job_config() {
   static const std::filesystem::path root = [] {
     auto r = std::filesystem::temp_directory_path() / ("kb-job-" + std::to_string(getpid()));
     std::filesystem::create_directories(r / "src");
     std::ofstream(r / "src" / "layer.cu") << "// layer\n";
     return r;
   }();
-  return config::load_config_text(kConfig, "kernelbot.toml", root);
+  return config::load_config_text(kSaxpyJobConfig, "kernelbot.toml", root);
 }
 
 TEST(HarnessJob, EvaluatesEveryExpressionPerSizeSet) {
-  auto config = load();
+  auto config = load_saxpy_job_config();
   HarnessJob job = make_harness_job(config, config.kernels[0]);
   EXPECT_EQ(job.mode, JobMode::verify_and_time);
   EXPECT_EQ(job.kernel, "layer");
@@ -128,7 +128,7 @@ TEST(HarnessJob, EvaluatesEveryExpressionPerSizeSet) {
 
 // Every [bench] timing setting reaches the job, each to its own field.
 TEST(HarnessJob, EveryBenchSettingReachesTheJob) {
-  auto config = load();
+  auto config = load_saxpy_job_config();
   auto& b = config.bench;
   b.warmup_runs = 7;
   b.min_time_s = 0.5;
@@ -156,7 +156,7 @@ TEST(HarnessJob, EveryBenchSettingReachesTheJob) {
 // A workspace reaches the judge as a lent buffer with its counts, without a tolerance, and adds
 // nothing to the default bytes moved (a candidate may not touch it).
 TEST(HarnessJob, AWorkspaceIsLentWithoutToleranceOrBytes) {
-  auto config = load();
+  auto config = load_saxpy_job_config();
   const HarnessJob before = make_harness_job(config, config.kernels[0]);
   config::ArgSpec scratch;
   scratch.name = "scratch";
@@ -176,7 +176,7 @@ TEST(HarnessJob, AWorkspaceIsLentWithoutToleranceOrBytes) {
 }
 
 TEST(HarnessJob, BytesOverrideAndFreshSeeds) {
-  auto config = load();
+  auto config = load_saxpy_job_config();
   config.kernels[0].bytes = "rows*cols*4 + 100";
   config.verify.seed = 0;
   HarnessJob a = make_harness_job(config, config.kernels[0]);
@@ -187,7 +187,7 @@ TEST(HarnessJob, BytesOverrideAndFreshSeeds) {
 }
 
 TEST(HarnessJob, BadExpressionsThrow) {
-  auto config = load();
+  auto config = load_saxpy_job_config();
   config.kernels[0].args[3].value = "rows / 3.0";  // 4/3.0 is not an integer size
   EXPECT_THROW(make_harness_job(config, config.kernels[0]), config::ExpressionError);
   config.kernels[0].args[3].value = "rows / 3";  // integer division truncates, as in C: 1
@@ -197,7 +197,7 @@ TEST(HarnessJob, BadExpressionsThrow) {
 }
 
 TEST(HarnessJob, RoundTripsThroughJson) {
-  auto config = load();
+  auto config = load_saxpy_job_config();
   HarnessJob job = make_harness_job(config, config.kernels[0]);
   nlohmann::json j = job;
   HarnessJob back = j.get<HarnessJob>();
@@ -224,7 +224,7 @@ TEST(HarnessJob, RoundTripsThroughJson) {
 
 // A gather's launcher: token ids in [0, vocab) per size set, and a trailing stream.
 TEST(HarnessJob, StreamArgumentsAndRangesAreEvaluatedPerSizeSet) {
-  auto config = load();
+  auto config = load_saxpy_job_config();
   auto& spec = config.kernels[0];
   config::ArgSpec ids;
   ids.name = "ids";
@@ -269,7 +269,7 @@ TEST(HarnessJob, StreamArgumentsAndRangesAreEvaluatedPerSizeSet) {
 // A screening is the same job asking for less: one trial per size set, harshest inputs first,
 // a short timing at the main size only.
 TEST(HarnessJob, ScreeningJobHasOneTrialPerSizeAndTimesOnlyTheMainSize) {
-  auto config = load();
+  auto config = load_saxpy_job_config();
   config.verify.distributions = {"uniform", "normal", "large", "mixed_sign", "offset", "extreme"};
   config.bench.max_samples = 2000;
   config.bench.min_samples = 20;
@@ -308,7 +308,7 @@ TEST(HarnessJob, ScreeningJobHasOneTrialPerSizeAndTimesOnlyTheMainSize) {
 }
 
 TEST(HarnessJob, ScreeningNeverLengthensTheTiming) {
-  auto config = load();  // [bench] min_time_s = 0.25
+  auto config = load_saxpy_job_config();  // [bench] min_time_s = 0.25
   config.bench.max_samples = 10;
   config.bench.min_samples = 5;
   HarnessJob job = make_harness_job(config, config.kernels[0]);
