@@ -56,11 +56,10 @@ KernelTargetDraft render_kernel_target(const cuda_source::ScannedKernel& k, cons
                                        const std::string& name, const cuda_source::TypeAliases& aliases) {
   KernelTargetDraft draft;
   std::vector<ParamType> types;
-  for (size_t i = 0; i < k.params.size(); ++i) {
-    types.push_back(classify_param(k.params[i].type, aliases));
+  for (const auto& param : k.params) {
+    types.push_back(classify_param(param.type, aliases));
     if (types.back().kind != ParamKind::pointer && types.back().kind != ParamKind::scalar && draft.not_drivable.empty())
-      draft.not_drivable = fmt::format("kernel parameter '{}' ({}) cannot be driven: {}", k.params[i].name,
-                                       k.params[i].type,
+      draft.not_drivable = fmt::format("kernel parameter '{}' ({}) cannot be driven: {}", param.name, param.type,
                                        types.back().kind == ParamKind::stream ? "a kernel takes no stream"
                                                                               : types.back().why_not_drivable);
   }

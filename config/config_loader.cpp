@@ -624,9 +624,9 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
     for (size_t j = 0; j < a.range.size(); ++j)
       check_expr(a.range[j], at("range"), field + ".range[" + std::to_string(j) + "]");
     if (role_is_buffer(a.role))
-      for (size_t s = 0; s < k.sizes.size(); ++s)
-        if (std::string why = count_problem(a.count, a.dtype, k.sizes[s].values); !why.empty()) {
-          r.diag().error(at("count"), field + ".count", why + " at size set " + k.sizes[s].label());
+      for (const auto& set : k.sizes)
+        if (std::string why = count_problem(a.count, a.dtype, set.values); !why.empty()) {
+          r.diag().error(at("count"), field + ".count", why + " at size set " + set.label());
           break;  // one size set shows it; the others would repeat it
         }
   }
