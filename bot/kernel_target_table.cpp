@@ -7,6 +7,7 @@
 #include <set>
 
 #include "bot/param_types.h"
+#include "bot/starter_table_text.h"
 #include "config/config.h"
 #include "config/kernel_target.h"
 #include "cuda_source/buffer_extents.h"
@@ -14,15 +15,6 @@
 
 namespace kb::bot {
 namespace {
-
-std::string quoted_toml(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
 
 // "typename T, int VEC = 4" -> a guess per template parameter: float for a type, its default or 1.
 std::string template_guess(const std::string& params) {
@@ -106,28 +98,22 @@ KernelTargetDraft render_kernel_target(const cuda_source::ScannedKernel& k, cons
   std::string& out = draft.text;
   out += fmt::format("# {}: {} launches {} inline: a kernel target (the harness launches the kernel itself)\n",
                      site.where(), site.function, k.name);
-  out += "[[kernel]]\nname = " + quoted_toml(name) + "\nsource = " + quoted_toml(k.file) +
-         "\nglobal = " + quoted_toml(k.name) + "\n";
+  out += "[[kernel]]\nname = " + toml_string(name) + "\nsource = " + toml_string(k.file) +
+         "\nglobal = " + toml_string(k.name) + "\n";
   if (!k.template_params.empty())
-    out += "template_args = " + quoted_toml(template_guess(k.template_params)) +
+    out += "template_args = " + toml_string(template_guess(k.template_params)) +
            "   # check: the template arguments of the launch (template <" + k.template_params + ">)\n";
-  out += "grid = " + quoted_toml(grid) + "   # check: blocks to cover the work (the launch writes `" +
+  out += "grid = " + toml_string(grid) + "   # check: blocks to cover the work (the launch writes `" +
          (parts.empty() ? "" : parts[0]) + "`); read block_x so the grid follows a tuned block\n";
-  out += "block = " + quoted_toml(block) + "   # " + block_note + "\n";
-  out += "shared_bytes = " + quoted_toml(shared) + "   # check: dynamic shared memory" +
+  out += "block = " + toml_string(block) + "   # " + block_note + "\n";
+  out += "shared_bytes = " + toml_string(shared) + "   # check: dynamic shared memory" +
          (parts.size() > 2 ? " (the launch writes `" + parts[2] + "`)" : " (the launch passes none)") + "\n";
-  if (!size_names.empty()) {
-    int64_t each = size_names.size() == 1 ? 1048576 : size_names.size() == 2 ? 1024 : size_names.size() == 3 ? 256 : 64;
-    out += "sizes = [{ ";
-    for (size_t i = 0; i < size_names.size(); ++i)
-      out += (i ? ", " : "") + size_names[i] + " = " + std::to_string(each);
-    out += " }]   # check: realistic sizes; add more size sets\n";
-  }
+  out += starter_sizes_line(size_names);
   for (size_t i = 0; i < k.params.size(); ++i) {
     const auto& p = k.params[i];
     const ParamType& t = types[i];
     std::string dtype = t.dtype ? to_string(*t.dtype) : "float32";
-    out += "  [[kernel.arg]]   # " + p.type + " " + p.name + "\n  name = " + quoted_toml(p.name) + "\n";
+    out += "  [[kernel.arg]]   # " + p.type + " " + p.name + "\n  name = " + toml_string(p.name) + "\n";
     std::vector<std::string> notes;
     if (!t.aliases.empty()) notes.push_back("check: " + describe_aliases(t.aliases));
     if (t.kind == ParamKind::pointer) {
@@ -135,13 +121,13 @@ KernelTargetDraft render_kernel_target(const cuda_source::ScannedKernel& k, cons
       if (extents[p.name].known)
         for (const auto& s : extents[p.name].sizes) count += (count.empty() ? "" : "*") + s;
       out += std::string("  role = \"") + (t.const_pointee ? "input" : "output") + "\"\n  dtype = \"" + dtype +
-             "\"\n  count = " + quoted_toml(count.empty() ? config::todo_marker : count) + "\n";
+             "\"\n  count = " + toml_string(count.empty() ? config::todo_marker : count) + "\n";
       notes.push_back(count.empty() ? "TODO: the element count (the kernel's indexing did not tell)"
                                     : "check: count guessed from the kernel's indexing");
       if (!t.const_pointee) notes.push_back("check: output, or inout if the kernel also reads it");
     } else if (t.kind == ParamKind::scalar && sizes.count(p.name)) {
       std::string size_dtype = t.dtype && (*t.dtype == DType::int64 || *t.dtype == DType::int32) ? dtype : "int32";
-      out += "  role = \"size\"\n  dtype = \"" + size_dtype + "\"\n  value = " + quoted_toml(p.name) + "\n";
+      out += "  role = \"size\"\n  dtype = \"" + size_dtype + "\"\n  value = " + toml_string(p.name) + "\n";
     } else if (t.kind == ParamKind::scalar && t.dtype && !dtype_is_float(*t.dtype)) {
       out += "  role = \"scalar\"\n  dtype = \"" + dtype + "\"\n  value = 3\n";
       notes.push_back("check: an integer that sizes no buffer; a realistic value");

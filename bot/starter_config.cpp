@@ -11,6 +11,7 @@
 #include "bot/kernel_target_table.h"
 #include "bot/param_evidence.h"
 #include "bot/param_types.h"
+#include "bot/starter_table_text.h"
 #include "common/file_io.h"
 #include "config/config_writer.h"
 #include "cuda_source/buffer_extents.h"
@@ -135,12 +136,6 @@ std::string guess_count(const std::string& buffer, const ScannedLauncher& l, con
   return count;
 }
 
-std::string toml_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-  return out + "\"";
-}
-
 struct Table {
   std::string text;
   std::string not_drivable;     // why the table is written commented out; empty: it is live
@@ -218,17 +213,10 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
   std::string& out = table.text;
   out += "[[kernel]]\nname = " + toml_string(name) + "\nsource = " + toml_string(l.file) +
          "\nlauncher = " + toml_string(l.name) + "\n";
-  // About 2^20-2^24 elements per buffer, whatever the number of dimensions.
   std::vector<std::string> size_names;
   for (const auto& p : l.params)
     if (sizes.count(p.name)) size_names.push_back(p.name);
-  if (!size_names.empty()) {
-    int64_t each = size_names.size() == 1 ? 1048576 : size_names.size() == 2 ? 1024 : size_names.size() == 3 ? 256 : 64;
-    out += "sizes = [{ ";
-    for (size_t i = 0; i < size_names.size(); ++i)
-      out += (i ? ", " : "") + size_names[i] + " = " + std::to_string(each);
-    out += " }]   # check: realistic sizes; add more size sets\n";
-  }
+  out += starter_sizes_line(size_names);
   std::set<std::string> count_todo;
   for (size_t i = 0; i < l.params.size(); ++i) {
     const auto& p = l.params[i];
