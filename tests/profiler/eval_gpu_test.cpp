@@ -187,19 +187,24 @@ bytes = "n_ids*dim*8 + n_ids*4"
   role = "stream"
 )toml";
 
+// A repository of tests/profiler/originals/ files (in src/, their header in include/) beside the
+// examples' copy, named repo() + `suffix`, with `toml` as its kernelbot.toml. Its .kernelbot/
+// (compile cache, device calibration) survives from one test to the next, as repo()'s does.
+fs::path originals_repo(const std::string& suffix, const std::vector<std::string>& sources, const std::string& toml) {
+  const fs::path d = repo().parent_path() / (repo().filename().string() + suffix);
+  fs::remove_all(d / "src");
+  fs::remove_all(d / "include");
+  fs::create_directories(d / "src");
+  fs::create_directories(d / "include");
+  const fs::path originals = source_dir() / "tests" / "profiler" / "originals";
+  for (const auto& f : sources) fs::copy_file(originals / f, d / "src" / f);
+  fs::copy_file(originals / "stream_kernels.h", d / "include" / "stream_kernels.h");
+  std::ofstream(d / "kernelbot.toml") << toml;
+  return d;
+}
+
 fs::path stream_repo() {
-  static const fs::path dir = [] {
-    const fs::path d = repo().parent_path() / (repo().filename().string() + "-streams");
-    fs::remove_all(d / "src");
-    fs::remove_all(d / "include");
-    fs::create_directories(d / "src");
-    fs::create_directories(d / "include");
-    const fs::path originals = source_dir() / "tests" / "profiler" / "originals";
-    for (const char* f : {"saxpy_stream.cu", "gather.cu"}) fs::copy_file(originals / f, d / "src" / f);
-    fs::copy_file(originals / "stream_kernels.h", d / "include" / "stream_kernels.h");
-    std::ofstream(d / "kernelbot.toml") << kStreamConfig;
-    return d;
-  }();
+  static const fs::path dir = originals_repo("-streams", {"saxpy_stream.cu", "gather.cu"}, kStreamConfig);
   return dir;
 }
 
@@ -811,17 +816,8 @@ sizes = [{ n = 4194304 }, { n = 1000003 }, { n = 16777216 }]
 
 // stream_repo() with the bf16 original and its [[kernel]] besides.
 fs::path bf16_stream_repo() {
-  static const fs::path dir = [] {
-    const fs::path d = repo().parent_path() / (repo().filename().string() + "-streams-bf16");
-    fs::remove_all(d);
-    fs::create_directories(d / "src");
-    fs::create_directories(d / "include");
-    const fs::path originals = source_dir() / "tests" / "profiler" / "originals";
-    for (const char* f : {"saxpy_stream.cu", "gather.cu", "scale_bf16.cu"}) fs::copy_file(originals / f, d / "src" / f);
-    fs::copy_file(originals / "stream_kernels.h", d / "include" / "stream_kernels.h");
-    std::ofstream(d / "kernelbot.toml") << kStreamConfig << kScaleBf16Config;
-    return d;
-  }();
+  static const fs::path dir = originals_repo("-streams-bf16", {"saxpy_stream.cu", "gather.cu", "scale_bf16.cu"},
+                                             std::string(kStreamConfig) + kScaleBf16Config);
   return dir;
 }
 
@@ -1094,18 +1090,8 @@ sizes = [{ n = 1048576 }, { n = 16777216 }, { n = 1000003 }]
 )toml";
 
 fs::path scratch_repo() {
-  static const fs::path dir = [] {
-    const fs::path d = repo().parent_path() / (repo().filename().string() + "-scratch");
-    fs::remove_all(d);
-    fs::create_directories(d / "src");
-    fs::create_directories(d / "include");
-    const fs::path originals = source_dir() / "tests" / "profiler" / "originals";
-    for (const char* f : {"saxpy_stream.cu", "gather.cu", "scale_scratch.cu"})
-      fs::copy_file(originals / f, d / "src" / f);
-    fs::copy_file(originals / "stream_kernels.h", d / "include" / "stream_kernels.h");
-    std::ofstream(d / "kernelbot.toml") << kStreamConfig << kScratchConfig;
-    return d;
-  }();
+  static const fs::path dir = originals_repo("-scratch", {"saxpy_stream.cu", "gather.cu", "scale_scratch.cu"},
+                                             std::string(kStreamConfig) + kScratchConfig);
   return dir;
 }
 
