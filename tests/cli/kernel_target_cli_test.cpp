@@ -84,6 +84,10 @@ TEST_F(KernelTargetCli, DiscoverInitCheckAndCompileWithOnlyTheMarkedItemsFilled)
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err << "\n" << text;
   EXPECT_NE(check.out.find("ok (2 kernels)"), std::string::npos) << check.out;
   EXPECT_EQ(check.out.find("TODO"), std::string::npos) << check.out;
+  // check --compile loads through kernelbot-harness, which a build without CUPTI (the sanitized
+  // CI builds) does not have; the plain build runs it.
+  if (!fs::exists(fs::path(KB_BINARY_DIR) / "bot" / "kernelbot-harness"))
+    GTEST_SKIP() << "no kernelbot-harness in this build: check --compile cannot load";
   auto compiled = kernelbot("check --compile");
   EXPECT_EQ(compiled.exit_code, 0) << compiled.out << compiled.err << "\n" << text;
 }
