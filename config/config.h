@@ -53,6 +53,9 @@ struct LlmConfig {
   double timeout_s = 180;   // the whole reply; when streaming, the longest silence
   bool stream = true;       // server-sent events
   int64_t concurrency = 8;  // requests in flight at once
+  // The model's context window in tokens; 0: unknown until a server names it in a refusal. When
+  // known, prompts are trimmed to half of it and the reply limit to what the prompt leaves.
+  int64_t context_tokens = 0;
   int64_t max_retries = 5;
   int64_t repair_attempts = 1;  // compile errors fed back for one repair by default
   double usd_per_million_prompt_tokens = 0;

@@ -32,6 +32,7 @@ const std::vector<ConfigKey>& config_keys() {
       {KEY(llm, timeout_s), "per request, in seconds; when streaming, the longest silence", positive},
       {KEY(llm, stream), "read replies as server-sent events"},
       {KEY(llm, concurrency), "requests in flight at once", positive},
+      {KEY(llm, context_tokens), "the model's context window in tokens (0 = unknown)", zero_or_more},
       {KEY(llm, max_retries), "on 429/5xx/timeouts, with backoff", zero_or_more},
       {KEY(llm, repair_attempts), "compile errors fed back for a repair", zero_or_more},
       {KEY(llm, usd_per_million_prompt_tokens), "price, for the money budget"},

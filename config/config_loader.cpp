@@ -322,6 +322,12 @@ void check_section_rules(TableReader& r, const std::string& section, const Confi
           "must be a header name (\"Authorization\", \"api-key\"), got \"" + c.llm.api_key_header + "\"");
   if (section == "llm" && c.llm.api_key_header.empty())
     error("api_key_header", "must name a header (\"Authorization\" sends \"Bearer KEY\")");
+  // Below this a prompt (the rules, the profile, the kernel) leaves no room for a kernel's reply.
+  constexpr int64_t kLeastContextTokens = 4096;
+  if (section == "llm" && c.llm.context_tokens > 0 && c.llm.context_tokens < kLeastContextTokens)
+    error("context_tokens", "must be 0 (unknown) or at least " + std::to_string(kLeastContextTokens) +
+                                ": a prompt and a kernel's reply do not fit in " +
+                                std::to_string(c.llm.context_tokens) + " tokens");
   if (section == "search" && c.search.proposer == "replay" && c.search.replay_file.empty())
     error("replay_file", "missing required field 'replay_file' (needed when proposer = \"replay\")");
   if (section == "search" && c.search.screen_margin < 1.0) error("screen_margin", "must be 1.0 or more");

@@ -97,7 +97,7 @@ class ChatBackend {
   // reported in seconds: throws UsageError (exit 2) for those, kb::Error (exit 1) when the service
   // does not answer. Nothing to check by default (a replay).
   virtual void preflight() {}
-  // The model's context in tokens, once a server has named it (in a refusal); nothing before.
+  // The model's context in tokens: [llm].context_tokens, or once a server has named it in a refusal.
   virtual std::optional<int64_t> context_tokens() const { return std::nullopt; }
   virtual void finish(const SearchResult& /*result*/) {}
 };

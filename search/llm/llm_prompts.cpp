@@ -1,10 +1,15 @@
 #include "search/llm/llm_prompts.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdint>
 
 #include "common/text_template.h"
 #include "core/number_format.h"
 #include "search/idea_family.h"
+#include "search/llm/chat_completion.h"
 #include "search/llm/exchange_keys.h"
 #include "search/llm/prompt_files.h"
 
@@ -25,19 +30,23 @@ std::string shorten(const std::string& text, size_t max, bool keep_end = false) 
   return text.substr(0, max) + "\n[... " + std::to_string(text.size() - max) + " characters cut ...]";
 }
 
-// `code` shows a seed's source as the prompts show files (whole, or the launcher's excerpt).
+// `code` shows a seed's source as the prompts show files (whole, or the launcher's excerpt); the
+// seeds after the first `with_code` are shown without it (a prompt fitted to a small context).
 template <class ShowCode>
-std::string format_seeds(const std::vector<Seed>& seeds, const std::string& note, ShowCode code) {
+std::string format_seeds(const std::vector<Seed>& seeds, const std::string& note, size_t with_code, ShowCode code) {
   std::string out;
-  for (const auto& s : seeds) {
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    const Seed& s = seeds[i];
     out += fmt::format("### {} ({} vs the original)", s.id, format_speedup(s.speedup));
     const std::string timings = format_size_timings(s.eval.timings, s.id == "baseline");
     if (s.id == "baseline") {
       out += ": the original source above\n" + timings + "\n";
       continue;
     }
-    out += fmt::format(", from the idea: {} [{}]\n{}Compiled with: {}\n{}```cuda\n{}```\n\n", s.idea.text,
-                       s.idea.family, timings, format_build(s.variant), note, code(s.variant.source));
+    out += fmt::format(", from the idea: {} [{}]\n{}Compiled with: {}\n", s.idea.text, s.idea.family, timings,
+                       format_build(s.variant));
+    out += i < with_code ? fmt::format("{}```cuda\n{}```\n\n", note, code(s.variant.source))
+                         : "(its code is left out to fit the model's context)\n\n";
   }
   return out;
 }
@@ -52,6 +61,27 @@ std::string format_examples(const std::vector<ArchiveExample>& examples) {
     out += fmt::format("- `{}` on {}: {} with the idea \"{}\" [{}]\n```diff\n{}```\n", e.kernel, e.gpu,
                        format_speedup(e.speedup), e.idea.text, e.idea.family, shorten(e.diff, kMaxDiffChars));
   return out;
+}
+
+// What a prompt leaves out, least first, to stay within half a known context (the other half is
+// the reply's): the history of earlier candidates shortened, then the code of every seed but the
+// best, then the archive's examples, then the history whole. The kernel's own code stays: a file
+// too long for the context is shown as the launcher's excerpt instead (prompt_source.h).
+const std::vector<PromptTrim>& trim_levels() {
+  static const std::vector<PromptTrim> levels = {
+      {40, SIZE_MAX, true}, {20, SIZE_MAX, true}, {10, SIZE_MAX, true}, {5, SIZE_MAX, true},
+      {5, 1, true},         {5, 1, false},        {0, 1, false},
+  };
+  return levels;
+}
+
+std::string describe_trim(const PromptTrim& trim, const ProposalContext& ctx) {
+  std::vector<std::string> parts;
+  if (ctx.history.size() > trim.history)
+    parts.push_back(fmt::format("the last {} of {} earlier candidates", trim.history, ctx.history.size()));
+  if (ctx.seeds.size() > trim.seeds_with_code) parts.push_back("the code of the best seed only");
+  if (!trim.examples && !ctx.examples.empty()) parts.push_back("no archive examples");
+  return fmt::format("{}", fmt::join(parts, ", "));
 }
 
 }  // namespace
@@ -180,10 +210,29 @@ std::string format_build(const Variant& v) {
   return out.empty() ? "the project's flags only" : "the project's flags plus" + out;
 }
 
-PromptBuilder::PromptBuilder(const ProposalContext& ctx, const config::LlmConfig& llm, SourceView view)
-    : ctx_(ctx), llm_(llm), view_(std::move(view)) {}
+PromptBuilder::PromptBuilder(const ProposalContext& ctx, const config::LlmConfig& llm, SourceView view,
+                             int64_t context_tokens)
+    : ctx_(ctx), llm_(llm), view_(std::move(view)), context_tokens_(context_tokens) {}
 
-std::map<std::string, std::string> PromptBuilder::common() const {
+bool PromptBuilder::fits(const ChatRequest& request) const {
+  return context_tokens_ <= 0 || estimated_prompt_tokens(request) <= context_tokens_ / 2;
+}
+
+template <class Make>
+ChatRequest PromptBuilder::fitted(Make make) const {
+  const auto& levels = trim_levels();
+  ChatRequest r = make(levels.front());
+  for (size_t i = 1; i < levels.size() && !fits(r); ++i) {
+    r = make(levels[i]);
+    if (std::string what = describe_trim(levels[i], ctx_); !what.empty()) r.summary["trimmed"] = what;
+  }
+  if (r.summary.contains("trimmed"))
+    spdlog::debug("llm {} {}: the prompt shows {} to fit a {}-token context", r.step, r.key,
+                  r.summary["trimmed"].get<std::string>(), context_tokens_);
+  return r;
+}
+
+std::map<std::string, std::string> PromptBuilder::common(const PromptTrim& trim) const {
   const std::string signature = "`" + ctx_.launcher_signature + "`";
   // A long file is shown as the launcher's excerpt: the model writes that part, which is spliced
   // back into the file (prompt_source.h).
@@ -212,7 +261,7 @@ std::map<std::string, std::string> PromptBuilder::common() const {
           {"LAUNCH_STREAM", format_launch_stream(*ctx_.spec)},
           {"TARGET_RULE", format_target_rule(*ctx_.spec, ctx_.launcher_signature)},
           {"FAMILIES", describe_idea_families()},
-          {"HISTORY", format_history(ctx_.history)}};
+          {"HISTORY", format_history(ctx_.history, trim.history)}};
 }
 
 ChatRequest PromptBuilder::make(const std::string& step, const std::string& key, const std::string& user) const {
@@ -227,68 +276,75 @@ ChatRequest PromptBuilder::make(const std::string& step, const std::string& key,
 }
 
 ChatRequest PromptBuilder::ideas(int64_t rounds) const {
-  auto v = common();
-  v["ROUND"] = std::to_string(ctx_.round);
-  v["ROUNDS"] = std::to_string(rounds);
-  v["IDEAS_WANTED"] = std::to_string(ctx_.ideas_wanted);
-  v["ORIGINAL_SOURCE"] = code(ctx_.original_source);
-  v["SEEDS"] = format_seeds(ctx_.seeds, v["SOURCE_NOTE"], [this](const std::string& source) { return code(source); });
-  v["EXAMPLES"] = format_examples(ctx_.examples);
-  auto r = make("ideas", ideas_key(ctx_.round), fill_template(prompt_text("ideas"), v));
-  r.summary.update(nlohmann::json{{"round", ctx_.round}, {"ideas_wanted", ctx_.ideas_wanted}});
-  for (const auto& s : ctx_.seeds) r.summary["seeds"].push_back(s.id);
-  return r;
+  return fitted([&](const PromptTrim& trim) {
+    auto v = common(trim);
+    v["ROUND"] = std::to_string(ctx_.round);
+    v["ROUNDS"] = std::to_string(rounds);
+    v["IDEAS_WANTED"] = std::to_string(ctx_.ideas_wanted);
+    v["ORIGINAL_SOURCE"] = code(ctx_.original_source);
+    v["SEEDS"] = format_seeds(ctx_.seeds, v["SOURCE_NOTE"], trim.seeds_with_code,
+                              [this](const std::string& source) { return code(source); });
+    v["EXAMPLES"] = trim.examples ? format_examples(ctx_.examples) : "(left out to fit the model's context)\n";
+    auto r = make("ideas", ideas_key(ctx_.round), fill_template(prompt_text("ideas"), v));
+    r.summary.update(nlohmann::json{{"round", ctx_.round}, {"ideas_wanted", ctx_.ideas_wanted}});
+    for (const auto& s : ctx_.seeds) r.summary["seeds"].push_back(s.id);
+    return r;
+  });
 }
 
 ChatRequest PromptBuilder::implement(const BranchRequest& req, int64_t branch) const {
-  auto v = common();
-  v["BRANCH"] = std::to_string(branch + 1);
-  v["BRANCHES"] = std::to_string(req.branches);
-  v["SEED_ID"] = req.seed.id;
-  v["SEED_SPEEDUP"] = format_speedup(req.seed.speedup);
-  v["SEED_TIMINGS"] = format_size_timings(req.seed.eval.timings, req.seed.id == "baseline");
-  v["SEED_CODE"] = code(req.seed.variant.source);
-  v["SEED_BUILD"] = format_build(req.seed.variant);
-  std::string key = branch_key(branch_key_prefix(ctx_.round, req), branch);
-  // The candidate the reply becomes, for people reading a recording: a crossover's id is not its key.
-  std::string candidate = req.id_prefix + "-b" + std::to_string(branch);
-  if (req.mate) {
-    v["SEED_IDEA"] = req.seed.idea.text;
-    v["MATE_ID"] = req.mate->id;
-    v["MATE_SPEEDUP"] = format_speedup(req.mate->speedup);
-    v["MATE_CODE"] = code(req.mate->variant.source);
-    v["MATE_BUILD"] = format_build(req.mate->variant);
-    v["MATE_IDEA"] = req.mate->idea.text;
-    auto r = make("crossover", key, fill_template(prompt_text("crossover"), v));
-    r.summary.update(
-        nlohmann::json{{"seed", req.seed.id}, {"mate", req.mate->id}, {"branch", branch}, {"candidate", candidate}});
+  return fitted([&](const PromptTrim& trim) {
+    auto v = common(trim);
+    v["BRANCH"] = std::to_string(branch + 1);
+    v["BRANCHES"] = std::to_string(req.branches);
+    v["SEED_ID"] = req.seed.id;
+    v["SEED_SPEEDUP"] = format_speedup(req.seed.speedup);
+    v["SEED_TIMINGS"] = format_size_timings(req.seed.eval.timings, req.seed.id == "baseline");
+    v["SEED_CODE"] = code(req.seed.variant.source);
+    v["SEED_BUILD"] = format_build(req.seed.variant);
+    std::string key = branch_key(branch_key_prefix(ctx_.round, req), branch);
+    // The candidate the reply becomes, for people reading a recording: a crossover's id is not its key.
+    std::string candidate = req.id_prefix + "-b" + std::to_string(branch);
+    if (req.mate) {
+      v["SEED_IDEA"] = req.seed.idea.text;
+      v["MATE_ID"] = req.mate->id;
+      v["MATE_SPEEDUP"] = format_speedup(req.mate->speedup);
+      v["MATE_CODE"] = code(req.mate->variant.source);
+      v["MATE_BUILD"] = format_build(req.mate->variant);
+      v["MATE_IDEA"] = req.mate->idea.text;
+      auto r = make("crossover", key, fill_template(prompt_text("crossover"), v));
+      r.summary.update(
+          nlohmann::json{{"seed", req.seed.id}, {"mate", req.mate->id}, {"branch", branch}, {"candidate", candidate}});
+      return r;
+    }
+    v["IDEA"] = req.idea.idea.text;
+    v["IDEA_FAMILY"] = req.idea.idea.family;
+    v["IDEA_RATIONALE"] = req.idea.idea.rationale.empty() ? "(not given)" : req.idea.idea.rationale;
+    auto r = make("implement", key, fill_template(prompt_text("implement"), v));
+    r.summary.update(nlohmann::json{{"idea", req.idea.idea.text},
+                                    {"family", req.idea.idea.family},
+                                    {"seed", req.seed.id},
+                                    {"branch", branch},
+                                    {"candidate", candidate}});
     return r;
-  }
-  v["IDEA"] = req.idea.idea.text;
-  v["IDEA_FAMILY"] = req.idea.idea.family;
-  v["IDEA_RATIONALE"] = req.idea.idea.rationale.empty() ? "(not given)" : req.idea.idea.rationale;
-  auto r = make("implement", key, fill_template(prompt_text("implement"), v));
-  r.summary.update(nlohmann::json{{"idea", req.idea.idea.text},
-                                  {"family", req.idea.idea.family},
-                                  {"seed", req.seed.id},
-                                  {"branch", branch},
-                                  {"candidate", candidate}});
-  return r;
+  });
 }
 
 ChatRequest PromptBuilder::repair(const std::string& candidate_id, const std::string& key, const Idea& idea,
                                   const Variant& failed, const std::string& compile_log) const {
-  auto v = common();
-  v["IDEA"] = idea.text;
-  v["BUILD"] = format_build(failed);
-  v["FAILED_CODE"] = code(failed.source);
-  if (view_.excerpts) v["SOURCE_NOTE"] += "The compiler's line numbers are those of the whole file.\n";
-  v["COMPILE_LOG"] = shorten(compile_log, kMaxLogChars, true);
-  auto r = make("repair", key, fill_template(prompt_text("repair"), v));
-  r.summary.update(nlohmann::json{{"candidate", candidate_id}});
-  // A repair should not wander: less randomness than the exploring steps.
-  r.temperature = std::min(r.temperature, 0.2);
-  return r;
+  return fitted([&](const PromptTrim& trim) {
+    auto v = common(trim);
+    v["IDEA"] = idea.text;
+    v["BUILD"] = format_build(failed);
+    v["FAILED_CODE"] = code(failed.source);
+    if (view_.excerpts) v["SOURCE_NOTE"] += "The compiler's line numbers are those of the whole file.\n";
+    v["COMPILE_LOG"] = shorten(compile_log, kMaxLogChars, true);
+    auto r = make("repair", key, fill_template(prompt_text("repair"), v));
+    r.summary.update(nlohmann::json{{"candidate", candidate_id}});
+    // A repair should not wander: less randomness than the exploring steps.
+    r.temperature = std::min(r.temperature, 0.2);
+    return r;
+  });
 }
 
 }  // namespace kb::search

@@ -4,6 +4,7 @@
 // and how it went, the seeds, and archived wins.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "config/config.h"
@@ -13,11 +14,22 @@
 
 namespace kb::search {
 
+// What one prompt shows of the search so far (the most by default; less to fit a context).
+struct PromptTrim {
+  size_t history = 40;                // the latest candidates listed
+  size_t seeds_with_code = SIZE_MAX;  // seeds shown with their code, best first
+  bool examples = true;               // the archive's wins on other kernels
+};
+
 // Builds each step's ChatRequest from one round's context. `view` says whether the code is shown
 // whole or as the launcher's excerpt (and the model asked for the launcher and its kernels only).
+// With `context_tokens` (the model's context, when known), each prompt is kept to half of it
+// where leaving out history, seeds' code and examples can do that; the summary names what was
+// left out ("trimmed").
 class PromptBuilder {
  public:
-  PromptBuilder(const ProposalContext& ctx, const config::LlmConfig& llm, SourceView view = {});
+  PromptBuilder(const ProposalContext& ctx, const config::LlmConfig& llm, SourceView view = {},
+                int64_t context_tokens = 0);
 
   ChatRequest ideas(int64_t rounds) const;
   ChatRequest implement(const BranchRequest& request, int64_t branch) const;  // crossover when request.mate
@@ -27,13 +39,18 @@ class PromptBuilder {
 
  private:
   ChatRequest make(const std::string& step, const std::string& key, const std::string& user) const;
-  std::map<std::string, std::string> common() const;
+  std::map<std::string, std::string> common(const PromptTrim& trim = {}) const;
+  bool fits(const ChatRequest& request) const;
+  // The first of make(trim) over ever shorter trims that fits (the shortest when none does).
+  template <class Make>
+  ChatRequest fitted(Make make) const;
 
   std::string code(const std::string& source) const { return shown_source(view_, source); }
 
   const ProposalContext& ctx_;
   const config::LlmConfig& llm_;
   SourceView view_;
+  int64_t context_tokens_;
 };
 
 // Pieces of the prompts, exposed for tests and for the PR body's idea path.

@@ -130,7 +130,10 @@ std::vector<ProposedIdea> LlmProposer::propose_ideas(const ProposalContext& ctx)
     SourceView view = source_view(ctx);
     ChatRequest request;
     ChatReply reply = ask(
-        ctx, view, [&](const SourceView& v) { return PromptBuilder(ctx, config_.llm, v).ideas(config_.search.rounds); },
+        ctx, view,
+        [&](const SourceView& v) {
+          return PromptBuilder(ctx, config_.llm, v, backend_->context_tokens().value_or(0)).ideas(config_.search.rounds);
+        },
         request);
     ParsedIdeas parsed = parse_ideas(reply.content);
     if (!parsed.ok()) {
@@ -174,7 +177,10 @@ Branch LlmProposer::implement_branch(const ProposalContext& ctx, const BranchReq
     SourceView view = source_view(ctx);
     ChatRequest chat;
     ChatReply reply = ask(
-        ctx, view, [&](const SourceView& v) { return PromptBuilder(ctx, config_.llm, v).implement(request, branch); },
+        ctx, view,
+        [&](const SourceView& v) {
+          return PromptBuilder(ctx, config_.llm, v, backend_->context_tokens().value_or(0)).implement(request, branch);
+        },
         chat);
     // Lines of the code the model started from are its own, not gaps it left.
     const std::string started_from = request.seed.variant.source + (request.mate ? request.mate->variant.source : "");
@@ -245,7 +251,8 @@ std::optional<Variant> LlmProposer::repair(const ProposalContext& ctx, const std
     ChatReply reply = ask(
         ctx, view,
         [&](const SourceView& v) {
-          return PromptBuilder(ctx, config_.llm, v).repair(candidate_id, key, idea, failed, compile_log);
+          return PromptBuilder(ctx, config_.llm, v, backend_->context_tokens().value_or(0))
+              .repair(candidate_id, key, idea, failed, compile_log);
         },
         asked);
     ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.entry(), failed.source);

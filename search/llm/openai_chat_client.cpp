@@ -22,6 +22,8 @@ constexpr int kMaxRewrites = 6;
 // Tokens kept free when the token limit is fitted to the context: servers count the chat
 // template's own tokens a little differently.
 constexpr int64_t kContextMargin = 16;
+// The least reply limit a known context must leave a request: a kernel's file and a few words.
+constexpr int64_t kLeastReplyTokens = 1024;
 
 struct Slot {
   std::counting_semaphore<1024>& s;
@@ -43,6 +45,7 @@ OpenAiChatClient::OpenAiChatClient(const config::LlmConfig& llm, std::shared_ptr
       shape_(request_shape_for(llm)),
       policy_(policy),
       in_flight_(std::clamp<std::ptrdiff_t>(llm.concurrency, 1, 1024)) {
+  if (llm_.context_tokens > 0) context_tokens_ = llm_.context_tokens;
   while (!llm_.base_url.empty() && llm_.base_url.back() == '/') llm_.base_url.pop_back();
   if (!llm_.api_key_env.empty()) {
     const char* key = std::getenv(llm_.api_key_env.c_str());
@@ -219,11 +222,33 @@ void OpenAiChatClient::tell_failed(const ChatRequest& request, const FailedAttem
   }
 }
 
+int64_t OpenAiChatClient::reply_limit_within_context(const ChatRequest& request) const {
+  const std::optional<int64_t> context = context_tokens();
+  if (!context) return request.max_tokens;
+  const int64_t prompt = estimated_prompt_tokens(request);
+  const int64_t room = *context - prompt - kContextMargin;
+  // Less room than this is no reply at all: a kernel's file does not fit.
+  const int64_t least = std::min<int64_t>(request.max_tokens, kLeastReplyTokens);
+  if (room < least)
+    throw PromptTooLong(fmt::format("the prompt of about {} tokens leaves {} of the model's {}-token context ({}) for "
+                                    "the reply, less than the {} it needs (raise [llm].context_tokens with the "
+                                    "server's context: vLLM --max-model-len, llama.cpp --ctx-size, Ollama num_ctx)",
+                                    prompt, std::max<int64_t>(room, 0), *context,
+                                    llm_.context_tokens == *context ? "[llm].context_tokens" : "as the server named it",
+                                    least),
+                        *context);
+  if (room < request.max_tokens)
+    spdlog::debug("llm {} {}: the reply limit is {} tokens, what a {}-token context leaves after the prompt",
+                  request.step, request.key, room, *context);
+  return std::min(request.max_tokens, room);
+}
+
 ChatReply OpenAiChatClient::exchange(const ChatRequest& request, int64_t max_retries) {
   Slot slot(in_flight_);
   const int64_t attempts = 1 + std::max<int64_t>(0, max_retries);
   Attempts state;
-  state.fitted_max_tokens = request.max_tokens;
+  // A known context caps the reply limit before the server has to refuse it.
+  state.fitted_max_tokens = reply_limit_within_context(request);
   for (;;) {
     const int64_t max_tokens = ledger_->admit(std::min(request.max_tokens, state.fitted_max_tokens));
     const ShapeChoice shape = shape_->now();

@@ -60,6 +60,9 @@ class OpenAiChatClient : public ChatBackend {
   enum class Next { retry, resend };
 
   ChatReply exchange(const ChatRequest& request, int64_t max_retries);
+  // The request's reply limit, capped to what a known context leaves after its prompt (estimated
+  // at 4 characters a token); throws PromptTooLong when that is too little for a reply.
+  int64_t reply_limit_within_context(const ChatRequest& request) const;
   HttpRequest http_request(const ChatRequest& request, const ShapeChoice& shape, int64_t max_tokens,
                            CompletionStream& stream) const;
   // After an HTTP error: what to do next, or throws ChatError when nothing will help.
@@ -79,7 +82,7 @@ class OpenAiChatClient : public ChatBackend {
   std::counting_semaphore<1024> in_flight_;  // [llm].concurrency requests to one server at most
   mutable std::mutex mutex_;
   int64_t attempts_ = 0;
-  std::optional<int64_t> context_tokens_;  // named by the server in a refusal
+  std::optional<int64_t> context_tokens_;  // [llm].context_tokens, or named by the server in a refusal
   uint64_t jitter_state_ = 0x9e3779b97f4a7c15ull;
 };
 

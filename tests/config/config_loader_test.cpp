@@ -213,6 +213,7 @@ send_temperature = false
 token_parameter = "max_completion_tokens"
 stream = false
 concurrency = 2
+context_tokens = 32768
 [llm.extra_body]
 reasoning_effort = "high"
 chat_template_kwargs = { enable_thinking = true }
@@ -226,6 +227,7 @@ X-Gateway-Route = "kernels"
   EXPECT_EQ(c.llm.token_parameter, "max_completion_tokens");
   EXPECT_FALSE(c.llm.stream);
   EXPECT_EQ(c.llm.concurrency, 2);
+  EXPECT_EQ(c.llm.context_tokens, 32768);
   EXPECT_EQ(c.llm.extra_body.json,
             R"({"chat_template_kwargs":{"enable_thinking":true},"reasoning_effort":"high","stop":["</answer>"]})");
   EXPECT_EQ(c.llm.extra_headers.at("X-Gateway-Route"), "kernels");
@@ -236,6 +238,7 @@ X-Gateway-Route = "kernels"
   EXPECT_TRUE(defaults.llm.stream);
   EXPECT_EQ(defaults.llm.max_tokens_per_reply, 32768);
   EXPECT_EQ(defaults.llm.concurrency, 8);
+  EXPECT_EQ(defaults.llm.context_tokens, 0);  // unknown until a server names it
   EXPECT_EQ(defaults.llm.extra_body.json, "{}");
 
   auto errs = errors_of(R"([llm]
@@ -243,6 +246,7 @@ token_parameter = "max_new_tokens"
 send_temperature = "sometimes"
 api_key_header = "api-key: x"
 concurrency = 0
+context_tokens = 2048
 [llm.extra_headers]
 X-Count = 3
 )");
@@ -250,6 +254,7 @@ X-Count = 3
   EXPECT_TRUE(has_error(errs, "llm.send_temperature", "not one of: auto, true, false"));
   EXPECT_TRUE(has_error(errs, "llm.api_key_header", "must be a header name"));
   EXPECT_TRUE(has_error(errs, "llm.concurrency", "greater than zero"));
+  EXPECT_TRUE(has_error(errs, "llm.context_tokens", "must be 0 (unknown) or at least 4096"));
   EXPECT_TRUE(has_error(errs, "llm.extra_headers.X-Count", "expected a string, got an integer"));
 }
 

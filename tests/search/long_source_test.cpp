@@ -228,3 +228,63 @@ TEST(PromptSource, TheRuleTheExcerptAndTheSpliceBack) {
   SourceView lost{true, "k.cu", "launch_missing"};
   EXPECT_EQ(shown_source(lost, original), original);
 }
+
+TEST(LongSource, AConfiguredContextShowsTheExcerptFromTheFirstPromptAndNoLimitIsRefused) {
+  // The same server, with [llm].context_tokens saying what it was started with: the file (over a
+  // quarter of the context) is shown as the excerpt from the first prompt, and every reply limit
+  // fits what the prompt leaves, so the server never has to refuse one.
+  const std::string original = long_file();
+  TestProject p(original);
+  LoopbackHttpServer server(small_context_model);
+  configure(p, server);
+  p.config.llm.context_tokens = kServerContext;
+  ProposerOptions options;
+  options.retry = RetryPolicy{0.01, 0.05, 5};
+  auto proposer = make_proposer(p.config, p.spec(), options);
+  SearchResult result = search_once(p, *proposer);
+  ASSERT_NE(result.best(), nullptr) << result.stop_reason;
+  EXPECT_EQ(result.best()->variant.source, expected_candidate(original));
+  auto seen = server.requests();
+  ASSERT_GE(seen.size(), 2u);
+  for (const auto& r : seen) {
+    EXPECT_EQ(last_user_prompt(r).find("unrelated_"), std::string::npos);
+    const int64_t limit = nlohmann::json::parse(r.body)["max_tokens"].get<int64_t>();
+    EXPECT_LE(prompt_tokens_of(r) + limit, kServerContext);
+    EXPECT_GE(limit, 1024);
+  }
+}
+
+TEST(LongSource, AConfiguredContextCapsTheReplyLimitAndAPromptWithNoRoomIsNeverSent) {
+  int refusals = 0;
+  LoopbackHttpServer llama([&refusals](const LoopbackRequest& r) {
+    const int64_t wanted = nlohmann::json::parse(r.body)["max_tokens"].get<int64_t>();
+    if (prompt_tokens_of(r) + wanted > 8192) {
+      ++refusals;
+      return kb::testing::json_response(
+          400,
+          R"({"error":{"code":400,"message":"request exceeds the available context size (8192 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":10,"n_ctx":8192}})");
+    }
+    return kb::testing::json_response(200, kb::testing::completion_body({{"role", "assistant"}, {"content", "ok"}}));
+  });
+  auto llm = kb::testing::llm_for(llama, "qwen2.5-coder");
+  llm.api_key_env = "";
+  llm.context_tokens = 8192;
+  OpenAiChatClient client(llm, std::make_shared<TokenLedger>(0, 0, 0, 0), kb::testing::fast_retries());
+  EXPECT_EQ(client.context_tokens(), 8192);  // known before any request
+  EXPECT_EQ(client.complete(kb::testing::hello(32768)).content, "ok");
+  ASSERT_EQ(llama.requests().size(), 1u);
+  EXPECT_EQ(refusals, 0);
+  EXPECT_LE(nlohmann::json::parse(llama.requests()[0].body)["max_tokens"].get<int64_t>(), 8192 - 16);
+
+  // A prompt that leaves less than a reply needs: refused here, naming the setting, never sent.
+  ChatRequest huge = kb::testing::hello(32768);
+  huge.messages[1].content = std::string(30'000, 'k');
+  try {
+    client.complete(huge);
+    FAIL() << "expected PromptTooLong";
+  } catch (const PromptTooLong& e) {
+    EXPECT_EQ(e.context, 8192);
+    EXPECT_NE(std::string(e.what()).find("[llm].context_tokens"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(llama.requests().size(), 1u);
+}

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/number_format.h"
+#include "search/llm/chat_completion.h"
 #include "search/llm/llm_prompts.h"
 #include "tests/search/test_project.h"
 
@@ -119,4 +120,73 @@ TEST(PromptFeedback, SeedsAreShownWithTheirPerSizeTimings) {
                       us(4)),
             std::string::npos)
       << impl;
+}
+
+TEST(PromptFeedback, AKnownContextShortensTheHistoryThenLeavesOutOtherSeedsCodeThenExamples) {
+  kb::testing::TestProject p;
+  ProposalContext ctx;
+  ctx.config = &p.config;
+  ctx.spec = &p.spec();
+  ctx.original_source = "void launch_k(float* y, int n) {}\n";
+  ctx.round = 3;
+  for (int i = 0; i < 60; ++i)
+    ctx.history.push_back(Outcome{"r1-i" + std::to_string(i) + "-b0",
+                                  "baseline",
+                                  1,
+                                  {"idea number " + std::to_string(i) + std::string(200, '.'), "memory_access", ""},
+                                  {},
+                                  Verdict::compile_error,
+                                  "error",
+                                  0,
+                                  {}});
+  const std::string big_code(6'000, 'x');
+  Seed best{"r2-i0-b0", {"best", "memory_access", ""}, Variant{"// BEST " + big_code + "\n", {}, {}, ""}, 3.0, {}};
+  Seed second{"r2-i1-b0", {"second", "parallelism", ""}, Variant{"// SECOND " + big_code + "\n", {}, {}, ""}, 2.0, {}};
+  ctx.seeds = {best, second};
+  ctx.examples = {ArchiveExample{"other", "H100", {"an example", "fusion", ""}, 2.0, std::string(2'500, '+')}};
+  config::LlmConfig llm;
+
+  // Unknown context: everything, and no note.
+  ChatRequest whole = PromptBuilder(ctx, llm).ideas(5);
+  const std::string all = whole.messages[1].content;
+  EXPECT_NE(all.find("idea number 20"), std::string::npos);
+  EXPECT_NE(all.find("// SECOND"), std::string::npos);
+  EXPECT_NE(all.find("an example"), std::string::npos);
+  EXPECT_FALSE(whole.summary.contains("trimmed"));
+  const int64_t whole_tokens = estimated_prompt_tokens(whole);
+
+  // A context that holds all of it twice over: nothing is left out.
+  EXPECT_FALSE(PromptBuilder(ctx, llm, {}, whole_tokens * 2 + 10).ideas(5).summary.contains("trimmed"));
+
+  // A little less: only the history is shortened.
+  ChatRequest shorter = PromptBuilder(ctx, llm, {}, whole_tokens * 2 - 2'000).ideas(5);
+  EXPECT_LE(estimated_prompt_tokens(shorter), whole_tokens - 1'000);
+  const std::string s = shorter.messages[1].content;
+  EXPECT_NE(s.find("earlier candidates not shown"), std::string::npos) << s;
+  EXPECT_EQ(s.find("idea number 20."), std::string::npos);
+  EXPECT_NE(s.find("idea number 59"), std::string::npos);  // the latest stay
+  EXPECT_NE(s.find("// SECOND"), std::string::npos);
+  EXPECT_NE(s.find("an example"), std::string::npos);
+  EXPECT_NE(shorter.summary["trimmed"].get<std::string>().find("earlier candidates"), std::string::npos);
+
+  // Less still: the second seed's code goes, then the examples; the best seed's code stays.
+  const int64_t small = estimated_prompt_tokens(PromptBuilder(ctx, llm, {}, 1).ideas(5));
+  ChatRequest least = PromptBuilder(ctx, llm, {}, small * 2).ideas(5);
+  const std::string l = least.messages[1].content;
+  EXPECT_NE(l.find("// BEST"), std::string::npos);
+  EXPECT_EQ(l.find("// SECOND"), std::string::npos) << l;
+  EXPECT_NE(l.find("### r2-i1-b0"), std::string::npos);  // still named, with its timings
+  EXPECT_NE(l.find("(its code is left out to fit the model's context)"), std::string::npos);
+  EXPECT_EQ(l.find("an example"), std::string::npos);
+  EXPECT_LE(estimated_prompt_tokens(least), small * 2 / 2);
+  EXPECT_NE(least.summary["trimmed"].get<std::string>().find("the code of the best seed only"), std::string::npos);
+
+  // The implement prompt shortens its history the same way; its seed's code is what it is for.
+  BranchRequest br;
+  br.idea.idea = {"unroll", "control_flow", ""};
+  br.seed = second;
+  br.id_prefix = "r3-i0";
+  ChatRequest impl = PromptBuilder(ctx, llm, {}, small * 2).implement(br, 0);
+  EXPECT_NE(impl.messages[1].content.find("// SECOND"), std::string::npos);
+  EXPECT_NE(impl.messages[1].content.find("earlier candidates not shown"), std::string::npos);
 }
