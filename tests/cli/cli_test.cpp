@@ -1,8 +1,10 @@
 // Runs the real kernelbot binary against real files in a temp directory and checks what a user
 // sees: exit codes (0 done, 1 failed, 2 bad usage/config), stdout vs stderr, messages.
 #include <gtest/gtest.h>
+
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -246,6 +248,27 @@ TEST_F(CliTest, RunChecksItsCheapPreconditionsBeforeLookingForAGpu) {
   EXPECT_EQ(llm.err.find("no CUDA device"), std::string::npos) << llm.err;
   EXPECT_EQ(nlohmann::json::parse(llm.out)["error"]["kind"], "usage") << llm.out;
   EXPECT_EQ(model.requests().size(), 1u) << "one small request checks the endpoint";
+
+  // An endpoint nothing listens at: a failure of the service (exit 1), within seconds, before any
+  // GPU work.
+  int port = 0;
+  {
+    kb::testing::LoopbackHttpServer gone(
+        [](const kb::testing::LoopbackRequest&) { return kb::testing::LoopbackResponse{}; });
+    port = gone.port();
+  }
+  const std::string gone_url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
+  std::string unreachable = text;
+  unreachable.replace(unreachable.find(model.base_url()), model.base_url().size(),
+                      gone_url.substr(0, gone_url.size() - 3));
+  write("kernelbot.toml", unreachable);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto down = kernelbot("run --json", dir_);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+  EXPECT_EQ(down.exit_code, 1) << down.err;
+  EXPECT_NE(down.err.find("did not answer kernelbot's check request"), std::string::npos) << down.err;
+  EXPECT_NE(down.err.find("127.0.0.1:" + std::to_string(port)), std::string::npos) << down.err;
+  EXPECT_EQ(down.err.find("no CUDA device"), std::string::npos) << down.err;
 }
 
 TEST_F(CliTest, EveryCommandsFailureIsJsonWithJson) {

@@ -63,6 +63,8 @@ void change(const ConfigKey& key, Config& c) {
           (*v)["X-Name"] = "value";
         } else if constexpr (std::is_same_v<T, JsonTable>) {
           v->json = R"({"effort":"high","list":[1,2],"n":2,"nested":{"on":true,"p":0.5}})";  // as the loader writes it
+        } else if constexpr (std::is_integral_v<T>) {
+          *v += 4096;  // past every count's least value ([llm].context_tokens: 0 or at least 4096)
         } else {
           *v += 1;
         }
