@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "bot/cli_context.h"
+#include "bot/original_compile_failure.h"
 #include "core/number_format.h"
 #include "profiler/device_query.h"
 #include "profiler/evaluate/gpu_evaluator.h"
@@ -72,7 +73,11 @@ search::SearchResult search_kernel(const config::Config& config, const config::K
                  format_speedup(p.best_speedup), p.message);
   };
   request.collect_winner_metrics = true;  // the PR shows the counters before and after
-  return search::run_search(request);
+  try {
+    return search::run_search(request);
+  } catch (const search::OriginalDoesNotCompile& e) {
+    throw Error(original_compile_failure(config, *spec, e.log));
+  }
 }
 
 }  // namespace kb::bot

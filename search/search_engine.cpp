@@ -90,8 +90,9 @@ class Engine {
     original_ = original.source;
     baseline_compiled_ = evaluators_.front()->compile(spec_, original);
     if (!baseline_compiled_.ok)
-      throw std::runtime_error(fmt::format("the original of kernel '{}' ({}) does not compile:\n{}", spec_.name,
-                                           spec_.source, log_tail(baseline_compiled_.log)));
+      throw OriginalDoesNotCompile(fmt::format("the original of kernel '{}' ({}) does not compile:\n{}", spec_.name,
+                                               spec_.source, log_tail(baseline_compiled_.log)),
+                                   baseline_compiled_.log);
     compile_ahead();
     EvalOptions options;
     options.time = true;

@@ -7,8 +7,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/errors.h"
 #include "core/result_types.h"
 #include "core/variant.h"
 
@@ -128,6 +130,13 @@ struct AdvisoryFinding {
   std::string value;         // the probed value: "256"
   std::string setting;       // the whole variant as the tuner labels it
   double speedup = 0;
+};
+
+// The kernel's original does not compile as the evaluator builds it: there is nothing to search
+// from. `log` is the compiler's whole output (the command that ran the search adds the hints).
+struct OriginalDoesNotCompile : Error {
+  OriginalDoesNotCompile(const std::string& what, std::string compile_log) : Error(what), log(std::move(compile_log)) {}
+  std::string log;
 };
 
 // Why a search stopped, as a value code can test (stop_reason says it to people).

@@ -9,12 +9,12 @@
 
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <thread>
 
 #include "bot/commands/commands.h"
 #include "bot/compile_hints.h"
 #include "bot/config_validation.h"
+#include "bot/original_compile_failure.h"
 #include "common/ordered_parallel.h"
 #include "profiler/evaluate/gpu_evaluator.h"
 #include "profiler/evaluate/original_variant.h"
@@ -38,23 +38,6 @@ struct KernelCheck {
   profiler::LoadCheck load;
   bool ok() const { return compiled && loaded; }
 };
-
-// nvcc compiles a copy of the kernel's source (<cache>/build-*/variant.cu): its messages name the
-// copy, as "variant.cu(12)" (cudafe) or "variant.cu:12:5" (the host compiler). The reader wants
-// the repository's file.
-std::string with_source_names(const std::string& log, const std::string& source) {
-  static const std::regex kCopy(R"((?:[^\s:"'()]*/)?variant\.cu(?:\((\d+)\)|:(\d+)))");
-  std::string out;
-  auto begin = std::sregex_iterator(log.begin(), log.end(), kCopy);
-  size_t last = 0;
-  for (auto it = begin; it != std::sregex_iterator(); ++it) {
-    const std::smatch& m = *it;
-    out += log.substr(last, static_cast<size_t>(m.position()) - last);
-    out += source + ":" + (m[1].matched ? m[1].str() : m[2].str());
-    last = static_cast<size_t>(m.position() + m.length());
-  }
-  return out + log.substr(last);
-}
 
 std::vector<const config::KernelSpec*> selected_kernels(const config::Config& config,
                                                         const std::vector<std::string>& names) {

@@ -9,6 +9,7 @@
 
 #include "bot/commands/commands.h"
 #include "bot/commands/evaluation_tables.h"
+#include "bot/original_compile_failure.h"
 #include "bot/unfinished_kernel.h"
 #include "common/file_io.h"
 #include "profiler/evaluate/gpu_evaluator.h"
@@ -48,8 +49,7 @@ void run_eval(CliContext& ctx, const EvalArgs& args) {
   auto evaluator = profiler::make_gpu_evaluator_for_profile(config, args.device);  // NoDeviceError: exit 1
   spdlog::info("compiling the original {} and the candidate {}", spec.source, args.candidate);
   CompiledVariant base = evaluator->compile(spec, profiler::original_variant(config, spec));
-  if (!base.ok)
-    throw Error("the original kernel '" + spec.name + "' (" + spec.source + ") does not compile:\n" + base.log);
+  if (!base.ok) throw Error(original_compile_failure(config, spec, base.log));
   CompiledVariant cand = evaluator->compile(spec, candidate);
   spdlog::info("verifying and timing on {}", evaluator->device().name);
   EvalOptions options;

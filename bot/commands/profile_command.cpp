@@ -8,6 +8,7 @@
 #include "bot/commands/commands.h"
 #include "bot/commands/evaluation_tables.h"
 #include "bot/config_validation.h"
+#include "bot/original_compile_failure.h"
 #include "bot/unfinished_kernel.h"
 #include "config/config_loader.h"
 #include "profiler/device_query.h"
@@ -43,6 +44,7 @@ void profile_kernels(CliContext& ctx, const ProfileArgs& args) {
     spdlog::info("profiling {} ({})", spec->name, spec->source);
     CompiledVariant base = evaluator->compile(*spec, profiler::original_variant(config, *spec));
     EvalResult r = evaluator->profile_baseline(*spec, base, !args.no_metrics);
+    if (!base.ok) r.reason = original_compile_failure(config, *spec, base.log);
     failed |= r.verdict != Verdict::pending && !verdict_is_correct(r.verdict);
     profiles.emplace_back(spec->name, std::move(r));
   }

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "bot/compile_hints.h"
+#include "bot/original_compile_failure.h"
 #include "bot/symbol_origin.h"
 
 namespace fs = std::filesystem;
@@ -109,4 +110,24 @@ TEST_F(HintsTest, AMissingFileAndADoubleDefinition) {
       "/usr/bin/ld: extra0.o: multiple definition of `g_table'; kb_entry.o: first defined here\n", config_);
   ASSERT_EQ(hints.size(), 1u);
   EXPECT_NE(hints[0].find("'g_table' is defined by two translation units"), std::string::npos) << hints[0];
+}
+
+TEST_F(HintsTest, AnOriginalThatDoesNotCompileIsToldWithTheRepositorysFileAndTheHints) {
+  // What profile, eval, search and run say, as check --compile does.
+  config_.kernels[0].name = "k";
+  config_.kernels[0].source = "kernel.cu";
+  const std::string log = "/work/.kernelbot/work/cache/build-3f2a/variant.cu(1): error: identifier \"uint32\" is "
+                          "undefined\n1 error detected in the compilation of \"variant.cu\".\n";
+  const std::string what = original_compile_failure(config_, config_.kernels[0], log);
+  EXPECT_EQ(what.rfind("the original of kernel 'k' (kernel.cu) does not compile as kernelbot builds it:\n", 0), 0u)
+      << what;
+  EXPECT_NE(what.find("kernel.cu:1: error: identifier \"uint32\" is undefined"), std::string::npos) << what;
+  EXPECT_EQ(what.find("build-3f2a"), std::string::npos) << what;
+  EXPECT_NE(what.find("\nhint: kernel.cu:1 uses 'uint32', which legacy/compat.h declares"), std::string::npos) << what;
+  EXPECT_NE(what.find("kernelbot check --compile"), std::string::npos) << what;
+  // A log with nothing to hint at: the log alone, and the pointer to check --compile.
+  const std::string plain = original_compile_failure(config_, config_.kernels[0],
+                                                     "variant.cu(7): error: expected a \";\"\n");
+  EXPECT_NE(plain.find("kernel.cu:7: error: expected a \";\""), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("hint:"), std::string::npos) << plain;
 }

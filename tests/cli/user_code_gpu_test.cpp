@@ -87,4 +87,25 @@ TEST_F(UserCodeGpu, AFailingSetupIsTheOriginalsInfrastructureError) {
   EXPECT_NE(all.find("infra_error"), std::string::npos) << all;
 }
 
+TEST_F(UserCodeGpu, WithoutThePreludeProfileSearchAndRunGiveTheHintsCheckCompileGives) {
+  // The header scale_kernels.cu includes uses `Real`, which only the program's build declares:
+  // every command that compiles the original says which file and which prelude line.
+  std::string toml = sample_config("kb_setup.cu", namespaces_);
+  toml.replace(toml.find("prelude = [\"kb_prelude.h\"]\n"), 26, "");
+  ASSERT_EQ(toml.find("prelude"), std::string::npos) << toml;
+  std::ofstream(dir_ / "kernelbot.toml") << toml;
+  for (const char* command :
+       {"profile --kernel scale_on_device --no-metrics",
+        "search --kernel scale_on_device --proposer builtin --rounds 1 --max-candidates 2",
+        "run --kernel scale_on_device --proposer builtin --rounds 1 --max-candidates 2 --dry-run"}) {
+    const auto r = kb::testing::run_kernelbot(command, dir_);
+    EXPECT_EQ(r.exit_code, 1) << command << "\n" << r.out << r.err;
+    const std::string all = r.out + r.err;
+    EXPECT_NE(all.find("does not compile as kernelbot builds it"), std::string::npos) << command << "\n" << all;
+    EXPECT_NE(all.find("hint: sample_common.h:"), std::string::npos) << command << "\n" << all;
+    EXPECT_NE(all.find("uses 'Real'"), std::string::npos) << command << "\n" << all;
+    EXPECT_NE(all.find("[project] prelude"), std::string::npos) << command << "\n" << all;
+  }
+}
+
 }  // namespace

@@ -428,9 +428,10 @@ TEST(SearchEngine, ThrowsWhenTheOriginalDoesNotCompileOrRun) {
     try {
       run_search(request_for(p, e, proposer));
       FAIL() << "expected an error";
-    } catch (const std::runtime_error& ex) {
+    } catch (const OriginalDoesNotCompile& ex) {
       EXPECT_NE(std::string(ex.what()).find("does not compile"), std::string::npos) << ex.what();
       EXPECT_NE(std::string(ex.what()).find("undefined_thing"), std::string::npos) << ex.what();
+      EXPECT_NE(ex.log.find("undefined_thing"), std::string::npos) << ex.log;  // whole, for the hints
     }
   }
   {
