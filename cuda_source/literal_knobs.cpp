@@ -88,6 +88,16 @@ struct ConstantLocal {
   std::string declaration;  // "constexpr int threads = 32"
 };
 
+// A file-scope `#define NAME <integer>` with no #ifndef guard (a guarded one is a tunable macro,
+// set with -D): -D cannot change it, so a new value is an edit of the line.
+struct FileDefine {
+  std::string name;
+  int64_t value = 0;
+  size_t value_begin = 0, value_end = 0;
+  int line = 0;
+  std::string text;  // "#define SAXPY_BLOCK 128"
+};
+
 const std::set<std::string> kIntegerTypeWords = {"int",     "unsigned", "signed",  "long",    "short",
                                                  "size_t",  "std",      "auto",    "int32_t", "uint32_t",
                                                  "int64_t", "uint64_t", "int16_t", "uint16_t"};
@@ -110,9 +120,11 @@ class KnobFinder {
     name_ = unqualified_name(launcher->name);
     if (!read_body()) return std::move(out_);
     read_locals();
+    read_file_defines();
     read_launches();
     for (const auto& site : sites_) knobs_of_launch(site);
     knobs_of_constants();
+    knobs_of_defines();
     for (const auto& k : launched_kernels()) knobs_of_kernel(*k);
     drop_overlapping();
     return std::move(out_);
@@ -365,6 +377,10 @@ class KnobFinder {
         constant_blocks_[n].push_back({&site, 0, 1});
         return;
       }
+      if (defines_.count(n) && !inits_.count(n)) {
+        define_blocks_[n].push_back(&site);
+        return;
+      }
       auto it = inits_.find(n);
       if (it != inits_.end() && it->second.dim3) {
         components = it->second.parts;
@@ -511,6 +527,81 @@ class KnobFinder {
     }
   }
 
+  // The file's unguarded `#define NAME <integer>`s, defined once, never #undef'd, before the launcher.
+  void read_file_defines() {
+    std::map<std::string, int> seen;
+    std::set<std::string> guarded;
+    const std::vector<Directive> directives = read_directives(text_);
+    for (size_t i = 0; i < directives.size(); ++i) {
+      const Directive& d = directives[i];
+      if (d.keyword == "define" || d.keyword == "undef") ++seen[d.name];
+      if (d.keyword == "ifndef" && i + 1 < directives.size() && directives[i + 1].name == d.name)
+        guarded.insert(d.name);
+    }
+    for (const auto& d : directives) {
+      if (!d.is_object_like_define() || seen[d.name] != 1 || guarded.count(d.name) || d.end > launcher_->begin)
+        continue;
+      const std::string value = d.value(text_);
+      if (value.empty() || value.size() > 9 || value.find_first_not_of("0123456789") != std::string::npos) continue;
+      defines_[d.name] = FileDefine{d.name,        std::stoll(value),
+                                    d.value_begin, d.value_end,
+                                    d.line,        text_.substr(d.begin, d.value_end - d.begin)};
+    }
+  }
+
+  // Whether `name` is used only in the launcher and the kernels it launches: a new value of a
+  // #define changes every use, and only these are measured.
+  bool used_only_here(const std::string& name) const {
+    std::vector<std::pair<size_t, size_t>> here{{launcher_->begin, launcher_->end}};
+    for (const auto* k : launched_kernels()) here.emplace_back(k->begin, k->end);
+    for (const auto& tok : tokenize_code(text_, 0, text_.size())) {
+      if (tok.text != name || tok.kind != CodeToken::identifier) continue;
+      if (std::none_of(here.begin(), here.end(),
+                       [&](const auto& r) { return tok.begin >= r.first && tok.end <= r.second; }))
+        return false;
+    }
+    return true;
+  }
+
+  // A #define used as the block of this launcher's launches (all of one kernel's, or shared).
+  void knobs_of_defines() {
+    for (const auto& [name, uses] : define_blocks_) {
+      const FileDefine& d = defines_.at(name);
+      std::string where = fmt::format("`{}` at {}", d.text, at(d.value_begin));
+      if (!used_only_here(name)) {
+        refuse(where, fmt::format("`{}` is used outside {} and the kernels it launches", name, name_));
+        continue;
+      }
+      LiteralKnob knob;
+      knob.kind = KnobKind::define_value;
+      knob.role = MacroRole::block_size;
+      knob.name = name;
+      knob.subject = fmt::format("block size `{}` of {}", name, name_);
+      knob.where = where;
+      knob.function = name_;
+      knob.kernel = uses.front()->kernel;
+      for (const auto* site : uses)
+        if (site->kernel != knob.kernel) knob.kernel.clear();
+      knob.axis = 0;
+      knob.axes = 1;
+      knob.value = d.value;
+      knob.line = d.line;
+      knob.occurrences.push_back({d.value_begin, d.value_end, 0, ""});
+      bool ok = true;
+      for (const auto* site : uses) {
+        auto extents = grid_extents(site->config[0]);
+        ok = ok && grid_occurrences(extents[0], d.value, knob.occurrences);
+        if (auto lb = launch_bounds_of(site->kernel, d.value)) knob.occurrences.push_back(*lb);
+      }
+      if (!ok) {
+        refuse(where,
+               fmt::format("a grid writes {} as a literal in a way that cannot follow a new `{}`", d.value, name));
+        continue;
+      }
+      out_.literals.push_back(std::move(knob));
+    }
+  }
+
   void knobs_of_kernel(const ScannedKernel& k) {
     const std::string kernel = unqualified_name(k.name);
     // #pragma unroll N
@@ -588,6 +679,8 @@ class KnobFinder {
   std::vector<ConstantLocal> constants_;
   std::vector<LaunchSite> sites_;
   std::map<std::string, std::vector<ConstantUse>> constant_blocks_;
+  std::map<std::string, FileDefine> defines_;
+  std::map<std::string, std::vector<const LaunchSite*>> define_blocks_;
   LauncherKnobs out_;
 };
 
@@ -608,6 +701,7 @@ std::string LiteralKnob::edit_name() const {
   switch (kind) {
     case KnobKind::launch_block: return "block size literal in " + function;
     case KnobKind::constant: return fmt::format("`{}` in {}", name, function);
+    case KnobKind::define_value: return fmt::format("`#define {}` (the block of {})", name, function);
     case KnobKind::dim3_component: return fmt::format("block dimension {} in {}", name, function);
     case KnobKind::pragma_unroll: return fmt::format("#pragma unroll factor in {} (line {})", function, line);
     case KnobKind::min_blocks_per_sm: return "__launch_bounds__ minimum blocks per SM of " + function;

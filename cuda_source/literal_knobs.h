@@ -4,6 +4,8 @@
 //   - a const/constexpr integer local used by a launch (block size or kernel template argument):
 //       constexpr int threads = 32;  ...  row_kernel<float, threads><<<rows, threads>>>
 //   - the literal components of a dim3 used as a launch's block:  dim3 block(1, 256);
+//   - a file-scope `#define NAME 128` (no #ifndef guard, so -D cannot set it) used as a launch's
+//     block size, when nothing outside the launcher and its kernels uses NAME;
 //   - `#pragma unroll N` factors and __launch_bounds__ minimum blocks per SM in the kernels;
 // and, for advisory probes only, a launcher parameter used as a block size (the caller chooses
 // it: no PR can change it). A knob is every place that must change together: the grid that
@@ -46,6 +48,7 @@ enum class KnobKind {
   dim3_component,     // one literal component of a dim3 block
   pragma_unroll,      // #pragma unroll N in a launched kernel
   min_blocks_per_sm,  // the second argument of a kernel's __launch_bounds__
+  define_value,       // an unguarded file-scope `#define NAME 128` used as a launch's block size
 };
 
 struct LiteralKnob {

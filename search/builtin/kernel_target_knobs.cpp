@@ -15,7 +15,7 @@ const char* const kBlockNames[] = {"block_x", "block_y", "block_z"};
 
 bool is_block_knob(const cuda_source::LiteralKnob& k) {
   return k.kind == cuda_source::KnobKind::launch_block || k.kind == cuda_source::KnobKind::dim3_component ||
-         k.kind == cuda_source::KnobKind::constant;
+         k.kind == cuda_source::KnobKind::constant || k.kind == cuda_source::KnobKind::define_value;
 }
 
 }  // namespace

@@ -267,3 +267,50 @@ TEST(LiteralKnobs, OverlappingEditsAreRefused) {
   EXPECT_THROW(apply_text_edits("abcdef", {{1, 3, "x"}, {2, 4, "y"}}), std::invalid_argument);
   EXPECT_EQ(apply_text_edits("abcdef", {{4, 5, "E"}, {0, 1, "AA"}}), "AAbcdEf");
 }
+
+TEST(LiteralKnobs, AnUnguardedDefineUsedAsTheBlockIsAKnobWhenOnlyThisLauncherUsesIt) {
+  // Legacy code: the block is a plain #define (-D cannot change it), the grid divides by it, and
+  // the kernel's __launch_bounds__ repeats its value.
+  const std::string text = R"(#define SAXPY_BLOCK 128
+#define UNUSED_WIDTH 64
+
+__global__ void __launch_bounds__(128) saxpy_kernel(unsigned n, float a, const float* x, float* y) {
+  const unsigned i = blockIdx.x * SAXPY_BLOCK + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+
+void saxpy(int n, float a, const float* x, float* y) {
+  saxpy_kernel<<<iDivUp(n, SAXPY_BLOCK), SAXPY_BLOCK>>>(n, a, x, y);
+}
+)";
+  auto knobs = find_launcher_knobs(text, "saxpy", "legacy_saxpy.cu");
+  const LiteralKnob* block = knob_named(knobs, "SAXPY_BLOCK");
+  ASSERT_NE(block, nullptr) << (knobs.not_offered.empty() ? "" : knobs.not_offered[0]);
+  EXPECT_EQ(block->kind, KnobKind::define_value);
+  EXPECT_EQ(block->role, MacroRole::block_size);
+  EXPECT_EQ(block->kernel, "saxpy_kernel");
+  EXPECT_EQ(block->value, 128);
+  EXPECT_EQ(block->description(), "block size `SAXPY_BLOCK` of saxpy (`#define SAXPY_BLOCK 128` at legacy_saxpy.cu:1)");
+  EXPECT_EQ(knob_named(knobs, "UNUSED_WIDTH"), nullptr);
+  std::string expected = text;
+  expected.replace(expected.find("SAXPY_BLOCK 128"), 15, "SAXPY_BLOCK 256");
+  expected.replace(expected.find("__launch_bounds__(128)"), 22, "__launch_bounds__(256)");
+  EXPECT_EQ(with_value(*block, text, 256), expected);
+
+  // Another launcher reads it too: changing it would change a launch nobody measures.
+  const std::string shared = text + "void saxpy_twice(int n, float a, const float* x, float* y) {\n"
+                                    "  saxpy_kernel<<<iDivUp(n, SAXPY_BLOCK), SAXPY_BLOCK>>>(n, a, x, y);\n}\n";
+  auto refused = find_launcher_knobs(shared, "saxpy", "legacy_saxpy.cu");
+  EXPECT_EQ(knob_named(refused, "SAXPY_BLOCK"), nullptr);
+  ASSERT_FALSE(refused.not_offered.empty());
+  EXPECT_NE(refused.not_offered[0].find("`SAXPY_BLOCK` is used outside saxpy"), std::string::npos)
+      << refused.not_offered[0];
+
+  // Guarded (a tunable macro, set with -D) or defined twice: not this kind of knob.
+  std::string guarded = text;
+  guarded.replace(0, 24, "#ifndef SAXPY_BLOCK\n#define SAXPY_BLOCK 128\n#endif");
+  EXPECT_EQ(knob_named(find_launcher_knobs(guarded, "saxpy", "f.cu"), "SAXPY_BLOCK"), nullptr);
+  std::string twice = "#ifdef BIG\n#define SAXPY_BLOCK 512\n#else\n" + text.substr(0, 24) + "#endif\n" +
+                      text.substr(24);
+  EXPECT_EQ(knob_named(find_launcher_knobs(twice, "saxpy", "f.cu"), "SAXPY_BLOCK"), nullptr);
+}
