@@ -177,6 +177,37 @@ TEST(LiteralTuningSearch, ConstexprBlockSizeIsTunedToTheSimulatedBest) {
   EXPECT_EQ(result.stop_reason, "search space exhausted: all 6 points tried");
 }
 
+TEST(LiteralTuningSearch, ALegacyBlockDefineIsTunedByEditingItsLine) {
+  // The compat-prelude fixture's launcher: `#define SAXPY_BLOCK 128`, no #ifndef guard.
+  const std::string source = R"(#define SAXPY_BLOCK 128
+
+__global__ void saxpy_kernel(unsigned n, float a, const float* x, float* y) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+
+void launch_k(float* y, int n) {
+  saxpy_kernel<<<(n + SAXPY_BLOCK - 1) / SAXPY_BLOCK, SAXPY_BLOCK>>>(n, 2.0f, y, y);
+}
+)";
+  TestProject p(source);
+  p.config.search.rounds = 5;
+  SimulatedEvaluator e([](const Variant& v) {
+    SimBehaviour b;
+    b.time_us = block_cost(number_after(v.source, R"(#define SAXPY_BLOCK (\d+))", 128));
+    return b;
+  });
+  BuiltinProposer proposer(p.config, p.spec());
+  SearchRequest req{&p.config, &p.spec(), &e, {}, &proposer, nullptr, {}};
+  auto result = run_search(req);
+  ASSERT_NE(result.best(), nullptr) << result.stop_reason;
+  EXPECT_NE(result.best()->variant.source.find("#define SAXPY_BLOCK 256\n"), std::string::npos)
+      << result.best()->variant.source;
+  EXPECT_TRUE(result.best()->variant.defines.empty());  // an edit of the line, not a -D it would ignore
+  EXPECT_NE(result.tree[1].idea.text.find("block size `SAXPY_BLOCK` of launch_k"), std::string::npos)
+      << result.tree[1].idea.text;
+}
+
 TEST(LiteralTuningSearch, ACallerChosenBlockSizeYieldsAnAdvisoryFindingAndNoWinner) {
   TestProject p(kArgumentBlock);
   add_threads_arg(p, "64");
