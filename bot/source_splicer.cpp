@@ -21,8 +21,9 @@ SourceChange make_source_change(const std::string& path, const std::string& orig
   if (!same_source) {
     cuda_source::DefinitionSplice splice = cuda_source::splice_definitions(path, original_text, launcher,
                                                                            winner.source);
+    // Definitions the winner left byte-identical (it changed a #define line only) are not edits.
+    if (splice.text != original_text) change.edits = std::move(splice.edits);
     change.updated = std::move(splice.text);
-    change.edits = std::move(splice.edits);
     defines = std::move(splice.macro_edits);
     // A tuned literal replaces whole definitions that differ in nothing else: name the literals.
     if (auto literals = cuda_source::describe_literal_changes(original_text, change.updated, launcher, path))

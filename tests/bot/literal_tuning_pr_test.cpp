@@ -155,3 +155,33 @@ void launch_k(float* y, int n, int threads) {
   ASSERT_NE(probe, nullptr);
   EXPECT_THROW(bot::make_source_change("src/gather.cu", original, "launch_k", probe->variant), std::runtime_error);
 }
+
+TEST(LiteralTuningPr, ALegacyBlockDefineWinnerChangesOnlyTheDefineLine) {
+  const std::string original = R"(// y = a*x + y, written against an old framework.
+#define SAXPY_BLOCK 128
+
+__global__ void saxpy_kernel(unsigned n, float a, const float* x, float* y) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+
+void launch_k(float* y, int n) {
+  saxpy_kernel<<<(n + SAXPY_BLOCK - 1) / SAXPY_BLOCK, SAXPY_BLOCK>>>(n, 2.0f, y, y);
+}
+)";
+  TestProject p(original);
+  auto result = tune(p, [](const Variant& v) {
+    return block_cost(number_after(v.source, R"(#define SAXPY_BLOCK (\d+))", 128)) +
+           (v.source.find("__launch_bounds__") != std::string::npos ? 0.5 : 0);
+  });
+  ASSERT_NE(result.best(), nullptr);
+  auto change = bot::make_source_change("src/legacy_saxpy.cu", result.original_source(), p.spec().launcher,
+                                        result.best()->variant);
+  EXPECT_TRUE(change.notes.empty());
+  EXPECT_EQ(changed_lines(change.patch),
+            (std::vector<std::string>{"-#define SAXPY_BLOCK 128", "+#define SAXPY_BLOCK 256"}))
+      << change.patch;
+  ASSERT_EQ(change.edits.size(), 1u) << ::testing::PrintToString(change.edits);
+  EXPECT_NE(change.edits[0].find("SAXPY_BLOCK"), std::string::npos) << change.edits[0];
+  EXPECT_NE(change.edits[0].find("128 -> 256"), std::string::npos) << change.edits[0];
+}
