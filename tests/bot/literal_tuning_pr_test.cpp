@@ -14,6 +14,7 @@
 #include "search/advisory_findings.h"
 #include "search/builtin/builtin_proposer.h"
 #include "search/search_engine.h"
+#include "tests/search/legacy_block_source.h"
 #include "tests/search/simulated_evaluator.h"
 #include "tests/search/test_project.h"
 
@@ -157,18 +158,7 @@ void launch_k(float* y, int n, int threads) {
 }
 
 TEST(LiteralTuningPr, ALegacyBlockDefineWinnerChangesOnlyTheDefineLine) {
-  const std::string original = R"(// y = a*x + y, written against an old framework.
-#define SAXPY_BLOCK 128
-
-__global__ void saxpy_kernel(unsigned n, float a, const float* x, float* y) {
-  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = a * x[i] + y[i];
-}
-
-void launch_k(float* y, int n) {
-  saxpy_kernel<<<(n + SAXPY_BLOCK - 1) / SAXPY_BLOCK, SAXPY_BLOCK>>>(n, 2.0f, y, y);
-}
-)";
+  const std::string original = kb::testing::kLegacyBlockDefineSource;
   TestProject p(original);
   auto result = tune(p, [](const Variant& v) {
     return block_cost(number_after(v.source, R"(#define SAXPY_BLOCK (\d+))", 128)) +

@@ -14,6 +14,7 @@
 #include "search/builtin/tuning_space.h"
 #include "search/search_engine.h"
 #include "search/search_tree.h"
+#include "tests/search/legacy_block_source.h"
 #include "tests/search/simulated_evaluator.h"
 #include "tests/search/test_project.h"
 
@@ -179,17 +180,7 @@ TEST(LiteralTuningSearch, ConstexprBlockSizeIsTunedToTheSimulatedBest) {
 
 TEST(LiteralTuningSearch, ALegacyBlockDefineIsTunedByEditingItsLine) {
   // The compat-prelude fixture's launcher: `#define SAXPY_BLOCK 128`, no #ifndef guard.
-  const std::string source = R"(#define SAXPY_BLOCK 128
-
-__global__ void saxpy_kernel(unsigned n, float a, const float* x, float* y) {
-  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = a * x[i] + y[i];
-}
-
-void launch_k(float* y, int n) {
-  saxpy_kernel<<<(n + SAXPY_BLOCK - 1) / SAXPY_BLOCK, SAXPY_BLOCK>>>(n, 2.0f, y, y);
-}
-)";
+  const std::string source = kb::testing::kLegacyBlockDefineSource;
   TestProject p(source);
   p.config.search.rounds = 5;
   SimulatedEvaluator e([](const Variant& v) {
