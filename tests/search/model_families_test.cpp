@@ -173,3 +173,61 @@ TEST(ReadmeFamilies, AnAzureBlockPointedAtAnotherDeploymentIsRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+LoopbackRequest request_of(const nlohmann::json& body, std::map<std::string, std::string> headers = {},
+                           const std::string& target = "/v1/chat/completions") {
+  LoopbackRequest r;
+  r.method = "POST";
+  r.target = target;
+  r.path = target.substr(0, target.find('?'));
+  r.headers = std::move(headers);
+  r.body = body.dump();
+  return r;
+}
+
+}  // namespace
+
+TEST(FamilyShapeCheck, NamesWhatIsWrongWithTheRequestsAFamilyGot) {
+  const FamilyOptions options;
+  const std::map<std::string, std::string> bearer{{"authorization", "Bearer " + options.key}};
+  const nlohmann::json messages = {{{"role", "user"}, {"content", std::string(4000, 'x')}}};  // 1000 tokens
+  EXPECT_EQ(family_shape_problem(ModelFamily::reasoning, {}, options), "the server got no request");
+  EXPECT_EQ(family_shape_problem(ModelFamily::reasoning,
+                                 {request_of({{"messages", messages}, {"max_completion_tokens", 10}}, bearer)},
+                                 options),
+            "");
+  EXPECT_EQ(family_shape_problem(
+                ModelFamily::reasoning,
+                {request_of({{"messages", messages}, {"max_completion_tokens", 10}, {"temperature", 1}}, bearer)},
+                options),
+            "the last request has a temperature");
+  EXPECT_NE(family_shape_problem(ModelFamily::separate_reasoning, {request_of({{"messages", messages}})}, options), "");
+
+  const auto fits = request_of({{"messages", messages}, {"max_tokens", 100}});
+  const auto too_big = request_of({{"messages", messages}, {"max_tokens", 32768}});
+  EXPECT_TRUE(local_refuses(nlohmann::json::parse(too_big.body), options.n_ctx));
+  EXPECT_FALSE(local_refuses(nlohmann::json::parse(fits.body), options.n_ctx));
+  EXPECT_EQ(family_shape_problem(ModelFamily::local, {too_big, fits, too_big, fits}, options), "");
+  EXPECT_NE(family_shape_problem(ModelFamily::local, {fits}, options), "");  // the context never mattered
+  EXPECT_NE(family_shape_problem(ModelFamily::local, {too_big, too_big, fits}, options), "");
+  EXPECT_NE(family_shape_problem(ModelFamily::local, {fits, too_big}, options), "");
+  EXPECT_NE(family_shape_problem(ModelFamily::local,
+                                 {request_of({{"messages", messages}, {"max_tokens", 32768}}, bearer), fits}, options),
+            "");
+
+  const std::string azure_target = "/openai/deployments/gpt-4.1/chat/completions?api-version=2024-10-21";
+  EXPECT_EQ(family_shape_problem(ModelFamily::azure,
+                                 {request_of(nlohmann::json::object(), {{"api-key", options.key}}, azure_target)},
+                                 options),
+            "");
+  EXPECT_NE(family_shape_problem(ModelFamily::azure,
+                                 {request_of(nlohmann::json::object(), {{"api-key", options.key}},
+                                             "/openai/deployments/gpt-4.1/chat/completions")},
+                                 options),
+            "");
+  EXPECT_NE(family_shape_problem(ModelFamily::azure, {request_of(nlohmann::json::object(), bearer, azure_target)},
+                                 options),
+            "");
+}

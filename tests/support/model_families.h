@@ -88,7 +88,7 @@ bool local_refuses(const nlohmann::json& body, int64_t n_ctx);
 //                       max_completion_tokens and neither max_tokens nor a temperature
 //   separate_reasoning  every request with the Bearer key
 //   local               no key sent; a context refusal at least once; no exchange (the same
-//                       messages) refused twice, and the last request of each one fits
+//                       messages) refused twice in a row, and the last request of each fits
 //   azure               every request at the deployment's URL with its api-version, the key in
 //                       api-key and no Authorization header
 std::string family_shape_problem(ModelFamily family, const std::vector<LoopbackRequest>& requests,
