@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,8 @@ enum class ModelFamily { reasoning, separate_reasoning, local, azure };
 
 const std::vector<ModelFamily>& all_model_families();
 std::string family_name(ModelFamily family);  // "reasoning", "separate_reasoning", "local", "azure"
+// How GoogleTest prints a family (a parameter of the tests): by name, not as bytes.
+inline void PrintTo(ModelFamily family, std::ostream* os) { *os << family_name(family); }
 
 // OpenAI's answers to a reasoning model asked with max_tokens or a temperature, word for word
 // (the temperature's with the value sent: 0.3 here).
