@@ -44,10 +44,13 @@ class ModelFamilyOnGpu : public ::testing::TestWithParam<ModelFamily> {
     return block.value_or("");
   }
 
-  // The server's options: Azure's deployment and api-version are those the block's URL names.
+  // The server's options: Azure's deployment and api-version are those the block's URL names, and
+  // a local server's context is the one the block names, if it names one.
   FamilyOptions options_for(const std::string& block) {
     FamilyOptions options;
     options.key = kFamilyKey;
+    if (GetParam() == ModelFamily::local)
+      options.n_ctx = toml_integer_value(block, "context_tokens").value_or(options.n_ctx);
     if (GetParam() == ModelFamily::azure) {
       auto azure = azure_deployment_of(toml_string_value(block, "base_url").value_or(""));
       if (!azure) ADD_FAILURE() << "the Azure block's base_url names no deployment:\n" << block;

@@ -115,6 +115,8 @@ TEST(ReadmeLlmBlocks, BaseUrlMovesToTheLoopbackServerKeepingPathAndQuery) {
   EXPECT_EQ(path_and_query("http://localhost:8080"), "");
   EXPECT_EQ(toml_string_value("api_key_env = \"\"\n", "api_key_env"), "");
   EXPECT_FALSE(toml_string_value("# api_key_env = \"X\"\n", "api_key_env").has_value());
+  EXPECT_EQ(toml_integer_value("[llm]\ncontext_tokens = 32_768   # c\n", "context_tokens"), 32768);
+  EXPECT_FALSE(toml_integer_value("[llm]\nconcurrency = 2\n", "context_tokens").has_value());
 }
 
 TEST(ReadmeLlmBlocks, TheGpuTestsModelAnswersWithTheSaxpyReplaysWinner) {

@@ -41,9 +41,11 @@ config::LlmConfig readme_llm(ModelFamily family, const std::string& origin) {
   return config::load_config_text(with_base_url_at(*block, origin), "README.md", KB_SOURCE_DIR).llm;
 }
 
-// The server's options for a block: Azure's deployment and api-version are the block's own.
+// The server's options for a block: Azure's deployment and api-version are the block's own, and
+// a local server's context is the one the block names, if it names one.
 FamilyOptions options_for(ModelFamily family, const config::LlmConfig& llm) {
   FamilyOptions options;
+  if (family == ModelFamily::local && llm.context_tokens > 0) options.n_ctx = llm.context_tokens;
   if (family == ModelFamily::azure) {
     auto azure = azure_deployment_of(llm.base_url);
     if (!azure) throw std::runtime_error("the Azure block's base_url names no deployment: " + llm.base_url);
@@ -153,8 +155,10 @@ TEST(ReadmeFamilies, TheLocalBlockFitsItsRepliesToTheServersContext) {
   EXPECT_EQ(family_shape_problem(ModelFamily::local, s.requests, options), "");
   for (const auto& r : s.requests) {
     auto body = nlohmann::json::parse(r.body);
-    if (!local_refuses(body, options.n_ctx)) {  // fitted: what the context leaves after the prompt
-      EXPECT_EQ(requested_reply_limit(body), options.n_ctx - estimated_prompt_tokens(body) - 16);
+    // Every request the server takes is fitted to its context: the reply limit is what the
+    // prompt leaves, give or take the client's margin.
+    if (!local_refuses(body, options.n_ctx)) {
+      EXPECT_TRUE(fills_context(body, options.n_ctx)) << r.body.substr(0, 300);
     }
   }
 }
@@ -211,6 +215,9 @@ TEST(FamilyShapeCheck, NamesWhatIsWrongWithTheRequestsAFamilyGot) {
   EXPECT_FALSE(local_refuses(nlohmann::json::parse(fits.body), options.n_ctx));
   EXPECT_EQ(family_shape_problem(ModelFamily::local, {too_big, fits, too_big, fits}, options), "");
   EXPECT_NE(family_shape_problem(ModelFamily::local, {fits}, options), "");  // the context never mattered
+  const auto fitted = request_of({{"messages", messages}, {"max_tokens", options.n_ctx - 1000 - 16}});
+  EXPECT_TRUE(fills_context(nlohmann::json::parse(fitted.body), options.n_ctx));
+  EXPECT_EQ(family_shape_problem(ModelFamily::local, {fitted}, options), "");  // fitted before any refusal
   EXPECT_NE(family_shape_problem(ModelFamily::local, {too_big, too_big, fits}, options), "");
   EXPECT_NE(family_shape_problem(ModelFamily::local, {fits, too_big}, options), "");
   EXPECT_NE(family_shape_problem(ModelFamily::local,

@@ -307,6 +307,12 @@ bool local_refuses(const nlohmann::json& body, int64_t n_ctx) {
   return prompt >= n_ctx || prompt + requested_reply_limit(body).value_or(0) > n_ctx;
 }
 
+bool fills_context(const nlohmann::json& body, int64_t n_ctx) {
+  auto limit = requested_reply_limit(body);
+  if (!limit || local_refuses(body, n_ctx)) return false;
+  return n_ctx - estimated_prompt_tokens(body) - *limit <= kContextSlack;
+}
+
 std::string family_shape_problem(ModelFamily family, const std::vector<LoopbackRequest>& requests,
                                  const FamilyOptions& options) {
   if (requests.empty()) return "the server got no request";
@@ -330,16 +336,17 @@ std::string family_shape_problem(ModelFamily family, const std::vector<LoopbackR
       return "";
     }
     case ModelFamily::local: {
-      int refusals = 0;
+      bool context_mattered = false;
       std::map<std::string, std::vector<bool>> exchanges;  // messages -> refused, request by request
       for (size_t i = 0; i < requests.size(); ++i) {
         if (requests[i].headers.count("authorization") || requests[i].headers.count("api-key"))
           return "a request sent a key to a server that takes none";
         const bool refused = local_refuses(bodies[i], options.n_ctx);
-        refusals += refused;
+        context_mattered = context_mattered || refused || fills_context(bodies[i], options.n_ctx);
         exchanges[bodies[i].value("messages", nlohmann::json::array()).dump()].push_back(refused);
       }
-      if (refusals == 0) return "no request was refused as larger than the context: the context did not matter";
+      if (!context_mattered)
+        return "no request was refused as larger than the context or fitted to it: the context did not matter";
       // The same messages may be asked again later (the run after the search): a refusal is
       // followed by a request that fits before they are refused again.
       for (const auto& [messages, refused] : exchanges) {

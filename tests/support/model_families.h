@@ -84,14 +84,20 @@ int64_t estimated_prompt_tokens(const nlohmann::json& body);
 std::optional<int64_t> requested_reply_limit(const nlohmann::json& body);
 // Whether the local server refuses this request as larger than its context.
 bool local_refuses(const nlohmann::json& body, int64_t n_ctx);
+// Whether a request the local server takes asks for all but a few tokens (kContextSlack) of what
+// its context leaves after the prompt: a reply limit fitted to the context, not one that fits by
+// chance.
+inline constexpr int64_t kContextSlack = 32;
+bool fills_context(const nlohmann::json& body, int64_t n_ctx);
 
 // "" when the requests a server of `family` received have that family's shape (the key where the
 // family wants it, the parameters it takes, the URL it answers at); otherwise what is wrong:
 //   reasoning           every request with the Bearer key; the last one with
 //                       max_completion_tokens and neither max_tokens nor a temperature
 //   separate_reasoning  every request with the Bearer key
-//   local               no key sent; a context refusal at least once; no exchange (the same
-//                       messages) refused twice in a row, and the last request of each fits
+//   local               no key sent; a request refused as larger than the context or one that
+//                       fills it (the context mattered); no exchange (the same messages) refused
+//                       twice in a row, and the last request of each fits
 //   azure               every request at the deployment's URL with its api-version, the key in
 //                       api-key and no Authorization header
 std::string family_shape_problem(ModelFamily family, const std::vector<LoopbackRequest>& requests,

@@ -61,6 +61,15 @@ std::optional<std::string> toml_string_value(const std::string& toml, const std:
   return m[2].str();
 }
 
+std::optional<int64_t> toml_integer_value(const std::string& toml, const std::string& key) {
+  const std::regex line_re("(^|\n)[ \t]*" + key + "[ \t]*=[ \t]*([0-9_]+)");
+  std::smatch m;
+  if (!std::regex_search(toml, m, line_re)) return std::nullopt;
+  std::string digits = m[2].str();
+  std::erase(digits, '_');
+  return std::stoll(digits);
+}
+
 std::string path_and_query(const std::string& url) {
   size_t scheme = url.find("://");
   size_t from = scheme == std::string::npos ? 0 : scheme + 3;

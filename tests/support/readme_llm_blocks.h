@@ -3,6 +3,7 @@
 // drives a search against a loopback server of its family once its base_url points there.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -23,6 +24,9 @@ std::optional<std::string> readme_llm_block(const std::string& markdown, ModelFa
 
 // The value of `key = "..."` in a TOML block (one line, a basic string), if the block sets it.
 std::optional<std::string> toml_string_value(const std::string& toml, const std::string& key);
+
+// The value of `key = <integer>` in a TOML block (one line), if the block sets it.
+std::optional<int64_t> toml_integer_value(const std::string& toml, const std::string& key);
 
 // The path and query of a URL: "https://h:1/openai/deployments/d?api-version=v" ->
 // "/openai/deployments/d?api-version=v" ("" for a URL without either).
