@@ -2,7 +2,9 @@
 // reasoning models (refusing max_tokens and temperature with OpenAI's own 400 bodies), servers
 // that show reasoning apart from the answer (DeepSeek, vLLM's reasoning parsers), local servers
 // with a small context (vLLM, llama.cpp), Azure OpenAI (a deployment URL with ?api-version and an
-// `api-key` header), and the errors that no retry can fix (401, 404, no quota).
+// `api-key` header), and the errors that no retry can fix (401, 404, no quota). Where a family's
+// whole behaviour is needed, its server is the shared one (tests/support/model_families.h) that
+// the README's configurations are driven through in model_families_test.cpp.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -14,6 +16,7 @@
 #include "search/llm/openai_chat_client.h"
 #include "search/llm/token_ledger.h"
 #include "tests/search/openai_wire.h"
+#include "tests/support/model_families.h"
 
 using namespace kb::search;
 using namespace kb::testing;
@@ -24,20 +27,17 @@ std::shared_ptr<TokenLedger> ledger() { return std::make_shared<TokenLedger>(0, 
 
 nlohmann::json body_of(const LoopbackRequest& r) { return nlohmann::json::parse(r.body); }
 
-// OpenAI's answers to a reasoning model asked with max_tokens or a temperature, word for word.
-const char* kMaxTokensRefused =
-    R"({"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}})";
-const char* kTemperatureRefused =
-    R"({"error": {"message": "Unsupported value: 'temperature' does not support 0.3 with this model. Only the default (1) value is supported.", "type": "invalid_request_error", "param": "temperature", "code": "unsupported_value"}})";
+// OpenAI's reasoning models as the shared family server plays them (tests/support/model_families.h):
+// the key llm_for() sets, 400s for max_tokens and temperature, "ok" to anything but a search's
+// prompts, streamed with a usage chunk.
+FamilyOptions openai_reasoning() {
+  FamilyOptions options;
+  options.key = "sk-test-123";
+  return options;
+}
 
-LoopbackResponse reasoning_model(const LoopbackRequest& r) {
-  auto body = body_of(r);
-  if (body.contains("max_tokens")) return json_response(400, kMaxTokensRefused);
-  if (body.contains("temperature")) return json_response(400, kTemperatureRefused);
-  if (body.value("stream", false))
-    return sse_response({sse_chunk({{"role", "assistant"}, {"content", ""}}), sse_chunk({{"content", "ok"}}),
-                         sse_chunk(nlohmann::json::object(), "stop"), sse_usage(20, 130), kSseDone});
-  return json_response(200, completion_body({{"role", "assistant"}, {"content", "ok"}}));
+LoopbackHttpServer::Handler reasoning_model() {
+  return family_handler(ModelFamily::reasoning, ScriptedModel{}, openai_reasoning());
 }
 
 template <class Fn>
@@ -55,7 +55,7 @@ std::string error_of(Fn&& fn, ChatFailure* kind = nullptr) {
 }  // namespace
 
 TEST(ReasoningModel, RefusedParametersAreRewrittenOnceAndRememberedForTheRun) {
-  LoopbackHttpServer server(reasoning_model);
+  LoopbackHttpServer server(reasoning_model());
   // A deployment name says nothing of the family: kernelbot learns it from the 400s.
   auto llm = llm_for(server, "corp-reasoner");
   OpenAiChatClient client(llm, ledger(), fast_retries());
@@ -66,7 +66,8 @@ TEST(ReasoningModel, RefusedParametersAreRewrittenOnceAndRememberedForTheRun) {
   EXPECT_EQ(last["max_completion_tokens"], 500);
   EXPECT_FALSE(last.contains("max_tokens"));
   EXPECT_FALSE(last.contains("temperature"));
-  EXPECT_EQ(client.usage().completion_tokens, 130);  // from the stream's usage chunk
+  // From the stream's usage chunk: the reasoning's 117 characters at 4 a token ("ok" counts 0).
+  EXPECT_EQ(client.usage().completion_tokens, 29);
 
   EXPECT_EQ(client.complete(hello()).content, "ok");
   EXPECT_EQ(server.requests().size(), 4u);                // asked right the first time
@@ -76,7 +77,7 @@ TEST(ReasoningModel, RefusedParametersAreRewrittenOnceAndRememberedForTheRun) {
 }
 
 TEST(ReasoningModel, ConcurrentRequestsAllRecoverFromTheSameRefusals) {
-  LoopbackHttpServer server(reasoning_model);
+  LoopbackHttpServer server(reasoning_model());
   auto llm = llm_for(server, "corp-reasoner-concurrent");
   OpenAiChatClient client(llm, ledger(), fast_retries());
   std::vector<std::future<std::string>> replies;
@@ -88,7 +89,7 @@ TEST(ReasoningModel, ConcurrentRequestsAllRecoverFromTheSameRefusals) {
 }
 
 TEST(ReasoningModel, AKnownReasoningModelIsAskedRightTheFirstTime) {
-  LoopbackHttpServer server(reasoning_model);
+  LoopbackHttpServer server(reasoning_model());
   OpenAiChatClient client(llm_for(server, "o3-mini"), ledger(), fast_retries());
   EXPECT_EQ(client.complete(hello()).content, "ok");
   ASSERT_EQ(server.requests().size(), 1u);
@@ -99,7 +100,7 @@ TEST(ReasoningModel, AKnownReasoningModelIsAskedRightTheFirstTime) {
 }
 
 TEST(ReasoningModel, AnExplicitSettingIsNotOverruledButNamedInTheError) {
-  LoopbackHttpServer server(reasoning_model);
+  LoopbackHttpServer server(reasoning_model());
   auto llm = llm_for(server, "o3");
   llm.token_parameter = "max_tokens";
   OpenAiChatClient client(llm, ledger(), fast_retries());
@@ -154,6 +155,22 @@ TEST(SeparateReasoning, StreamedReasoningContentIsNeverTheAnswer) {
   EXPECT_EQ(reply.reasoning, "The loads are strided; ```cuda\nnot this\n```");
   EXPECT_EQ(reply.finish_reason, "stop");
   EXPECT_EQ(reply.completion_tokens, 900);
+}
+
+TEST(SeparateReasoning, AThinkDraftAfterStreamedReasoningContentIsReasoningToo) {
+  // The family server streams reasoning_content, then content that opens with a <think> draft;
+  // both hold a decoy.
+  FamilyOptions deepseek;
+  deepseek.key = "sk-test-123";
+  LoopbackHttpServer server(
+      family_handler(ModelFamily::separate_reasoning, ScriptedModel{"void launch_k() {}\n"}, deepseek));
+  OpenAiChatClient client(llm_for(server, "deepseek-reasoner"), ledger(), fast_retries());
+  ChatReply reply = client.complete(hello());
+  EXPECT_EQ(reply.content, "ok");
+  EXPECT_NE(reply.reasoning.find(kDecoyMarker), std::string::npos) << reply.reasoning;
+  EXPECT_NE(reply.reasoning.find("bound by memory traffic"), std::string::npos) << reply.reasoning;
+  EXPECT_GT(reply.completion_tokens, 0);
+  EXPECT_EQ(family_shape_problem(ModelFamily::separate_reasoning, server.requests(), deepseek), "");
 }
 
 TEST(SeparateReasoning, ThinkBlocksPartsAndReasoningFieldsInWholeReplies) {
@@ -246,17 +263,29 @@ TEST(LocalServer, APromptLongerThanTheContextIsAConfigurationErrorNamingIt) {
   EXPECT_EQ(llama.requests()[0].headers.count("authorization"), 0u);
 }
 
+TEST(LocalServer, ALlamaCppRefusalOfTheReplyLimitIsFittedToWhatItsContextLeaves) {
+  // The family server refuses prompt + reply limit beyond its context, naming both sizes.
+  FamilyOptions small;
+  small.n_ctx = 300;
+  LoopbackHttpServer llama(family_handler(ModelFamily::local, ScriptedModel{}, small));
+  auto llm = llm_for(llama, "qwen2.5-coder");
+  llm.api_key_env = "";
+  OpenAiChatClient client(llm, ledger(), fast_retries());
+  EXPECT_EQ(client.complete(hello(32768)).content, "ok");
+  auto seen = llama.requests();
+  ASSERT_EQ(seen.size(), 2u);
+  const int64_t prompt = estimated_prompt_tokens(body_of(seen[1]));
+  EXPECT_EQ(body_of(seen[1])["max_tokens"], 300 - prompt - 16);
+  EXPECT_EQ(client.context_tokens(), 300);
+  EXPECT_EQ(family_shape_problem(ModelFamily::local, seen, small), "");
+}
+
 TEST(Azure, ADeploymentUrlWithApiVersionAndAnApiKeyHeader) {
-  LoopbackHttpServer server([](const LoopbackRequest& r) {
-    auto key = r.headers.find("api-key");
-    if (key == r.headers.end() || key->second != "az-key-1" || r.headers.count("authorization"))
-      return json_response(
-          401,
-          R"({"error":{"code":"401","message":"Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource."}})");
-    if (r.target != "/openai/deployments/o3-prod/chat/completions?api-version=2024-12-01-preview")
-      return json_response(404, R"({"error":{"code":"404","message":"Resource not found"}})");
-    return json_response(200, completion_body({{"role", "assistant"}, {"content", "azure ok"}}));
-  });
+  FamilyOptions azure;
+  azure.key = "az-key-1";
+  azure.deployment = "o3-prod";
+  azure.api_version = "2024-12-01-preview";
+  LoopbackHttpServer server(family_handler(ModelFamily::azure, ScriptedModel{}, azure));
   kb::config::LlmConfig llm = llm_for(server, "o3");
   llm.base_url = server.base_url() + "/openai/deployments/o3-prod?api-version=2024-12-01-preview";
   llm.api_key_header = "api-key";
@@ -265,7 +294,7 @@ TEST(Azure, ADeploymentUrlWithApiVersionAndAnApiKeyHeader) {
   llm.extra_headers = {{"x-ms-client-request-id", "kernelbot-test"}};
   setenv("KB_TEST_AZURE_KEY", "az-key-1", 1);
   OpenAiChatClient client(llm, ledger(), fast_retries());
-  EXPECT_EQ(client.complete(hello()).content, "azure ok");
+  EXPECT_EQ(client.complete(hello()).content, "ok");  // streamed after Azure's prompt-filter chunk
   auto seen = server.requests();
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_EQ(seen[0].headers["x-ms-client-request-id"], "kernelbot-test");
