@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,13 @@ class Forge {
   // the same head branch instead of opening a second one. Throws std::runtime_error with the
   // forge's own message on failure.
   virtual PullRequestOutcome open_or_update(const PullRequest& pr) = 0;
+  // For a run with no winner to publish: closes the bot's open PR on `head` when a file it was
+  // measured against has changed on `base` since (the PR body's measured-on lines), with the
+  // base-moved comment, and says so ("base moved"); nullopt when it left everything as it was.
+  virtual std::optional<PullRequestOutcome> close_if_base_moved(const std::string& /*head*/,
+                                                                const std::string& /*base*/) {
+    return std::nullopt;
+  }
 };
 
 }  // namespace kb::bot

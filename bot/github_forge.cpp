@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <map>
 
 #include "bot/branch_commit.h"
 #include "bot/github_body_limit.h"
@@ -11,6 +13,17 @@
 
 namespace kb::bot {
 namespace {
+
+// The measured-on lines of a PR's body: each file the change was measured against, relative to
+// the repository (what close_if_base_moved compares with the base on a later run).
+std::string measured_on_lines(const GitRepo& repo, const PullRequest& pr) {
+  namespace fs = std::filesystem;
+  const fs::path workdir = fs::weakly_canonical(repo.workdir());
+  std::string out;
+  for (const auto& [path, original] : pr.originals)
+    out += measured_on_marker(fs::weakly_canonical(path).lexically_relative(workdir).generic_string(), original) + "\n";
+  return out;
+}
 
 constexpr const char* kBranchPrefix = "kernelbot/";
 
@@ -133,6 +146,29 @@ std::optional<PullRequestOutcome> GitHubForge::withheld_by_people(const PullRequ
   return std::nullopt;
 }
 
+std::optional<PullRequestOutcome> GitHubForge::close_if_base_moved(const std::string& head, const std::string& base) {
+  std::optional<PullRequestOutcome> out;
+  for (const auto& p : client_->open_pulls(head)) {
+    const auto measured = parse_measured_on(p.body);
+    std::map<std::string, std::optional<std::string>> at_base;
+    for (const auto& [path, hash] : measured) at_base[path] = repo_.file_at(base, path);
+    const auto moved = files_changed_since_measured(measured, at_base);
+    if (moved.empty()) continue;
+    client_->close_pull(p.number, base_moved_comment(moved, base));
+    if (!out) {
+      out = PullRequestOutcome{};
+      out->published = false;
+      out->withheld = "base moved";
+      out->number = p.number;
+      out->url = p.html_url;
+      out->note = fmt::format("{} changed on {} since #{} was measured", moved.front(), base, p.number);
+    }
+    out->note += fmt::format("; closed #{} with a note", p.number);
+    spdlog::info("{}: {}", head, out->note);
+  }
+  return out;
+}
+
 PullRequestOutcome GitHubForge::open_or_update(const PullRequest& pr) {
   PullRequestOutcome outcome;
   const auto branch_pulls = client_->all_pulls(pr.head);
@@ -164,7 +200,8 @@ PullRequestOutcome GitHubForge::open_or_update(const PullRequest& pr) {
   repo_.push(push_target_, pr.head, token_);  // forced: only the bot's own commits are there (checked above)
 
   // The marker first: a long body is cut at its end, and a closed PR must still say what it declined.
-  std::string body = pr.change_id.empty() ? pr.body : change_marker(pr.change_id, pr.speedup) + "\n" + pr.body;
+  std::string body = (pr.change_id.empty() ? "" : change_marker(pr.change_id, pr.speedup) + "\n") +
+                     measured_on_lines(repo_, pr) + pr.body;
   if (supersedes) body += "\n" + supersedes_text(*supersedes, pr.speedup) + "\n";
   GitHubPull pull;
   if (!existing.empty()) {

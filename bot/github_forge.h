@@ -24,6 +24,7 @@ class GitHubForge : public Forge {
               std::unique_ptr<GitHubClient> client);
   std::string name() const override { return "github"; }
   PullRequestOutcome open_or_update(const PullRequest& pr) override;
+  std::optional<PullRequestOutcome> close_if_base_moved(const std::string& head, const std::string& base) override;
 
  private:
   std::optional<PullRequestOutcome> withheld_by_people(const PullRequest& pr,

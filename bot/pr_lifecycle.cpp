@@ -34,6 +34,29 @@ std::string change_marker(const std::string& change_id, double speedup) {
   return fmt::format("<!-- kernelbot-change: {} {:.4f}x -->", change_id, speedup);
 }
 
+std::string measured_on_marker(const std::string& path, const std::string& text) {
+  return fmt::format("<!-- kernelbot-measured-on: {} sha256:{} -->", path, sha256_hex(text));
+}
+
+std::map<std::string, std::string> parse_measured_on(const std::string& body) {
+  static const std::regex marker(R"(<!-- kernelbot-measured-on: (\S+) (sha256:[0-9a-f]{64}) -->)");
+  std::map<std::string, std::string> out;
+  for (auto it = std::sregex_iterator(body.begin(), body.end(), marker); it != std::sregex_iterator(); ++it)
+    out[(*it)[1].str()] = (*it)[2].str();
+  return out;
+}
+
+std::vector<std::string> files_changed_since_measured(const std::map<std::string, std::string>& measured_on,
+                                                      const std::map<std::string, std::optional<std::string>>& at_base) {
+  std::vector<std::string> changed;
+  for (const auto& [path, hash] : measured_on) {
+    auto text = at_base.find(path);
+    if (text == at_base.end()) continue;  // not asked about: nothing known
+    if (!text->second || "sha256:" + sha256_hex(*text->second) != hash) changed.push_back(path);
+  }
+  return changed;
+}
+
 std::optional<ChangeMarker> parse_change_marker(const std::string& body) {
   static const std::regex marker(R"(<!-- kernelbot-change: (sha256:[0-9a-f]{64}) ([0-9]+(\.[0-9]+)?)x -->)");
   std::smatch m;

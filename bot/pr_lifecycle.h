@@ -29,6 +29,17 @@ struct ChangeMarker {
   double speedup = 0;
 };
 std::optional<ChangeMarker> parse_change_marker(const std::string& body);
+// Invisible lines after the change marker, one per file the change was measured against, so that
+// a later run that finds no winner can still tell that the open PR is stale:
+// "<!-- kernelbot-measured-on: src/saxpy.cu sha256:<hex> -->" (the path relative to the root).
+std::string measured_on_marker(const std::string& path, const std::string& text);
+// The path -> "sha256:<hex>" of each such line in a body (none in an older kernelbot's PRs).
+std::map<std::string, std::string> parse_measured_on(const std::string& body);
+// The files whose text on the base (`at_base`: path -> text, absent when the base has no such
+// file) is not the text the PR was measured on, in the body's order.
+std::vector<std::string> files_changed_since_measured(const std::map<std::string, std::string>& measured_on,
+                                                      const std::map<std::string, std::optional<std::string>>& at_base);
+
 // The speedup in a title the bot wrote ("kernelbot: saxpy 4.49x faster"): for PRs without a
 // marker (an older kernelbot). 0 when the title names none.
 double speedup_from_title(const std::string& title);

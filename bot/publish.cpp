@@ -123,6 +123,13 @@ PublishOutcome publish_result(const config::Config& config, const config::Kernel
                        ? fmt::format("best {} is under [bench].min_speedup {}",
                                      format_speedup(result.best()->speedup()), format_speedup(config.bench.min_speedup))
                        : "the best candidate is not an accepted, significant win";
+    // No new winner, but the kernel's open PR may have been measured on text the base no longer
+    // has: it is closed with the reason rather than left open against code that moved on.
+    if (auto closed = forge.close_if_base_moved("kernelbot/" + spec.name, config.github.base_branch)) {
+      outcome.withheld = closed->withheld;
+      outcome.pr = closed->url;
+      outcome.note += "; " + closed->note;
+    }
     return outcome;
   }
   const auto source_file = config.resolve(spec.source);

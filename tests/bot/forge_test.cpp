@@ -83,7 +83,10 @@ TEST_F(ForgeTest, GitHubOpensOncePushesAndThenUpdatesInPlace) {
   auto open = gh.open_pulls_for("kernelbot/saxpy");
   ASSERT_EQ(open.size(), 1u);
   EXPECT_EQ(open[0].title, "kernelbot: saxpy 1.61x faster");
-  EXPECT_EQ(open[0].body, "body for #define SAXPY_BLOCK 512\n");
+  // The text given, after the invisible line that says what the change was measured on.
+  const std::string measured_on = "<!-- kernelbot-measured-on: src/saxpy.cu sha256:";
+  EXPECT_EQ(open[0].body.rfind(measured_on, 0), 0u) << open[0].body;
+  EXPECT_EQ(open[0].body.substr(open[0].body.find("-->\n") + 4), "body for #define SAXPY_BLOCK 512\n");
   // Force-pushed: the branch holds the new commit, built on main rather than on the old one.
   EXPECT_EQ(ref_target(bare_, "refs/heads/kernelbot/saxpy"), second.commit);
   EXPECT_EQ(commit_info(bare_, second.commit).parent, base_);

@@ -79,7 +79,7 @@ class PrCommandTest : public ::testing::Test {
     const std::string candidate = read_text(repo_ / ".kernelbot/results/saxpy/candidate.cu");
     return kb::bot::change_marker(kb::bot::change_id_of({{"src/saxpy.cu", candidate}}),
                                   result.reverification.eval.speedup) +
-           "\n" + expected_body();
+           "\n" + kb::bot::measured_on_marker("src/saxpy.cu", result.original_source()) + "\n" + expected_body();
   }
 
   fs::path dir_, repo_, bare_;

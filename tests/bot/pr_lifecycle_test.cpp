@@ -8,6 +8,7 @@
 
 #include "bot/github_forge.h"
 #include "bot/pr_lifecycle.h"
+#include "common/sha256.h"
 #include "search/declined_changes.h"
 #include "tests/bot/fake_github.h"
 #include "tests/bot/git_fixture.h"
@@ -234,7 +235,59 @@ TEST_F(PrLifecycleTest, ABaseThatMovedClosesTheOpenPrWithANoteInsteadOfPushing) 
   EXPECT_FALSE(first.url.empty());
 }
 
+TEST_F(PrLifecycleTest, ANightWithNoWinnerClosesTheOpenPrOnlyWhenItsFileMovedOnTheBase) {
+  FakeGitHub gh("acme/widgets", kLifecycleToken);
+  auto f = forge(gh);
+  auto first = f.open_or_update(winner("#define SAXPY_BLOCK 256\n", 1.5));
+  ASSERT_TRUE(first.created);
+  // The body says what the change was measured on, by path and hash.
+  const auto measured = kb::bot::parse_measured_on(gh.pulls()[0].body);
+  ASSERT_EQ(measured.size(), 1u);
+  EXPECT_EQ(measured.begin()->first, "src/saxpy.cu");
+  EXPECT_EQ(measured.begin()->second, "sha256:" + kb::sha256_hex(kOriginal));
+
+  // The next night finds nothing faster on the same base: the PR stays as it is.
+  EXPECT_FALSE(f.close_if_base_moved("kernelbot/saxpy", "main"));
+  EXPECT_EQ(gh.pulls()[0].state, "open");
+  EXPECT_TRUE(gh.pulls()[0].comments.empty());
+
+  // An unrelated file changes on main: still nothing to do.
+  auto repo = kb::bot::GitRepo::discover(work_);
+  repo->commit_on_branch("main", "main", {{"README.md", "docs\n"}}, "docs", "Ada", "ada@x.org");
+  EXPECT_FALSE(f.close_if_base_moved("kernelbot/saxpy", "main"));
+  EXPECT_EQ(gh.pulls()[0].state, "open");
+
+  // Someone changes the kernel on main; the night after finds nothing faster in the new code: the
+  // PR, measured on the old text, is closed with the reason.
+  repo->commit_on_branch("main", "main", {{"src/saxpy.cu", "#define SAXPY_BLOCK 64\n"}}, "tune", "Ada", "ada@x.org");
+  auto closed = f.close_if_base_moved("kernelbot/saxpy", "main");
+  ASSERT_TRUE(closed);
+  EXPECT_EQ(closed->withheld, "base moved");
+  EXPECT_EQ(closed->number, first.number);
+  EXPECT_NE(closed->note.find("src/saxpy.cu changed on main since #1 was measured"), std::string::npos) << closed->note;
+  EXPECT_EQ(gh.pulls()[0].state, "closed");
+  ASSERT_EQ(gh.pulls()[0].comments.size(), 1u);
+  EXPECT_NE(gh.pulls()[0].comments[0].find("`src/saxpy.cu` changed on `main`"), std::string::npos)
+      << gh.pulls()[0].comments[0];
+
+  // An open PR that says nothing of what it was measured on (an older kernelbot's) is left alone.
+  gh.add_pull("kernelbot/saxpy", "kernelbot: saxpy 1.40x faster");
+  EXPECT_FALSE(f.close_if_base_moved("kernelbot/saxpy", "main"));
+  EXPECT_EQ(gh.pulls()[1].state, "open");
+}
+
 TEST(PrLifecycleRules, MarkersTitlesAndMargins) {
+  // What a PR was measured on, and which of those files the base has changed since.
+  const std::string body = kb::bot::measured_on_marker("src/a.cu", "old a") + "\n" +
+                           kb::bot::measured_on_marker("src/b.cu", "b") + "\nthe body\n";
+  const auto measured = kb::bot::parse_measured_on(body);
+  ASSERT_EQ(measured.size(), 2u);
+  EXPECT_EQ(kb::bot::files_changed_since_measured(measured, {{"src/a.cu", "new a"}, {"src/b.cu", "b"}}),
+            std::vector<std::string>{"src/a.cu"});
+  EXPECT_EQ(kb::bot::files_changed_since_measured(measured, {{"src/a.cu", std::nullopt}}),
+            std::vector<std::string>{"src/a.cu"});  // deleted on the base
+  EXPECT_TRUE(kb::bot::files_changed_since_measured(measured, {{"src/a.cu", "old a"}}).empty());
+  EXPECT_TRUE(kb::bot::parse_measured_on("no markers").empty());
   const std::string id = kb::bot::change_id_of({{"a.cu", "x"}});
   EXPECT_EQ(id.rfind("sha256:", 0), 0u);
   EXPECT_EQ(id, kb::bot::change_id_of({{"/elsewhere/a.cu", "x"}})) << "the path does not make the change";

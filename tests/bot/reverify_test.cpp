@@ -288,7 +288,10 @@ TEST_F(ReverifyPublish, APassingTextIsPublishedWithItsOwnNumbersAndIsTheTextMeas
   EXPECT_EQ(pr.title, "kernelbot: saxpy 2.00x faster");
   // After the invisible first line that records the change and its speedup (bot/pr_lifecycle.h).
   EXPECT_EQ(pr.body.rfind("<!-- kernelbot-change: sha256:", 0), 0u) << pr.body.substr(0, 300);
-  EXPECT_NE(pr.body.find(" 2.0000x -->\n**`saxpy` is 2.00x faster** (geometric mean over 1 size set): this PR's file"),
+  // Then the line that says what it was measured on, then the text.
+  EXPECT_NE(pr.body.find(" 2.0000x -->\n<!-- kernelbot-measured-on: src/saxpy.cu sha256:"), std::string::npos)
+      << pr.body.substr(0, 300);
+  EXPECT_NE(pr.body.find(" -->\n**`saxpy` is 2.00x faster** (geometric mean over 1 size set): this PR's file"),
             std::string::npos)
       << pr.body.substr(0, 300);
   EXPECT_NE(pr.body.find("| n=1048576 | 100.00 us | 50.00 us | **2.00x** |"), std::string::npos) << pr.body;
