@@ -3,6 +3,7 @@
 #include <regex>
 
 #include "bot/compile_hints.h"
+#include "common/text_cut.h"
 
 namespace kb::bot {
 namespace {
@@ -10,12 +11,6 @@ namespace {
 // The end of a long log: nvcc's last errors are the ones about the code (the first are often
 // warnings), and a terminal shows the end.
 constexpr size_t kMaxLogChars = 4000;
-
-std::string log_tail(const std::string& log) {
-  if (log.size() <= kMaxLogChars) return log;
-  return "[... " + std::to_string(log.size() - kMaxLogChars) + " characters cut ...]\n" +
-         log.substr(log.size() - kMaxLogChars);
-}
 
 }  // namespace
 
@@ -37,7 +32,7 @@ std::string original_compile_failure(const config::Config& config, const config:
                                      const std::string& log) {
   const std::string named = with_source_names(log, spec.source);
   std::string out = "the original of kernel '" + spec.name + "' (" + spec.source +
-                    ") does not compile as kernelbot builds it:\n" + log_tail(named);
+                    ") does not compile as kernelbot builds it:\n" + keep_tail(named, kMaxLogChars);
   if (!out.empty() && out.back() != '\n') out += '\n';
   for (const auto& hint : compile_error_hints(named, config)) out += "hint: " + hint + "\n";
   out += "(`kernelbot check --compile` shows this for every kernel, without a GPU)";

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "common/text_cut.h"
 #include "common/text_template.h"
 #include "core/number_format.h"
 #include "search/idea_family.h"
@@ -24,10 +25,7 @@ constexpr size_t kMaxLatestReasonChars = 1'500;
 constexpr size_t kMaxEarlierReasonChars = 300;
 
 std::string shorten(const std::string& text, size_t max, bool keep_end = false) {
-  if (text.size() <= max) return text;
-  if (keep_end)
-    return "[... " + std::to_string(text.size() - max) + " characters cut ...]\n" + text.substr(text.size() - max);
-  return text.substr(0, max) + "\n[... " + std::to_string(text.size() - max) + " characters cut ...]";
+  return keep_end ? keep_tail(text, max) : keep_head(text, max);
 }
 
 // `code` shows a seed's source as the prompts show files (whole, or the launcher's excerpt); the

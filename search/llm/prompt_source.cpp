@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/text_cut.h"
 #include "cuda_source/definition_splice.h"
 #include "cuda_source/launcher_excerpt.h"
 
@@ -14,11 +15,7 @@ constexpr size_t kCharsPerToken = 4;
 // The share of the context one copy of the file may take.
 constexpr int64_t kContextShare = 4;
 
-std::string cut_to_prompt_size(const std::string& text) {
-  if (text.size() <= kWholeSourceMaxChars) return text;
-  return text.substr(0, kWholeSourceMaxChars) + "\n[... " + std::to_string(text.size() - kWholeSourceMaxChars) +
-         " characters cut ...]";
-}
+std::string cut_to_prompt_size(const std::string& text) { return keep_head(text, kWholeSourceMaxChars); }
 
 }  // namespace
 
