@@ -36,8 +36,7 @@ KernelKnobs find_kernel_knobs(const std::string& text, const std::string& kernel
   int axes = 0;
   bool whole = true;
   for (auto& k : knobs.literals) {
-    const bool block_knob = k.kind == KnobKind::launch_block || k.kind == KnobKind::dim3_component ||
-                            k.kind == KnobKind::constant || k.kind == KnobKind::define_value;
+    const bool block_knob = shapes_block(k.kind);
     const bool kernel_knob = k.kind == KnobKind::pragma_unroll || k.kind == KnobKind::min_blocks_per_sm;
     if (block_knob && unqualified_name(k.kernel) != name) continue;  // another kernel's launch, or shared
     if (kernel_knob && unqualified_name(k.function) != name) continue;

@@ -51,6 +51,13 @@ enum class KnobKind {
   define_value,       // an unguarded file-scope `#define NAME 128` used as a launch's block size
 };
 
+// Whether a knob of this kind shapes a launch's block (its size, one dimension of it, a constant
+// or #define it is written with), as opposed to one of a launched kernel's own (unroll, min blocks).
+constexpr bool shapes_block(KnobKind kind) {
+  return kind == KnobKind::launch_block || kind == KnobKind::dim3_component || kind == KnobKind::constant ||
+         kind == KnobKind::define_value;
+}
+
 struct LiteralKnob {
   KnobKind kind = KnobKind::launch_block;
   MacroRole role = MacroRole::other;

@@ -13,11 +13,6 @@ namespace {
 
 const char* const kBlockNames[] = {"block_x", "block_y", "block_z"};
 
-bool is_block_knob(const cuda_source::LiteralKnob& k) {
-  return k.kind == cuda_source::KnobKind::launch_block || k.kind == cuda_source::KnobKind::dim3_component ||
-         k.kind == cuda_source::KnobKind::constant || k.kind == cuda_source::KnobKind::define_value;
-}
-
 }  // namespace
 
 cuda_source::TextEdit LaunchProbe::probe(const std::string& text, int64_t value) const {
@@ -38,7 +33,7 @@ KernelTargetKnobs kernel_target_knobs(const std::string& source, const config::K
   // The site's block knobs are what the shim launches only when the site's block is whole (a knob
   // per dimension: found.block); the kernel's own knobs (unroll, min blocks) are tuned either way.
   for (auto& k : found.literals) {
-    if (is_block_knob(k)) {
+    if (cuda_source::shapes_block(k.kind)) {
       if (!found.block) continue;
       if (!grid_follows(k.axis)) {
         out.not_offered.push_back(fmt::format("{}: the grid `{}` of kernel target {} does not read {}", k.where,
