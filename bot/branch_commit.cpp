@@ -3,16 +3,22 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "bot/pr_lifecycle.h"
+
 namespace kb::bot {
 
-std::string commit_pull_request(GitRepo& repo, const PullRequest& pr) {
+std::string path_in_repo(const GitRepo& repo, const std::string& path) {
   namespace fs = std::filesystem;
-  const fs::path workdir = fs::weakly_canonical(repo.workdir());
+  return fs::weakly_canonical(path).lexically_relative(fs::weakly_canonical(repo.workdir())).generic_string();
+}
+
+std::string commit_pull_request(GitRepo& repo, const PullRequest& pr) {
   std::map<std::string, std::string> files;
   for (const auto& [path, content] : pr.files) {
-    std::string rel = fs::weakly_canonical(path).lexically_relative(workdir).generic_string();
+    std::string rel = path_in_repo(repo, path);
     if (rel.empty() || rel.rfind("..", 0) == 0)
-      throw std::runtime_error(path + " is outside the git repository at " + workdir.string());
+      throw std::runtime_error(path + " is outside the git repository at " +
+                               std::filesystem::weakly_canonical(repo.workdir()).string());
     auto original = pr.originals.find(path);
     if (original != pr.originals.end()) {
       auto at_base = repo.file_at(pr.base, rel);
@@ -34,15 +40,20 @@ std::string commit_pull_request(GitRepo& repo, const PullRequest& pr) {
 }
 
 std::vector<std::string> files_moved_on_base(const GitRepo& repo, const PullRequest& pr) {
-  namespace fs = std::filesystem;
-  const fs::path workdir = fs::weakly_canonical(repo.workdir());
   std::vector<std::string> moved;
   for (const auto& [path, original] : pr.originals) {
-    std::string rel = fs::weakly_canonical(path).lexically_relative(workdir).generic_string();
+    std::string rel = path_in_repo(repo, path);
     auto at_base = repo.file_at(pr.base, rel);
     if (at_base && *at_base != original) moved.push_back(rel);
   }
   return moved;
+}
+
+std::string measured_on_lines(const GitRepo& repo, const PullRequest& pr) {
+  std::string out;
+  for (const auto& [path, original] : pr.originals)
+    out += measured_on_marker(path_in_repo(repo, path), original) + "\n";
+  return out;
 }
 
 }  // namespace kb::bot

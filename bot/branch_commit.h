@@ -10,6 +10,10 @@
 
 namespace kb::bot {
 
+// `path` relative to the repository's working directory, as git names it ("src/saxpy.cu"); it
+// starts with ".." when `path` lies outside.
+std::string path_in_repo(const GitRepo& repo, const std::string& path);
+
 // Commits `pr.files` on refs/heads/<pr.head> from <pr.base> and returns the commit id. Throws
 // std::runtime_error when a file lies outside the repository, or when the base branch's version
 // of a file is not the one the change was made against (`pr.originals`): the PR would otherwise
@@ -20,5 +24,9 @@ std::string commit_pull_request(GitRepo& repo, const PullRequest& pr);
 // change was made against: the base moved under the change, which then says nothing about what
 // merging it would do. A file the base lacks is left to commit_pull_request to report.
 std::vector<std::string> files_moved_on_base(const GitRepo& repo, const PullRequest& pr);
+
+// The PR body's measured-on lines (pr_lifecycle.h): one per file the change was measured against,
+// which a later run without a winner compares with the base (Forge::close_if_base_moved).
+std::string measured_on_lines(const GitRepo& repo, const PullRequest& pr);
 
 }  // namespace kb::bot

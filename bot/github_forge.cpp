@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 
 #include "bot/branch_commit.h"
@@ -13,17 +12,6 @@
 
 namespace kb::bot {
 namespace {
-
-// The measured-on lines of a PR's body: each file the change was measured against, relative to
-// the repository (what close_if_base_moved compares with the base on a later run).
-std::string measured_on_lines(const GitRepo& repo, const PullRequest& pr) {
-  namespace fs = std::filesystem;
-  const fs::path workdir = fs::weakly_canonical(repo.workdir());
-  std::string out;
-  for (const auto& [path, original] : pr.originals)
-    out += measured_on_marker(fs::weakly_canonical(path).lexically_relative(workdir).generic_string(), original) + "\n";
-  return out;
-}
 
 constexpr const char* kBranchPrefix = "kernelbot/";
 
