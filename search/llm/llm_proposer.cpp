@@ -56,6 +56,10 @@ SourceView LlmProposer::source_view(const ProposalContext& ctx) {
   return view;
 }
 
+PromptBuilder LlmProposer::prompts(const ProposalContext& ctx, const SourceView& view) const {
+  return PromptBuilder(ctx, config_.llm, view, backend_->context_tokens().value_or(0));
+}
+
 ChatReply LlmProposer::ask(const ProposalContext& ctx, SourceView& view,
                            const std::function<ChatRequest(const SourceView&)>& make, ChatRequest& asked) {
   asked = make(view);
@@ -130,11 +134,7 @@ std::vector<ProposedIdea> LlmProposer::propose_ideas(const ProposalContext& ctx)
     SourceView view = source_view(ctx);
     ChatRequest request;
     ChatReply reply = ask(
-        ctx, view,
-        [&](const SourceView& v) {
-          return PromptBuilder(ctx, config_.llm, v, backend_->context_tokens().value_or(0)).ideas(config_.search.rounds);
-        },
-        request);
+        ctx, view, [&](const SourceView& v) { return prompts(ctx, v).ideas(config_.search.rounds); }, request);
     ParsedIdeas parsed = parse_ideas(reply.content);
     if (!parsed.ok()) {
       // One reminder, as models sometimes answer with prose first.
@@ -177,11 +177,7 @@ Branch LlmProposer::implement_branch(const ProposalContext& ctx, const BranchReq
     SourceView view = source_view(ctx);
     ChatRequest chat;
     ChatReply reply = ask(
-        ctx, view,
-        [&](const SourceView& v) {
-          return PromptBuilder(ctx, config_.llm, v, backend_->context_tokens().value_or(0)).implement(request, branch);
-        },
-        chat);
+        ctx, view, [&](const SourceView& v) { return prompts(ctx, v).implement(request, branch); }, chat);
     // Lines of the code the model started from are its own, not gaps it left.
     const std::string started_from = request.seed.variant.source + (request.mate ? request.mate->variant.source : "");
     ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.entry(), started_from);
@@ -250,10 +246,7 @@ std::optional<Variant> LlmProposer::repair(const ProposalContext& ctx, const std
     const std::string key = repair_keys_.key_for(candidate_id);
     ChatReply reply = ask(
         ctx, view,
-        [&](const SourceView& v) {
-          return PromptBuilder(ctx, config_.llm, v, backend_->context_tokens().value_or(0))
-              .repair(candidate_id, key, idea, failed, compile_log);
-        },
+        [&](const SourceView& v) { return prompts(ctx, v).repair(candidate_id, key, idea, failed, compile_log); },
         asked);
     ExtractedCode code = extract_code(reply.content, reply.finish_reason, spec_.entry(), failed.source);
     std::string failure = code.failure;

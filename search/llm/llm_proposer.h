@@ -15,6 +15,7 @@
 
 #include "search/llm/chat_backend.h"
 #include "search/llm/exchange_keys.h"
+#include "search/llm/llm_prompts.h"
 #include "search/llm/prompt_source.h"
 #include "search/proposer.h"
 
@@ -44,6 +45,8 @@ class LlmProposer : public Proposer {
   Branch implement_branch(const ProposalContext& ctx, const BranchRequest& request, int64_t branch);
   // Whether this round's prompts show the launcher's excerpt of a long file (prompt_source.h).
   SourceView source_view(const ProposalContext& ctx);
+  // The prompts of this round's context shown as `view`, fitted to the model's context when known.
+  PromptBuilder prompts(const ProposalContext& ctx, const SourceView& view) const;
   // Asks the model for `make(view)`, stored in `asked`. A prompt the server refuses as too long,
   // when it showed whole files, is asked once more (key "-excerpt") with the excerpt, and every
   // later prompt of the search shows the excerpt; `view` says what the reply's prompt showed.
