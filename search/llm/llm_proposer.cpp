@@ -57,7 +57,7 @@ SourceView LlmProposer::source_view(const ProposalContext& ctx) {
 }
 
 PromptBuilder LlmProposer::prompts(const ProposalContext& ctx, const SourceView& view) const {
-  return PromptBuilder(ctx, config_.llm, view, backend_->context_tokens().value_or(0));
+  return {ctx, config_.llm, view, backend_->context_tokens().value_or(0)};
 }
 
 ChatReply LlmProposer::ask(const ProposalContext& ctx, SourceView& view,
