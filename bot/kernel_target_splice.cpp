@@ -22,4 +22,12 @@ std::string splice_function(const config::KernelSpec& spec, const std::string& o
   return sites.front().function;
 }
 
+std::string edited_function(const config::KernelSpec& spec, const std::string& original_text) noexcept {
+  try {
+    return splice_function(spec, original_text);
+  } catch (const std::exception&) {
+    return spec.is_global() ? spec.global : spec.launcher;
+  }
+}
+
 }  // namespace kb::bot

@@ -15,4 +15,8 @@ namespace kb::bot {
 // `original_text`. Throws std::runtime_error naming the kernel and file when there is no single one.
 std::string splice_function(const config::KernelSpec& spec, const std::string& original_text);
 
+// The same, for naming what a PR edits (its tuned literals): never throws; the kernel target's
+// kernel name when no single function launches it.
+std::string edited_function(const config::KernelSpec& spec, const std::string& original_text) noexcept;
+
 }  // namespace kb::bot

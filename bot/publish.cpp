@@ -60,7 +60,7 @@ bool pr_text_verified(const config::Config& config, const config::KernelSpec& sp
     outcome.note = "no PR: the PR's text could not be re-verified: " + record.eval.reason;
   } else {
     outcome.vetoed = true;
-    outcome.note = "no PR: the spliced file failed re-verification: " + record.failure;
+    outcome.note = "no PR: the PR's file failed re-verification: " + record.failure;
   }
   return false;
 }
@@ -142,13 +142,31 @@ PublishOutcome publish_result(const config::Config& config, const config::Kernel
     return outcome;
   }
   auto source_path = std::filesystem::relative(source_file, config.root).generic_string();
-  SourceChange change = make_source_change(source_path, original, splice_function(spec, original), best->variant);
+  SourceChange change = make_source_change(source_path, original, edited_function(spec, original), best->variant);
+  // A job without a GPU publishes on the record of a run that had one: when that run fell back to
+  // the winner's own text (below), that text is the one the record vouches for.
+  if (!options.evaluator && !change.verbatim.empty() && record_mismatch(result.reverification, change, best->id)) {
+    SourceChange verbatim = change.as_verbatim();
+    if (!record_mismatch(result.reverification, verbatim, best->id)) change = std::move(verbatim);
+  }
   saved = save_result(config.root, result, &change);
   if (change.empty()) {
     outcome.note = "the winner changes only build flags: " + (change.notes.empty() ? "" : change.notes.front());
     return outcome;
   }
-  const bool verified = pr_text_verified(config, spec, result, *best, change, options, outcome);
+  bool verified = pr_text_verified(config, spec, result, *best, change, options, outcome);
+  if (!verified && options.evaluator && result.reverification.eval.verdict == Verdict::compile_error &&
+      !change.verbatim.empty() && change.verbatim != change.updated) {
+    // The laid-out text should compile whenever the winner did; if it does not, the winner's own
+    // text, exactly as verified, is the PR's (its layout is the model's, its code is what was measured).
+    spdlog::warn("{}: the PR's text laid out as the original does not compile ({}); re-verifying the winner's own "
+                 "text instead",
+                 spec.name, result.reverification.failure);
+    change = change.as_verbatim();
+    outcome = PublishOutcome{};
+    outcome.saved = saved.directory.string();
+    verified = pr_text_verified(config, spec, result, *best, change, options, outcome);
+  }
   outcome.reverification = result.reverification;
   // Saved whatever it says: `kernelbot pr` on a machine without a GPU publishes only on this record.
   if (options.evaluator) saved = save_result(config.root, result, &change);

@@ -1,9 +1,10 @@
-// Turns a winning variant into an edit of the repository's own source file, so the PR diff
-// shows only what changed: a tuned macro default is edited in place; a replacement launcher, the
-// kernels it launches and the helpers it rewrites are spliced over the old definitions
-// (cuda_source/definition_splice.h), the rest of the file byte-identical; what the candidate
-// adds (helpers, includes, macros) goes just before the first replaced definition. Build flags
-// and macros the file lacks become notes.
+// Turns a winning variant into the PR's text of the repository's own source file. A variant's
+// source is always a whole file (an excerpt reply was spliced into one before it was compiled), and
+// that file is what was verified and timed, so it is the PR's text: laid out as the original where
+// it changed nothing but layout (line endings, final newline, whitespace, deleted comments between
+// definitions), with any definition other files can reach that it dropped put back
+// (cuda_source/original_layout.h); a tuned macro default is edited in place. The edit list is read
+// from the difference. Build flags and macros the file lacks become notes.
 #pragma once
 
 #include <string>
@@ -18,7 +19,11 @@ struct SourceChange {
   std::string path;      // the file, relative to the repository root
   std::string original;  // its text before
   std::string updated;   // its text after
-  std::string patch;     // unified diff, "a/<path>" -> "b/<path>"
+  // The winner's own text with only the -D values applied: what the PR carries instead when the
+  // laid-out `updated` fails to compile (it should not; the compiler is the judge). Empty when the
+  // winner changed no source.
+  std::string verbatim;
+  std::string patch;  // unified diff, "a/<path>" -> "b/<path>"
   // What the edit could not carry and a reviewer must know: build flags, macros the file does
   // not define.
   std::vector<std::string> notes;
@@ -26,13 +31,14 @@ struct SourceChange {
   // and launch_saxpy replaced".
   std::vector<std::string> edits;
   bool empty() const { return original == updated; }
+  // The same change with `verbatim` as its text (patch and edit list made anew).
+  SourceChange as_verbatim() const;
 };
 
-// `launcher` is the spec's launcher (possibly qualified: ns::launch_x); the kernels it launches
-// are found by the source scanner. When the result differs from the original only in integer
-// literals, `edits` names them ("block size literal in launch_gelu: 32 -> 256"). Throws
-// std::runtime_error when a definition to replace cannot be located, or when the winner is an
-// advisory probe (search/advisory_findings.h), which is never published.
+// `launcher` is the spec's launcher (possibly qualified: ns::launch_x), used to name tuned
+// literals: when the result differs from the original only in integer literals, `edits` names
+// them ("block size literal in launch_gelu: 32 -> 256"). Throws std::runtime_error when the winner
+// is an advisory probe (search/advisory_findings.h), which is never published.
 SourceChange make_source_change(const std::string& path, const std::string& original_text, const std::string& launcher,
                                 const Variant& winner);
 

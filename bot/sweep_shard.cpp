@@ -33,7 +33,7 @@ std::optional<SourceChange> change_for(const config::Config& config, const confi
   if (!best || result.tree.empty()) return std::nullopt;
   auto path = std::filesystem::relative(config.resolve(spec.source), config.root).generic_string();
   try {
-    return make_source_change(path, result.original_source(), splice_function(spec, result.original_source()),
+    return make_source_change(path, result.original_source(), edited_function(spec, result.original_source()),
                               best->variant);
   } catch (const std::exception& e) {
     note = std::string("the winner could not be spliced into the source: ") + e.what();
@@ -110,7 +110,7 @@ std::vector<KernelOutcome> search_into_bundle(const config::Config& config, cons
           row.failed = record.eval.verdict == Verdict::infra_error;
           row.verdict = row.failed ? "failed" : "PR vetoed";
           row.note = (row.failed ? "the PR's text could not be re-verified: " + record.eval.reason
-                                 : "the spliced file failed re-verification: " + record.failure);
+                                 : "the PR's file failed re-verification: " + record.failure);
         } else {
           row.speedup = record.eval.speedup;
           row.note = "the PR's text re-verified: " + format_speedup(record.eval.speedup);

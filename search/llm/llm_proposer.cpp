@@ -41,17 +41,28 @@ LlmProposer::LlmProposer(std::string name, const config::Config& config, const c
                          std::unique_ptr<ChatBackend> backend)
     : name_(std::move(name)), config_(config), spec_(spec), backend_(std::move(backend)) {}
 
-SourceView LlmProposer::source_view(const ProposalContext& ctx) {
+SourceView LlmProposer::source_view(const ProposalContext& ctx, const std::vector<const std::string*>& shown) {
   SourceView view{false, spec_.source, spec_.launcher};
   const int64_t context = backend_->context_tokens().value_or(0);
-  view.excerpts = excerpts_forced_ || too_long_for_prompt(ctx.original_source.size(), context);
+  // The longest text the prompt shows; a seed empty of source is the original.
+  size_t longest = ctx.original_source.size();
+  const std::string* longest_text = &ctx.original_source;
+  for (const std::string* s : shown)
+    if (s && s->size() > longest) longest = s->size(), longest_text = s;
+  const bool too_long = too_long_for_prompt(longest, context);
+  view.excerpts = excerpts_forced_ || too_long;
   // A file whose launcher cannot be found, or whose excerpt is no shorter, is shown whole; so is
   // a kernel target's (config/kernel_target.h), which has no launcher to cut the file around.
-  if (view.excerpts && (spec_.is_global() || !shorter_excerpt(view, ctx.original_source))) view.excerpts = false;
+  if (view.excerpts && (spec_.is_global() || !shorter_excerpt(view, *longest_text))) view.excerpts = false;
+  if (!view.excerpts && too_long && longest_text != &ctx.original_source)
+    throw std::runtime_error(fmt::format(
+        "the code to show ({} characters) is too long to show whole and its launcher's excerpt cannot be made "
+        "(the scanner finds no {} that launches a kernel in it)",
+        longest, spec_.launcher));
   if (view.excerpts && !excerpts_said_.exchange(true))
     spdlog::info("{}: {} ({} characters) is too long for the prompt{}: the model is shown the launcher, the kernels "
                  "it launches and what they use, and asked for those only; its replies are spliced into the file",
-                 spec_.name, spec_.source, ctx.original_source.size(),
+                 spec_.name, longest_text == &ctx.original_source ? spec_.source : "a seed of " + spec_.source, longest,
                  context > 0 ? fmt::format(" (a context of {} tokens)", context) : "");
   return view;
 }
@@ -131,7 +142,16 @@ std::vector<ProposedIdea> LlmProposer::propose_ideas(const ProposalContext& ctx)
   std::string failure;
   std::string lost;
   try {
-    SourceView view = source_view(ctx);
+    std::vector<const std::string*> seeds;
+    for (const auto& seed : ctx.seeds) seeds.push_back(&seed.variant.source);
+    SourceView view;
+    try {
+      view = source_view(ctx, seeds);
+    } catch (const std::runtime_error& e) {
+      // The ideas reply holds no code: a seed shown cut costs the model context, not a candidate.
+      spdlog::info("round {}: a seed is shown cut: {}", ctx.round, e.what());
+      view = source_view(ctx);
+    }
     ChatRequest request;
     ChatReply reply = ask(
         ctx, view, [&](const SourceView& v) { return prompts(ctx, v).ideas(config_.search.rounds); }, request);
@@ -174,7 +194,12 @@ std::vector<ProposedIdea> LlmProposer::propose_ideas(const ProposalContext& ctx)
 
 Branch LlmProposer::implement_branch(const ProposalContext& ctx, const BranchRequest& request, int64_t branch) {
   try {
-    SourceView view = source_view(ctx);
+    SourceView view;
+    try {
+      view = source_view(ctx, {&request.seed.variant.source, request.mate ? &request.mate->variant.source : nullptr});
+    } catch (const std::runtime_error& e) {
+      return Branch{std::nullopt, e.what()};
+    }
     ChatRequest chat;
     ChatReply reply = ask(
         ctx, view, [&](const SourceView& v) { return prompts(ctx, v).implement(request, branch); }, chat);
@@ -241,7 +266,13 @@ std::vector<Branch> LlmProposer::implement(const ProposalContext& ctx, const Bra
 std::optional<Variant> LlmProposer::repair(const ProposalContext& ctx, const std::string& candidate_id,
                                            const Idea& idea, const Variant& failed, const std::string& compile_log) {
   try {
-    SourceView view = source_view(ctx);
+    SourceView view;
+    try {
+      view = source_view(ctx, {&failed.source});
+    } catch (const std::runtime_error& e) {
+      spdlog::warn("{}: no repair: {}", candidate_id, e.what());
+      return std::nullopt;
+    }
     ChatRequest asked;
     const std::string key = repair_keys_.key_for(candidate_id);
     ChatReply reply = ask(

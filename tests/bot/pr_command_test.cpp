@@ -222,7 +222,7 @@ TEST_F(PrCommandTest, WithoutAGpuARecordThatFailedIsRefused) {
   prepare(&github, saxpy_cost(SimBehaviour{64.5, false, true, false}));  // the PR's text was wrong when re-verified
   KernelbotRun r = kernelbot("pr --kernel saxpy --dry-run", "");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE(r.err.find("the spliced file failed re-verification: wrong_result"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the PR's file failed re-verification: wrong_result"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(repo_ / ".kernelbot/prs/kernelbot-saxpy/PR.md"));
 }
 

@@ -118,13 +118,18 @@ TEST_F(PublishTest, ASourceChangedSinceTheSearchGetsNoPr) {
   EXPECT_FALSE(fs::exists(dir_ / ".kernelbot/prs/kernelbot-saxpy/PR.md"));
 }
 
-TEST_F(PublishTest, TheResultIsSavedBeforeASpliceCanFail) {
-  best().variant.source = "__global__ void k(float* y) { y[0] = 1; }\n";  // no launcher: cannot be spliced
+TEST_F(PublishTest, TheResultIsSavedBeforeMakingThePrTextCanFail) {
+  // An advisory probe (a caller-chosen argument measured at another value) is never published:
+  // making its PR text throws, after the result is on disk.
+  best().variant.source = "__global__ void k(float* y) { y[0] = 1; }\n"
+                          "void launch_saxpy(const float* x, float* y, float a, int n) {\n"
+                          "  int threads = 256;  // kernelbot: advisory probe of launch_saxpy's `threads`\n"
+                          "  k<<<1, threads>>>(y);\n}\n";
   kb::bot::DryRunForge forge(config_.root, std::nullopt);
   SimulatedEvaluator gpu(saxpy_cost(saxpy_winner_as_searched()));
   EXPECT_THROW(kb::bot::publish_result(config_, *config_.find_kernel("saxpy"), result_, forge, {&gpu, "kernelbot run"}),
                std::runtime_error);
-  EXPECT_EQ(gpu.evaluations(), 0);  // nothing to re-verify: the splice failed first
+  EXPECT_EQ(gpu.evaluations(), 0);  // nothing to re-verify: making the PR's text failed first
   EXPECT_EQ(nlohmann::json::parse(read_text(dir_ / ".kernelbot/results/saxpy/result.json")), nlohmann::json(result_));
   EXPECT_EQ(read_text(dir_ / ".kernelbot/results/saxpy/candidate.cu"),
             "#define SAXPY_BLOCK 256  // kernelbot: the winner was compiled with -DSAXPY_BLOCK=256\n" +

@@ -252,7 +252,7 @@ TEST_F(ReverifyPublish, ASplicedTextThatFailsReverificationOpensNoPr) {
   EXPECT_FALSE(out.published);
   EXPECT_TRUE(out.vetoed);
   EXPECT_FALSE(out.failed);  // a verdict, not a crash
-  EXPECT_EQ(out.note.rfind("no PR: the spliced file failed re-verification: wrong_result: output y differs", 0), 0u)
+  EXPECT_EQ(out.note.rfind("no PR: the PR's file failed re-verification: wrong_result: output y differs", 0), 0u)
       << out.note;
   EXPECT_EQ(gpu.evaluations(), 1);
   expect_no_pr(github);
@@ -273,7 +273,7 @@ TEST_F(ReverifyPublish, ASplicedTextThatIsSlowerOpensNoPr) {
   EXPECT_FALSE(out.published);
   EXPECT_TRUE(out.vetoed);
   EXPECT_EQ(out.note,
-            "no PR: the spliced file failed re-verification: correct, but not faster beyond the noise (0.833x)");
+            "no PR: the PR's file failed re-verification: correct, but not faster beyond the noise (0.833x)");
   expect_no_pr(github);
   EXPECT_FALSE(saved().reverification.passed);
 }

@@ -241,7 +241,7 @@ TEST(Shard, AWinnerWhosePrTextFailsReverificationIsSavedAsVetoedAndNotPublished)
   ASSERT_EQ(bundle.manifest.kernels.size(), 1u);
   EXPECT_EQ(bundle.manifest.kernels[0].status, "PR vetoed");
   EXPECT_FALSE(bundle.manifest.kernels[0].failed);
-  EXPECT_NE(bundle.manifest.kernels[0].note.find("the spliced file failed re-verification: wrong_result"),
+  EXPECT_NE(bundle.manifest.kernels[0].note.find("the PR's file failed re-verification: wrong_result"),
             std::string::npos)
       << bundle.manifest.kernels[0].note;
   const auto& result = bundle.results.at("k0");

@@ -5,6 +5,7 @@
 // The recording of that run replays to the same candidate.
 #include <gtest/gtest.h>
 
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -287,4 +288,97 @@ TEST(LongSource, AConfiguredContextCapsTheReplyLimitAndAPromptWithNoRoomIsNeverS
     EXPECT_NE(std::string(e.what()).find("[llm].context_tokens"), std::string::npos) << e.what();
   }
   EXPECT_EQ(llama.requests().size(), 1u);
+}
+
+namespace {
+
+// A short file whose first winner grows past what a prompt shows whole: the model's round-1 file
+// carries many helper kernels of its own (as models do when they specialize per size).
+const std::string kShortOriginal =
+    "#include <cuda_runtime.h>\n\n"
+    "// y = 2 * y. SIM_TIME=100 is what the simulated GPU times the original at.\n"
+    "__global__ void scale_kernel(float* y, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) y[i] *= 2.0f;\n}\n\n"
+    "void launch_k(float* y, int n) { scale_kernel<<<(n + 127) / 128, 128>>>(y, n); }\n";
+
+std::string grown_seed() {
+  std::string text = "#include <cuda_runtime.h>\n\n";
+  for (int i = 0; text.size() < kWholeSourceMaxChars + 4000; ++i) {
+    const std::string n = std::to_string(i);
+    text += "// Specialized helper " + n +
+            " for a size class the launcher does not use yet; kept for later.\n"
+            "__global__ void helper_" +
+            n +
+            "(float* y, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  if (i < n) y[i] = y[i] * 2.0f + 0.0f * " +
+            n + ".0f;\n}\n\n";
+  }
+  text += "// SIM_TIME=80 after round 1.\n"
+          "__global__ void scale_kernel(float* y, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+          "  if (i < n) y[i] *= 2.0f;\n}\n\n"
+          "void launch_k(float* y, int n) { scale_kernel<<<(n + 255) / 256, 256>>>(y, n); }\n";
+  return text;
+}
+
+// Round 2's reply to the grown seed's excerpt: the launcher and its kernel only.
+const std::string kRound2Reply =
+    "__global__ void scale_kernel(float* y, int n) {\n  // SIM_TIME=40 round 2\n"
+    "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[i] *= 2.0f;\n}\n\n"
+    "void launch_k(float* y, int n) { scale_kernel<<<264, 256>>>(y, n); }\n";
+
+}  // namespace
+
+TEST(LongSource, ASeedThatGrewPastThePromptIsShownAsItsExcerptNeverCut) {
+  const std::string seed = grown_seed();
+  ASSERT_GT(seed.size(), kWholeSourceMaxChars);
+  TestProject p(kShortOriginal);
+  std::vector<std::string> implement_prompts;
+  std::mutex mutex;
+  LoopbackHttpServer server([&](const LoopbackRequest& r) {
+    const std::string user = last_user_prompt(r);
+    auto reply = [](const std::string& content) {
+      return kb::testing::json_response(200,
+                                        kb::testing::completion_body({{"role", "assistant"}, {"content", content}}));
+    };
+    if (user.find("# Task: propose") != std::string::npos)
+      return reply(R"([{"text": "wider blocks", "family": "parallelism", "rationale": "occupancy"}])");
+    if (user.find("# Task: implement") == std::string::npos)
+      return kb::testing::json_response(400, R"({"error":{"message":"unexpected prompt"}})");
+    std::lock_guard<std::mutex> lock(mutex);
+    implement_prompts.push_back(user);
+    return implement_prompts.size() == 1 ? reply("```cuda\n" + seed + "```\n")
+                                         : reply("```cuda\n" + kRound2Reply + "```\n");
+  });
+  configure(p, server);
+  p.config.search.rounds = 2;
+  p.config.search.patience = 0;
+  ProposerOptions options;
+  options.retry = RetryPolicy{0.01, 0.05, 5};
+  auto proposer = make_proposer(p.config, p.spec(), options);
+  SimulatedEvaluator gpu([](const Variant& v) {
+    kb::testing::SimBehaviour b;
+    b.time_us = v.source.find("SIM_TIME=40") != std::string::npos   ? 40
+                : v.source.find("SIM_TIME=80") != std::string::npos ? 80
+                                                                    : 100;
+    return b;
+  });
+  SearchResult result = run_search(kb::testing::request_for(p, gpu, *proposer));
+
+  ASSERT_EQ(implement_prompts.size(), 2u) << result.stop_reason;
+  // Round 1 showed the short original whole and asked for the complete file.
+  EXPECT_NE(implement_prompts[0].find("the complete translation unit"), std::string::npos);
+  // Round 2's seed is the grown file: shown as its launcher's excerpt, never cut, and the model
+  // asked for the launcher and its kernels only.
+  const std::string& second = implement_prompts[1];
+  EXPECT_EQ(second.find("characters cut"), std::string::npos) << second.substr(0, 2000);
+  EXPECT_EQ(second.find("helper_3("), std::string::npos);
+  EXPECT_NE(second.find("the rest of the file is unchanged and not shown"), std::string::npos);
+  EXPECT_NE(second.find("Reply with the launcher, the kernels it launches and any new helpers"), std::string::npos);
+  // The reply is spliced into the grown seed: its helpers stay, its kernel and launcher are new.
+  const auto* winner = result.best();
+  ASSERT_NE(winner, nullptr) << result.stop_reason;
+  EXPECT_EQ(winner->round, 2);
+  EXPECT_NE(winner->variant.source.find("helper_3("), std::string::npos);
+  EXPECT_NE(winner->variant.source.find("scale_kernel<<<264, 256>>>"), std::string::npos);
+  EXPECT_EQ(winner->variant.source.find("scale_kernel<<<(n + 255) / 256, 256>>>"), std::string::npos);
 }
