@@ -22,15 +22,6 @@ size_t count(const std::string& s, const std::string& what) {
   return n;
 }
 
-// The original with [from, to) replaced by `with`.
-std::string replaced(const std::string& s, const std::string& from, const std::string& to, const std::string& with) {
-  size_t b = s.find(from);
-  size_t e = s.find(to, b);
-  EXPECT_NE(b, std::string::npos) << from;
-  EXPECT_NE(e, std::string::npos) << to;
-  return s.substr(0, b) + with + s.substr(e + to.size());
-}
-
 TEST(SourceSplicer, MacroDefaultIsEditedInPlace) {
   std::string original = example("saxpy.cu");
   auto change = make_source_change("src/saxpy.cu", original, "launch_saxpy",
