@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -193,7 +194,7 @@ INSTANTIATE_TEST_SUITE_P(
                       PrCase{"scale", "lambda", "r1-i0-b0", ""},
                       PrCase{"relu", "size switch through a function pointer", "r1-i0-b0", ""},
                       PrCase{"leaky_relu", "cudaLaunchKernelEx", "r1-i0-b0", ""}),
-    [](const ::testing::TestParamInfo<PrCase>& info) { return std::string(info.param.kernel); });
+    [](const ::testing::TestParamInfo<PrCase>& param_info) { return std::string(param_info.param.kernel); });
 
 // The replay without its record of which prompts showed the excerpt, so the proposer decides as a
 // live run does; it keeps every request it was asked.
