@@ -72,23 +72,43 @@ struct Reached {
   size_t site;  // the function whose body holds the site
 };
 
+// The functions by qualified and by unqualified name, kernels left out: a call is looked up in
+// a few map searches, not a pass over every function.
+struct FunctionIndex {
+  std::map<std::string, std::vector<size_t>> by_name, by_last;
+  explicit FunctionIndex(const std::vector<ScannedLauncher>& functions) {
+    for (size_t i = 0; i < functions.size(); ++i)
+      if (!functions[i].is_kernel) {
+        by_name[functions[i].name].push_back(i);
+        by_last[unqualified_name(functions[i].name)].push_back(i);
+      }
+  }
+};
+
+std::vector<size_t> look_up(const FunctionIndex& index, const std::vector<ScannedLauncher>& functions,
+                            const std::string& caller, const std::string& callee) {
+  const bool global = callee.rfind("::", 0) == 0;
+  const std::string written = global ? callee.substr(2) : callee;
+  auto named = [&](const std::string& name) {
+    auto it = index.by_name.find(name);
+    return it == index.by_name.end() ? std::vector<size_t>{} : it->second;
+  };
+  if (!global)
+    for (std::string scope = scope_of(caller); !scope.empty(); scope = scope_of(scope))
+      if (auto found = named(scope + "::" + written); !found.empty()) return found;
+  if (auto found = named(written); !found.empty()) return found;
+  std::vector<size_t> out;
+  if (auto it = index.by_last.find(unqualified_name(written)); it != index.by_last.end())
+    for (size_t i : it->second)
+      if (ends_with_name(functions[i].name, written)) out.push_back(i);
+  return out;
+}
+
 }  // namespace
 
 std::vector<size_t> called_functions(const std::vector<ScannedLauncher>& functions, const std::string& caller,
                                      const std::string& callee) {
-  const std::string written = callee.rfind("::", 0) == 0 ? callee.substr(2) : callee;
-  std::vector<size_t> out;
-  auto collect = [&](auto&& matches) {
-    for (size_t i = 0; i < functions.size(); ++i)
-      if (!functions[i].is_kernel && matches(functions[i].name)) out.push_back(i);
-    return !out.empty();
-  };
-  if (callee.rfind("::", 0) != 0)
-    for (std::string scope = scope_of(caller); !scope.empty(); scope = scope_of(scope))
-      if (collect([&](const std::string& n) { return n == scope + "::" + written; })) return out;
-  if (collect([&](const std::string& n) { return n == written; })) return out;
-  collect([&](const std::string& n) { return ends_with_name(n, written); });
-  return out;
+  return look_up(FunctionIndex(functions), functions, caller, callee);
 }
 
 void resolve_launches(ScanResult& result) {
@@ -105,27 +125,27 @@ void resolve_launches(ScanResult& result) {
   }
   const auto& functions = result.functions;
   const size_t n = functions.size();
-  auto same = [](const ScannedLauncher& a, const ScannedLauncher& b) {
-    return a.file == b.file && a.begin == b.begin && a.name == b.name;
-  };
+  // A launcher is the function defined at the same place.
+  std::map<std::pair<std::string, size_t>, size_t> own_at;
+  for (size_t o = 0; o < own.size(); ++o) own_at.emplace(std::make_pair(own[o].file, own[o].begin), o);
   std::vector<std::vector<Reached>> reach(n);
   std::vector<std::set<LaunchKey>> keys(n);
   std::vector<const ScannedLauncher*> entry(n, nullptr);
   std::vector<bool> matched(own.size(), false);
-  for (size_t i = 0; i < n; ++i)
-    for (size_t o = 0; o < own.size(); ++o)
-      if (!matched[o] && same(functions[i], own[o])) {
-        matched[o] = true;
-        entry[i] = &own[o];
-        for (const auto& launch : own[o].launches)
-          if (keys[i].insert(key_of(launch)).second) reach[i].push_back({launch, i});
-        break;
-      }
+  for (size_t i = 0; i < n; ++i) {
+    auto it = own_at.find({functions[i].file, functions[i].begin});
+    if (it == own_at.end() || matched[it->second] || own[it->second].name != functions[i].name) continue;
+    matched[it->second] = true;
+    entry[i] = &own[it->second];
+    for (const auto& launch : own[it->second].launches)
+      if (keys[i].insert(key_of(launch)).second) reach[i].push_back({launch, i});
+  }
   // Who calls whom, once.
   std::vector<std::vector<std::pair<const ScannedCall*, size_t>>> callees(n);
+  const FunctionIndex index(functions);
   for (size_t i = 0; i < n; ++i)
     for (const auto& call : functions[i].calls)
-      for (size_t j : called_functions(functions, functions[i].name, call.callee))
+      for (size_t j : look_up(index, functions, functions[i].name, call.callee))
         if (j != i) callees[i].emplace_back(&call, j);
   // To a fixpoint: every pass adds what the callees reached in the last one; sets only grow and
   // are bounded by the sites and the names written, so recursion ends it too.

@@ -1,9 +1,11 @@
 // What reads or edits a launch site on a launcher's behalf, given a launcher that launches through
 // a helper, a function pointer or the runtime API: the tuner's knob readers and transforms offer
 // no knob there (and say why), never edit a helper's site for another launcher and never throw;
-// the excerpt a model is shown follows the helper the launcher calls.
+// the excerpt a model is shown follows the helper the launcher calls, and a winner written so is
+// spliced into the repository's file.
 #include <gtest/gtest.h>
 
+#include "cuda_source/definition_splice.h"
 #include "cuda_source/kernel_launch_sites.h"
 #include "cuda_source/launch_bounds.h"
 #include "cuda_source/launcher_excerpt.h"
@@ -90,8 +92,11 @@ TEST(IndirectLaunchConsumers, KnobsOfALauncherThroughAHelperAreNotItsHelpers) {
   const LauncherKnobs helper = find_launcher_knobs(kHelperFile, "launch_rows", "t.cu");
   ASSERT_EQ(helper.literals.size(), 1u);
   const size_t begin = kHelperFile.find("void launch_rows"), end = kHelperFile.find("}  // namespace", begin);
-  for (const auto& o : helper.literals[0].occurrences)
-    if (o.begin > kHelperFile.find("rows_kernel(")) EXPECT_TRUE(o.begin > begin && o.end < end);
+  for (const auto& o : helper.literals[0].occurrences) {
+    const bool in_helper = o.begin > begin && o.end < end;
+    const bool in_launch_bounds = o.end < kHelperFile.find("rows_kernel(");  // the kernel's __launch_bounds__(128)
+    EXPECT_TRUE(in_helper || in_launch_bounds) << o.begin;
+  }
 }
 
 TEST(IndirectLaunchConsumers, LaunchBoundsAreAddedForTheSiteOnlyThroughItsOwnLauncher) {
@@ -170,4 +175,48 @@ TEST(IndirectLaunchConsumers, TheExcerptFollowsTheHelper) {
   ASSERT_TRUE(pointer.has_value());
   EXPECT_NE(pointer->find("big_kernel(const float* x"), std::string::npos);
   EXPECT_NE(pointer->find("small_kernel(const float* x"), std::string::npos);
+}
+
+TEST(IndirectLaunchConsumers, AWinnerThatLaunchesThroughAHelperIsSpliced) {
+  const std::string base = R"(#include <cuda_runtime.h>
+
+__global__ void scale_kernel(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}
+
+void launch_scale(const float* x, float* y, int n) { scale_kernel<<<(n + 127) / 128, 128>>>(x, y, n); }
+
+int unrelated() { return 1; }
+)";
+  const std::string winner = R"(#include <cuda_runtime.h>
+
+template <int VEC>
+__global__ void scale_kernel(const float* x, float* y, int n) {
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) * VEC;
+#pragma unroll
+  for (int v = 0; v < VEC; ++v)
+    if (i + v < n) y[i + v] = 2.0f * x[i + v];
+}
+
+namespace detail {
+template <int VEC>
+void launch_vec(const float* x, float* y, int n) {
+  constexpr int kThreads = 256;
+  scale_kernel<VEC><<<(n / VEC + kThreads - 1) / kThreads, kThreads>>>(x, y, n);
+}
+}  // namespace detail
+
+void launch_scale(const float* x, float* y, int n) {
+  if (n % 4 == 0) detail::launch_vec<4>(x, y, n);
+  else detail::launch_vec<1>(x, y, n);
+}
+)";
+  DefinitionSplice spliced;
+  ASSERT_NO_THROW(spliced = splice_definitions("scale.cu", base, "launch_scale", winner));
+  EXPECT_NE(spliced.text.find("void launch_vec(const float* x"), std::string::npos);
+  EXPECT_NE(spliced.text.find("detail::launch_vec<4>(x, y, n)"), std::string::npos);
+  EXPECT_NE(spliced.text.find("template <int VEC>\n__global__ void scale_kernel"), std::string::npos);
+  EXPECT_NE(spliced.text.find("int unrelated() { return 1; }"), std::string::npos);
+  EXPECT_EQ(spliced.text.find("scale_kernel<<<(n + 127) / 128, 128>>>"), std::string::npos);
 }

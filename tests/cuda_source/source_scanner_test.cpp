@@ -227,9 +227,10 @@ TEST(SourceScanner, ScanTreeFindsTheExamplesAndSkipsExcludedDirectories) {
                                       "launch_row_sum", "launch_saxpy", "launch_transpose", "main", "main", "main",
                                       "softmax_forward", "softmax_forward", "test_layernorm", "test_row_sum",
                                       "test_saxpy", "test_transpose"}));
-  for (const auto& l : r.launchers)
-    if (l.name.rfind("test_", 0) == 0)
-      for (const auto& launch : l.launches) EXPECT_FALSE(launch.via.empty()) << l.name;
+  for (const auto& l : r.launchers) {
+    if (l.name.rfind("test_", 0) != 0) continue;
+    for (const auto& launch : l.launches) EXPECT_FALSE(launch.via.empty()) << l.name;
+  }
   for (const auto& f : r.files) EXPECT_EQ(f.find("build/"), std::string::npos) << f;
 
   auto dir = std::filesystem::temp_directory_path() / "kb_scan_tree";
