@@ -34,6 +34,8 @@ ParamEvidence read_param_evidence(const cuda_source::ScannedLauncher& l, const c
   std::set<std::string> written;  // passed to some kernel's non-const pointer parameter
   std::map<std::string, std::string> const_seen;
   for (const auto& launch : l.launches) {
+    // Through a helper, the arguments are the helper's names: nothing said about the launcher's.
+    if (!launch.in_launcher_scope()) continue;
     const ScannedKernel* k = definition(scan, launch.kernel, launch.arguments.size());
     if (!k) continue;
     const std::string& text = text_of(k->file);

@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include <spdlog/spdlog.h>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -41,6 +42,14 @@ bool matches_pattern(const std::string& name, const std::string& pattern) {
     return fnmatch(pattern.c_str(), name.c_str(), 0) == 0 ||
            fnmatch(pattern.c_str(), cuda_source::unqualified_name(name).c_str(), 0) == 0;
   return name.find(pattern) != std::string::npos;
+}
+
+// A function that launches only through helpers it calls (a test, a program, a wrapper) is
+// proposed only when asked for by name: the helpers are launchers of their own.
+bool proposed(const ScannedLauncher& l, const StarterOptions& o) {
+  const bool launches_itself = std::any_of(l.launches.begin(), l.launches.end(),
+                                           [](const cuda_source::ScannedLaunch& s) { return s.in_launcher_scope(); });
+  return launches_itself || !o.kernel_patterns.empty();
 }
 
 bool chosen(const ScannedLauncher& l, const StarterOptions& o) {
@@ -93,6 +102,7 @@ std::set<std::string> launch_setting_params(const ScannedLauncher& l) {
   std::set<std::string> params, out;
   for (const auto& p : l.params) params.insert(p.name);
   for (const auto& launch : l.launches) {
+    if (!launch.in_launcher_scope()) continue;  // a helper's grid and block, in the helper's names
     std::set<std::string> passed;
     for (const auto& a : launch.arguments)
       for (const auto& id : identifiers_in(a)) passed.insert(id);
@@ -110,6 +120,7 @@ std::string guess_count(const std::string& buffer, const ScannedLauncher& l, con
   std::set<std::string> needed;
   bool known = false;
   for (const auto& launch : l.launches) {
+    if (!launch.in_launcher_scope()) continue;  // the helper's arguments are the helper's names
     for (const auto& k : scan.kernels) {
       if (k.name != launch.kernel || !k.is_definition || k.params.size() != launch.arguments.size()) continue;
       auto extents = cuda_source::buffer_extents(texts.text(k.file).substr(k.begin, k.end - k.begin), k.params);
@@ -320,6 +331,8 @@ void write_kernel_targets(const ScannedLauncher& launcher, const cuda_source::Sc
   const std::string why = *undrivable_launcher(launcher, texts.aliases(launcher.file));
   std::set<std::string> done;
   for (const auto& launch : launcher.launches) {
+    // A helper's launch is the helper's to describe: it is a launcher of its own.
+    if (!launch.in_launcher_scope()) continue;
     if (!done.insert(launch.kernel).second) continue;
     const cuda_source::ScannedKernel* kernel = nullptr;
     for (const auto& k : scan.kernels)
@@ -328,6 +341,7 @@ void write_kernel_targets(const ScannedLauncher& launcher, const cuda_source::Sc
     ++result.candidates;
     if (!kernel) continue;  // defined where the scan did not look
     auto sites = cuda_source::kernel_launch_sites(scan, launch.kernel);
+    if (sites.empty()) continue;
     std::string unique = cuda_source::unqualified_name(kernel->name);
     for (int n = 2; !used_names.insert(unique).second; ++n)
       unique = cuda_source::unqualified_name(kernel->name) + "_" + std::to_string(n);
@@ -371,7 +385,7 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
   // tell an extent from a launch setting.
   std::map<std::string, std::map<std::string, std::set<std::string>>> file_sizes;  // file -> launcher -> sizes
   for (const auto& launcher : scan.launchers)
-    if (!launcher.is_kernel && !launcher.launches.empty())
+    if (!launcher.is_kernel && !launcher.launches.empty() && proposed(launcher, options))
       file_sizes[launcher.file][launcher.name + ":" + std::to_string(launcher.line)] =
           render_table(launcher, launcher.name, scan, texts).sizes;
   std::set<std::string> used_names;
@@ -379,6 +393,11 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
     // Device-side launches are not host entry points; main() is the program, not a launcher:
     // its launches, and those of functions no role can drive, become kernel targets.
     if (launcher.is_kernel || launcher.launches.empty()) continue;
+    if (!proposed(launcher, options)) {
+      spdlog::debug("init: {} launches only through the helpers it calls; not proposed unless asked for by name",
+                    launcher.name);
+      continue;
+    }
     if (undrivable_launcher(launcher, texts.aliases(launcher.file)) && chosen(launcher, options))
       write_kernel_targets(launcher, scan, texts, used_names, result);
     if (cuda_source::unqualified_name(launcher.name) == "main") continue;

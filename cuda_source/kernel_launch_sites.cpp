@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include <fmt/format.h>
+
 namespace kb::cuda_source {
 
 std::vector<KernelLaunchSite> kernel_launch_sites(const ScanResult& scan, const std::string& kernel) {
@@ -10,7 +12,9 @@ std::vector<KernelLaunchSite> kernel_launch_sites(const ScanResult& scan, const 
   const std::string wanted = unqualified_name(kernel);
   for (const auto& l : scan.launchers)
     for (const auto& launch : l.launches)
-      if (unqualified_name(launch.kernel) == wanted) out.push_back({l.name, launch.file, launch.line, launch});
+      // A launch through a helper is the helper's site, listed with the helper.
+      if (launch.via.empty() && unqualified_name(launch.kernel) == wanted)
+        out.push_back({l.name, launch.file, launch.line, launch});
   std::sort(out.begin(), out.end(), [](const KernelLaunchSite& a, const KernelLaunchSite& b) {
     return a.file != b.file ? a.file < b.file : a.line < b.line;
   });
@@ -29,6 +33,15 @@ KernelKnobs find_kernel_knobs(const std::string& text, const std::string& kernel
     return out;
   }
   out.site = sites.front();
+  if (!out.site->launch.edits_in_place()) {
+    // Editing the site would change the launch of every kernel the pointer can hold, or text the
+    // tuner cannot read (an API launch's config struct).
+    out.not_offered.push_back(fmt::format("{}: {} is launched {}: no launch knob there", out.site->where(), kernel,
+                                          out.site->launch.api.empty()
+                                              ? "through the function pointer `" + out.site->launch.variable + "`"
+                                              : "through " + out.site->launch.api + "()"));
+    return out;
+  }
   LauncherKnobs knobs = find_launcher_knobs(text, scan, out.site->function, file);
   out.not_offered = std::move(knobs.not_offered);
   const std::string name = unqualified_name(kernel);

@@ -3,6 +3,8 @@
 #include <regex>
 #include <set>
 
+#include <spdlog/spdlog.h>
+
 #include "cuda_source/preprocessor_directives.h"
 #include "cuda_source/source_scanner.h"
 
@@ -84,6 +86,16 @@ std::optional<std::string> add_launch_bounds(const std::string& source, const st
     if (unqualified_name(l.name) != unqualified_name(launcher)) continue;
     for (const auto& launch : l.launches) {
       if (done.count(launch.kernel)) continue;
+      if (!launch.edits_in_place()) {
+        // The block is not this launcher's `kernel<<<grid, block>>>`: a helper's, a pointer's
+        // that may hold other kernels, or an API call's.
+        spdlog::debug("launch bounds: {}'s launch of {} at {}:{} is not read ({}); no __launch_bounds__ added for it",
+                      l.name, launch.kernel, launch.file, launch.line,
+                      !launch.via.empty()   ? "it is in " + launch.via
+                      : !launch.api.empty() ? "through " + launch.api + "()"
+                                            : "through the function pointer `" + launch.variable + "`");
+        continue;
+      }
       auto parts = split_top_level(launch.launch_config);
       if (parts.size() < 2) continue;
       auto block = constant_block_expression(source, parts[1]);

@@ -234,9 +234,41 @@ class KnobFinder {
         k = j;
       }
       if (k > 0 && t_[k - 1].kind == CodeToken::identifier) site.kernel = t_[k - 1].text;
+      if (const ScannedLaunch* pointer = pointer_launch_at(site.line)) {
+        refuse(at(t_[i].begin), fmt::format("the launch names the function pointer `{}`, which may hold {}: a new "
+                                            "block there would be every such kernel's, not one knob",
+                                            pointer->variable, kernels_held(*pointer)));
+        i = close;
+        continue;
+      }
       if (!site.kernel.empty() && site.config.size() >= 2) sites_.push_back(site);
       i = close;
     }
+    // Launches whose block is not written in this body: no knob of this launcher.
+    for (const auto& launch : launcher_->launches) {
+      if (!launch.via.empty())
+        refuse(fmt::format("{}:{}", launch.file, launch.line),
+               fmt::format("{} launches {} through {}, where the launch is written: not a knob of {}", name_,
+                           launch.kernel, launch.via, name_));
+      else if (!launch.api.empty())
+        refuse(fmt::format("{}:{}", launch.file, launch.line),
+               fmt::format("{} launches {} through {}(): its block is not read", name_, launch.kernel, launch.api));
+    }
+  }
+
+  // The scanner's launch of a function pointer (or table) at `line` of the launcher's own body.
+  const ScannedLaunch* pointer_launch_at(int line) const {
+    for (const auto& launch : launcher_->launches)
+      if (launch.via.empty() && launch.api.empty() && !launch.variable.empty() && launch.line == line) return &launch;
+    return nullptr;
+  }
+
+  std::string kernels_held(const ScannedLaunch& pointer) const {
+    std::string out;
+    for (const auto& launch : launcher_->launches)
+      if (launch.via.empty() && launch.line == pointer.line && launch.variable == pointer.variable)
+        out += (out.empty() ? "" : ", ") + launch.kernel;
+    return out;
   }
 
   std::vector<const ScannedKernel*> launched_kernels() const {

@@ -1,10 +1,12 @@
 #include "cuda_source/source_scanner.h"
 #include "common/file_io.h"
+#include "cuda_source/helper_launches.h"
 
 #include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 namespace kb::cuda_source {
 namespace {
@@ -261,7 +263,20 @@ struct Scope {
   std::string name;
   size_t launcher_index = static_cast<size_t>(-1);  // index into result.launchers, once a launch is seen
   ScannedLauncher pending;                          // the function's header, kept until it launches
+  size_t function_index = static_cast<size_t>(-1);  // index into result.functions
+  size_t open = 0;                                  // the token of the body's '{'
 };
+
+// Words before '(' or inside a kernel argument that are never the kernel or a helper's name.
+bool is_cast_or_type_word(const std::string& s) {
+  static const char* words[] = {"const",      "void",    "char",        "int",
+                                "unsigned",   "float",   "double",      "long",
+                                "short",      "bool",    "auto",        "volatile",
+                                "nullptr",    "NULL",    "static_cast", "reinterpret_cast",
+                                "const_cast", "std",     "size_t",      "decltype",
+                                "typename",   "template"};
+  return std::any_of(std::begin(words), std::end(words), [&](const char* w) { return s == w; });
+}
 
 }  // namespace
 
@@ -347,17 +362,28 @@ class SourceScan {
         scopes_.push_back(scope_opened_at(i));
         header_start_ = i + 1;
       } else if (tok.text == "}") {
-        if (!scopes_.empty()) scopes_.pop_back();
+        if (!scopes_.empty()) close_scope();
         header_start_ = i + 1;
       } else if (tok.text == "<<<") {
         i = read_launch(i);
       } else if (tok.kind == Token::ident && is_launch_api(tok.text) && i + 1 < t_.size() && t_[i + 1].text == "(") {
-        result_.skipped.push_back({file_, tok.line, "launch through " + tok.text + "() is not traced to a kernel"});
+        read_api_launch(i);
+      } else if (tok.kind == Token::ident && enclosing_function()) {
+        read_call(i);
       }
     }
   }
 
  private:
+  // A function's calls go to its launcher entry too, which was copied at its first launch.
+  void close_scope() {
+    const Scope& s = scopes_.back();
+    if (s.kind == Scope::function && s.function_index < result_.functions.size() &&
+        s.launcher_index < result_.launchers.size())
+      result_.launchers[s.launcher_index].calls = result_.functions[s.function_index].calls;
+    scopes_.pop_back();
+  }
+
   static bool is_launch_api(const std::string& name) {
     return name == "cudaLaunchKernel" || name == "cudaLaunchKernelEx" || name == "cudaLaunchCooperativeKernel" ||
            name == "cuLaunchKernel";
@@ -420,6 +446,8 @@ class SourceScan {
     } else if (!header_has_initializer(i) && find_function(t_, header_start_, i, name_at, paren_at)) {
       s.kind = Scope::function;
       s.pending = function_at(i, name_at, paren_at);
+      s.function_index = result_.functions.size();
+      s.open = i;
       result_.functions.push_back(s.pending);
     }
     return s;
@@ -510,6 +538,16 @@ class SourceScan {
       k = j;
     } else if (k > 0 && t_[k - 1].text == ">>") {
       k = 0;  // tokenized oddly; reported by the caller
+    } else if (k > 1 && t_[k - 1].text == "]") {
+      // A table of kernels: table[i]<<<...>>>.
+      int depth = 0;
+      for (size_t j = k - 1; j > 0; --j) {
+        if (t_[j].text == "]") ++depth;
+        else if (t_[j].text == "[" && --depth == 0) {
+          k = j;
+          break;
+        }
+      }
     }
     return k > 0 && t_[k - 1].kind == Token::ident ? t_[k - 1].text : "";
   }
@@ -534,17 +572,179 @@ class SourceScan {
       size_t args_close = match(t_, close + 1);
       if (args_close < t_.size()) launch.arguments = split_top_level(t_, close + 2, args_close);
     }
+    if (!add_launch(std::move(launch), i)) return i;
+    return close;
+  }
+
+  // Adds a launch read at token i to the function it is in; false (and a note) outside any.
+  bool add_launch(ScannedLaunch launch, size_t i) {
     Scope* fn = enclosing_function();
     if (!fn) {
-      result_.skipped.push_back({file_, t_[i].line, "launch of " + callee + " outside any function"});
-      return i;
+      result_.skipped.push_back({file_, t_[i].line, "launch of " + launch.kernel + " outside any function"});
+      return false;
     }
+    mark_variable(launch, *fn);
     if (fn->launcher_index == static_cast<size_t>(-1)) {
       fn->launcher_index = result_.launchers.size();
       result_.launchers.push_back(fn->pending);
     }
-    result_.launchers[fn->launcher_index].launches.push_back(launch);
-    return close;
+    result_.launchers[fn->launcher_index].launches.push_back(std::move(launch));
+    return true;
+  }
+
+  // A launch whose callee is a parameter of the function or a variable it assigns (a function
+  // pointer, a table of kernels) is marked with the variable and the names assigned to it; the
+  // kernels among them are found when the whole tree is scanned (helper_launches.h).
+  void mark_variable(ScannedLaunch& launch, const Scope& fn) {
+    const std::string& v = launch.kernel;
+    const bool is_param = std::any_of(fn.pending.params.begin(), fn.pending.params.end(),
+                                      [&](const ScannedParam& p) { return p.name == v; });
+    bool assigned = false;
+    std::vector<std::string> names;
+    const size_t close = std::min(match(t_, fn.open), t_.size());
+    for (size_t k = fn.open + 1; k < close; ++k) {
+      if (t_[k].text != v || t_[k].kind != Token::ident || t_[k - 1].text == "." || t_[k - 1].text == "->" ||
+          t_[k - 1].text == "::")
+        continue;
+      size_t j = k + 1;
+      if (j < close && t_[j].text == "[") j = match(t_, j) + 1;  // a table: NAME[] = {...}
+      if (j < close && t_[j].text == ")") {                      // void (*NAME)(params) = ...
+        ++j;
+        if (j < close && t_[j].text == "(") j = match(t_, j) + 1;
+      }
+      size_t begin = 0, end = 0;
+      if (j + 1 < close && t_[j].text == "=" && t_[j + 1].text != "=") {
+        begin = j + 1;
+        end = begin;
+        int depth = 0;
+        for (; end < close; ++end) {
+          const std::string& x = t_[end].text;
+          if (x == "(" || x == "[" || x == "{") ++depth;
+          else if (x == ")" || x == "]" || x == "}") --depth;
+          else if (x == "<" && t_[end - 1].kind == Token::ident && match(t_, end) < close) end = match(t_, end);
+          if (depth < 0 || (depth == 0 && (x == ";" || x == ","))) break;
+        }
+      } else if (j < close && t_[j].text == "{" && t_[k - 1].kind == Token::ident) {  // auto NAME{k1}
+        begin = j + 1;
+        end = std::min(match(t_, j), close);
+      } else {
+        continue;
+      }
+      assigned = true;
+      for (size_t a = begin; a < end; ++a)
+        if (t_[a].kind == Token::ident && t_[a].text != v && !is_cast_or_type_word(t_[a].text) &&
+            std::find(names.begin(), names.end(), t_[a].text) == names.end())
+          names.push_back(t_[a].text);
+    }
+    if (!assigned && !is_param) return;
+    launch.variable = v;
+    launch.assigned = std::move(names);
+  }
+
+  // The name a kernel argument of an API launch gives: `(const void*)k`, `reinterpret_cast<void*>(&ns::k<128>)`.
+  std::string kernel_named_in(size_t begin, size_t end) const {
+    for (size_t k = begin; k < end; ++k) {
+      if (t_[k].kind != Token::ident || is_cast_or_type_word(t_[k].text)) continue;
+      while (k + 2 < end && t_[k + 1].text == "::" && t_[k + 2].kind == Token::ident) k += 2;
+      return t_[k].text;
+    }
+    return "";
+  }
+
+  // [begin, end) split at its top-level commas, as token ranges.
+  std::vector<std::pair<size_t, size_t>> argument_spans(size_t begin, size_t end) const {
+    std::vector<std::pair<size_t, size_t>> out;
+    size_t start = begin;
+    for (size_t k = begin; k < end; ++k) {
+      const std::string& x = t_[k].text;
+      if (x == "(" || x == "[" || x == "{" || (x == "<" && k > begin && t_[k - 1].kind == Token::ident)) {
+        size_t m = match(t_, k);
+        if (m < end) k = m;
+      } else if (x == ",") {
+        out.emplace_back(start, k);
+        start = k + 1;
+      }
+    }
+    if (start < end) out.emplace_back(start, end);
+    return out;
+  }
+
+  // The elements of `void* args[] = {&a, &b}` in the enclosing function, the `&` dropped: the
+  // kernel arguments an API launch passes as `args`. Empty when not written so.
+  std::vector<std::string> argument_array(const std::string& name) {
+    Scope* fn = enclosing_function();
+    if (!fn) return {};
+    const size_t close = std::min(match(t_, fn->open), t_.size());
+    for (size_t k = fn->open + 1; k + 2 < close; ++k) {
+      if (t_[k].text != name || t_[k + 1].text != "[") continue;
+      size_t j = match(t_, k + 1) + 1;
+      if (j < close && t_[j].text == "=") ++j;
+      if (j >= close || t_[j].text != "{") continue;
+      std::vector<std::string> out;
+      for (auto [b, e] : argument_spans(j + 1, std::min(match(t_, j), close))) {
+        if (e - b >= 2 && t_[e - 1].kind == Token::ident && t_[e - 2].text == "&") b = e - 1;
+        out.push_back(join(t_, b, e));
+      }
+      return out;
+    }
+    return {};
+  }
+
+  // cudaLaunchKernel(k, grid, block, args, smem, stream), cudaLaunchCooperativeKernel (the same),
+  // cudaLaunchKernelEx(&config, k, a, b, c) and cudaLaunchKernelExC(&config, k, args), at token i.
+  void read_api_launch(size_t i) {
+    const std::string api = t_[i].text;
+    const size_t close = match(t_, i + 1);
+    const bool ex = api == "cudaLaunchKernelEx" || api == "cudaLaunchKernelExC";
+    auto args = close < t_.size() ? argument_spans(i + 2, close) : std::vector<std::pair<size_t, size_t>>{};
+    const size_t at = ex ? 1 : 0;
+    const std::string kernel = api == "cuLaunchKernel" || args.size() <= at
+                                   ? ""
+                                   : kernel_named_in(args[at].first, args[at].second);
+    if (kernel.empty() || !enclosing_function()) {
+      result_.skipped.push_back({file_, t_[i].line, "launch through " + api + "() is not traced to a kernel"});
+      return;
+    }
+    ScannedLaunch launch{kernel, "", {}, {}, file_, t_[i].line};
+    launch.api = api;
+    auto text = [&](size_t a) { return join(t_, args[a].first, args[a].second); };
+    // The kernel arguments as an array of their addresses, when it is a local written out.
+    auto array_at = [&](size_t a) {
+      return args.size() > a && args[a].second == args[a].first + 1 ? argument_array(text(a))
+                                                                    : std::vector<std::string>{};
+    };
+    if (api == "cudaLaunchKernelEx") {
+      for (size_t a = 2; a < args.size(); ++a) launch.arguments.push_back(text(a));
+    } else if (api == "cudaLaunchKernelExC") {
+      launch.arguments = array_at(2);
+    } else {
+      for (size_t a : {1, 2, 4, 5})
+        if (a < args.size()) launch.config_parts.push_back(text(a));
+      launch.arguments = array_at(3);
+    }
+    add_launch(std::move(launch), i);
+  }
+
+  // A call `name(...)`, `ns::name<T, 64>(...)` at token i in a function body, for following
+  // launches through helpers. Method calls (`obj.f()`, `p->f()`) are not followed: their class is
+  // not known here.
+  void read_call(size_t i) {
+    if (i > 0 && (t_[i - 1].text == "." || t_[i - 1].text == "->" || t_[i - 1].text == "::")) return;
+    size_t last = i;
+    std::string name = t_[i].text;
+    while (last + 2 < t_.size() && t_[last + 1].text == "::" && t_[last + 2].kind == Token::ident) {
+      last += 2;
+      name += "::" + t_[last].text;
+    }
+    size_t open = last + 1;
+    if (open < t_.size() && t_[open].text == "<") open = match(t_, open) + 1;
+    if (open >= t_.size() || t_[open].text != "(" || is_keyword_before_paren(t_[last].text) ||
+        is_cast_or_type_word(t_[last].text) || is_launch_api(t_[last].text))
+      return;
+    const size_t close = match(t_, open);
+    if (close >= t_.size()) return;
+    Scope* fn = enclosing_function();
+    result_.functions[fn->function_index].calls.push_back({name, split_top_level(t_, open + 1, close), t_[i].line});
   }
 
   const std::string& text_;
@@ -559,6 +759,7 @@ class SourceScan {
 
 void scan_source(const std::string& text, const std::string& file, ScanResult& result) {
   SourceScan(text, file, result).run();
+  resolve_launches(result);
 }
 
 ScanResult scan_tree(const std::filesystem::path& root, const std::vector<std::string>& exclude) {
@@ -583,8 +784,10 @@ ScanResult scan_tree(const std::filesystem::path& root, const std::vector<std::s
   for (const auto& p : files) {
     std::string rel = fs::relative(p, root).string();
     result.files.push_back(rel);
-    scan_source(try_read_text_file(p).value_or(""), rel, result);
+    const std::string text = try_read_text_file(p).value_or("");
+    SourceScan(text, rel, result).run();
   }
+  resolve_launches(result);  // once, when every helper and kernel of the tree is known
   return result;
 }
 

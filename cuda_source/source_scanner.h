@@ -31,16 +31,50 @@ struct ScannedKernel {
 
 struct ScannedLaunch {
   std::string kernel;         // the launched kernel, template arguments stripped
-  std::string launch_config;  // what stands between <<< and >>>
+  std::string launch_config;  // what stands between <<< and >>>; empty for a runtime API launch
   // The same, split at its top-level commas: grid, block, and shared memory / stream if given.
+  // For cudaLaunchKernel and cudaLaunchCooperativeKernel their grid, block, shared memory and
+  // stream arguments; empty for cudaLaunchKernelEx(C), whose config struct holds them.
   std::vector<std::string> config_parts;
-  // The kernel's arguments as written in the call after >>>, split at top-level commas.
+  // The kernel's arguments as written in the call after >>>, split at top-level commas (for an
+  // API launch: its trailing arguments, or the elements of the `void* args[] = {&a, ...}` passed).
   std::vector<std::string> arguments;
   std::string file;
   int line = 0;
+
+  // The launch as the launcher reaches it, when the site does not simply name the kernel:
+  // The host function whose body holds the site ("detail::launch_tiled"), when the launcher
+  // launches through a call of it (or of a helper that calls it); empty when the site is in the
+  // launcher's own body or in a lambda there. Its grid, block and arguments are then the helper's
+  // names, not the launcher's.
+  std::string via{};
+  // The function pointer the site launches (a local, a table's name, a parameter), when `kernel`
+  // is one of the kernels it can hold: one launch per such kernel, all of the same site. When no
+  // kernel it holds could be read, `kernel` is the variable's name.
+  std::string variable{};
+  // The names assigned to `variable` in its function ("big_kernel", "small_kernel"), among which
+  // the kernels are found once every file is scanned.
+  std::vector<std::string> assigned{};
+  // The runtime API function of the launch ("cudaLaunchKernel", "cudaLaunchKernelEx"); empty for <<<>>>.
+  std::string api{};
+
+  // `kernel<<<...>>>` naming this very kernel in the launcher's own text: only then may a tool
+  // read the launch's block for this kernel or rewrite the site (block literals, launch bounds).
+  bool edits_in_place() const { return via.empty() && variable.empty() && api.empty(); }
+  // The grid, block and arguments are written in the launcher's own scope, with its names.
+  bool in_launcher_scope() const { return via.empty(); }
 };
 
-// A host (or device) function that contains at least one launch site.
+// A call in a function's body of a function named there (method calls on an object left out):
+// what launches through host helpers are followed by.
+struct ScannedCall {
+  std::string callee;  // as written, template arguments stripped: "detail::launch_tiled"
+  std::vector<std::string> arguments;
+  int line = 0;
+};
+
+// A host (or device) function that contains at least one launch site, or that calls one that
+// launches (cuda_source/helper_launches.h): its launches then include the helper's, marked `via`.
 struct ScannedLauncher {
   std::string name;  // qualified with the enclosing namespaces/classes: "ops::launch_saxpy"
   std::string file;
@@ -48,8 +82,9 @@ struct ScannedLauncher {
   std::string return_type;
   std::vector<ScannedParam> params;
   std::vector<ScannedLaunch> launches;
-  bool is_kernel = false;     // a __global__ function launching others (dynamic parallelism)
-  size_t begin = 0, end = 0;  // byte offsets of the definition, as for ScannedKernel
+  bool is_kernel = false;            // a __global__ function launching others (dynamic parallelism)
+  size_t begin = 0, end = 0;         // byte offsets of the definition, as for ScannedKernel
+  std::vector<ScannedCall> calls{};  // in the body, lambdas included, in order
 };
 
 // Something the scanner saw but did not read, so the user knows what is missing from the list.

@@ -92,6 +92,8 @@ std::vector<TunableMacro> detect_tunable_macros(const std::string& source) {
   cuda_source::scan_source(source, "candidate.cu", scan);
   for (const auto& launcher : scan.launchers)
     for (const auto& launch : launcher.launches) {
+      // A helper's site is read where it is written, with the helper; an API launch has no <<<>>>.
+      if (!launch.in_launcher_scope() || !launch.api.empty()) continue;
       auto parts = split_top_level(launch.launch_config);
       if (parts.size() < 2) continue;
       if (TunableMacro* macro = find(parts[1])) {

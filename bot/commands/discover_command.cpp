@@ -42,8 +42,13 @@ void print_json(const cuda_source::ScanResult& scan, const std::filesystem::path
   j["launchers"] = nlohmann::json::array();
   for (const auto& l : scan.launchers) {
     auto launches = nlohmann::json::array();
-    for (const auto& s : l.launches)
-      launches.push_back({{"kernel", s.kernel}, {"config", s.launch_config}, {"line", s.line}});
+    for (const auto& s : l.launches) {
+      nlohmann::json launch{{"kernel", s.kernel}, {"config", s.launch_config}, {"line", s.line}};
+      if (!s.via.empty()) launch["via"] = s.via;
+      if (!s.variable.empty()) launch["pointer"] = s.variable;
+      if (!s.api.empty()) launch["api"] = s.api;
+      launches.push_back(launch);
+    }
     j["launchers"].push_back({{"name", l.name},
                               {"file", l.file},
                               {"line", l.line},
@@ -60,6 +65,14 @@ void print_json(const cuda_source::ScanResult& scan, const std::filesystem::path
   std::cout << j.dump(2) << "\n";
 }
 
+// "k<<<grid, block>>>", "k via detail::launch_tiled", "k (pointer `kernel`)", "k via cudaLaunchKernelEx()".
+std::string launch_text(const cuda_source::ScannedLaunch& s) {
+  std::string out = s.kernel + (s.api.empty() ? "<<<" + s.launch_config + ">>>" : " via " + s.api + "()");
+  if (!s.variable.empty()) out += " (pointer `" + s.variable + "`)";
+  if (!s.via.empty()) out += " in " + s.via;
+  return out;
+}
+
 void print_text(const cuda_source::ScanResult& scan) {
   TextTable kernels({"kernel", "location", "parameters"});
   for (const auto& k : scan.kernels) {
@@ -70,8 +83,7 @@ void print_text(const cuda_source::ScanResult& scan) {
   TextTable launchers({"launcher", "location", "parameters", "launches"});
   for (const auto& l : scan.launchers) {
     std::string launches;
-    for (const auto& s : l.launches)
-      launches += (launches.empty() ? "" : ", ") + s.kernel + "<<<" + s.launch_config + ">>>";
+    for (const auto& s : l.launches) launches += (launches.empty() ? "" : ", ") + launch_text(s);
     launchers.add_row({l.name + (l.is_kernel ? " (device-side)" : ""), l.file + ":" + std::to_string(l.line),
                        param_list(l.params), launches});
   }
@@ -82,8 +94,9 @@ void print_text(const cuda_source::ScanResult& scan) {
   for (const auto& l : scan.launchers)
     if (auto why = undrivable_launcher(l, {}); why && !l.is_kernel)
       for (const auto& s : l.launches)
-        undrivable += "  " + s.file + ":" + std::to_string(s.line) + ": " + s.kernel + " launched by " + l.name + ": " +
-                      *why + "\n";
+        if (s.in_launcher_scope())  // a helper's launch is listed with the helper
+          undrivable += "  " + s.file + ":" + std::to_string(s.line) + ": " + s.kernel + " launched by " + l.name +
+                        ": " + *why + "\n";
   if (!undrivable.empty())
     std::cout << "\nLaunches kernelbot cannot drive through their function (`init` writes kernel targets, "
                  "global = \"...\", for their kernels):\n"

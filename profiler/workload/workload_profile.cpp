@@ -137,16 +137,20 @@ WorkloadRanking rank_workload(const std::vector<WorkloadRecording>& recordings, 
     const std::string plain = kernel_base_name(sig, true);
     for (const auto& sk : scan.kernels)
       if (sk.is_definition && sk.name == plain) k.sources.push_back(sk.file + ":" + std::to_string(sk.line));
+    // The launchers whose own body launches it are listed; those that reach it through a helper
+    // they call (a test, the program, a wrapper) only count for matching a configured launcher.
+    std::vector<std::string> reaching;
     for (const auto& l : scan.launchers)
       for (const auto& launch : l.launches)
         if (last_component(launch.kernel) == plain) {
-          if (std::find(k.launchers.begin(), k.launchers.end(), l.name) == k.launchers.end())
-            k.launchers.push_back(l.name);
+          auto& list = launch.in_launcher_scope() ? k.launchers : reaching;
+          if (std::find(list.begin(), list.end(), l.name) == list.end()) list.push_back(l.name);
           break;
         }
+    reaching.insert(reaching.begin(), k.launchers.begin(), k.launchers.end());
     if (config)
       for (const auto& spec : config->kernels)
-        for (const auto& launcher : k.launchers)
+        for (const auto& launcher : reaching)
           if (launcher == spec.launcher || last_component(launcher) == last_component(spec.launcher)) {
             if (std::find(k.configured.begin(), k.configured.end(), spec.name) == k.configured.end())
               k.configured.push_back(spec.name);

@@ -122,8 +122,15 @@ TEST_F(CliTest, DiscoverListsTheExampleKernelsAndLaunchers) {
   r = kernelbot("--json discover " + std::string(KB_SOURCE_DIR) + "/examples", dir_);
   ASSERT_EQ(r.exit_code, 0);
   auto j = nlohmann::json::parse(r.out);
-  // The tunable-macros example's four, and production/'s: four ops (softmax overloaded) and main().
-  EXPECT_EQ(j["launchers"].size(), 10u);
+  // The tunable-macros example's four, and production/'s: four ops (softmax overloaded) and main();
+  // and the programs and tests that launch through them (three main()s, four test_*), marked so.
+  EXPECT_EQ(j["launchers"].size(), 16u);
+  for (const auto& l : j["launchers"])
+    if (l["name"] == "test_saxpy") {
+      ASSERT_EQ(l["launches"].size(), 1u);
+      EXPECT_EQ(l["launches"][0]["kernel"], "saxpy_kernel");
+      EXPECT_EQ(l["launches"][0]["via"], "launch_saxpy");
+    }
 }
 
 TEST_F(CliTest, InitWritesAStarterConfigThatValidates) {
