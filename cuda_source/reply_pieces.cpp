@@ -19,7 +19,7 @@ struct OriginalIndex {
   std::map<std::string, std::vector<size_t>> definitions;  // key -> chunk indices, in file order
   std::vector<std::set<std::string>> defined_by;           // per chunk: the keys it defines
   std::set<std::string> declared;                          // every key declared or defined
-  std::set<std::string> texts;                             // every piece, whitespace-normalized
+  std::set<std::string> texts;                             // every piece, compact_code
   std::map<std::string, std::string> defines;              // object-like macro -> value
 };
 
@@ -29,7 +29,7 @@ OriginalIndex index_of(const SpliceSide& original) {
   index.defined_by.resize(chunks.size());
   for (size_t o = 0; o < chunks.size(); ++o) {
     const SourceChunk& c = chunks[o].chunk;
-    index.texts.insert(normalized(original.slice({c.begin, c.end})));
+    index.texts.insert(compact_code(original.slice({c.begin, c.end})));
     const std::string ns = namespace_key(original.layout.path(chunks[o]));
     for (const auto& e : declared_entities(original.text, c)) {
       const std::string key = ns + " " + e.key();
@@ -84,7 +84,7 @@ class ReplyReader {
   void read_directive_at(size_t i) {
     const auto& chunks = reply_.layout.chunks;
     const SourceChunk& c = chunks[i].chunk;
-    const std::string text = normalized(reply_.slice({c.begin, c.end}));
+    const std::string text = compact_code(reply_.slice({c.begin, c.end}));
     const Directive d = read_directive(reply_.text, c);
     const Conditional kind = d.conditional();
     if (kind == Conditional::open && !index_.texts.count(text)) {
@@ -100,7 +100,8 @@ class ReplyReader {
         if (id.conditional() != Conditional::close || --depth > 0) continue;
         const Range block{c.begin, inner.end};
         if (skipped(block)) return;
-        carry(with_leading_comment(reply_.text, block), chunks[i], true, std::move(names), text + " block");
+        carry(with_leading_comment(reply_.text, block), chunks[i], true, std::move(names),
+              short_label(reply_.slice({c.begin, c.end})) + " block");
         skip_.push_back(block);
         return;
       }
@@ -118,12 +119,13 @@ class ReplyReader {
     if (index_.texts.count(text)) return;
     std::vector<std::string> names;
     if (d.keyword == "define") names.push_back(d.name);
-    carry(with_leading_comment(reply_.text, {c.begin, c.end}), chunks[i], true, std::move(names), text);
+    carry(with_leading_comment(reply_.text, {c.begin, c.end}), chunks[i], true, std::move(names),
+          short_label(reply_.slice({c.begin, c.end})));
   }
 
   void read_declaration(const NamespacedChunk& at) {
     const SourceChunk& c = at.chunk;
-    const std::string text = normalized(reply_.slice({c.begin, c.end}));
+    const std::string text = compact_code(reply_.slice({c.begin, c.end}));
     const std::string ns = namespace_key(reply_.layout.path(at));
     const auto entities = declared_entities(reply_.text, c);
     std::vector<std::string> defined, names;
@@ -136,7 +138,7 @@ class ReplyReader {
       if (e.kind != DeclaredEntity::using_declaration && e.kind != DeclaredEntity::using_directive)
         label += (label.empty() ? "" : ", ") + e.name;
     }
-    if (label.empty()) label = short_label(text);
+    if (label.empty()) label = short_label(reply_.slice({c.begin, c.end}));
     if (!defined.empty() && replaces_in_place(c, text, defined, label)) return;
     if (index_.texts.count(text)) return;  // the file has it already
     const bool declares_only = !entities.empty() && std::none_of(entities.begin(), entities.end(),
@@ -160,7 +162,7 @@ class ReplyReader {
     const size_t o = it->second[std::min(nth, it->second.size() - 1)];
     if (std::set<std::string>(defined.begin(), defined.end()) != index_.defined_by[o]) return false;
     const SourceChunk& old_chunk = original_.layout.chunks[o].chunk;
-    if (normalized(original_.slice({old_chunk.begin, old_chunk.end})) == text) return true;
+    if (compact_code(original_.slice({old_chunk.begin, old_chunk.end})) == text) return true;
     const Range old = piece_range(original_.text, old_chunk);
     if (std::any_of(taken_.begin(), taken_.end(), [&](const Edit& e) { return e.range.overlaps(old); })) return false;
     const Range mine = piece_range(reply_.text, c);

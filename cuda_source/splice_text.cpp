@@ -77,6 +77,22 @@ std::string normalized(const std::string& s) {
   return out;
 }
 
+std::string compact_code(const std::string& s) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  bool space = false;
+  for (char c : s) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty() && word(out.back()) && word(c)) out += ' ';
+    out += c;
+    space = false;
+  }
+  return out;
+}
+
 std::string apply_edits(const std::string& path, const std::string& text, std::vector<Edit> edits) {
   std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) {
     if (a.range.begin != b.range.begin) return a.range.begin < b.range.begin;

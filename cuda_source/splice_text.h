@@ -36,6 +36,10 @@ Range whole_lines(const std::string& s, Range r);
 // The text with every run of whitespace made one space and none at the ends.
 std::string normalized(const std::string& s);
 
+// The text with no whitespace but between two words ("int n"): equal for two spellings of one
+// piece of code (`{return v*v;}` and `{ return v * v; }`), for telling a copy from a change.
+std::string compact_code(const std::string& s);
+
 // `text` with the edits applied; throws std::runtime_error naming `path` when two overlap. At one
 // offset, insertions come before a replacement, in the order given.
 std::string apply_edits(const std::string& path, const std::string& text, std::vector<Edit> edits);

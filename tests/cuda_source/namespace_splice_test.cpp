@@ -94,3 +94,470 @@ void launch_other(float* x) { other_kernel<<<1, 32>>>(x); }
   EXPECT_EQ(edits_of(splice), "launch_gemm, gemm_kernel replaced by the winner's definitions\n"
                               "kThreads, load_tile (in the anonymous namespace) added before their first use\n");
 }
+
+TEST(NamespaceSplice, TheHostCompilerCheckCatchesANameUsedBeforeItIsDeclared) {
+  // What the splicer produced before it read namespaces: the kernel without its constant.
+  const std::string broken = "__global__ void k(float* y) { y[threadIdx.x] = kThreads; }\n"
+                             "void launch_k(float* y) { k<<<1, 32>>>(y); }\n";
+  EXPECT_NE(host_syntax_errors(broken).find("kThreads"), std::string::npos);
+}
+
+TEST(NamespaceSplice, HelpersInANamedDetailNamespaceAreWrappedInItWhereTheFileHasNone) {
+  const std::string file = R"(#include <cuda_runtime.h>
+
+// Sums each row; one thread per row.
+__global__ void row_sum(const float* x, float* y, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  float s = 0;
+  for (int c = 0; c < cols; ++c) s += x[r * cols + c];
+  y[r] = s;
+}
+
+void launch_row_sum(const float* x, float* y, int rows, int cols) { row_sum<<<(rows + 127) / 128, 128>>>(x, y, rows, cols); }
+)";
+  const std::string reply = R"(namespace detail {
+
+// Sum over a warp.
+__device__ __forceinline__ float warp_sum(float v) {
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+constexpr int kWarp = 32;
+
+}  // namespace detail
+
+__global__ void row_sum(const float* x, float* y, int rows, int cols) {
+  float s = 0;
+  for (int c = threadIdx.x; c < cols; c += detail::kWarp) s += x[blockIdx.x * cols + c];
+  s = detail::warp_sum(s);
+  if (threadIdx.x == 0) y[blockIdx.x] = s;
+}
+
+void launch_row_sum(const float* x, float* y, int rows, int cols) { row_sum<<<rows, detail::kWarp>>>(x, y, rows, cols); }
+)";
+  const DefinitionSplice splice = splice_definitions("rows.cu", file, "launch_row_sum", reply);
+  const std::string expected = R"(#include <cuda_runtime.h>
+
+namespace detail {
+// Sum over a warp.
+__device__ __forceinline__ float warp_sum(float v) {
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+constexpr int kWarp = 32;
+}  // namespace detail
+
+__global__ void row_sum(const float* x, float* y, int rows, int cols) {
+  float s = 0;
+  for (int c = threadIdx.x; c < cols; c += detail::kWarp) s += x[blockIdx.x * cols + c];
+  s = detail::warp_sum(s);
+  if (threadIdx.x == 0) y[blockIdx.x] = s;
+}
+
+void launch_row_sum(const float* x, float* y, int rows, int cols) { row_sum<<<rows, detail::kWarp>>>(x, y, rows, cols); }
+)";
+  EXPECT_EQ(splice.text, expected);
+  EXPECT_EQ(host_syntax_errors(splice.text), "");
+  EXPECT_EQ(edits_of(splice), "launch_row_sum, row_sum replaced by the winner's definitions\n"
+                              "warp_sum, kWarp (in namespace detail) added before their first use\n");
+}
+
+TEST(NamespaceSplice, NestedNamespacesAreReopenedAtTheDepthTheFileHasThemOpen) {
+  const std::string file = R"(#include <cuda_runtime.h>
+
+namespace ops {
+namespace impl {
+
+__global__ void fill(float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 1.0f;
+}
+
+}  // namespace impl
+
+void launch_fill(float* y, int n) { impl::fill<<<(n + 255) / 256, 256>>>(y, n); }
+
+}  // namespace ops
+)";
+  // `namespace ops::impl` for the kernel's constant, a helper in a namespace the file lacks.
+  const std::string reply = R"(namespace ops::impl {
+constexpr int kVec = 4;
+}  // namespace ops::impl
+
+namespace ops {
+namespace simd {
+__device__ float one() { return 1.0f; }
+}  // namespace simd
+
+namespace impl {
+__global__ void fill(float* y, int n) {
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) * kVec;
+  for (int v = 0; v < kVec; ++v)
+    if (i + v < n) y[i + v] = simd::one();
+}
+}  // namespace impl
+
+void launch_fill(float* y, int n) { impl::fill<<<(n + 1023) / 1024, 256>>>(y, n); }
+}  // namespace ops
+)";
+  const DefinitionSplice splice = splice_definitions("fill.cu", file, "ops::launch_fill", reply);
+  const std::string expected = R"(#include <cuda_runtime.h>
+
+namespace ops {
+namespace simd {
+__device__ float one() { return 1.0f; }
+}  // namespace simd
+
+namespace impl {
+
+constexpr int kVec = 4;
+
+__global__ void fill(float* y, int n) {
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) * kVec;
+  for (int v = 0; v < kVec; ++v)
+    if (i + v < n) y[i + v] = simd::one();
+}
+
+}  // namespace impl
+
+void launch_fill(float* y, int n) { impl::fill<<<(n + 1023) / 1024, 256>>>(y, n); }
+
+}  // namespace ops
+)";
+  EXPECT_EQ(splice.text, expected);
+  EXPECT_EQ(host_syntax_errors(splice.text), "");
+}
+
+TEST(NamespaceSplice, ATemplateHelperAndItsSpecializationsKeepTheirOrder) {
+  const std::string file = R"(#include <cuda_runtime.h>
+
+template <typename T>
+struct Traits {
+  static constexpr int kWidth = 1;
+};
+
+__global__ void gather(const float* x, float* y) { y[threadIdx.x] = x[threadIdx.x * Traits<float>::kWidth]; }
+
+void launch_gather(const float* x, float* y) { gather<<<1, 32>>>(x, y); }
+)";
+  const std::string reply = R"(template <typename T>
+struct Traits {
+    static constexpr int kWidth = 1;
+};
+
+template <typename T>
+struct Traits<T*> {
+  static constexpr int kWidth = 2;
+};
+
+template <int TILE>
+__device__ float load(const float* p) { return p[TILE]; }
+
+template <>
+__device__ float load<0>(const float* p) { return *p; }
+
+__global__ void gather(const float* x, float* y) {
+  y[threadIdx.x] = load<0>(x + threadIdx.x * Traits<float*>::kWidth) + load<1>(x);
+}
+
+void launch_gather(const float* x, float* y) { gather<<<1, 32>>>(x, y); }
+)";
+  const DefinitionSplice splice = splice_definitions("gather.cu", file, "launch_gather", reply);
+  const std::string expected = R"(#include <cuda_runtime.h>
+
+template <typename T>
+struct Traits {
+  static constexpr int kWidth = 1;
+};
+
+template <typename T>
+struct Traits<T*> {
+  static constexpr int kWidth = 2;
+};
+
+template <int TILE>
+__device__ float load(const float* p) { return p[TILE]; }
+
+template <>
+__device__ float load<0>(const float* p) { return *p; }
+
+__global__ void gather(const float* x, float* y) {
+  y[threadIdx.x] = load<0>(x + threadIdx.x * Traits<float*>::kWidth) + load<1>(x);
+}
+
+void launch_gather(const float* x, float* y) { gather<<<1, 32>>>(x, y); }
+)";
+  EXPECT_EQ(splice.text, expected);
+  EXPECT_EQ(host_syntax_errors(splice.text), "");
+  EXPECT_EQ(edits_of(splice), "launch_gather, gather replaced by the winner's definitions\n"
+                              "Traits, load, load added before their first use\n");
+}
+
+TEST(NamespaceSplice, AChangedConstantIsReplacedInPlaceAndAConstantNoLongerUsedGoes) {
+  const std::string file = R"(#include <cuda_runtime.h>
+
+namespace {
+constexpr int kBlock = 128;  // one row per thread
+constexpr int kOldUnroll = 2;
+constexpr int kKeep = 7;
+}  // namespace
+
+__device__ float twice(float v) { return 2 * v; }
+
+__global__ void scale(float* y, int n) {
+  int i = blockIdx.x * kBlock + threadIdx.x;
+#pragma unroll kOldUnroll
+  for (int u = 0; u < kOldUnroll; ++u)
+    if (i < n) y[i] = twice(y[i]);
+}
+
+void launch_scale(float* y, int n) { scale<<<(n + kBlock - 1) / kBlock, kBlock>>>(y, n); }
+
+int keep() { return kKeep; }
+)";
+  const std::string reply = R"(namespace {
+constexpr int kBlock = 256;  // eight warps
+constexpr int kItems = 4;
+}  // namespace
+
+__global__ void scale(float* y, int n) {
+  int i = (blockIdx.x * kBlock + threadIdx.x) * kItems;
+  for (int u = 0; u < kItems; ++u)
+    if (i + u < n) y[i + u] *= 2;
+}
+
+void launch_scale(float* y, int n) { scale<<<(n + kBlock * kItems - 1) / (kBlock * kItems), kBlock>>>(y, n); }
+)";
+  const DefinitionSplice splice = splice_definitions("scale.cu", file, "launch_scale", reply);
+  const std::string expected = R"(#include <cuda_runtime.h>
+
+namespace {
+constexpr int kBlock = 256;  // eight warps
+constexpr int kKeep = 7;
+}  // namespace
+
+__device__ float twice(float v) { return 2 * v; }
+
+namespace {
+constexpr int kItems = 4;
+}  // namespace
+
+__global__ void scale(float* y, int n) {
+  int i = (blockIdx.x * kBlock + threadIdx.x) * kItems;
+  for (int u = 0; u < kItems; ++u)
+    if (i + u < n) y[i + u] *= 2;
+}
+
+void launch_scale(float* y, int n) { scale<<<(n + kBlock * kItems - 1) / (kBlock * kItems), kBlock>>>(y, n); }
+
+int keep() { return kKeep; }
+)";
+  EXPECT_EQ(splice.text, expected);
+  EXPECT_EQ(host_syntax_errors(splice.text), "");
+  // twice() has external linkage: another file may call it, so it stays though unused here.
+  EXPECT_EQ(edits_of(splice), "launch_scale, scale, kBlock replaced by the winner's definitions\n"
+                              "kItems (in the anonymous namespace) added before their first use\n"
+                              "kOldUnroll removed (no longer used)\n");
+}
+
+TEST(NamespaceSplice, AChangedAliasReplacesTheFilesAndANewTypedefIsCarried) {
+  const std::string file = R"(#include <cuda_runtime.h>
+
+namespace ops {
+using acc_t = float;
+
+__global__ void sum(const float* x, float* y, int n) {
+  acc_t s = 0;
+  for (int i = 0; i < n; ++i) s += x[i];
+  *y = s;
+}
+
+void launch_sum(const float* x, float* y, int n) { sum<<<1, 1>>>(x, y, n); }
+}  // namespace ops
+)";
+  const std::string reply = R"(namespace ops {
+using acc_t = double;
+typedef float4 vec_t;
+
+__global__ void sum(const float* x, float* y, int n) {
+  acc_t s = 0;
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    vec_t v = *reinterpret_cast<const vec_t*>(x + i);
+    s += v.x + v.y + v.z + v.w;
+  }
+  for (; i < n; ++i) s += x[i];
+  *y = static_cast<float>(s);
+}
+
+void launch_sum(const float* x, float* y, int n) { sum<<<1, 1>>>(x, y, n); }
+}  // namespace ops
+)";
+  const DefinitionSplice splice = splice_definitions("sum.cu", file, "ops::launch_sum", reply);
+  EXPECT_EQ(occurrences(splice.text, "using acc_t"), 1u) << splice.text;
+  EXPECT_NE(splice.text.find("namespace ops {\nusing acc_t = double;\n\ntypedef float4 vec_t;\n\n__global__ void sum("),
+            std::string::npos)
+      << splice.text;
+  EXPECT_EQ(host_syntax_errors(splice.text), "");
+  EXPECT_EQ(edits_of(splice), "launch_sum, sum, acc_t replaced by the winner's definitions\n"
+                              "vec_t (in namespace ops) added before their first use\n");
+}
+
+TEST(NamespaceSplice, AReplyWhoseLauncherIsInTheFilesNamespaceKeepsItsHelpersThere) {
+  const std::string file = R"(#include <cuda_runtime.h>
+
+namespace ops {
+namespace {
+__device__ float square(float v) { return v * v; }
+}  // namespace
+
+__global__ void squares(float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = square(y[i]);
+}
+
+void launch_squares(float* y, int n, cudaStream_t stream) { squares<<<(n + 255) / 256, 256, 0, stream>>>(y, n); }
+}  // namespace ops
+)";
+  const std::string reply = R"(namespace ops {
+namespace {
+__device__ float square(float v) {return v*v;}
+constexpr int kUnroll = 4;
+}  // namespace
+
+__global__ void squares(float* y, int n) {
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) * kUnroll;
+  for (int u = 0; u < kUnroll; ++u)
+    if (i + u < n) y[i + u] = square(y[i + u]);
+}
+
+void launch_squares(float* y, int n, cudaStream_t stream) {
+  squares<<<(n + 1023) / 1024, 256, 0, stream>>>(y, n);
+}
+}  // namespace ops
+)";
+  const DefinitionSplice splice = splice_definitions("squares.cu", file, "ops::launch_squares", reply);
+  const std::string expected = R"(#include <cuda_runtime.h>
+
+namespace ops {
+namespace {
+__device__ float square(float v) { return v * v; }
+}  // namespace
+
+namespace {
+constexpr int kUnroll = 4;
+}  // namespace
+
+__global__ void squares(float* y, int n) {
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) * kUnroll;
+  for (int u = 0; u < kUnroll; ++u)
+    if (i + u < n) y[i + u] = square(y[i + u]);
+}
+
+void launch_squares(float* y, int n, cudaStream_t stream) {
+  squares<<<(n + 1023) / 1024, 256, 0, stream>>>(y, n);
+}
+}  // namespace ops
+)";
+  EXPECT_EQ(splice.text, expected);
+  EXPECT_EQ(host_syntax_errors(splice.text), "");
+}
+
+TEST(NamespaceSplice, AnIncludeTheReplyAddsGoesBeforeTheNamespaceThatUsesIt) {
+  const std::string file = R"(#include <cuda_runtime.h>
+
+// Conversions.
+namespace ops {
+
+__global__ void to_half(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i];
+}
+
+void launch_to_half(const float* x, float* y, int n) { to_half<<<(n + 255) / 256, 256>>>(x, y, n); }
+
+}  // namespace ops
+)";
+  const std::string reply = R"(#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+
+namespace ops {
+
+__global__ void to_half(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = __half2float(__float2half(x[i]));
+}
+
+void launch_to_half(const float* x, float* y, int n) { to_half<<<(n + 255) / 256, 256>>>(x, y, n); }
+
+}  // namespace ops
+)";
+  const DefinitionSplice splice = splice_definitions("half.cu", file, "ops::launch_to_half", reply);
+  EXPECT_EQ(splice.text.substr(0, splice.text.find("__global__")),
+            "#include <cuda_runtime.h>\n\n#include <cuda_fp16.h>\n\n// Conversions.\nnamespace ops {\n\n");
+  EXPECT_EQ(occurrences(splice.text, "#include <cuda_runtime.h>"), 1u);
+  EXPECT_EQ(host_syntax_errors(splice.text), "");
+  EXPECT_EQ(edits_of(splice), "launch_to_half, to_half replaced by the winner's definitions\n"
+                              "#include <cuda_fp16.h> added before their first use\n");
+}
+
+TEST(NamespaceSplice, AHelperTheFileHasIdenticallyIsNotCarriedAgain) {
+  const std::string file = R"(namespace {
+__device__ float sq(float v) { return v * v; }
+}  // namespace
+
+__global__ void k(float* y) { y[threadIdx.x] = sq(y[threadIdx.x]); }
+
+void launch_k(float* y) { k<<<1, 32>>>(y); }
+)";
+  const std::string reply = R"(namespace {
+__device__ float sq(float v) {
+  return v * v;
+}
+}  // namespace
+
+__global__ void k(float* y) { y[threadIdx.x] = sq(y[threadIdx.x]) + 1; }
+
+void launch_k(float* y) { k<<<1, 64>>>(y); }
+)";
+  const DefinitionSplice splice = splice_definitions("k.cu", file, "launch_k", reply);
+  EXPECT_EQ(occurrences(splice.text, "float sq("), 1u) << splice.text;
+  EXPECT_EQ(splice.text.substr(0, splice.text.find("__global__")), file.substr(0, file.find("__global__")));
+  EXPECT_EQ(host_syntax_errors(splice.text), "");
+  EXPECT_EQ(edits_of(splice), "launch_k, k replaced by the winner's definitions\n");
+}
+
+TEST(NamespaceSplice, ARewrittenHelperInANamespaceReplacesTheFilesOverloadOnly) {
+  const std::string file = R"(namespace ops {
+// Clamps to [0, 1].
+__device__ float clamp01(float v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
+__device__ int clamp01(int v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
+
+__global__ void k(float* y) { y[threadIdx.x] = clamp01(y[threadIdx.x]); }
+
+void launch_k(float* y) { k<<<1, 32>>>(y); }
+}  // namespace ops
+)";
+  const std::string reply = R"(namespace ops {
+__device__ float clamp01(const float x) { return fminf(fmaxf(x, 0.0f), 1.0f); }
+
+__global__ void k(float* y) { y[threadIdx.x] = clamp01(y[threadIdx.x] * 2); }
+
+void launch_k(float* y) { k<<<1, 32>>>(y); }
+}  // namespace ops
+)";
+  const DefinitionSplice splice = splice_definitions("k.cu", file, "ops::launch_k", reply);
+  EXPECT_EQ(splice.text, R"(namespace ops {
+__device__ float clamp01(const float x) { return fminf(fmaxf(x, 0.0f), 1.0f); }
+__device__ int clamp01(int v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
+
+__global__ void k(float* y) { y[threadIdx.x] = clamp01(y[threadIdx.x] * 2); }
+
+void launch_k(float* y) { k<<<1, 32>>>(y); }
+}  // namespace ops
+)");
+  EXPECT_EQ(edits_of(splice), "launch_k, k, clamp01 replaced by the winner's definitions\n");
+}
