@@ -217,7 +217,7 @@ std::vector<DeclaredEntity> read_declarators(const std::string& text, const Toke
         continue;
       }
       if (is_specifier(x.text)) continue;
-      const bool qualified = k >= 1 && t[k - 1].text == "::" && name_end == k - 1;
+      const bool qualified = k >= 1 && t[k - 1].text == "::" && name_end == k && !name.empty();
       name = qualified ? name + "::" + x.text : x.text;
       spec.clear();
       name_end = k + 1;
