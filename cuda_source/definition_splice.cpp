@@ -1,6 +1,7 @@
 #include "cuda_source/definition_splice.h"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 
@@ -47,8 +48,9 @@ std::string listed(const std::vector<std::string>& names) {
 // with the namespace of each run of pieces that share one.
 std::string added_list(const std::vector<CarriedPiece>& pieces) {
   std::string out;
+  std::set<std::string> listed_labels;  // a template and its specialization are one name
   for (size_t i = 0; i < pieces.size(); ++i) {
-    out += (out.empty() ? "" : ", ") + pieces[i].label;
+    if (listed_labels.insert(pieces[i].label).second) out += (out.empty() ? "" : ", ") + pieces[i].label;
     const std::string ns = namespace_key(pieces[i].path);
     if (ns.empty() || (i + 1 < pieces.size() && namespace_key(pieces[i + 1].path) == ns)) continue;
     out += ns == "(anonymous)" ? " (in the anonymous namespace)" : " (in namespace " + ns + ")";

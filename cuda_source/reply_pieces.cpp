@@ -14,12 +14,19 @@ Range piece_range(const std::string& text, const SourceChunk& c) {
   return with_trailing_comment(text, with_leading_comment(text, {c.begin, c.end}));
 }
 
+// What tells a copy of a piece from a change: its code without spacing; a directive's with its
+// spacing made one (`#define X (1)` is not `#define X(1)`).
+std::string code_of(const std::string& text, const SourceChunk& c) {
+  const std::string piece = text.substr(c.begin, c.end - c.begin);
+  return c.kind == SourceChunk::directive ? normalized(piece) : compact_code(piece);
+}
+
 // The file's pieces by what they define and declare.
 struct OriginalIndex {
   std::map<std::string, std::vector<size_t>> definitions;  // key -> chunk indices, in file order
   std::vector<std::set<std::string>> defined_by;           // per chunk: the keys it defines
   std::set<std::string> declared;                          // every key declared or defined
-  std::set<std::string> texts;                             // every piece, compact_code
+  std::set<std::string> texts;                             // every piece, as code_of
   std::map<std::string, std::string> defines;              // object-like macro -> value
 };
 
@@ -29,7 +36,7 @@ OriginalIndex index_of(const SpliceSide& original) {
   index.defined_by.resize(chunks.size());
   for (size_t o = 0; o < chunks.size(); ++o) {
     const SourceChunk& c = chunks[o].chunk;
-    index.texts.insert(compact_code(original.slice({c.begin, c.end})));
+    index.texts.insert(code_of(original.text, c));
     const std::string ns = namespace_key(original.layout.path(chunks[o]));
     for (const auto& e : declared_entities(original.text, c)) {
       const std::string key = ns + " " + e.key();
@@ -45,6 +52,22 @@ OriginalIndex index_of(const SpliceSide& original) {
 std::string unqualified(const std::string& name) {
   const size_t at = name.rfind("::");
   return at == std::string::npos ? name : name.substr(at + 2);
+}
+
+// "ops" <-> "ops::(anonymous)": the namespace whose names collide with this one's.
+std::string beside_anonymous(const std::string& ns) {
+  static const std::string kAnonymous = "(anonymous)";
+  if (ns == kAnonymous) return "";
+  if (ns.size() > kAnonymous.size() + 2 &&
+      ns.compare(ns.size() - kAnonymous.size() - 2, std::string::npos, "::" + kAnonymous) == 0)
+    return ns.substr(0, ns.size() - kAnonymous.size() - 2);
+  return ns.empty() ? kAnonymous : ns + "::" + kAnonymous;
+}
+
+std::vector<std::string> prefixed(const std::string& ns, const std::vector<std::string>& keys) {
+  std::vector<std::string> out;
+  for (const auto& k : keys) out.push_back(ns + " " + k);
+  return out;
 }
 
 std::string short_label(const std::string& text) {
@@ -84,7 +107,7 @@ class ReplyReader {
   void read_directive_at(size_t i) {
     const auto& chunks = reply_.layout.chunks;
     const SourceChunk& c = chunks[i].chunk;
-    const std::string text = compact_code(reply_.slice({c.begin, c.end}));
+    const std::string text = code_of(reply_.text, c);
     const Directive d = read_directive(reply_.text, c);
     const Conditional kind = d.conditional();
     if (kind == Conditional::open && !index_.texts.count(text)) {
@@ -125,21 +148,24 @@ class ReplyReader {
 
   void read_declaration(const NamespacedChunk& at) {
     const SourceChunk& c = at.chunk;
-    const std::string text = compact_code(reply_.slice({c.begin, c.end}));
+    const std::string text = code_of(reply_.text, c);
     const std::string ns = namespace_key(reply_.layout.path(at));
     const auto entities = declared_entities(reply_.text, c);
-    std::vector<std::string> defined, names;
+    std::vector<std::string> defined, names;  // defined: keys without the namespace
     std::string label;
     for (const auto& e : entities) {
-      const std::string key = ns + " " + e.key();
-      out_.reply_keys.insert(key);
-      if (e.defines_once()) defined.push_back(key);
+      out_.reply_keys.insert(ns + " " + e.key());
+      out_.reply_keys.insert(beside_anonymous(ns) + " " + e.key());
+      if (e.defines_once()) defined.push_back(e.key());
       if (e.name.rfind("operator", 0) != 0) names.push_back(unqualified(e.name));
       if (e.kind != DeclaredEntity::using_declaration && e.kind != DeclaredEntity::using_directive)
         label += (label.empty() ? "" : ", ") + e.name;
     }
     if (label.empty()) label = short_label(reply_.slice({c.begin, c.end}));
-    if (!defined.empty() && replaces_in_place(c, text, defined, label)) return;
+    // A name in an anonymous namespace and the same name beside it collide wherever they are
+    // used, so a reply that left out (or added) the file's anonymous namespace redefines it too.
+    for (const std::string& in : {ns, beside_anonymous(ns)})
+      if (!defined.empty() && replaces_in_place(c, text, prefixed(in, defined), label)) return;
     if (index_.texts.count(text)) return;  // the file has it already
     const bool declares_only = !entities.empty() && std::none_of(entities.begin(), entities.end(),
                                                                  [](const auto& e) { return e.is_definition; });
@@ -162,7 +188,7 @@ class ReplyReader {
     const size_t o = it->second[std::min(nth, it->second.size() - 1)];
     if (std::set<std::string>(defined.begin(), defined.end()) != index_.defined_by[o]) return false;
     const SourceChunk& old_chunk = original_.layout.chunks[o].chunk;
-    if (compact_code(original_.slice({old_chunk.begin, old_chunk.end})) == text) return true;
+    if (code_of(original_.text, old_chunk) == text) return true;
     const Range old = piece_range(original_.text, old_chunk);
     if (std::any_of(taken_.begin(), taken_.end(), [&](const Edit& e) { return e.range.overlaps(old); })) return false;
     const Range mine = piece_range(reply_.text, c);

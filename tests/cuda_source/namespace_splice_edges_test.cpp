@@ -162,3 +162,31 @@ __device__ float lerp1(float a, float b, float t) { return a + (b - a) * t; }
 )");
   EXPECT_EQ(host_syntax_errors(splice.text), "");
 }
+
+TEST(NamespaceSpliceEdges, AReplyThatLeftOutTheFilesAnonymousNamespaceStillRedefinesWhatIsInIt) {
+  // sq at file scope beside the file's anonymous sq would make every call ambiguous.
+  const std::string file = R"(namespace {
+__device__ float sq(float v) { return v * v; }
+}  // namespace
+
+__global__ void k(float* y) { y[threadIdx.x] = sq(y[threadIdx.x]); }
+
+void launch_k(float* y) { k<<<1, 32>>>(y); }
+)";
+  const std::string reply = R"(__device__ float sq(float v) { return v * v + 0.0f; }
+
+__global__ void k(float* y) { y[threadIdx.x] = sq(y[threadIdx.x]) * 2; }
+
+void launch_k(float* y) { k<<<1, 32>>>(y); }
+)";
+  const DefinitionSplice splice = splice_definitions("k.cu", file, "launch_k", reply);
+  EXPECT_EQ(splice.text, R"(namespace {
+__device__ float sq(float v) { return v * v + 0.0f; }
+}  // namespace
+
+__global__ void k(float* y) { y[threadIdx.x] = sq(y[threadIdx.x]) * 2; }
+
+void launch_k(float* y) { k<<<1, 32>>>(y); }
+)");
+  EXPECT_EQ(host_syntax_errors(splice.text), "");
+}
