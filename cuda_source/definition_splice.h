@@ -1,7 +1,10 @@
 // Splicing one version of a launcher into another file as text: the launcher's definition and
 // those of the kernels it launches replace the base's (found by the source scanner), kernels it
-// no longer launches go, and what the replacement adds (helpers, includes, macros, new kernels)
-// goes just before the first replaced definition; the rest of the base stays byte-identical.
+// no longer launches go, and everything else the replacement defines, at any namespace depth, is
+// paired with the base's (reply_pieces.h): a redefinition replaces the base's in place, a copy is
+// left out, and what is new (helpers, constants, types, includes, macros, new kernels) goes before
+// its first use, in its own namespaces (piece_placement.h). Internal definitions only the replaced
+// code used go (unused_definitions.h); the rest of the base stays byte-identical.
 // The PR splicer (bot/source_splicer.h) edits the repository's file this way, and the llm
 // proposer makes a whole candidate from a reply that holds only the launcher and its kernels.
 #pragma once
@@ -16,8 +19,9 @@ struct DefinitionSplice {
   // "NAME=VALUE" for each object-like #define the replacement writes with another value than the
   // base's: for apply_macro_defaults, which edits the base's line in place.
   std::vector<std::string> macro_edits;
-  // What was done, for a PR body: "launch_saxpy, saxpy_kernel replaced by the winner's
-  // definitions", "new kernels k2 added", "k1 removed (no longer launched)".
+  // What was done, for a PR body: "launch_saxpy, saxpy_kernel, kBlock replaced by the winner's
+  // definitions", "new kernels k2 added", "load4 (in namespace ops) added before their first use",
+  // "k1 removed (no longer launched)", "kOldTile removed (no longer used)".
   std::vector<std::string> edits;
 };
 
