@@ -384,11 +384,11 @@ class RoundPipeline {
   std::condition_variable ready_;
   // One entry per candidate taken from the feed, at its index: the candidate, then its repairs.
   std::deque<std::vector<CandidateRecord>> slots_;
-  std::deque<EvalItem> queue_;         // compiled, waiting for a GPU
-  std::vector<Contender> contenders_;  // screened, waiting for their full evaluation
+  std::deque<EvalItem> queue_;                       // compiled, waiting for a GPU
+  std::vector<Contender> contenders_;                // screened, waiting for their full evaluation
   std::set<std::pair<size_t, size_t>> unevaluated_;  // (job, slot): compiled, no time left to evaluate
-  size_t compiling_ = 0;               // compile threads still taking from the feed
-  size_t screening_now_ = 0;           // screenings in flight (each may add a contender)
+  size_t compiling_ = 0;                             // compile threads still taking from the feed
+  size_t screening_now_ = 0;                         // screenings in flight (each may add a contender)
   double gpu_wait_s_ = 0;
 };
 

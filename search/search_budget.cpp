@@ -2,15 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
 namespace kb::search {
 
 SecondsClock steady_seconds() {
-  return [] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  };
+  return [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
 }
 
 SearchBudget::SearchBudget(const config::SearchConfig& config, SecondsClock clock)
@@ -22,7 +21,8 @@ SearchBudget::SearchBudget(const config::SearchConfig& config, SecondsClock cloc
       max_cost_usd_(config.max_cost_usd) {
   // Never "no time at all" (or no candidate): a search that could not try anything is a mistake.
   if (max_candidates_ <= 0)
-    throw std::invalid_argument(fmt::format("search.max_candidates must be greater than zero, not {}", max_candidates_));
+    throw std::invalid_argument(
+        fmt::format("search.max_candidates must be greater than zero, not {}", max_candidates_));
   if (!(max_wall_time_s_ > 0))
     throw std::invalid_argument(
         fmt::format("search.max_wall_time_s must be greater than zero, not {:g}", max_wall_time_s_));

@@ -496,9 +496,9 @@ class Engine {
   SearchBudget budget_;
   std::unique_ptr<CandidateCost> cost_;  // from the original's measurement, then the candidates'
   double tail_s_ = 0;                    // kept for the winner's counters after the search
-  ScreeningBar bar_;          // kept across rounds: a winner of round 1 screens round 2's candidates
-  ScreeningEconomy economy_;  // kept across rounds too: what a screening costs and saves here
-  RoundPatience patience_;    // rounds without gain, and the lost rounds that are not
+  ScreeningBar bar_;                     // kept across rounds: a winner of round 1 screens round 2's candidates
+  ScreeningEconomy economy_;             // kept across rounds too: what a screening costs and saves here
+  RoundPatience patience_;               // rounds without gain, and the lost rounds that are not
   std::vector<Evaluator*> evaluators_;
   std::vector<int64_t> device_indices_;
   SearchResult result_;

@@ -37,7 +37,7 @@ struct SearchRequest {
   bool collect_winner_metrics = false;
   // Monotonic seconds for the wall-time budget; empty: the steady clock. Tests inject their own,
   // so a budget of minutes is tested without waiting for it.
-  std::function<double()> clock;
+  std::function<double()> clock = {};
 };
 
 // Runs the search to its end (rounds done, no gain, or a budget). Candidates' failures are

@@ -1,11 +1,11 @@
 // Small pieces of the search: content hashes, variant changes, prompts, idea families, budgets.
 #include <gtest/gtest.h>
 
+#include "search/candidate_cost.h"
 #include "search/content_hash.h"
 #include "search/idea_family.h"
 #include "search/llm/exchange_keys.h"
 #include "search/llm/llm_prompts.h"
-#include "search/candidate_cost.h"
 #include "search/search_budget.h"
 #include "search/search_tree.h"
 #include "search/variant_change.h"
