@@ -27,6 +27,9 @@ struct ConfigKey {
   const char* description;
   Bound bound = Bound::any;
   std::vector<const char*> allowed = {};  // a string (or each item of a list) must be one of these
+  // A positive key whose 0 someone may mean as "no limit" (a budget): what 0 would be instead,
+  // added to the error so that it says why 0 is refused.
+  const char* zero_refused = nullptr;
 };
 
 const std::vector<ConfigKey>& config_keys();

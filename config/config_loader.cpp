@@ -183,11 +183,14 @@ void check_one_of(TableReader& r, std::string_view key, const std::string& value
   r.diag().error(n ? n->source() : r.table().source(), r.field(key), "'" + value + "' is not one of: " + list);
 }
 
-void check_positive(TableReader& r, std::string_view key, double value, bool allow_zero = false) {
+// `zero_refused`: why 0 is refused, for a positive key where 0 might be taken for "no limit".
+void check_positive(TableReader& r, std::string_view key, double value, bool allow_zero = false,
+                    const char* zero_refused = nullptr) {
   if (value > 0 || (allow_zero && value == 0)) return;
   const toml::node* n = r.table().get(key);
-  r.diag().error(n ? n->source() : r.table().source(), r.field(key),
-                 std::string("must be ") + (allow_zero ? "zero or more" : "greater than zero"));
+  std::string message = std::string("must be ") + (allow_zero ? "zero or more" : "greater than zero");
+  if (value == 0 && zero_refused) message += std::string(": ") + zero_refused;
+  r.diag().error(n ? n->source() : r.table().source(), r.field(key), message);
 }
 
 void read_tolerance_map(TableReader& parent, std::string_view key, std::map<std::string, Tolerance>& out) {
@@ -274,7 +277,8 @@ void check_key(TableReader& r, const ConfigKey& key, FieldRef field) {
         using T = std::remove_pointer_t<decltype(value)>;
         if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double>) {
           if (key.bound != Bound::any)
-            check_positive(r, key.name, static_cast<double>(*value), key.bound == Bound::zero_or_more);
+            check_positive(r, key.name, static_cast<double>(*value), key.bound == Bound::zero_or_more,
+                           key.zero_refused);
         } else if constexpr (std::is_same_v<T, std::string>) {
           if (!key.allowed.empty()) check_one_of(r, key.name, *value, key.allowed);
         } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {

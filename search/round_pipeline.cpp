@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "search/content_hash.h"
@@ -63,7 +64,8 @@ class RoundPipeline {
         settings_(settings),
         hooks_(hooks),
         bar_(settings.screening_bar),
-        economy_(bar_ ? settings.screening_economy : nullptr) {
+        economy_(bar_ ? settings.screening_economy : nullptr),
+        cost_(settings.cost) {
     screen_options_.screening = true;
   }
 
@@ -209,29 +211,53 @@ class RoundPipeline {
   // screened contender; none once every compile and screening is done and nothing is left.
   Work next_work(EvalItem& item, Contender& contender) {
     std::unique_lock<std::mutex> lock(mutex_);
-    // Time this GPU waits for work: a compile, or the proposer's next reply.
-    const auto waiting = std::chrono::steady_clock::now();
-    ready_.wait(lock,
-                [&] { return !queue_.empty() || !contenders_.empty() || (compiling_ == 0 && screening_now_ == 0); });
-    gpu_wait_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - waiting).count();
-    if (!queue_.empty()) {
-      item = std::move(queue_.front());
-      queue_.pop_front();
-      if (bar_ && (!economy_ || economy_->screen_next())) {
-        ++screening_now_;
-        return Work::screening;
+    for (;;) {
+      // Time this GPU waits for work: a compile, or the proposer's next reply.
+      const auto waiting = std::chrono::steady_clock::now();
+      ready_.wait(lock,
+                  [&] { return !queue_.empty() || !contenders_.empty() || (compiling_ == 0 && screening_now_ == 0); });
+      gpu_wait_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - waiting).count();
+      if (!queue_.empty()) {
+        item = std::move(queue_.front());
+        queue_.pop_front();
+        const bool screening = bar_ && (!economy_ || economy_->screen_next());
+        // A screening may lead to a full evaluation: both must fit.
+        const double need = !cost_ ? 0 : screening ? cost_->screening_s() + cost_->full_s() : cost_->full_s();
+        if (!may_start(need)) {
+          leave_unevaluated(item.job, item.slot, need);
+          continue;
+        }
+        if (screening) {
+          ++screening_now_;
+          return Work::screening;
+        }
+        return Work::full;
       }
-      return Work::full;
+      if (!contenders_.empty()) {
+        auto best = std::max_element(contenders_.begin(), contenders_.end(),
+                                     [](const Contender& a, const Contender& b) {
+                                       return a.reading.speedup < b.reading.speedup;
+                                     });
+        contender = std::move(*best);
+        contenders_.erase(best);
+        const double need = cost_ ? cost_->full_s() : 0;
+        if (!may_start(need)) {
+          leave_unevaluated(contender.item.job, contender.item.slot, need);
+          continue;
+        }
+        return Work::confirmation;
+      }
+      return Work::none;
     }
-    if (!contenders_.empty()) {
-      auto best = std::max_element(contenders_.begin(), contenders_.end(), [](const Contender& a, const Contender& b) {
-        return a.reading.speedup < b.reading.speedup;
-      });
-      contender = std::move(*best);
-      contenders_.erase(best);
-      return Work::confirmation;
-    }
-    return Work::none;
+  }
+
+  bool may_start(double seconds) const { return !hooks_.may_start || hooks_.may_start(seconds); }
+
+  // With the mutex held: a compiled candidate the wall-time budget has no room for. It has no
+  // verdict, so it stays out of the records (and of the archive: a later run may measure it).
+  void leave_unevaluated(size_t job, size_t slot, double seconds) {
+    unevaluated_.insert({job, slot});
+    if (hooks_.on_unevaluated) hooks_.on_unevaluated(slots_[job][slot], seconds);
   }
 
   EvalResult evaluate(size_t e, const CompiledVariant& compiled, const EvalOptions& options) {
@@ -249,6 +275,7 @@ class RoundPipeline {
   EvalResult evaluate_fully(size_t e, const CompiledVariant& compiled) {
     EvalResult full = evaluate(e, compiled, settings_.eval_options);
     if (economy_) economy_->record_full(full.run_s);
+    if (cost_) cost_->record_full(full.run_s);
     return full;
   }
 
@@ -257,6 +284,7 @@ class RoundPipeline {
     CandidateRecord record = record_of(item);
     record.device_index = device_indices_[e];
     EvalResult result = evaluate(e, item.compiled, screen_options_);
+    if (cost_) cost_->record_screening(result.run_s);
     record.screening.ran = true;
     record.screening.run_s = result.run_s;
     record.screening.phase_s = result.phase_s;
@@ -333,8 +361,9 @@ class RoundPipeline {
 
   std::vector<CandidateRecord> finished_in_feed_order() {
     std::vector<CandidateRecord> out;
-    for (auto& s : slots_)
-      for (auto& r : s) out.push_back(std::move(r));
+    for (size_t job = 0; job < slots_.size(); ++job)
+      for (size_t slot = 0; slot < slots_[job].size(); ++slot)
+        if (!unevaluated_.count({job, slot})) out.push_back(std::move(slots_[job][slot]));
     return out;
   }
 
@@ -347,6 +376,7 @@ class RoundPipeline {
   const RoundHooks& hooks_;
   ScreeningBar* const bar_;
   ScreeningEconomy* const economy_;
+  CandidateCost* const cost_;
   EvalOptions screen_options_;
 
   // Guards everything below and serializes the on_finished calls.
@@ -354,10 +384,11 @@ class RoundPipeline {
   std::condition_variable ready_;
   // One entry per candidate taken from the feed, at its index: the candidate, then its repairs.
   std::deque<std::vector<CandidateRecord>> slots_;
-  std::deque<EvalItem> queue_;         // compiled, waiting for a GPU
-  std::vector<Contender> contenders_;  // screened, waiting for their full evaluation
-  size_t compiling_ = 0;               // compile threads still taking from the feed
-  size_t screening_now_ = 0;           // screenings in flight (each may add a contender)
+  std::deque<EvalItem> queue_;                       // compiled, waiting for a GPU
+  std::vector<Contender> contenders_;                // screened, waiting for their full evaluation
+  std::set<std::pair<size_t, size_t>> unevaluated_;  // (job, slot): compiled, no time left to evaluate
+  size_t compiling_ = 0;                             // compile threads still taking from the feed
+  size_t screening_now_ = 0;                         // screenings in flight (each may add a contender)
   double gpu_wait_s_ = 0;
 };
 

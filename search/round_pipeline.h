@@ -13,6 +13,7 @@
 
 #include "config/config.h"
 #include "profiler/evaluate/evaluator.h"
+#include "search/candidate_cost.h"
 #include "search/candidate_feed.h"
 #include "search/screening.h"
 #include "search/search_types.h"
@@ -33,6 +34,9 @@ struct RoundSettings {
   // When set, the seconds GPU workers waited for a candidate to evaluate (its compile, or the
   // proposer's reply), summed over the workers, are added to it.
   double* gpu_wait_s = nullptr;
+  // When set, every screening's and full evaluation's seconds are recorded in it, and it says what
+  // the next one is expected to cost (RoundHooks::may_start). The engine's, kept across rounds.
+  CandidateCost* cost = nullptr;
 };
 
 // What the round pipeline asks of the engine while it works.
@@ -43,11 +47,18 @@ struct RoundHooks {
   std::function<std::optional<Variant>(const CandidateRecord& failed)> repair;
   // Each finished candidate (evaluated, or failed to compile), in completion order. Calls are serialized.
   std::function<void(const CandidateRecord&)> on_finished;
+  // Whether GPU work expected to take `seconds` (from RoundSettings::cost: a screening and the full
+  // evaluation it may lead to, or a full evaluation) may start: the wall-time budget. False: the
+  // compiled candidate is left unevaluated (out of the records) and `on_unevaluated` is told.
+  // May be empty (always).
+  std::function<bool(double seconds)> may_start;
+  std::function<void(const CandidateRecord&, double seconds)> on_unevaluated;
 };
 
 // `evaluators[i]` measures on `device_indices[i]`. Returns once the feed is closed and every
 // candidate in it is finished: the finished candidates in the order they were added, each repair
-// right after the candidate it fixes; dropped ones are left out.
+// right after the candidate it fixes; dropped ones, and those left unevaluated for the wall time,
+// are left out.
 std::vector<CandidateRecord> run_candidates(const config::KernelSpec& spec, const CompiledVariant& baseline,
                                             CandidateFeed& feed, const std::vector<Evaluator*>& evaluators,
                                             const std::vector<int64_t>& device_indices, const RoundSettings& settings,

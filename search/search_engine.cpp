@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "profiler/evaluate/original_variant.h"
 #include "search/advisory_findings.h"
 #include "search/archive.h"
+#include "search/candidate_cost.h"
 #include "search/candidate_feed.h"
 #include "search/compile_prefetch.h"
 #include "search/content_hash.h"
@@ -46,7 +48,7 @@ class Engine {
         config_(*req.config),
         spec_(*req.spec),
         cfg_(req.config->search),
-        budget_(req.config->search),
+        budget_(req.config->search, req.clock ? req.clock : steady_seconds()),
         bar_(req.config->search.screen_margin,
              static_cast<size_t>(std::max<int64_t>(1, req.config->search.seeds_kept))),
         patience_(req.config->search.min_round_gain, req.config->search.patience) {
@@ -94,10 +96,9 @@ class Engine {
                                                spec_.source, log_tail(baseline_compiled_.log)),
                                    baseline_compiled_.log);
     compile_ahead();
-    EvalOptions options;
-    options.time = true;
-    options.collect_metrics = true;
-    EvalResult profile = evaluators_.front()->evaluate(spec_, baseline_compiled_, baseline_compiled_, options);
+    const double measuring = budget_.elapsed_s();
+    EvalResult profile = evaluators_.front()->measure_original(spec_, baseline_compiled_);
+    const double measured_s = budget_.elapsed_s() - measuring;
     if (prefetch_) {
       prefetch_->stop();  // round 1's compiles take over; those under way are shared with them
       spdlog::debug("{}: {} likely candidates compiled ahead while the original was measured", spec_.name,
@@ -111,9 +112,20 @@ class Engine {
     result_.tree.push_back(baseline_record(original, hash, profile));
     seen_.insert(hash);
     signature_ = launcher_signature(spec_, original_);
-    spdlog::info("{}: the original measures {:.2f} us at {} on {}", spec_.name, result_.tree.front().median_us(),
-                 profile.timings.empty() ? "?" : profile.timings.front().size_label, result_.device.name);
+    // What a candidate is expected to cost until one has run, and the time the winner's counters
+    // need at the end (a metrics run of two variants, as the original's took for one).
+    cost_ = std::make_unique<CandidateCost>(first_full_evaluation_guess(profile, config_.verify.trials));
+    if (req_.collect_winner_metrics) tail_s_ = winner_counters_guess(profile, config_.verify.trials);
+    spdlog::info("{}: the original measures {:.2f} us at {} on {} (measured in {:.1f} s; a candidate's full "
+                 "evaluation is expected to take ~{:.1f} s)",
+                 spec_.name, result_.tree.front().median_us(),
+                 profile.timings.empty() ? "?" : profile.timings.front().size_label, result_.device.name, measured_s,
+                 cost_->full_s());
   }
+
+  // What one more candidate needs of the wall-time budget at least: the least it can cost, and
+  // the winner's counters after the search.
+  double next_candidate_s() const { return cost_->least_s() + tail_s_; }
 
   // Starts compiling, on every core at the lowest priority, what the proposer expects round 1 to
   // ask for: the GPU is busy measuring the original meanwhile, and the CPU would otherwise wait.
@@ -247,7 +259,7 @@ class Engine {
   }
 
   bool run_round(int64_t round) {
-    if (auto spent = budget_.exhausted(req_.proposer->usage()); !spent.empty()) {
+    if (auto spent = budget_.exhausted(req_.proposer->usage(), next_candidate_s()); !spent.empty()) {
       return stop(SearchStop::budget, spent);
     }
     ProposalContext ctx = context(round);
@@ -305,10 +317,24 @@ class Engine {
     settings.screening_economy = &economy_;
     RoundHooks hooks;
     settings.gpu_wait_s = &result_.phases.gpu_wait_s;
+    settings.cost = cost_.get();
+    // Nothing is compiled or started that cannot finish within the wall-time budget.
+    std::mutex why_mutex;
+    std::string out_of_time;
     hooks.reserve = [&] {
-      bool ok = budget_.reserve_candidate();
+      bool ok = budget_.time_for(next_candidate_s()) && budget_.reserve_candidate();
       if (!ok) dropped = true;
       return ok;
+    };
+    hooks.may_start = [&](double seconds) { return budget_.time_for(seconds + tail_s_); };
+    hooks.on_unevaluated = [&](const CandidateRecord& r, double seconds) {
+      dropped = true;
+      const std::string why = fmt::format("budget: wall time ({:g} s): {:.0f} s left, less than a candidate takes "
+                                          "(~{:.0f} s)",
+                                          budget_.max_wall_time_s(), budget_.time_left_s(), seconds + tail_s_);
+      spdlog::info("  {} compiled, not evaluated: {}", r.id, why);
+      std::lock_guard lock(why_mutex);
+      if (out_of_time.empty()) out_of_time = why;
     };
     hooks.repair = [&](const CandidateRecord& failed) {
       return req_.proposer->repair(ctx, failed.id, failed.idea, failed.variant, failed.eval.compile_log);
@@ -368,8 +394,9 @@ class Engine {
       return stop(SearchStop::evaluator_failing, "evaluator failing: " + infra_reason);
     }
     if (dropped) {
-      const std::string spent = budget_.exhausted(req_.proposer->usage());
-      return stop(SearchStop::budget, spent.empty() ? "budget: candidates" : spent);
+      std::string spent = budget_.exhausted(req_.proposer->usage(), next_candidate_s());
+      if (spent.empty()) spent = out_of_time.empty() ? "budget: candidates" : out_of_time;
+      return stop(SearchStop::budget, spent);
     }
     const bool round_lost = !ideas_lost.empty() || (informative == 0 && lost + infra > 0);
     if (round_lost && lost_reason.empty()) lost_reason = infra_reason;
@@ -440,7 +467,6 @@ class Engine {
     for (const auto& a : result_.advisories) spdlog::info("{}: {}", spec_.name, advisory_text(a));
     TokenUsage usage = req_.proposer->usage();
     result_.budget.candidates = budget_.candidates_used();
-    result_.budget.wall_time_s = budget_.elapsed_s();
     result_.budget.prompt_tokens = usage.prompt_tokens;
     result_.budget.completion_tokens = usage.completion_tokens;
     result_.budget.cost_usd = usage.cost_usd;
@@ -451,6 +477,8 @@ class Engine {
       collect_winner_metrics(spec_, *evaluators_.front(), baseline_compiled_, result_);
       result_.phases.winner_metrics_s = seconds_since(collecting);
     }
+    // The winner's counters are part of the search's time: the budget held room for them.
+    result_.budget.wall_time_s = budget_.elapsed_s();
     spdlog::info("{}: {}", spec_.name, phases_summary(result_.phases));
     if (cfg_.screening) spdlog::info("{}: {}", spec_.name, economy_.summary());
     const CandidateRecord* best = result_.best();
@@ -466,9 +494,11 @@ class Engine {
   const config::KernelSpec& spec_;
   const config::SearchConfig& cfg_;
   SearchBudget budget_;
-  ScreeningBar bar_;          // kept across rounds: a winner of round 1 screens round 2's candidates
-  ScreeningEconomy economy_;  // kept across rounds too: what a screening costs and saves here
-  RoundPatience patience_;    // rounds without gain, and the lost rounds that are not
+  std::unique_ptr<CandidateCost> cost_;  // from the original's measurement, then the candidates'
+  double tail_s_ = 0;                    // kept for the winner's counters after the search
+  ScreeningBar bar_;                     // kept across rounds: a winner of round 1 screens round 2's candidates
+  ScreeningEconomy economy_;             // kept across rounds too: what a screening costs and saves here
+  RoundPatience patience_;               // rounds without gain, and the lost rounds that are not
   std::vector<Evaluator*> evaluators_;
   std::vector<int64_t> device_indices_;
   SearchResult result_;

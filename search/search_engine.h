@@ -35,6 +35,9 @@ struct SearchRequest {
   // The accepted winner's hardware counters, before and after, in one more untimed run
   // (search/winner_metrics.h): what `kernelbot search` and `run` show in the PR.
   bool collect_winner_metrics = false;
+  // Monotonic seconds for the wall-time budget; empty: the steady clock. Tests inject their own,
+  // so a budget of minutes is tested without waiting for it.
+  std::function<double()> clock = {};
 };
 
 // Runs the search to its end (rounds done, no gain, or a budget). Candidates' failures are

@@ -143,7 +143,8 @@ void register_search_command(CLI::App& app, CliContext& ctx) {
                   "Most candidates to compile and measure (overrides [search].max_candidates)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-wall-time", opts->max_wall_time_s,
-                  "Seconds after which no new candidate is compiled (overrides [search].max_wall_time_s)")
+                  "The search's seconds: no candidate starts that cannot finish within them (overrides "
+                  "[search].max_wall_time_s)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--replay", opts->replay,
                   "Replay the model replies recorded in FILE, or in DIR/<kernel>.jsonl (implies --proposer replay)");

@@ -39,6 +39,18 @@ class Evaluator {
   virtual EvalResult evaluate(const config::KernelSpec& spec, const CompiledVariant& baseline,
                               const CompiledVariant& candidate, const EvalOptions& options) = 0;
 
+  // The original measured on its own, for the search (SearchResult::baseline_profile): its
+  // timings at every size set (SizeTiming::baseline) and hardware metrics, verdict not_faster
+  // when it ran, else the failure's. This default judges the original against itself;
+  // GpuEvaluator times it alone (no verification against itself: each candidate's evaluation
+  // runs the original again anyway), which for a slow kernel is a fraction of the time.
+  virtual EvalResult measure_original(const config::KernelSpec& spec, const CompiledVariant& original) {
+    EvalOptions options;
+    options.time = true;
+    options.collect_metrics = true;
+    return evaluate(spec, original, original, options);
+  }
+
   // It will not be used for a while (a re-verification done, the next kernel's search to come):
   // let go of what it holds on the GPU between jobs (the judge's session and its contexts).
   virtual void release() {}

@@ -379,6 +379,15 @@ EvalResult GpuEvaluator::profile_baseline(const config::KernelSpec& spec, const 
   return result;
 }
 
+EvalResult GpuEvaluator::measure_original(const config::KernelSpec& spec, const CompiledVariant& original) {
+  EvalResult r = profile_baseline(spec, original, true);
+  if (r.verdict == Verdict::pending) {
+    r.verdict = Verdict::not_faster;
+    r.reason = "the original, timed on its own at " + std::to_string(r.timings.size()) + " size sets";
+  }
+  return r;
+}
+
 LoadCheck GpuEvaluator::check_load(const config::KernelSpec& spec, const CompiledVariant& compiled) {
   static std::atomic<int> counter{0};
   const fs::path dir = work_dir_ / "jobs" /

@@ -33,6 +33,9 @@ class GpuEvaluator : public Evaluator {
   EvalResult evaluate(const config::KernelSpec& spec, const CompiledVariant& baseline, const CompiledVariant& candidate,
                       const EvalOptions& options) override;
   void release() override;
+  // profile_baseline with metrics; a run without a fault is not_faster ("the original, timed on
+  // its own"), as the original judged against itself would be.
+  EvalResult measure_original(const config::KernelSpec& spec, const CompiledVariant& original) override;
 
   // Times the original alone on every size set and, when asked, collects its metrics in a
   // separate run. The result's `timings[i].baseline` hold the numbers; verdict stays pending

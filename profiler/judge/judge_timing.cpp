@@ -11,6 +11,7 @@
 
 #include "core/number_format.h"
 #include "core/speedup_rule.h"
+#include "core/timing_repetitions.h"
 #include "profiler/judge/arg_inputs.h"
 #include "profiler/judge/clock_monitor.h"
 #include "profiler/judge/cuda_check.h"
@@ -31,7 +32,6 @@ constexpr size_t kSlotBudgetBytes = size_t{512} << 20;
 // A timed sample's outputs are checked for skipped or stale work, not for precision (verification
 // did that): the tolerance is widened so that an honest kernel on other inputs never trips it.
 constexpr double kSampleToleranceFactor = 4;
-constexpr int kWallClockBatches = 3;
 // A claim the clock disagrees with gets up to this many batches in all before it is rejected: an
 // honest 13 us candidate was rejected on an H200 (2026-11-26) at 37.5 us per call against a
 // limit of 36.5 us, the batches' fixed cost varying by tens of microseconds.
@@ -225,6 +225,14 @@ class SizeTimer {
     return r;
   }
 
+  // `calls` traced calls of `v`: the GPU span of one call (a claim of its server) and whether its
+  // work can be captured into a graph.
+  void trace(Timed& v, int calls) {
+    const Reply p = ask(v, slot_request(Op::profile, v.ids, calls), "trace a call", "a traced call failed");
+    v.span_us = std::isfinite(p.value) ? p.value : 0;
+    v.capturable = p.value2 != 0;
+  }
+
   double sample(Timed& v, int launches) {
     const Reply r = ask(v, slot_request(Op::sample, v.ids, launches), "take a timing sample", "a timed launch failed");
     if (r.status == Status::blocked) {
@@ -244,34 +252,53 @@ class SizeTimer {
   size_t counter_count_ = 0;
   std::vector<unsigned long long> counts_;
   int launches_ = 1;
+  TimingRepetitions reps_;  // this size's counts, from the original's first calls
 };
 
 std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& checked) {
   const auto& bench = job_.raw.bench;
   const uint64_t seed0 = (job_.raw.seed ^ kTimingSeedSalt) + (uint64_t{size_} << 32);
   for (auto& v : variants_) add_slot(v, v.slots, v.ids, 1000);
+  // The original's first traced call says how long one call takes, and every count below follows
+  // it (core/timing_repetitions.h): a 250 ms kernel is not called as often as a 5 us one. The
+  // original's, not the candidate's: a candidate cannot choose how it is measured.
+  Timed& original = variants_.front();
+  fill(original.slots, seed0);
+  cuda_check(cudaDeviceSynchronize(), "filling inputs");
+  trace(original, 1);
+  reps_ = timing_repetitions(original.span_us, bench);
+  if (reps_.traced_calls > 1) trace(original, static_cast<int>(reps_.traced_calls));
   for (auto& v : variants_) {
-    fill(v.slots, seed0);
-    cuda_check(cudaDeviceSynchronize(), "filling inputs");
-    const Reply p = ask(v, slot_request(Op::profile, v.ids, 3), "trace a call", "a traced call failed");
-    v.span_us = std::isfinite(p.value) ? p.value : 0;
-    v.capturable = p.value2 != 0;
-    ask(v, slot_request(Op::warm_up, v.ids, static_cast<int>(std::max<int64_t>(1, bench.warmup_runs))), "warm up",
+    if (&v != &original) {
+      fill(v.slots, seed0);
+      cuda_check(cudaDeviceSynchronize(), "filling inputs");
+      trace(v, static_cast<int>(reps_.traced_calls));
+    }
+    // At least one warm-up call, as before: a first call pays for what it sets up.
+    ask(v, slot_request(Op::warm_up, v.ids, static_cast<int>(std::max<int64_t>(1, reps_.warmup_runs))), "warm up",
         "a warm-up call failed");
   }
 
   // A few single-launch samples decide how many launches a sample needs.
-  double shortest = HUGE_VAL;
+  double shortest = HUGE_VAL, original_us = 0;
   for (auto& v : variants_) {
     std::vector<double> probe;
-    for (int i = 0; i < 5 && probe.size() < 3; ++i) {
+    for (int64_t i = 0; i < reps_.probe_samples + 2 && static_cast<int64_t>(probe.size()) < reps_.probe_samples; ++i) {
       fill(v.slots, seed0 + 7 + static_cast<uint64_t>(i));
       cuda_check(cudaDeviceSynchronize(), "filling inputs");
       const double us = sample(v, 1);
       if (us >= 0) probe.push_back(us);
     }
-    shortest = std::min(shortest, summarize(probe).median);
+    const double median = summarize(probe).median;
+    if (&v == &original) original_us = median;
+    shortest = std::min(shortest, median);
   }
+  // The samples follow the original's event-timed probe (the traced span when it has none).
+  reps_ = timing_repetitions(original_us > 0 ? original_us : original.span_us, bench);
+  spdlog::debug("timing at size {}: one call of the original ~{:.1f} us: {} warm-up, {} to {} samples, {} wall-clock "
+                "batches",
+                job_.raw.size_labels[size_], original_us > 0 ? original_us : original.span_us, reps_.warmup_runs,
+                reps_.min_samples, reps_.max_samples, reps_.wall_clock_batches);
   // Every variant is timed the same way: a graph replay has smaller gaps between launches than
   // back-to-back launches, so a graph for one and not the other would fake a speedup.
   launches_ = launches_per_sample(shortest, bench.graph_below_us);
@@ -313,8 +340,8 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
   }
 
   StoppingParams params;
-  params.min_samples = bench.min_samples;
-  params.max_samples = bench.max_samples;
+  params.min_samples = reps_.min_samples;
+  params.max_samples = reps_.max_samples;
   params.min_time_s = bench.min_time_s;
   params.max_noise = bench.max_noise;
   params.max_error = bench.max_error;
@@ -354,7 +381,7 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
     for (auto& c : criteria) all_done = c.finished(elapsed) && all_done;
     bool hard_stop = false;
     for (const auto& v : variants_)
-      if (static_cast<int64_t>(v.samples.size()) >= bench.max_samples || elapsed >= bench.timeout_s) hard_stop = true;
+      if (static_cast<int64_t>(v.samples.size()) >= reps_.max_samples || elapsed >= bench.timeout_s) hard_stop = true;
     if (all_done || hard_stop) break;
   }
 
@@ -455,7 +482,7 @@ WallClockFinding SizeTimer::wall_clock_check(const std::vector<TimingStats>& sta
     return e;
   };
   int batches = 0;
-  for (; batches < kWallClockBatches; ++batches)
+  for (; batches < reps_.wall_clock_batches; ++batches)
     if (std::string wrong = run_batch(batches); !wrong.empty()) return {Kind::wrong_output, wrong};
   // A disagreement is confirmed before it rejects: more batches, each a fresh chance for the
   // clock to see an honest candidate's floor (the best batch counts). Work hidden outside the

@@ -203,6 +203,26 @@ repository = "no-slash"
     EXPECT_NE(std::find(fields.begin(), fields.end(), f), fields.end()) << "no error for " << f;
 }
 
+// What 0 means for each budget key, as docs/configuration.md says: no limit for tokens and money,
+// an error naming the key (and saying 0 is not "unlimited") for candidates and wall time.
+TEST(ConfigLoader, ZeroIsNoLimitForTokensAndMoneyAndAnErrorForCandidatesAndWallTime) {
+  Config unlimited = load_config_text("[search]\nmax_tokens = 0\nmax_cost_usd = 0\n", "kernelbot.toml", "");
+  EXPECT_EQ(unlimited.search.max_tokens, 0);
+  EXPECT_DOUBLE_EQ(unlimited.search.max_cost_usd, 0);
+
+  auto errs = errors_of("[search]\nmax_candidates = 0\nmax_wall_time_s = 0\n");
+  EXPECT_TRUE(has_error(errs, "search.max_candidates", "must be greater than zero: 0 candidates would search nothing"));
+  EXPECT_TRUE(has_error(errs, "search.max_candidates", "0 does not mean unlimited here"));
+  EXPECT_TRUE(has_error(errs, "search.max_wall_time_s", "must be greater than zero: 0 s would leave no time"));
+  EXPECT_TRUE(has_error(errs, "search.max_wall_time_s", "0 does not mean unlimited here"));
+
+  auto negative = errors_of("[search]\nmax_tokens = -1\nmax_cost_usd = -0.5\nmax_wall_time_s = -3\n");
+  EXPECT_TRUE(has_error(negative, "search.max_tokens", "must be zero or more"));
+  EXPECT_TRUE(has_error(negative, "search.max_cost_usd", "must be zero or more"));
+  EXPECT_TRUE(has_error(negative, "search.max_wall_time_s", "must be greater than zero"));
+  EXPECT_FALSE(has_error(negative, "search.max_wall_time_s", "unlimited"));  // said only of 0
+}
+
 TEST(ConfigLoader, ModelRequestSettingsForEveryProviderFamily) {
   Config c = load_config_text(R"([llm]
 provider = "openai-compatible"

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <mutex>
 #include <set>
 
 #include "search/seed_selection.h"
@@ -195,6 +196,82 @@ TEST(SearchEngine, StopsAtTheWallTimeBudget) {
   EXPECT_EQ(result.stop, SearchStop::budget);
   EXPECT_LT(result.budget.candidates, 50 * 4);
   EXPECT_LT(elapsed, 2.0);
+}
+
+namespace {
+
+// A clock the simulated evaluator advances by each evaluation's run time: a kernel whose
+// evaluations take tens of seconds, searched in no time.
+struct SimulatedClock {
+  std::mutex mutex;
+  double now = 0;
+  void spend(double s) {
+    std::lock_guard lock(mutex);
+    now += s;
+  }
+  double read() {
+    std::lock_guard lock(mutex);
+    return now;
+  }
+};
+
+void run_on(SimulatedClock& clock, SimulatedEvaluator& e, SearchRequest& request) {
+  e.spend = [&clock](double s) { clock.spend(s); };
+  request.clock = [&clock] { return clock.read(); };
+}
+
+}  // namespace
+
+// The production case: a slow kernel whose candidates take 20 s each, a 150 s budget. The search
+// starts no candidate it cannot finish, ends within the budget (10% allowed) and keeps its best.
+TEST(SearchEngine, HoldsTheWallTimeBudgetWhenEveryCandidateIsSlow) {
+  for (const bool screening : {true, false}) {
+    SCOPED_TRACE(screening ? "screening" : "no screening");
+    TestProject p;
+    p.config.search.max_wall_time_s = 150;
+    p.config.search.rounds = 50;
+    p.config.search.patience = 0;
+    p.config.search.screening = screening;
+    SimulatedEvaluator e;
+    e.full_run_s = 20;
+    e.screen_run_s = 4;
+    SimulatedClock clock;
+    auto proposer = improving_proposer([](int64_t r, size_t i, int64_t b) { return 90.0 / r - i - b; });
+    auto request = request_for(p, e, proposer);
+    request.collect_winner_metrics = true;  // the winner's counters count too
+    run_on(clock, e, request);
+    auto result = run_search(request);
+    EXPECT_EQ(result.stop, SearchStop::budget) << result.stop_reason;
+    EXPECT_EQ(result.stop_reason.rfind("budget: wall time (150 s)", 0), 0u) << result.stop_reason;
+    EXPECT_LE(result.budget.wall_time_s, 150 * 1.1);
+    EXPECT_LE(clock.read(), 150 * 1.1);
+    EXPECT_GE(result.budget.wall_time_s, 100);  // and it used the budget, not stopped early
+    ASSERT_FALSE(result.best_id.empty());
+    EXPECT_EQ(result.best()->verdict(), Verdict::accepted);
+    EXPECT_GT(result.best()->speedup(), 1.0);
+    // Every candidate in the tree got its verdict: none was cut short or left pending.
+    for (const auto& c : result.tree) EXPECT_NE(c.verdict(), Verdict::pending) << c.id;
+  }
+}
+
+// An original whose measurement leaves less than one candidate's time: no candidate is
+// evaluated, and the search ends cleanly with nothing faster.
+TEST(SearchEngine, NoCandidateStartsWhenTheOriginalLeavesTooLittleTime) {
+  TestProject p;
+  p.config.search.max_wall_time_s = 50;
+  SimulatedEvaluator e;
+  e.full_run_s = 25;  // the original measured in 25 s; a candidate is expected to take ~30 s
+  SimulatedClock clock;
+  auto proposer = improving_proposer([](int64_t, size_t i, int64_t b) { return 50.0 - i - b; });
+  auto request = request_for(p, e, proposer);
+  run_on(clock, e, request);
+  auto result = run_search(request);
+  EXPECT_EQ(result.stop, SearchStop::budget);
+  EXPECT_NE(result.stop_reason.find("less than"), std::string::npos) << result.stop_reason;
+  EXPECT_EQ(e.evaluations(), 1);  // the original's measurement only
+  EXPECT_LE(clock.read(), 50);
+  EXPECT_TRUE(result.best_id.empty());
+  for (const auto& c : result.tree) EXPECT_NE(c.verdict(), Verdict::pending) << c.id;
 }
 
 TEST(SearchEngine, StopsAtTheTokenBudget) {

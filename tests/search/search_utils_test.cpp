@@ -1,6 +1,7 @@
 // Small pieces of the search: content hashes, variant changes, prompts, idea families, budgets.
 #include <gtest/gtest.h>
 
+#include "search/candidate_cost.h"
 #include "search/content_hash.h"
 #include "search/idea_family.h"
 #include "search/llm/exchange_keys.h"
@@ -203,4 +204,51 @@ TEST(SearchBudget, ReservesCandidatesAndReportsTheFirstSpentBudget) {
   c.max_cost_usd = 0;
   SearchBudget unlimited(c);
   EXPECT_EQ(unlimited.exhausted(TokenUsage{1'000'000'000, 0, 1e6, 1}), "");
+}
+
+TEST(SearchBudget, KeepsRoomForTheNextCandidateOnItsClock) {
+  config::SearchConfig c;
+  c.max_wall_time_s = 100;
+  double now = 1000;
+  SearchBudget budget(c, [&now] { return now; });
+  now += 70;
+  EXPECT_DOUBLE_EQ(budget.elapsed_s(), 70);
+  EXPECT_TRUE(budget.time_for(30));
+  EXPECT_FALSE(budget.time_for(31));
+  EXPECT_EQ(budget.exhausted({}, 20), "");
+  EXPECT_EQ(budget.exhausted({}, 40), "budget: wall time (100 s): 30 s left, less than one candidate takes (~40 s)");
+  EXPECT_TRUE(budget.reserve_candidate());
+  now += 30;
+  EXPECT_FALSE(budget.reserve_candidate());
+  EXPECT_EQ(budget.exhausted({}), "budget: wall time (100 s)");
+}
+
+TEST(SearchBudget, RefusesABudgetOfNothing) {
+  config::SearchConfig c;
+  c.max_wall_time_s = 0;
+  EXPECT_THROW(SearchBudget{c}, std::invalid_argument);
+  c.max_wall_time_s = 10;
+  c.max_candidates = 0;
+  EXPECT_THROW(SearchBudget{c}, std::invalid_argument);
+}
+
+TEST(CandidateCost, GuessesFromTheOriginalThenTakesTheLongestSeen) {
+  EvalResult original;  // a 250 ms kernel at one size set, timed alone in 3 s after a 1 s start
+  SizeTiming t;
+  t.baseline.median_us = 250'000;
+  original.timings.push_back(t);
+  original.phase_s = {{"start", 1.0}, {"timing", 3.0}, {"metrics", 2.0}};
+  // Both variants timed (6 s), 5 trials and 6 pass calls of each (5.5 s), a start (1 s).
+  EXPECT_DOUBLE_EQ(first_full_evaluation_guess(original, 5), 12.5);
+  EXPECT_DOUBLE_EQ(winner_counters_guess(original, 5), 5.5 + 4 + 1);
+  CandidateCost cost(12.5);
+  EXPECT_DOUBLE_EQ(cost.full_s(), 12.5);
+  EXPECT_DOUBLE_EQ(cost.screening_s(), 6.25);
+  cost.record_full(10);
+  cost.record_full(14);
+  cost.record_full(11);
+  cost.record_screening(3);
+  EXPECT_DOUBLE_EQ(cost.full_s(), 14);
+  EXPECT_DOUBLE_EQ(cost.screening_s(), 3);
+  EXPECT_DOUBLE_EQ(cost.least_s(), 3);
 }

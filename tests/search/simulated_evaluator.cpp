@@ -126,6 +126,7 @@ EvalResult SimulatedEvaluator::evaluate(const config::KernelSpec&, const Compile
     cand = registry().libraries.at(candidate.library_path);
   }
   SimBehaviour b = cost_(base), c = cost_(cand);
+  if (spend) spend(options.screening ? screen_run_s : full_run_s);
   if (options.screening) {
     ++screenings_;
     return screen(b, c);
@@ -134,7 +135,7 @@ EvalResult SimulatedEvaluator::evaluate(const config::KernelSpec&, const Compile
     std::lock_guard<std::mutex> lock(full_mutex_);
     full_sources_.push_back(cand.source);
   }
-  EvalResult r = verification(c, 5, 1.0, "");
+  EvalResult r = verification(c, 5, full_run_s, "");
   r.device = device();
   if (!r.verification.passed) return r;
   SizeTiming t = main_size_timing(b.time_us, c.time_us, 200, 0.002);
@@ -147,6 +148,7 @@ EvalResult SimulatedEvaluator::evaluate(const config::KernelSpec&, const Compile
   r.verdict = t.speedup >= min_speedup ? Verdict::accepted : Verdict::not_faster;
   r.reason = r.verdict == Verdict::accepted ? "correct and faster" : "correct, not faster beyond noise";
   if (options.collect_metrics) {
+    r.phase_s["metrics"] = 0.3 * full_run_s;
     r.baseline_metrics.status = "ok";
     r.baseline_metrics.values["achieved_occupancy_pct"] = 40;
     r.candidate_metrics.status = "ok";

@@ -53,7 +53,11 @@ class SimulatedEvaluator : public Evaluator {
   // can tell which numbers came from which.
   double screen_noise = 0.01;
   double screen_time_scale = 1.0;
-  double screen_run_s = 0.1;  // what a screening reports as its run time (a full evaluation: 1.0 s)
+  double screen_run_s = 0.1;  // what a screening reports as its run time
+  double full_run_s = 1.0;    // what a full evaluation (and the original's measurement) reports
+  // When set, told the run time of every evaluation as it is reported: a test's clock advances by
+  // it (SearchRequest::clock), so minutes of GPU work are simulated in no time.
+  std::function<void(double seconds)> spend;
 
   int screenings() const { return screenings_; }
   int full_evaluations() const { return evaluations_ - screenings_; }
