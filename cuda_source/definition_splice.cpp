@@ -1,10 +1,13 @@
 #include "cuda_source/definition_splice.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <tuple>
 
+#include "cuda_source/helper_launches.h"
+#include "cuda_source/original_layout.h"
 #include "cuda_source/piece_placement.h"
 #include "cuda_source/preprocessor_directives.h"
 #include "cuda_source/reply_pieces.h"
@@ -38,6 +41,34 @@ struct Parsed : SpliceSide {
   }
 };
 
+// The reply's definition of `launcher`, its launches resolved with the file's functions and
+// kernels that the reply does not define itself; nothing when it still launches nothing.
+std::optional<ScannedLauncher> launcher_with_file_helpers(const ScanResult& reply, const ScanResult& file,
+                                                          const std::string& launcher) {
+  ScanResult both = reply;
+  auto defines = [](const auto& list, const std::string& name) {
+    return std::any_of(list.begin(), list.end(), [&](const auto& x) { return x.name == name; });
+  };
+  // The file's entries under another file name: the resolver tells a definition by where it
+  // stands, and the two texts' offsets overlap.
+  auto from_file = [](auto entry) {
+    entry.file += " (the file)";
+    return entry;
+  };
+  for (const auto& f : file.functions)
+    if (!defines(reply.functions, f.name)) both.functions.push_back(from_file(f));
+  for (const auto& l : file.launchers)
+    if (!defines(reply.functions, l.name)) both.launchers.push_back(from_file(l));
+  for (const auto& k : file.kernels)
+    if (!defines(reply.kernels, k.name)) both.kernels.push_back(from_file(k));
+  resolve_launches(both);
+  for (const auto& l : both.launchers)
+    if ((l.name == launcher || unqualified_name(l.name) == unqualified_name(launcher)) && !l.launches.empty() &&
+        defines(reply.functions, l.name))
+      return l;
+  return std::nullopt;
+}
+
 std::string listed(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
@@ -69,6 +100,14 @@ DefinitionSplice splice_definitions(const std::string& path, const std::string& 
   if (!old_launcher)
     throw std::runtime_error(path + " has no definition of the launcher '" + launcher + "' that launches a kernel");
   const auto* new_launcher = candidate.launcher(launcher);
+  // A reply's launcher that launches through a helper the file has and the reply does not repeat
+  // (detail::launch_kernel<...>(...)): its launches, read with the file's helpers known.
+  ScannedLauncher through_file_helpers;
+  if (!new_launcher)
+    if (auto resolved = launcher_with_file_helpers(candidate.scan, original.scan, launcher)) {
+      through_file_helpers = std::move(*resolved);
+      new_launcher = &through_file_helpers;
+    }
   if (!new_launcher)
     throw std::runtime_error("the new code has no definition of the launcher '" + launcher +
                              "' that launches a kernel the scanner can read");
@@ -110,6 +149,7 @@ DefinitionSplice splice_definitions(const std::string& path, const std::string& 
   replace({old_launcher->begin, old_launcher->end}, {new_launcher->begin, new_launcher->end});
   for (const auto& name : new_kernels) {
     const auto* k = candidate.kernel(name);
+    if (!k && original.kernel(name)) continue;  // the file's own kernel, launched as it is
     if (!k) throw std::runtime_error("the new code launches '" + name + "' but does not define it");
     spliced.push_back({k->begin, k->end});
     if (const auto* old = original.kernel(name)) {
@@ -132,6 +172,8 @@ DefinitionSplice splice_definitions(const std::string& path, const std::string& 
                                       });
     if (used_elsewhere) continue;
     if (candidate.kernel(name)) continue;  // the candidate keeps it as a helper: spliced as such
+    // Another file may launch it: the user's code is never deleted as a side effect.
+    if (reachable_from_other_files(original.text, old->begin, old->end)) continue;
     edits.push_back({whole_lines(original.text, with_leading_comment(original.text, {old->begin, old->end})), ""});
     removed.push_back(name);
   }

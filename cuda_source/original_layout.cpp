@@ -186,20 +186,25 @@ std::string signature(const ScannedLauncher& f) {
   return s + ")";
 }
 
-// A definition another translation unit can call or launch: not static, inline, constexpr or a
-// template (those must be defined where they are used), not in an anonymous namespace, not
-// inside a class or function.
-bool reachable_from_other_files(const std::string& text, const ScannedLauncher& f) {
-  size_t name_end = text.find('(', f.begin);
-  if (name_end == std::string::npos || name_end > f.end) return false;
-  for (const auto& t : tokenize_code(text, f.begin, name_end)) {
+}  // namespace
+
+bool reachable_from_other_files(const std::string& text, size_t begin, size_t end) {
+  size_t name_end = text.find('(', begin);
+  if (name_end == std::string::npos || name_end > end) return false;
+  for (const auto& t : tokenize_code(text, begin, name_end)) {
     static const std::set<std::string> local{"static",    "inline",   "__forceinline__",
                                              "constexpr", "template", "consteval"};
     if (local.count(t.text)) return false;
   }
-  for (const auto& ns : enclosing_namespaces(text, f.begin))
+  for (const auto& ns : enclosing_namespaces(text, begin))
     if (ns.empty() || ns == "<not at namespace scope>") return false;
   return true;
+}
+
+namespace {
+
+bool reachable(const std::string& text, const ScannedLauncher& f) {
+  return reachable_from_other_files(text, f.begin, f.end);
 }
 
 // Whether the line that ends just before `pos` (a line start) is blank.
@@ -240,7 +245,7 @@ void restore_dropped(const std::string& original, const std::vector<Line>& lines
   for (const auto& f : after.functions) defined.insert(f.name);
   std::vector<const ScannedLauncher*> dropped;
   for (const auto& f : before.functions)
-    if (!defined.count(f.name) && reachable_from_other_files(original, f)) dropped.push_back(&f);
+    if (!defined.count(f.name) && reachable(original, f)) dropped.push_back(&f);
   if (dropped.empty()) return;
   const std::vector<SourceChunk> laid_chunks = top_level_chunks(laid.text);
   struct Insertion {

@@ -28,6 +28,11 @@ struct LaidOutText {
 // `candidate` laid out as `original` wherever it changed nothing but layout (see above).
 LaidOutText keep_original_layout(const std::string& original, const std::string& candidate, const std::string& path);
 
+// Whether the function defined at [begin, end) of `text` can be called or launched from another
+// translation unit: not static, inline, constexpr or a template (those must be defined where they
+// are used), not in an anonymous namespace, not inside a class or function.
+bool reachable_from_other_files(const std::string& text, size_t begin, size_t end);
+
 // What changed between two versions of a file, by definition, for a PR's edit list: "launch_gemm,
 // gemm_kernel replaced by the winner's definitions", "new tiled_gemm_kernel, detail::launch_tiled
 // added", "naive_kernel removed (no longer used)", "2 other top-level pieces (types, constants,

@@ -228,6 +228,14 @@ std::vector<ScannedParam> params_from_tokens(const std::vector<Token>& t, size_t
           has_name = false;
         p.type = join(t, start, has_name ? last : stop);
         p.name = has_name ? t[last].text : "";
+        // A function pointer or reference, "void (*kernel)(const float*, int)": named inside its
+        // first parentheses (a launch helper's kernel parameter).
+        for (size_t k = start; !has_name && k + 3 < stop; ++k)
+          if (t[k].text == "(" && (t[k + 1].text == "*" || t[k + 1].text == "&") && t[k + 2].kind == Token::ident &&
+              t[k + 3].text == ")") {
+            p.name = t[k + 2].text;
+            break;
+          }
         p.default_value = default_value;
         p.line = t[has_name ? last : start].line;
         if (!(p.type == "void" && p.name.empty() && params.empty() && i == close)) params.push_back(p);
