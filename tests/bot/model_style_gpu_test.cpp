@@ -24,6 +24,7 @@ const char* const kKernels[] = {"gemm", "row_softmax", "axpby", "vector_add", "s
 TEST(ModelStyleGpu, EveryKernelsReplayedWinnerReachesAReverifiedDryRunPr) {
   const fs::path dir = fs::temp_directory_path() / ("kb_model_style_gpu_" + std::to_string(getpid()));
   fs::remove_all(dir);
+  fs::create_directories(dir);
   const fs::path repo = dir / "model_style";
   fs::copy(fs::path(KB_SOURCE_DIR) / "tests/fixtures/model_style", repo, fs::copy_options::recursive);
   init_repo_with_commit(repo);
