@@ -121,8 +121,9 @@ void expect_pr_change(const config::Config& config, const config::KernelSpec& sp
   EXPECT_TRUE(change.updated == want) << "the PR's " << path << " is not the text that was verified: "
                                       << first_difference(want, change.updated);
   EXPECT_EQ(ends_with_newline(change.updated), ends_with_newline(original))
-      << "the PR's " << path << (ends_with_newline(original) ? " lost the original's final newline"
-                                                             : " gained a final newline the original does not have");
+      << "the PR's " << path
+      << (ends_with_newline(original) ? " lost the original's final newline"
+                                      : " gained a final newline the original does not have");
   EXPECT_FALSE(change.edits.empty()) << "the PR change of " << path << " names no edit";
   EXPECT_FALSE(change.empty()) << "the PR change of " << path << " changes nothing";
   const std::string errors = nvcc_errors(change.updated, config.resolve(spec.source), spec.name + "_" + c.id);
@@ -255,9 +256,8 @@ TEST(ModelStylePrompt, ASeedGrownPastThePromptLimitIsShownAsTheLaunchersExcerpt)
     round2_seen = true;
     const std::string& user = r.messages.back().content;
     EXPECT_NE(user.find("the rest of the file is unchanged and not shown"), std::string::npos)
-        << r.step << " " << r.key << ": round 2's seed (" << seed->variant.source.size()
-        << " characters, over the " << kWholeSourceMaxChars
-        << " a prompt shows) is not shown as the launcher's excerpt; the prompt shows "
+        << r.step << " " << r.key << ": round 2's seed (" << seed->variant.source.size() << " characters, over the "
+        << kWholeSourceMaxChars << " a prompt shows) is not shown as the launcher's excerpt; the prompt shows "
         << (user.find("launch_rmsnorm") != std::string::npos ? "the whole file (cut)" : "something else");
     EXPECT_EQ(user.find("launch_rmsnorm"), std::string::npos) << r.key << ": an unrelated launcher is in the prompt";
   }

@@ -272,8 +272,7 @@ TEST_F(ReverifyPublish, ASplicedTextThatIsSlowerOpensNoPr) {
   auto out = publish(github, &gpu);
   EXPECT_FALSE(out.published);
   EXPECT_TRUE(out.vetoed);
-  EXPECT_EQ(out.note,
-            "no PR: the PR's file failed re-verification: correct, but not faster beyond the noise (0.833x)");
+  EXPECT_EQ(out.note, "no PR: the PR's file failed re-verification: correct, but not faster beyond the noise (0.833x)");
   expect_no_pr(github);
   EXPECT_FALSE(saved().reverification.passed);
 }
