@@ -10,6 +10,7 @@
 #include "cuda_source/code_tokens.h"
 #include "cuda_source/definition_splice.h"
 #include "cuda_source/source_scanner.h"
+#include "cuda_source/splice_text.h"
 
 namespace kb::cuda_source {
 namespace {
@@ -41,21 +42,6 @@ std::vector<Line> split_lines(const std::string& s) {
 
 std::string_view content(const std::string& s, const Line& l) {
   return std::string_view(s).substr(l.begin, l.end - l.begin);
-}
-
-std::string normalized(std::string_view s) {
-  std::string out;
-  bool space = false;
-  for (char c : s) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      space = !out.empty();
-    } else {
-      if (space) out += ' ';
-      out += c;
-      space = false;
-    }
-  }
-  return out;
 }
 
 // One step of the alignment: a line both have, or a run of lines that differ.
@@ -344,7 +330,7 @@ std::vector<std::string> describe_definition_changes(const std::string& original
   scan_source(original, path, before);
   scan_source(updated, path, after);
   auto text_of = [](const std::string& s, const ScannedLauncher& f) {
-    return normalized(std::string_view(s).substr(f.begin, f.end - f.begin));
+    return normalized(s.substr(f.begin, f.end - f.begin));
   };
   std::map<std::string, const ScannedLauncher*> old_defs, new_defs;
   for (const auto& f : before.functions) old_defs.emplace(signature(f), &f);
@@ -366,7 +352,7 @@ std::vector<std::string> describe_definition_changes(const std::string& original
     for (const auto& c : top_level_chunks(s)) {
       bool holds_function = std::any_of(scan.functions.begin(), scan.functions.end(),
                                         [&](const ScannedLauncher& f) { return f.begin >= c.begin && f.end <= c.end; });
-      if (!holds_function) out.insert(normalized(std::string_view(s).substr(c.begin, c.end - c.begin)));
+      if (!holds_function) out.insert(normalized(s.substr(c.begin, c.end - c.begin)));
     }
     return out;
   };
