@@ -1,6 +1,7 @@
 #include "cuda_source/piece_placement.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <set>
 
 #include "cuda_source/code_tokens.h"
@@ -63,14 +64,18 @@ Placement placement(const SpliceSide& original, size_t anchor, const std::vector
   size_t shared = 0, k = 0;  // names of `path` the file has open at the anchor; blocks they fill
   for (; k < chain.size(); ++k) {
     const auto& names = blocks[chain[k]].names;
-    if (shared + names.size() > path.size() || !std::equal(names.begin(), names.end(), path.begin() + shared)) break;
+    if (shared + names.size() > path.size() ||
+        !std::equal(names.begin(), names.end(), path.begin() + static_cast<std::ptrdiff_t>(shared)))
+      break;
     shared += names.size();
   }
   const size_t target =
       k == chain.size() ? anchor
                         : with_leading_comment(original.text, {blocks[chain[k]].begin, blocks[chain[k]].begin}).begin;
   const size_t floor = k == 0 ? 0 : blocks[chain[k - 1]].body_begin;
-  Placement p{line_begin(original.text, target), false, {path.begin() + shared, path.end()}};
+  Placement p{line_begin(original.text, target),
+              false,
+              {path.begin() + static_cast<std::ptrdiff_t>(shared), path.end()}};
   if (p.offset < floor) p = {target, true, p.wrap};
   return p;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include "cuda_source/declared_entities.h"
 #include "cuda_source/preprocessor_directives.h"
@@ -77,9 +78,12 @@ std::string short_label(const std::string& text) {
 
 class ReplyReader {
  public:
-  ReplyReader(const SpliceSide& original, const SpliceSide& reply, const std::vector<Range>& spliced,
-              const std::vector<Edit>& taken)
-      : original_(original), reply_(reply), index_(index_of(original)), skip_(spliced), taken_(taken) {}
+  ReplyReader(const SpliceSide& original, const SpliceSide& reply, std::vector<Range> spliced, std::vector<Edit> taken)
+      : original_(original),
+        reply_(reply),
+        index_(index_of(original)),
+        skip_(std::move(spliced)),
+        taken_(std::move(taken)) {}
 
   ReplyPieces read() {
     const auto& chunks = reply_.layout.chunks;
