@@ -9,6 +9,7 @@
 
 #include "cuda_source/code_tokens.h"
 #include "cuda_source/definition_splice.h"
+#include "cuda_source/namespace_chunks.h"
 #include "cuda_source/source_scanner.h"
 #include "cuda_source/splice_text.h"
 
@@ -115,44 +116,6 @@ std::string join_contents(const std::string& s, const std::vector<Line>& lines, 
   return out;
 }
 
-// The namespaces around byte `pos` of `text`, outermost first ("" for an anonymous one).
-std::vector<std::string> enclosing_namespaces(const std::string& text, size_t pos) {
-  struct Open {
-    bool ns = false;
-    std::string name;
-  };
-  std::vector<Open> open;
-  const auto tokens = tokenize_code(text, 0, pos);
-  size_t header = 0;  // first token of the current declaration
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    const std::string& t = tokens[i].text;
-    if (t == "{") {
-      Open o;
-      if (i > header && tokens[header].text == "namespace") {
-        o.ns = true;
-        for (size_t k = header + 1; k < i; ++k)
-          if (tokens[k].kind == CodeToken::identifier || tokens[k].text == "::") o.name += tokens[k].text;
-      } else if (i > header + 1 && tokens[header].text == "inline" && tokens[header + 1].text == "namespace") {
-        o.ns = true;
-        for (size_t k = header + 2; k < i; ++k) o.name += tokens[k].text;
-      }
-      open.push_back(o);
-      header = i + 1;
-    } else if (t == "}") {
-      if (!open.empty()) open.pop_back();
-      header = i + 1;
-    } else if (t == ";") {
-      header = i + 1;
-    }
-  }
-  std::vector<std::string> out;
-  for (const auto& o : open) {
-    if (!o.ns) return {"<not at namespace scope>"};
-    out.push_back(o.name);
-  }
-  return out;
-}
-
 // A definition's name and parameter types, with the qualifiers a rewrite adds or drops without
 // changing what calls it (`__restrict__`, top-level `const`) left out: the key that pairs a
 // definition with its rewrite.
@@ -172,9 +135,8 @@ std::string signature(const ScannedLauncher& f) {
   return s + ")";
 }
 
-}  // namespace
-
-bool reachable_from_other_files(const std::string& text, size_t begin, size_t end) {
+// As reachable_from_other_files, with the file's namespace layout read once.
+bool reachable(const std::string& text, const NamespaceLayout& layout, size_t begin, size_t end) {
   size_t name_end = text.find('(', begin);
   if (name_end == std::string::npos || name_end > end) return false;
   for (const auto& t : tokenize_code(text, begin, name_end)) {
@@ -182,16 +144,20 @@ bool reachable_from_other_files(const std::string& text, size_t begin, size_t en
                                              "constexpr", "template", "consteval"};
     if (local.count(t.text)) return false;
   }
-  for (const auto& ns : enclosing_namespaces(text, begin))
-    if (ns.empty() || ns == "<not at namespace scope>") return false;
-  return true;
+  // A piece at namespace scope (not a member inside its class), in no anonymous namespace.
+  const bool namespace_scope = std::any_of(layout.chunks.begin(), layout.chunks.end(),
+                                           [&](const NamespacedChunk& c) { return c.chunk.begin == begin; });
+  const auto path = layout.path_at(begin);
+  return namespace_scope && std::none_of(path.begin(), path.end(), [](const NamespaceName& n) { return n.empty(); });
+}
+
+}  // namespace
+
+bool reachable_from_other_files(const std::string& text, size_t begin, size_t end) {
+  return reachable(text, read_namespace_layout(text), begin, end);
 }
 
 namespace {
-
-bool reachable(const std::string& text, const ScannedLauncher& f) {
-  return reachable_from_other_files(text, f.begin, f.end);
-}
 
 // Whether the line that ends just before `pos` (a line start) is blank.
 bool blank_line_before(const std::string& s, size_t pos) {
@@ -229,16 +195,13 @@ void restore_dropped(const std::string& original, const std::vector<Line>& lines
   // is its, not a dropped one; putting the old one back beside it could make calls ambiguous.
   std::set<std::string> defined;
   for (const auto& f : after.functions) defined.insert(f.name);
+  const NamespaceLayout layout = read_namespace_layout(original);
   std::vector<const ScannedLauncher*> dropped;
   for (const auto& f : before.functions)
-    if (!defined.count(f.name) && reachable(original, f)) dropped.push_back(&f);
+    if (!defined.count(f.name) && reachable(original, layout, f.begin, f.end)) dropped.push_back(&f);
   if (dropped.empty()) return;
   const std::vector<SourceChunk> laid_chunks = top_level_chunks(laid.text);
-  struct Insertion {
-    size_t at;
-    std::string text;
-  };
-  std::vector<Insertion> insertions;
+  std::vector<Edit> insertions;  // empty ranges, in the original's order
   for (const ScannedLauncher* f : dropped) {
     const size_t begin = leading_comment_begin(original, f->begin);
     size_t at = laid.text.size();
@@ -251,24 +214,20 @@ void restore_dropped(const std::string& original, const std::vector<Line>& lines
     for (const auto& c : laid_chunks)
       if (c.begin < at && at < c.end) at = line_end_after(laid.text, c.end);
     std::string open, close;
-    for (const auto& ns : enclosing_namespaces(original, f->begin)) {
-      open += "namespace " + ns + " {" + terminator;
-      close = "}  // namespace " + ns + terminator + close;
+    for (const auto& ns : layout.path_at(f->begin)) {
+      open += namespace_opener(ns) + terminator;
+      close = namespace_closer(ns) + terminator + close;
     }
     // Apart from its neighbours by a blank line on each side, as definitions are.
     std::string block = open + original.substr(begin, f->end - begin) + terminator + close;
     if (at > 0 && laid.text[at - 1] != '\n') block = terminator + block;
     if (at > 0 && !blank_line_before(laid.text, at)) block = terminator + block;
     if (at < laid.text.size() && !blank_line_at(laid.text, at)) block += terminator;
-    insertions.push_back({at, block});
+    insertions.push_back({{at, at}, block});
     laid.restored.push_back(f->name);
   }
-  // Last to first, so earlier insertion points keep their offsets; at one point, the later
-  // definition first, so they end up in the original's order.
-  std::reverse(insertions.begin(), insertions.end());
-  std::stable_sort(insertions.begin(), insertions.end(),
-                   [](const Insertion& x, const Insertion& y) { return x.at > y.at; });
-  for (const auto& i : insertions) laid.text.insert(i.at, i.text);
+  // At one point, in the order given: the original's.
+  laid.text = apply_edits(path, laid.text, std::move(insertions));
 }
 
 }  // namespace
