@@ -105,10 +105,21 @@ void prepare(const DecodedJob& job, const TrialPlan& p, SizeChecks& checks, ArgS
   cuda_check(cudaStreamSynchronize(cudaStreamLegacy), "preparing a trial");
 }
 
+void prepare_keeping_scalars(const DecodedJob& job, const TrialPlan& p, SizeChecks& checks, ArgSet& base, ArgSet& cand,
+                             const std::vector<double>& kept_scalars) {
+  prepare(job, p, checks, base, cand);
+  for (size_t i = 0; i < job.args.size() && i < kept_scalars.size(); ++i)
+    if (job.args[i].is_value()) {
+      base.set_scalar(i, kept_scalars[i]);
+      cand.set_scalar(i, kept_scalars[i]);
+    }
+}
+
 VerificationOutcome compute_error_scale(const DecodedJob& job, const Servers& servers, const TrialPlan& p,
                                         SizeChecks& checks, ArgSet& base, ArgSet& cand, const std::string& trial_text,
-                                        int slot) {
-  prepare(job, p, checks, base, cand);
+                                        int slot, const std::vector<double>* kept_scalars) {
+  if (kept_scalars) prepare_keeping_scalars(job, p, checks, base, cand, *kept_scalars);
+  else prepare(job, p, checks, base, cand);
   std::vector<double> scalars(job.args.size());
   for (size_t i = 0; i < job.args.size(); ++i) scalars[i] = base.scalar(i);
   for (size_t i = 0; i < job.args.size(); ++i) {

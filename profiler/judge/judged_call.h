@@ -84,9 +84,15 @@ void prepare(const DecodedJob& job, const TrialPlan& p, SizeChecks& checks, ArgS
 // Fills `checks.scale` for plan `p`: the original's outputs on |inputs| (error_scale =
 // "abs_inputs"). Leaves `base`'s inputs as |inputs|: prepare() again before the judged call.
 // The original is called on slot `slot` (-1: slot p.size, the main trials' own).
+// `kept_scalars` (one per argument), when given, replaces the plan's random scalars: a call whose
+// scalars were fixed earlier (a captured graph's) is scaled with the scalars it runs with.
 VerificationOutcome compute_error_scale(const DecodedJob& job, const Servers& servers, const TrialPlan& p,
                                         SizeChecks& checks, ArgSet& base, ArgSet& cand, const std::string& trial_text,
-                                        int slot = -1);
+                                        int slot = -1, const std::vector<double>* kept_scalars = nullptr);
+
+// prepare(), then `kept_scalars` (one per argument: ArgSet::scalar's values) put back in both sets.
+void prepare_keeping_scalars(const DecodedJob& job, const TrialPlan& p, SizeChecks& checks, ArgSet& base, ArgSet& cand,
+                             const std::vector<double>& kept_scalars);
 
 // Asks `server` to call its launcher on slot `id` with `set`'s scalars. Throws VariantGone;
 // HarnessError for the server's own failure.

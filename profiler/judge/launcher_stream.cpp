@@ -10,15 +10,22 @@ LauncherStream::LauncherStream(const DecodedJob& job) {
   if (!arg) return;
   arg_name_ = arg->name;
   cuda_check(cudaStreamCreateWithFlags(&handle_, cudaStreamNonBlocking), "creating the launcher's stream");
+  cuda_check(cudaStreamCreateWithFlags(&second_, cudaStreamNonBlocking), "creating a second caller's stream");
 }
 
 LauncherStream::~LauncherStream() {
   if (handle_) cudaStreamDestroy(handle_);
+  if (second_) cudaStreamDestroy(second_);
 }
 
 cudaStream_t LauncherStream::handle(StreamChoice choice) const {
   if (!handle_) return nullptr;
-  return choice == StreamChoice::per_thread_default ? cudaStreamPerThread : handle_;
+  switch (choice) {
+    case StreamChoice::per_thread_default: return cudaStreamPerThread;
+    case StreamChoice::second_caller: return second_;
+    case StreamChoice::launcher_stream: break;
+  }
+  return handle_;
 }
 
 cudaStream_t LauncherStream::order_stream(StreamChoice choice) const {
@@ -35,6 +42,7 @@ void LauncherStream::bind(ArgSet& set, StreamChoice choice) const {
 uint32_t LauncherStream::cupti_id(StreamChoice choice) const {
   std::optional<uint32_t>& id = !given()                                     ? legacy_cupti_id_
                                 : choice == StreamChoice::per_thread_default ? per_thread_cupti_id_
+                                : choice == StreamChoice::second_caller      ? second_cupti_id_
                                                                              : cupti_id_;
   if (!id) id = ActivityMonitor::instance().stream_id_of(order_stream(choice));
   return *id;

@@ -13,7 +13,8 @@
 // are complete before a server is asked anything (the judge synchronizes its own process first).
 //
 // A slot bound with StreamChoice::per_thread_default passes cudaStreamPerThread instead
-// (stream_pass.h); the judge's brackets then go there. Launchers without a stream argument keep
+// (stream_pass.h); the judge's brackets then go there. StreamChoice::second_caller passes a second
+// non-blocking stream, created with the first, for the concurrent-callers pass. Launchers without a stream argument keep
 // the legacy default stream for all of it.
 #pragma once
 
@@ -56,8 +57,9 @@ class LauncherStream {
 
  private:
   cudaStream_t handle_ = nullptr;
+  cudaStream_t second_ = nullptr;  // a second caller's (StreamChoice::second_caller), created alike
   std::string arg_name_;
-  mutable std::optional<uint32_t> cupti_id_, per_thread_cupti_id_, legacy_cupti_id_;
+  mutable std::optional<uint32_t> cupti_id_, per_thread_cupti_id_, second_cupti_id_, legacy_cupti_id_;
 };
 
 }  // namespace kb::judge

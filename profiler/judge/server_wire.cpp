@@ -114,6 +114,12 @@ const char* to_string(Op op) {
     case Op::unbind: return "unbind";
     case Op::quit: return "quit";
     case Op::renew: return "renew";
+    case Op::graph_capture: return "graph capture";
+    case Op::graph_replay: return "graph replay";
+    case Op::concurrent: return "concurrent calls";
+    case Op::ledger: return "ledger";
+    case Op::set_scalars: return "set scalars";
+    case Op::pending_error: return "call with an error pending";
   }
   return "unknown";
 }

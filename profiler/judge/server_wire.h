@@ -32,8 +32,14 @@ enum class Op : uint32_t {
   local_call,     // one call at `size_index` on buffers of its own filled from `seed` (sanitizer runs)
   unbind,         // unmap `slots` (the judge frees their buffers next)
   quit,
-  renew,  // the original's server in a session: a new job's text follows (send_text); it
-          // drops its argument slots and timer and serves the new job with the same library
+  renew,          // the original's server in a session: a new job's text follows (send_text); it
+                  // drops its argument slots and timer and serves the new job with the same library
+  graph_capture,  // capture one call on slots[0] in global mode and instantiate it (contract_calls.h)
+  graph_replay,   // launch slots[0]'s captured graph and wait for it
+  concurrent,     // one call on slots[0] and one on slots[1] at once; `value` 1: from two host threads
+  ledger,         // `value` calls on slots[0] and the ledger of what they left behind (in the note)
+  set_scalars,    // the request's scalars, for slots[0]'s later calls
+  pending_error,  // one call on slots[0] with an error left pending; the note says what became of it
 };
 
 // What the judge asks.

@@ -58,6 +58,12 @@ std::string change_inputs(const DecodedJob& job, ArgSet& base, ArgSet& cand, Siz
   return changed;
 }
 
+bool any_inout(const DecodedJob& job) {
+  for (const auto& a : job.args)
+    if (a.role == ArgRole::inout) return true;
+  return false;
+}
+
 // check_call's reason ends with " (" + context + ")": the reason here leads with the context.
 }  // namespace
 
@@ -71,16 +77,35 @@ VerificationOutcome check_state_independence(const DecodedJob& job, const Server
     ArgSet& base = *base_sets[s];
     ArgSet& cand = *cand_sets[s];
     const int slot = static_cast<int>(s);
+    // Each inout buffer's input to the previous call of the sequence (none before call 2).
+    std::vector<JudgeBuffer> previous_inout(job.args.size());
     for (int call = 2; call <= kStateSequenceCalls; ++call) {
       const std::string which = describe_sequence_call(call, kStateSequenceCalls, job.raw.size_labels[s]);
       set_phase("state independence, " + which);
-      // The previous call's correct result, in both sets: the original's.
-      for (size_t i = 0; i < job.args.size(); ++i)
-        if (job.args[i].is_written()) copy_device(cand.device(i), base.device(i), base.bytes(i));
+      // The previous call's correct result, in both sets: the original's. From the second call of
+      // the sequence on, an inout buffer instead holds the previous call's input again: a result
+      // keyed on part of an inout buffer (its first elements unchanged since the last call) must
+      // still see the elements that changed.
+      bool inout_restored = false;
+      for (size_t i = 0; i < job.args.size(); ++i) {
+        if (!job.args[i].is_written()) continue;
+        if (previous_inout[i].get()) {
+          copy_device(base.device(i), previous_inout[i].get(), base.bytes(i));
+          inout_restored = true;
+        }
+        copy_device(cand.device(i), base.device(i), base.bytes(i));
+      }
       const std::string changed = change_inputs(job, base, cand, checks[s]);
+      for (size_t i = 0; i < job.args.size(); ++i) {
+        if (job.args[i].role != ArgRole::inout) continue;
+        if (!previous_inout[i].get()) previous_inout[i] = JudgeBuffer(base.bytes(i));
+        copy_device(previous_inout[i].get(), base.device(i), base.bytes(i));
+      }
       cuda_check(cudaStreamSynchronize(cudaStreamLegacy), "preparing a state-independence call");
-      const std::string context = which + ", after " + (changed.empty() ? std::string("no input changed") : changed) +
-                                  ", every output holding the previous call's correct result";
+      const std::string context =
+          which + ", after " + (changed.empty() ? std::string("no input changed") : changed) +
+          (inout_restored ? ", every inout buffer holding the previous call's input and every output its result"
+                          : ", every output holding the previous call's correct result");
       spdlog::debug("state independence: {}", context);
       const BothCalls calls = call_both(job, servers, slot, base, slot, cand, traced, context);
       if (calls.outcome.failed())
@@ -92,7 +117,10 @@ VerificationOutcome check_state_independence(const DecodedJob& job, const Server
   report.passes.push_back("state independence at " + std::to_string(job.size_count()) + " size set" +
                           (job.size_count() == 1 ? "" : "s") + ": " + std::to_string(kStateSequenceCalls) +
                           " calls on the same buffers, a few input elements changed between calls and the outputs "
-                          "holding the previous call's result");
+                          "holding the previous call's result" +
+                          (any_inout(job)
+                               ? std::string(" (an inout buffer, in the last call, the previous call's input)")
+                               : std::string()));
   return {};
 }
 

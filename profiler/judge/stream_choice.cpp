@@ -6,6 +6,7 @@ bool stream_choice_from_wire(int32_t value, StreamChoice& choice) {
   switch (value) {
     case static_cast<int32_t>(StreamChoice::launcher_stream): choice = StreamChoice::launcher_stream; return true;
     case static_cast<int32_t>(StreamChoice::per_thread_default): choice = StreamChoice::per_thread_default; return true;
+    case static_cast<int32_t>(StreamChoice::second_caller): choice = StreamChoice::second_caller; return true;
     default: return false;
   }
 }
@@ -17,7 +18,12 @@ OrderStream order_stream_for(bool has_stream_arg) {
 std::string describe_given_stream(const std::string& arg_name, StreamChoice choice) {
   if (arg_name.empty()) return "the default stream";
   const std::string arg = "the stream argument '" + arg_name + "'";
-  return choice == StreamChoice::per_thread_default ? arg + " (the per-thread default stream)" : arg;
+  switch (choice) {
+    case StreamChoice::per_thread_default: return arg + " (the per-thread default stream)";
+    case StreamChoice::second_caller: return arg + " (a second caller's stream)";
+    case StreamChoice::launcher_stream: break;
+  }
+  return arg;
 }
 
 }  // namespace kb::judge

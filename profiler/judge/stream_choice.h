@@ -16,6 +16,7 @@ namespace kb::judge {
 enum class StreamChoice : int32_t {
   launcher_stream = 0,     // the server's own non-blocking stream (timing, verification)
   per_thread_default = 1,  // cudaStreamPerThread (the per-thread default-stream pass)
+  second_caller = 2,       // a second non-blocking stream of the server's (the concurrent-callers pass)
 };
 
 // The choice a bind request's `value` names; anything else is no choice the judge makes.

@@ -3,11 +3,13 @@
 #include <cuda_runtime_api.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
 #include "profiler/judge/arg_inputs.h"
 #include "profiler/judge/arg_set.h"
+#include "profiler/judge/contract_calls.h"
 #include "profiler/judge/cuda_check.h"
 #include "profiler/judge/launcher_stream.h"
 #include "profiler/judge/metrics_collector.h"
@@ -25,6 +27,12 @@ class Server {
  public:
   Server(const DecodedJob& job, EntryFn fn, Who who, const LauncherStream& stream)
       : job_(job), fn_(fn), who_(who), stream_(stream) {}
+  ~Server() {
+    for (const auto& [id, exec] : graphs_)
+      if (exec) cudaGraphExecDestroy(exec);
+  }
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
 
   Reply handle(const Request& r) {
     switch (r.op) {
@@ -59,10 +67,40 @@ class Server {
         check_variant_sync(cudaDeviceSynchronize(), who_, "");
         return make_reply(Status::ok);
       }
+      case Op::graph_capture: {
+        ArgSet& a = slot(r.slots[0]);
+        apply_scalars(r, a);
+        if (!stream_.given()) throw HarnessError("graph capture needs a stream argument");
+        auto& exec = graphs_[r.slots[0]];
+        return capture_one_call(fn_, who_, a, slot_handle(r.slots[0]), &exec);
+      }
+      case Op::graph_replay: {
+        auto it = graphs_.find(r.slots[0]);
+        if (it == graphs_.end()) throw HarnessError("no graph captured on that slot");
+        return replay_graph(it->second, who_, slot_handle(r.slots[0]));
+      }
+      case Op::concurrent: {
+        if (r.slot_count != 2) throw HarnessError("concurrent calls need two slots");
+        ArgSet& a = slot(r.slots[0]);
+        ArgSet& b = slot(r.slots[1]);
+        return call_concurrently(fn_, who_, a, slot_handle(r.slots[0]), b, slot_handle(r.slots[1]), r.value != 0);
+      }
+      case Op::pending_error: {
+        ArgSet& a = slot(r.slots[0]);
+        apply_scalars(r, a);
+        return call_with_error_pending(fn_, who_, a, slot_handle(r.slots[0]));
+      }
+      case Op::set_scalars: apply_scalars(r, slot(r.slots[0])); return make_reply(Status::ok);
+      case Op::ledger: {
+        ArgSet& a = slot(r.slots[0]);
+        apply_scalars(r, a);
+        return ledger_calls(fn_, who_, a, slot_handle(r.slots[0]), std::max(1, r.value));
+      }
       case Op::local_metrics: return local_metrics(r);
       case Op::local_call: return local_call(r);
       case Op::unbind:
         for (uint32_t k = 0; k < r.slot_count; ++k) {
+          drop_graph_of(r.slots[k]);
           slots_.erase(r.slots[k]);
           slot_streams_.erase(r.slots[k]);
         }
@@ -100,6 +138,16 @@ class Server {
   StreamChoice slot_stream(int id) const {
     auto it = slot_streams_.find(id);
     return it == slot_streams_.end() ? StreamChoice::launcher_stream : it->second;
+  }
+
+  // The stream slot `id`'s launcher is given (null: the legacy default stream).
+  cudaStream_t slot_handle(int id) const { return stream_.handle(slot_stream(id)); }
+
+  void drop_graph_of(int id) {
+    auto it = graphs_.find(id);
+    if (it == graphs_.end()) return;
+    if (it->second) cudaGraphExecDestroy(it->second);
+    graphs_.erase(it);
   }
 
   TimedCalls calls(const Request& r) {
@@ -187,6 +235,7 @@ class Server {
   Who who_;
   std::map<int, std::unique_ptr<ArgSet>> slots_;
   std::map<int, StreamChoice> slot_streams_;
+  std::map<int, cudaGraphExec_t> graphs_;  // graph_capture's, per slot
   std::unique_ptr<SampleTimer> timer_;
   const LauncherStream& stream_;
 };

@@ -8,14 +8,10 @@
 #include <cstring>
 #include <memory>
 
-#include "profiler/judge/alignment_check.h"
 #include "profiler/judge/cuda_check.h"
-#include "profiler/judge/generalization_check.h"
 #include "profiler/judge/output_comparator.h"
+#include "profiler/judge/pass_runs.h"
 #include "profiler/judge/served_job.h"
-#include "profiler/judge/special_values_check.h"
-#include "profiler/judge/state_independence_check.h"
-#include "profiler/judge/stream_pass.h"
 #include "profiler/judge/tolerance_warning.h"
 
 namespace kb::judge {
@@ -32,8 +28,10 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
     if (a.is_written()) output_entry(report, a);
 
   // Buffers live for the whole verification: the same addresses in every trial.
-  std::vector<std::unique_ptr<ArgSet>> base_sets, cand_sets;
-  std::vector<SizeChecks> checks;
+  MainTrialSets sets;
+  auto& base_sets = sets.base;
+  auto& cand_sets = sets.cand;
+  auto& checks = sets.checks;
   // Unmapped by the servers before the judge frees the buffers (declared after them: runs first).
   struct Unbind {
     const Servers& servers;
@@ -137,16 +135,17 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
       }
     }
   }
-  if (const auto o = check_state_independence(job, servers, base_sets, cand_sets, checks, scratch, report); o.failed())
-    return fail(o.verdict, o.reason);
-  if (const auto o = check_special_values(job, servers, base_sets, cand_sets, checks, scratch, report); o.failed())
-    return fail(o.verdict, o.reason);
-  if (const VerificationOutcome g = check_generalization_sizes(job, servers, report); g.failed())
-    return fail(g.verdict, g.reason);
-  if (const VerificationOutcome aligned = check_alignment(job, servers, scratch, report); aligned.failed())
-    return fail(aligned.verdict, aligned.reason);
-  if (const VerificationOutcome o = verify_per_thread_stream(job, servers, report); o.failed())
-    return fail(o.verdict, o.reason);
+  // The passes after the main trials, in the registry's order (verification_pass.h).
+  PassContext ctx{job, servers, sets, scratch, report};
+  for (const PassInfo& pass : verification_passes()) {
+    const PassPlan plan = pass.plan(job);
+    if (!plan.runs) {
+      spdlog::debug("{}: not applicable ({})", pass.name, plan.not_applicable);
+      continue;
+    }
+    set_phase(std::string(pass.name));
+    if (const VerificationOutcome o = run_pass(pass.key, plan, ctx); o.failed()) return fail(o.verdict, o.reason);
+  }
   for (const auto& o : report.outputs) {
     const std::string warning = tolerance_warning(o);
     if (warning.empty()) continue;

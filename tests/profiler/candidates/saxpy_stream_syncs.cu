@@ -1,7 +1,8 @@
-// Accepted (synchronizes inside the call, as much production code does to check for errors): the
-// float4 saxpy on the stream it is given, then cudaStreamSynchronize on that stream. In a traced
-// verification call the synchronize waits for the call's gate until the gate times out; nothing
-// the call did is out of the stream's order, so nothing may be rejected for it.
+// Rejected by the CUDA graph pass, never for its stream order (synchronizes inside the call, as
+// much production code does to check for errors): the float4 saxpy on the stream it is given, then
+// cudaStreamSynchronize on that stream. In a traced verification call the synchronize waits for
+// the call's gate until the gate times out; nothing the call did is out of the stream's order. But
+// a caller capturing its work in a CUDA graph gets an error from the synchronize.
 #include <cstdint>
 
 #include "stream_kernels.h"

@@ -28,13 +28,15 @@ HarnessJob stream_saxpy_job(bool with_stream) {
   return job;
 }
 
-TEST(StreamChoice, OnlyTheTwoChoicesComeOffTheWire) {
+TEST(StreamChoice, OnlyTheThreeChoicesComeOffTheWire) {
   StreamChoice c = StreamChoice::per_thread_default;
   EXPECT_TRUE(stream_choice_from_wire(0, c));
   EXPECT_EQ(c, StreamChoice::launcher_stream);
+  EXPECT_TRUE(stream_choice_from_wire(2, c));
+  EXPECT_EQ(c, StreamChoice::second_caller);
   EXPECT_TRUE(stream_choice_from_wire(1, c));
   EXPECT_EQ(c, StreamChoice::per_thread_default);
-  EXPECT_FALSE(stream_choice_from_wire(2, c));
+  EXPECT_FALSE(stream_choice_from_wire(3, c));
   EXPECT_FALSE(stream_choice_from_wire(-1, c));
   EXPECT_EQ(c, StreamChoice::per_thread_default);  // unchanged by a refused value
 }

@@ -1,0 +1,46 @@
+#include "profiler/judge/pass_runs.h"
+
+#include "profiler/judge/alignment_check.h"
+#include "profiler/judge/concurrent_callers_pass.h"
+#include "profiler/judge/generalization_check.h"
+#include "profiler/judge/graph_capture_pass.h"
+#include "profiler/judge/ledger_pass.h"
+#include "profiler/judge/special_values_check.h"
+#include "profiler/judge/state_independence_check.h"
+#include "profiler/judge/stream_pass.h"
+
+namespace kb::judge {
+
+PassSlots::~PassSlots() {
+  for (VariantProcess* p : {servers_.baseline, servers_.candidate}) try {
+      if (p) p->ask(slot_request(Op::unbind, ids_), servers_.timeout_s);
+    } catch (const std::exception&) {
+      // A dead server holds no mappings.
+    }
+}
+
+uint64_t next_pass_seed(PassContext& ctx) {
+  const uint64_t seed = ctx.job.raw.seed + static_cast<uint64_t>(ctx.report.seeds.size()) + 1;
+  ctx.report.seeds.push_back(seed);
+  return seed;
+}
+
+VerificationOutcome run_pass(PassKey key, const PassPlan& plan, PassContext& ctx) {
+  switch (key) {
+    case PassKey::state_independence:
+      return check_state_independence(ctx.job, ctx.servers, ctx.main.base, ctx.main.cand, ctx.main.checks,
+                                      ctx.scratch, ctx.report);
+    case PassKey::special_values:
+      return check_special_values(ctx.job, ctx.servers, ctx.main.base, ctx.main.cand, ctx.main.checks, ctx.scratch,
+                                  ctx.report);
+    case PassKey::generalization_sizes: return check_generalization_sizes(ctx.job, ctx.servers, ctx.report);
+    case PassKey::alignment: return check_alignment(ctx.job, ctx.servers, ctx.scratch, ctx.report);
+    case PassKey::per_thread_stream: return verify_per_thread_stream(ctx.job, ctx.servers, ctx.report);
+    case PassKey::graph_capture: return check_graph_capture(plan, ctx);
+    case PassKey::concurrent_callers: return check_concurrent_callers(plan, ctx);
+    case PassKey::ledger: return check_ledger(plan, ctx);
+  }
+  return {};
+}
+
+}  // namespace kb::judge
