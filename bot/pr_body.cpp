@@ -28,10 +28,20 @@ std::string timing_table(const EvalResult& eval) {
     std::string floor = t.floor_us > 0
                             ? fmt::format("{:.0f}% → {:.0f}%", t.baseline_pct_of_floor, t.candidate_pct_of_floor)
                             : "not known (no bandwidth or FLOP count)";
-    out += fmt::format("| {} | {} | {} | **{}**{} | {} / {} | {} | {} / {} |\n", t.size_label, us(t.baseline.median_us),
-                       us(t.candidate.median_us), format_speedup(t.speedup), t.significant ? "" : " (within noise)",
+    out += fmt::format("| {} | {} | {} | **{}**{}{} | {} / {} | {} | {} / {} |\n", t.size_label,
+                       us(t.baseline.median_us), us(t.candidate.median_us), format_speedup(t.speedup),
+                       t.significant ? "" : " (within noise)", t.wall_clock_rules ? " (by the judge's clock¹)" : "",
                        pct(t.baseline.noise), pct(t.candidate.noise), floor, t.baseline.samples, t.candidate.samples);
   }
+  for (const auto& t : eval.timings)
+    if (t.wall_clock_rules) {
+      out += fmt::format(
+          "\n¹ At {} the speedup is the judge's own clock's over back-to-back calls ({} original, {} kernelbot "
+          "per call), not the medians': the candidate's calls cost host time (an allocation, occupancy queries) that "
+          "its timed samples do not show and a caller pays, while all its GPU work ran on the caller's stream.\n",
+          t.size_label, us(t.baseline_wall_us), us(t.candidate_wall_us));
+      break;
+    }
   if (eval.timings.empty()) return "No timings were recorded for this candidate.";
   bool above_floor = false;
   for (const auto& t : eval.timings)

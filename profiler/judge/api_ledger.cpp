@@ -233,7 +233,8 @@ ApiWindow::ApiWindow() {
   const std::lock_guard lock(g_mutex);
   if (g_tally) throw HarnessError("an API window is already open");
   check(cuptiSubscribe(&g_subscriber, on_callback, nullptr), "callback subscription");
-  for (const CUpti_CallbackDomain d : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_CB_DOMAIN_RESOURCE}) {
+  for (const CUpti_CallbackDomain d :
+       {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_CB_DOMAIN_RESOURCE}) {
     const CUptiResult r = cuptiEnableDomain(1, g_subscriber, d);
     if (r != CUPTI_SUCCESS) {
       cuptiUnsubscribe(g_subscriber);

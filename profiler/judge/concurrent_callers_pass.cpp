@@ -71,8 +71,8 @@ VerificationOutcome check_concurrent_callers(const PassPlan& plan, PassContext& 
     for (size_t k = 0; k < 2; ++k) {
       const int slot = kSlots[k];
       if (scaled) {
-        const VerificationOutcome sc = compute_error_scale(job, servers, pair.plans[k], *pair.checks[k],
-                                                           *pair.base[k], *pair.cand[k], "concurrent callers", slot);
+        const VerificationOutcome sc = compute_error_scale(job, servers, pair.plans[k], *pair.checks[k], *pair.base[k],
+                                                           *pair.cand[k], "concurrent callers", slot);
         if (sc.failed()) return sc;
       }
       prepare(job, pair.plans[k], *pair.checks[k], *pair.base[k], *pair.cand[k]);
@@ -123,7 +123,8 @@ VerificationOutcome check_concurrent_callers(const PassPlan& plan, PassContext& 
       if (prepare_both().failed()) return {failed.verdict, lead_with("concurrent callers", condition, failed.reason)};
       for (size_t k = 0; k < 2; ++k) {
         const Reply one = call(*servers.baseline, kSlots[k], *pair.base[k], false, servers.timeout_s);
-        if (one.status != Status::ok) return {failed.verdict, lead_with("concurrent callers", condition, failed.reason)};
+        if (one.status != Status::ok)
+          return {failed.verdict, lead_with("concurrent callers", condition, failed.reason)};
       }
       if (!original_on_candidate_bound) {
         for (size_t k = 0; k < 2; ++k)

@@ -30,9 +30,9 @@ int64_t host_threads() {
   return n;
 }
 
-// Every device-wide setting a launcher's call can change, as text; a query the device refuses
-// reads "unavailable" (both variants see the same device).
-std::map<std::string, std::string> device_settings(cudaStream_t stream) {
+}  // namespace
+
+DeviceSettings device_settings(cudaStream_t stream) {
   std::map<std::string, std::string> s;
   auto put = [&](const char* name, cudaError_t e, const std::string& value) {
     s[name] = e == cudaSuccess ? value : "unavailable";
@@ -71,6 +71,8 @@ std::map<std::string, std::string> device_settings(cudaStream_t stream) {
   }
   return s;
 }
+
+namespace {
 
 void wait_for(cudaStream_t stream, Who who, const char* what) {
   CallScope scope(who, "");
@@ -122,12 +124,9 @@ Reply capture_one_call(EntryFn fn, Who who, ArgSet& slot, cudaStream_t stream, c
   const cudaError_t left = cudaGetLastError();  // a failed capture leaves a non-sticky error behind
   std::string broke;
   if (end != cudaSuccess || left != cudaSuccess || rc != 0 || !graph) {
-    if (!first_failure.empty())
-      broke = first_failure;
-    else if (rc != 0)
-      broke = "kb_launch returned " + std::to_string(rc) + " under capture";
-    else
-      broke = "cudaStreamEndCapture returned " + error_name(end != cudaSuccess ? end : left);
+    if (!first_failure.empty()) broke = first_failure;
+    else if (rc != 0) broke = "kb_launch returned " + std::to_string(rc) + " under capture";
+    else broke = "cudaStreamEndCapture returned " + error_name(end != cudaSuccess ? end : left);
   } else if (const cudaError_t made = cudaGraphInstantiate(exec, graph, 0); made != cudaSuccess) {
     broke = "cudaGraphInstantiate returned " + error_name(made);
     *exec = nullptr;
@@ -194,19 +193,19 @@ Reply call_concurrently(EntryFn fn, Who who, ArgSet& first, cudaStream_t first_s
   for (const Outcome* o : {&a, &b}) {
     if (o->launch != cudaSuccess) check_variant_sync(o->launch, who, "at launch (two host threads)");
     if (o->done != cudaSuccess) check_variant_sync(o->done, who, "(two host threads)");
-    if (o->rc != 0) throw VariantFault(who, false, "kb_launch returned " + std::to_string(o->rc) + " (two host threads)");
+    if (o->rc != 0)
+      throw VariantFault(who, false, "kb_launch returned " + std::to_string(o->rc) + " (two host threads)");
   }
   return make_reply(Status::ok);
 }
 
-Reply ledger_calls(EntryFn fn, Who who, ArgSet& slot, cudaStream_t stream, int calls) {
+Reply ledger_calls(EntryFn fn, Who who, ArgSet& slot, cudaStream_t stream, int calls, const DeviceSettings& initial) {
   // Warm-up: what a launcher sets up once (a workspace it keeps, a kernel's local memory) is not
   // held against it.
   for (int k = 0; k < 2; ++k) {
     call_variant(fn, slot.args(), who);
     wait_for(stream, who, "(a warm-up call of the ledger)");
   }
-  const std::map<std::string, std::string> before = device_settings(stream);
   const int64_t threads_before = host_threads();
   Ledger l;
   l.calls = calls;
@@ -226,8 +225,8 @@ Reply ledger_calls(EntryFn fn, Who who, ArgSet& slot, cudaStream_t stream, int c
   }
   l.threads = host_threads() - threads_before;
   for (const auto& [name, after] : device_settings(stream)) {
-    const auto it = before.find(name);
-    const std::string was = it == before.end() ? "unset" : it->second;
+    const auto it = initial.find(name);
+    const std::string was = it == initial.end() ? "unset" : it->second;
     if (was != after) l.changed_settings[name] = was + " -> " + after;
   }
   return make_reply(Status::ok, ledger_to_note(l));

@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <map>
 #include <string>
 
 #include "profiler/judge/arg_set.h"
@@ -31,9 +32,18 @@ Reply replay_graph(cudaGraphExec_t exec, Who who, cudaStream_t stream);
 Reply call_concurrently(EntryFn fn, Who who, ArgSet& first, cudaStream_t first_stream, ArgSet& second,
                         cudaStream_t second_stream, bool threads);
 
+// Every device-wide setting a launcher's call can change, as text by name: the cache
+// configuration, every cudaLimit, the default memory pool's release threshold, the current device
+// and its flags, and `stream`'s L2 access policy window (when not null). A query the device
+// refuses reads "unavailable".
+using DeviceSettings = std::map<std::string, std::string>;
+DeviceSettings device_settings(cudaStream_t stream);
+
 // `calls` calls on `slot` after two warm-up calls, each waited for on `stream` as a caller does,
-// with the ledger (ledger_compare.h) of what they left behind in the note. Throws VariantFault.
-Reply ledger_calls(EntryFn fn, Who who, ArgSet& slot, cudaStream_t stream, int calls);
+// with the ledger (ledger_compare.h) of what they left behind in the note. The settings are
+// compared with `initial`, read before the variant's library was loaded: a setting changed at the
+// first call, or by the library's loading, counts too. Throws VariantFault.
+Reply ledger_calls(EntryFn fn, Who who, ArgSet& slot, cudaStream_t stream, int calls, const DeviceSettings& initial);
 
 // One call with an error the caller left pending before it (a failed runtime call); the note says
 // what became of the error: "kept", "cleared", "replaced by cudaError...", "the launcher returned

@@ -72,8 +72,8 @@ VerificationOutcome check_graph_capture(const PassPlan& plan, PassContext& ctx) 
       const std::string context = "replay " + std::to_string(replay) + " of " + std::to_string(kReplays) +
                                   " on new input contents, seed " + std::to_string(r.seed);
       if (scaled) {
-        const VerificationOutcome sc =
-            compute_error_scale(job, servers, r, checks, base, cand, condition, kGraphSlot, &scalars);
+        const VerificationOutcome sc = compute_error_scale(job, servers, r, checks, base, cand, condition, kGraphSlot,
+                                                           &scalars);
         if (sc.failed()) return skip("fails on |inputs|: " + sc.reason);
       }
       prepare_keeping_scalars(job, r, checks, base, cand, scalars);
@@ -85,8 +85,8 @@ VerificationOutcome check_graph_capture(const PassPlan& plan, PassContext& ctx) 
       if (rc.status != Status::ok)
         return {Verdict::crashed, "CUDA graph capture: the candidate's graph failed on " + context + ": " +
                                       fault_text(rc) + " (" + condition + ")"};
-      const VerificationOutcome checked =
-          check_call(job, base, cand, checks, ctx.scratch, ctx.report, condition + ", " + context);
+      const VerificationOutcome checked = check_call(job, base, cand, checks, ctx.scratch, ctx.report,
+                                                     condition + ", " + context);
       if (checked.verdict == Verdict::infra_error) return skip("changed an input on replay: " + checked.reason);
       if (checked.failed()) return lead(checked);
     }

@@ -12,9 +12,15 @@ std::string plural(int64_t n, const std::string& word) {
 }  // namespace
 
 std::string ledger_to_note(const Ledger& l) {
-  nlohmann::json j = {{"calls", l.calls},   {"allocations", l.allocations}, {"allocated_bytes", l.allocated_bytes},
-                      {"events", l.events}, {"streams", l.streams},         {"graphs", l.graphs},
-                      {"graph_execs", l.graph_execs}, {"threads", l.threads}, {"pending_error", l.pending_error},
+  nlohmann::json j = {{"calls", l.calls},
+                      {"allocations", l.allocations},
+                      {"allocated_bytes", l.allocated_bytes},
+                      {"events", l.events},
+                      {"streams", l.streams},
+                      {"graphs", l.graphs},
+                      {"graph_execs", l.graph_execs},
+                      {"threads", l.threads},
+                      {"pending_error", l.pending_error},
                       {"settings", l.changed_settings}};
   return j.dump();
 }

@@ -86,7 +86,8 @@ VerificationOutcome check_ledger(const PassPlan& plan, PassContext& ctx) {
   }
   c = ask_ledger(*servers.candidate, cand, servers.timeout_s);
   if (c.reply.status != Status::ok)
-    return {Verdict::crashed, "citizen's ledger: the candidate failed during " + condition + ": " + fault_text(c.reply)};
+    return {Verdict::crashed,
+            "citizen's ledger: the candidate failed during " + condition + ": " + fault_text(c.reply)};
   if (!c.ledger)
     return {Verdict::rejected, "citizen's ledger: the candidate's process sent no readable ledger of " + condition};
   // The pending error, a request of its own: an original that exits on an error it did not cause
@@ -99,8 +100,9 @@ VerificationOutcome check_ledger(const PassPlan& plan, PassContext& ctx) {
     servers.restart_original();
     b.ledger->pending_error = std::string("crashed: ") + g.what();
   }
-  c.ledger->pending_error =
-      b.ledger->pending_error == "kept" ? ask_pending_error(*servers.candidate, cand, servers.timeout_s) : "not asked";
+  c.ledger->pending_error = b.ledger->pending_error == "kept"
+                                ? ask_pending_error(*servers.candidate, cand, servers.timeout_s)
+                                : "not asked";
   const LedgerComparison compared = compare_ledgers(*b.ledger, *c.ledger);
   for (const std::string& line : compared.skipped) {
     spdlog::info("skipped: citizen's ledger: {}", line);

@@ -4,7 +4,8 @@
 // server counts what they created and did not release (device, pinned and managed allocations,
 // events, streams, graphs: api_ledger.h), its host threads and every device-wide setting a call
 // can change (cache configuration, cudaLimits, L2 persistence, the default memory pool, the
-// current device and its flags, the caller's stream's access policy window); the judge measures
+// current device and its flags, the caller's stream's access policy window: against what they
+// were before the variant's library was loaded, contract_calls.h); the judge measures
 // the device's free memory from its own process around them. One more call follows with an
 // error the caller left pending, which must stay pending. A difference from the original is
 // `rejected`, naming the resource and the count (ledger_compare.h).

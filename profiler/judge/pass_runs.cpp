@@ -28,8 +28,8 @@ uint64_t next_pass_seed(PassContext& ctx) {
 VerificationOutcome run_pass(PassKey key, const PassPlan& plan, PassContext& ctx) {
   switch (key) {
     case PassKey::state_independence:
-      return check_state_independence(ctx.job, ctx.servers, ctx.main.base, ctx.main.cand, ctx.main.checks,
-                                      ctx.scratch, ctx.report);
+      return check_state_independence(ctx.job, ctx.servers, ctx.main.base, ctx.main.cand, ctx.main.checks, ctx.scratch,
+                                      ctx.report);
     case PassKey::special_values:
       return check_special_values(ctx.job, ctx.servers, ctx.main.base, ctx.main.cand, ctx.main.checks, ctx.scratch,
                                   ctx.report);

@@ -25,8 +25,8 @@ namespace {
 
 class Server {
  public:
-  Server(const DecodedJob& job, EntryFn fn, Who who, const LauncherStream& stream)
-      : job_(job), fn_(fn), who_(who), stream_(stream) {}
+  Server(const DecodedJob& job, EntryFn fn, Who who, const LauncherStream& stream, const DeviceSettings& initial)
+      : job_(job), fn_(fn), who_(who), stream_(stream), initial_settings_(initial) {}
   ~Server() {
     for (const auto& [id, exec] : graphs_)
       if (exec) cudaGraphExecDestroy(exec);
@@ -94,7 +94,7 @@ class Server {
       case Op::ledger: {
         ArgSet& a = slot(r.slots[0]);
         apply_scalars(r, a);
-        return ledger_calls(fn_, who_, a, slot_handle(r.slots[0]), std::max(1, r.value));
+        return ledger_calls(fn_, who_, a, slot_handle(r.slots[0]), std::max(1, r.value), initial_settings_);
       }
       case Op::local_metrics: return local_metrics(r);
       case Op::local_call: return local_call(r);
@@ -238,6 +238,7 @@ class Server {
   std::map<int, cudaGraphExec_t> graphs_;  // graph_capture's, per slot
   std::unique_ptr<SampleTimer> timer_;
   const LauncherStream& stream_;
+  const DeviceSettings& initial_settings_;  // before the library was loaded
 };
 
 }  // namespace
@@ -252,6 +253,7 @@ int serve_variant(int fd, int device) {
   }
   DecodedJob job;
   std::unique_ptr<LauncherStream> stream;  // created before any variant code is loaded
+  DeviceSettings initial_settings;         // read then too (the citizen's ledger compares with it)
   try {
     job = parse_job(text, "the job from the judge");
     if (job.raw.device != device)
@@ -260,6 +262,7 @@ int serve_variant(int fd, int device) {
     cuda_check(cudaSetDevice(device), "selecting the CUDA device");
     cuda_check(cudaFree(nullptr), "creating the CUDA context");
     stream = std::make_unique<LauncherStream>(job);
+    initial_settings = device_settings(stream->handle());
   } catch (const std::exception& e) {
     send_reply(fd, make_reply(Status::harness_error, e.what()));
     return kExitHarnessError;
@@ -283,7 +286,7 @@ int serve_variant(int fd, int device) {
     return kExitOk;
   }
   if (!send_reply(fd, make_reply(Status::ok))) return kExitOk;
-  auto server = std::make_unique<Server>(job, lib.entry, who, *stream);
+  auto server = std::make_unique<Server>(job, lib.entry, who, *stream, initial_settings);
   for (;;) {
     Request r;
     if (!receive_request(fd, r)) return kExitOk;  // the judge is gone
@@ -300,7 +303,7 @@ int serve_variant(int fd, int device) {
           throw HarnessError("a renewed job must keep the device and the library");
         server.reset();
         job = std::move(next);
-        server = std::make_unique<Server>(job, lib.entry, who, *stream);
+        server = std::make_unique<Server>(job, lib.entry, who, *stream, initial_settings);
       } catch (const std::exception& e) {
         reply = make_reply(Status::harness_error, e.what());
       }

@@ -11,6 +11,7 @@
 #include "profiler/judge/cuda_check.h"
 #include "profiler/judge/output_comparator.h"
 #include "profiler/judge/pass_runs.h"
+#include "profiler/judge/reference_check.h"
 #include "profiler/judge/served_job.h"
 #include "profiler/judge/tolerance_warning.h"
 
@@ -93,6 +94,21 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
       const VerificationOutcome checked = check_call(job, base, cand, check, scratch, report, trial_text);
       if (checked.failed()) return fail(checked.verdict, checked.reason);
 
+      // A reference that proves nothing (an output the original never writes, or writes with no
+      // finite value) is the configuration's error, never a pass; once per size.
+      if (t == 0) {
+        for (size_t i = 0; i < job.args.size(); ++i) {
+          const auto& a = job.args[i];
+          if (!role_is_compared(a.role)) continue;
+          const HostBuffer data = base.download(i);
+          const ReferenceFinding r = check_reference(a.type, a.role, a.name, job.raw.size_labels[s], data.data(),
+                                                     base.count(i));
+          if (!r.error.empty()) return fail(Verdict::infra_error, r.error);
+          if (!r.warning.empty() &&
+              std::find(report.warnings.begin(), report.warnings.end(), r.warning) == report.warnings.end())
+            report.warnings.push_back(r.warning);
+        }
+      }
       // Determinism, once per size: the same inputs again must give the same bits, unless the
       // original's own outputs vary from call to call (atomics), where the tolerance above rules.
       if (t == 0) {

@@ -42,4 +42,19 @@ std::string wall_clock_disagreement(const WallClockEvidence& e) {
   return buf;
 }
 
+ClockRuling wall_clock_ruling(const WallClockEvidence& e) {
+  ClockRuling r;
+  if (e.candidate_wall_us <= 0 || e.baseline_wall_us <= 0) return r;
+  r.speedup = e.baseline_wall_us / e.candidate_wall_us;
+  r.significant = r.speedup > 1 + kWallClockSignificance || r.speedup < 1 / (1 + kWallClockSignificance);
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "timed by the judge's clock: %.1f us per call against %.1f us in the timed samples; every GPU "
+                "activity of the call ran on the caller's stream, so the difference is the launcher's host time, "
+                "which a caller pays too (the original: %.1f us by the clock, %.1f us in its samples)",
+                e.candidate_wall_us, e.candidate_event_us, e.baseline_wall_us, e.baseline_event_us);
+  r.note = buf;
+  return r;
+}
+
 }  // namespace kb::judge

@@ -53,4 +53,16 @@ double wall_clock_limit_us(const WallClockEvidence& e);
 // Empty when the claim agrees with the clock; otherwise the rejection's reason, naming both numbers.
 std::string wall_clock_disagreement(const WallClockEvidence& e);
 
+// When the clock saw more than the claim but the candidate's work all ran on the caller's stream,
+// the clock's figures judge the size: the speedup is the original's clock time over the
+// candidate's, significant beyond kWallClockSignificance either way (the clock's batches are
+// best-of, with no spread to test against).
+inline constexpr double kWallClockSignificance = 0.05;
+struct ClockRuling {
+  double speedup = 0;
+  bool significant = false;
+  std::string note;  // for the candidate's timing notes: both figures and why the clock rules
+};
+ClockRuling wall_clock_ruling(const WallClockEvidence& e);
+
 }  // namespace kb::judge

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 
 #include "tests/profiler/eval_gpu_support.h"
@@ -19,9 +20,14 @@ bool lists_pass(const EvalRun& r, const std::string& start) {
                      [&](const std::string& p) { return p.rfind(start, 0) == 0; });
 }
 
+// Every contract pass ran and passed. The verdict is the timing's business: an honest launcher
+// may still lose there (a workspace allocated per call costs host and pool time that a CUDA graph
+// replay hides from the timed samples, which the wall-clock check then reports).
 void expect_contract_kept(const EvalRun& r, bool with_graph) {
   ASSERT_TRUE(r.parsed) << describe(r);
-  EXPECT_TRUE(r.result.verdict == Verdict::accepted || r.result.verdict == Verdict::not_faster) << describe(r);
+  EXPECT_TRUE(r.result.verification.passed) << describe(r);
+  EXPECT_NE(r.result.verdict, Verdict::wrong_result) << describe(r);
+  EXPECT_NE(r.result.verdict, Verdict::crashed) << describe(r);
   EXPECT_EQ(lists_pass(r, "CUDA graph capture at size"), with_graph) << describe(r);
   EXPECT_TRUE(lists_pass(r, "concurrent callers at sizes")) << describe(r);
   EXPECT_TRUE(lists_pass(r, "citizen's ledger over 20 calls")) << describe(r);
@@ -51,10 +57,14 @@ TEST(ContractGpu, SynchronizingInsideTheCallCannotBeCaptured) {
   EXPECT_NE(r.result.reason.find("cudaStreamSynchronize"), std::string::npos) << describe(r);
   EXPECT_EQ(r.result.reason.find("does work on a stream the caller does not wait for"), std::string::npos);
 }
-TEST(ContractGpu, ASynchronousCopyToConstantMemoryCannotBeCaptured) {
+TEST(ContractGpu, ACopyToConstantMemoryFromTheStackIsNotAGraphsToReplay) {
+  // cudaMemcpyToSymbolAsync on the caller's stream keeps the order, but a graph copies from the
+  // launcher's stack frame at replay, long after it is gone: refused at capture, or wrong on replay.
   const EvalRun r = eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_constant_scale.cu");
-  expect_rejected(r, Verdict::rejected, "CUDA graph capture: the candidate cannot be captured");
-  EXPECT_NE(r.result.reason.find("cudaMemcpyToSymbol"), std::string::npos) << describe(r);
+  ASSERT_TRUE(r.parsed) << describe(r);
+  EXPECT_TRUE(r.result.verdict == Verdict::rejected || r.result.verdict == Verdict::wrong_result) << describe(r);
+  EXPECT_EQ(r.result.reason.rfind("CUDA graph capture: ", 0), 0u) << describe(r);
+  std::printf("[ %s ] %s\n", to_string(r.result.verdict), r.result.reason.c_str());
 }
 TEST(ContractGpu, AllocatingWithCudaMallocCannotBeCaptured) {
   const EvalRun r = eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_temp_buffer.cu");
@@ -89,6 +99,24 @@ TEST(ContractGpu, ChangingTheDeviceWideCacheConfigurationIsNamed) {
 TEST(ContractGpu, ClearingTheCallersPendingErrorIsNamed) {
   const EvalRun r = eval("saxpy", "saxpy_clears_caller_error.cu");
   expect_rejected(r, Verdict::rejected, "an error the caller left pending before the call was not kept (cleared)");
+}
+
+// A reference that proves nothing: y, which saxpy reads and updates, configured as an output, is
+// filled with the judge's poison (a NaN) before each call, so the original writes a * x + NaN: no
+// finite value anywhere. Any candidate that writes NaN would match it; the evaluation must stop.
+TEST(ContractGpu, AnOutputTheOriginalAlsoReadsIsAConfigurationErrorNotAPass) {
+  const fs::path dir = stream_repo();
+  std::string toml = kStreamConfig;
+  const std::string inout = "name = \"y\"\n  role = \"inout\"";
+  ASSERT_NE(toml.find(inout), std::string::npos);
+  toml.replace(toml.find(inout), inout.size(), "name = \"y\"\n  role = \"output\"");
+  std::ofstream(dir / "kernelbot-y-as-output.toml") << toml;
+  const EvalRun r = eval_in(dir, "saxpy_stream", "saxpy_stream_fast.cu", "kernelbot-y-as-output.toml");
+  ASSERT_TRUE(r.parsed) << describe(r);
+  EXPECT_EQ(r.result.verdict, Verdict::infra_error) << describe(r);
+  EXPECT_NE(r.result.reason.find("the original's output y at size"), std::string::npos) << describe(r);
+  EXPECT_NE(r.result.reason.find("holds no finite value"), std::string::npos) << describe(r);
+  std::printf("[ %s ] %s\n", to_string(r.result.verdict), r.result.reason.c_str());
 }
 
 }  // namespace

@@ -187,7 +187,8 @@ bytes = "n_ids*dim*8 + n_ids*4"
 // A repository of tests/profiler/originals/ files (in src/, their header in include/) beside the
 // examples' copy, named repo() + `suffix`, with `toml` as its kernelbot.toml. Its .kernelbot/
 // (compile cache, device calibration) survives from one test to the next, as repo()'s does.
-inline fs::path originals_repo(const std::string& suffix, const std::vector<std::string>& sources, const std::string& toml) {
+inline fs::path originals_repo(const std::string& suffix, const std::vector<std::string>& sources,
+                               const std::string& toml) {
   const fs::path d = repo().parent_path() / (repo().filename().string() + suffix);
   fs::remove_all(d / "src");
   fs::remove_all(d / "include");
@@ -212,8 +213,8 @@ struct EvalRun {
 };
 
 inline EvalRun eval_in(const fs::path& repository, const std::string& kernel, const std::string& candidate,
-                const std::string& config = "kernelbot.toml", std::map<std::string, std::string> env = {},
-                const std::vector<std::string>& more_args = {}) {
+                       const std::string& config = "kernelbot.toml", std::map<std::string, std::string> env = {},
+                       const std::vector<std::string>& more_args = {}) {
   profiler::SandboxCommand c;
   c.argv = {kernelbot(), "--config",    (repository / config).string(),
             "--json",    "eval",        "--kernel",
@@ -241,8 +242,8 @@ inline EvalRun eval_in(const fs::path& repository, const std::string& kernel, co
   return r;
 }
 
-inline EvalRun eval(const std::string& kernel, const std::string& candidate, const std::string& config = "kernelbot.toml",
-             std::map<std::string, std::string> env = {}) {
+inline EvalRun eval(const std::string& kernel, const std::string& candidate,
+                    const std::string& config = "kernelbot.toml", std::map<std::string, std::string> env = {}) {
   return eval_in(repo(), kernel, candidate, config, std::move(env));
 }
 

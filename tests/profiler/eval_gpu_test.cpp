@@ -519,8 +519,15 @@ fs::path production_repo() {
 TEST(EvalGpu, AnHonestSoftmaxKeepsTheOriginalsNanRows) {
   const EvalRun r = eval_in(production_repo(), "softmax", "softmax_block256.cu");
   expect_accepted(r);
-  EXPECT_TRUE(r.result.verification.skipped_checks.empty()) << r.result.verification.skipped_checks.front() << "\n"
-                                                            << describe(r);
+  // The special values are held against it (the original's NaN rows are defined, so none is
+  // skipped). The only skip: the original's cudaCheck(cudaGetLastError()) exits on an error the
+  // caller left pending, so the ledger cannot hold a candidate to keeping one.
+  for (const auto& s : r.result.verification.skipped_checks) {
+    EXPECT_EQ(s.find("special values"), std::string::npos) << s << "\n" << describe(r);
+    EXPECT_NE(s.find("citizen's ledger: an error the caller left pending before a call: the original does not keep it"),
+              std::string::npos)
+        << s;
+  }
 }
 
 TEST(EvalGpu, ASoftmaxThatZeroesUndefinedRowsFailsTheSpecialValues) {

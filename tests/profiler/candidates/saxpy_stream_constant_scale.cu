@@ -1,7 +1,8 @@
-// Rejected by the CUDA graph pass (cannot be captured): the scale factor goes to constant memory
-// with cudaMemcpyToSymbol before the launch, a synchronous copy on the legacy default stream, as
-// models often write to "keep a in the constant cache". Right on every plain call; a caller that
-// captures its step in a CUDA graph gets an error from the copy and an invalidated capture.
+// Rejected by the CUDA graph pass: the scale factor goes to constant memory with
+// cudaMemcpyToSymbolAsync on the caller's stream before the launch, as models write to "keep a in
+// the constant cache" (in order with the kernels, so every plain call is right). A graph captured
+// from one call copies from the launcher's stack frame when it is replayed, long after the frame
+// is gone: the capture is refused (a copy from pageable memory) or the replay scales by garbage.
 #include <cstdint>
 
 #include "stream_kernels.h"
@@ -27,7 +28,7 @@ __global__ void saxpy_const_tail(const float* __restrict__ x, float* __restrict_
 
 void launch_saxpy_stream(const float* x, float* y, float a, int n, cudaStream_t stream) {
   if (n <= 0) return;
-  cudaMemcpyToSymbol(c_scale, &a, sizeof(float));
+  cudaMemcpyToSymbolAsync(c_scale, &a, sizeof(float), 0, cudaMemcpyHostToDevice, stream);
   const bool aligned = reinterpret_cast<uintptr_t>(x) % 16 == 0 && reinterpret_cast<uintptr_t>(y) % 16 == 0;
   int done = 0;
   if (aligned && n / 4 > 0) {

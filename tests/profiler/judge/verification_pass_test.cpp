@@ -47,9 +47,9 @@ std::vector<PassKey> keys() {
 TEST(VerificationPasses, RunInTheRegistrysOrderEachOnce) {
   // Conditions on the configured buffers first (they reuse the main trials' sets), then new sizes
   // and pointers, then the caller's program: its stream, a graph, concurrent callers, many calls.
-  EXPECT_THAT(keys(), ElementsAre(PassKey::state_independence, PassKey::special_values,
-                                  PassKey::generalization_sizes, PassKey::alignment, PassKey::per_thread_stream,
-                                  PassKey::graph_capture, PassKey::concurrent_callers, PassKey::ledger));
+  EXPECT_THAT(keys(), ElementsAre(PassKey::state_independence, PassKey::special_values, PassKey::generalization_sizes,
+                                  PassKey::alignment, PassKey::per_thread_stream, PassKey::graph_capture,
+                                  PassKey::concurrent_callers, PassKey::ledger));
   std::set<std::string_view> names;
   for (const PassInfo& p : verification_passes()) {
     EXPECT_TRUE(names.insert(p.name).second) << p.name;

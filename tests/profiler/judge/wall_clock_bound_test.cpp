@@ -94,5 +94,22 @@ TEST(WallClockBound, TheJitterAllowanceIsCappedByTheOriginalsCallTime) {
   EXPECT_NE(wall_clock_disagreement(e), "");
 }
 
+TEST(WallClockBound, WhenTheClockRulesItsFiguresMakeTheSpeedup) {
+  // A stream-ordered workspace per call (cudaMallocAsync/cudaFreeAsync), seen on an H200: the graph-
+  // replayed samples claim 112 us, the clock sees 330 us a call, the original 319 / 394 us.
+  const ClockRuling r = wall_clock_ruling(evidence(319, 394, 112, 330));
+  EXPECT_NEAR(r.speedup, 394.0 / 330.0, 1e-9);
+  EXPECT_TRUE(r.significant);
+  EXPECT_NE(r.note.find("330.0 us per call against 112.0 us in the timed samples"), std::string::npos) << r.note;
+  EXPECT_NE(r.note.find("the original: 394.0 us by the clock, 319.0 us in its samples"), std::string::npos) << r.note;
+  // Within 5% either way the clock cannot tell them apart; slower beyond it is significant.
+  EXPECT_FALSE(wall_clock_ruling(evidence(319, 394, 112, 380)).significant);
+  EXPECT_FALSE(wall_clock_ruling(evidence(319, 394, 112, 410)).significant);
+  const ClockRuling slower = wall_clock_ruling(evidence(319, 394, 112, 500));
+  EXPECT_TRUE(slower.significant);
+  EXPECT_LT(slower.speedup, 1.0);
+  EXPECT_EQ(wall_clock_ruling(evidence(319, 0, 112, 330)).speedup, 0.0);  // no clock reading: no ruling
+}
+
 }  // namespace
 }  // namespace kb::judge

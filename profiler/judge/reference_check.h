@@ -1,0 +1,27 @@
+// Whether the original's output, after a main trial, can prove anything about a candidate. An
+// output the original never wrote (every element still the poison the judge filled it with: a
+// buffer it only reads, configured as "output") or one with no finite value anywhere (NaN and Inf
+// only) holds any candidate that leaves it alone, or writes any NaN, to nothing: such a reference
+// is an error naming the buffer, never an accepted verdict. An output that holds one value at every
+// element proves little and is a warning: some honest kernels write a constant on ordinary inputs
+// (a mask of finite values), so it is not an error. Host-only, unit-tested without a GPU.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "core/arg_types.h"
+
+namespace kb::judge {
+
+struct ReferenceFinding {
+  std::string error;    // the reason the reference proves nothing, or empty
+  std::string warning;  // the reason it proves little, or empty
+};
+
+// `data`: output `name`'s `count` elements of type `t`, as the original left them in a main trial
+// at size `size_label`; `role`: its configured role ("output" or "inout").
+ReferenceFinding check_reference(DType t, ArgRole role, const std::string& name, const std::string& size_label,
+                                 const void* data, size_t count);
+
+}  // namespace kb::judge
