@@ -16,20 +16,12 @@ bool any_special_input(const DecodedJob& job) {
   return false;
 }
 
-size_t largest_size_index(const DecodedJob& job) {
-  size_t best = 0;
-  unsigned long long best_bytes = 0;
-  for (size_t s = 0; s < job.size_count(); ++s) {
-    unsigned long long bytes = 0;
-    for (const auto& a : job.args)
-      if (a.is_buffer() && s < a.counts.size())
-        bytes += static_cast<unsigned long long>(a.counts[s]) * dtype_size(a.type);
-    if (s == 0 || bytes > best_bytes) {
-      best = s;
-      best_bytes = bytes;
-    }
-  }
-  return best;
+unsigned long long size_bytes(const DecodedJob& job, size_t s) {
+  unsigned long long bytes = 0;
+  for (const auto& a : job.args)
+    if (a.is_buffer() && s < a.counts.size())
+      bytes += static_cast<unsigned long long>(a.counts[s]) * dtype_size(a.type);
+  return bytes;
 }
 
 PassPlan every_size(const DecodedJob& job) {
@@ -95,22 +87,30 @@ constexpr std::array kPasses = {
     PassInfo{PassKey::graph_capture, "CUDA graph capture",
              "one call captured on the caller's stream in global capture mode, replayed twice on new input "
              "contents, gives the right results",
-             plan_graph_capture},
+             plan_graph_capture, false},
     PassInfo{PassKey::concurrent_callers, "concurrent callers",
              "two calls at once (two non-blocking streams from one thread, then two host threads) on separate "
              "buffers of different sizes each give their own right result",
-             plan_concurrent},
+             plan_concurrent, false},
     PassInfo{PassKey::ledger, "citizen's ledger",
              "many calls leave device memory, streams, events, graphs, host threads, device-wide settings and a "
              "pending error as the original leaves them",
-             plan_smallest},
+             plan_smallest, false},
 };
 
 }  // namespace
 
 std::vector<size_t> concurrent_pass_sizes(const DecodedJob& job) {
-  return {smallest_size_index(job), largest_size_index(job)};
+  const size_t first = smallest_size_index(job);
+  size_t second = first;
+  for (size_t s = 0; s < job.size_count(); ++s) {
+    if (s == first) continue;
+    if (second == first || size_bytes(job, s) < size_bytes(job, second)) second = s;
+  }
+  return {first, second};
 }
+
+bool is_screening(const DecodedJob& job) { return job.raw.timed_sizes > 0; }
 
 std::span<const PassInfo> verification_passes() { return kPasses; }
 

@@ -54,14 +54,21 @@ struct PassInfo {
   std::string_view name;    // "CUDA graph capture": how reasons, logs and the docs name it
   std::string_view proves;  // one sentence a reviewer reads: what passing it shows
   PassPlan (*plan)(const DecodedJob& job);
+  // Whether a screening runs it too. A screening never accepts (search/screening.h): the caller's
+  // contract is proven by the full measurement that can, once, not again for every candidate a
+  // screening turns away.
+  bool in_screening = true;
 };
+
+// A screening's job (it times only its first size sets): harness_job.h's timed_sizes.
+bool is_screening(const DecodedJob& job);
 
 // Every pass after the main trials, in the order verify_candidate runs them.
 std::span<const PassInfo> verification_passes();
 const PassInfo& pass_info(PassKey key);
 
-// The two size sets the concurrent-callers pass calls at once: the smallest and the largest by
-// bytes (the same one twice when the job has one size set).
+// The two size sets the concurrent-callers pass calls at once: the two smallest by bytes (the same
+// one twice when the job has one size set), different sizes at the least cost.
 std::vector<size_t> concurrent_pass_sizes(const DecodedJob& job);
 
 }  // namespace kb::judge

@@ -154,6 +154,7 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
   // The passes after the main trials, in the registry's order (verification_pass.h).
   PassContext ctx{job, servers, sets, scratch, report};
   for (const PassInfo& pass : verification_passes()) {
+    if (!pass.in_screening && is_screening(job)) continue;
     const PassPlan plan = pass.plan(job);
     if (!plan.runs) {
       spdlog::debug("{}: not applicable ({})", pass.name, plan.not_applicable);

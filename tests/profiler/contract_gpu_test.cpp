@@ -92,9 +92,14 @@ TEST(ContractGpu, StreamsAndEventsCreatedPerCallAreCounted) {
   EXPECT_NE(r.result.reason.find("40 events created and never destroyed"), std::string::npos) << describe(r);
   EXPECT_NE(r.result.reason.find("20 streams created and never destroyed"), std::string::npos) << describe(r);
 }
-TEST(ContractGpu, ChangingTheDeviceWideCacheConfigurationIsNamed) {
-  const EvalRun r = eval("saxpy", "saxpy_prefers_l1.cu");
-  expect_rejected(r, Verdict::rejected, "the device-wide setting the cache configuration changed");
+TEST(ContractGpu, ALeftoverPersistingL2CarveOutAndAccessWindowAreNamed) {
+  // (cudaDeviceSetCacheConfig would be the classic, but an H200 ignores it: cudaDeviceGetCacheConfig
+  // reads no change, seen on 2026-11-29, so there it changes nothing a caller could notice.)
+  const EvalRun r = eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_persisting_l2.cu");
+  expect_rejected(r, Verdict::rejected, "citizen's ledger: ");
+  EXPECT_NE(r.result.reason.find("the device-wide setting cudaLimitPersistingL2CacheSize changed"), std::string::npos)
+      << describe(r);
+  EXPECT_NE(r.result.reason.find("the caller's stream's L2 access policy window"), std::string::npos) << describe(r);
 }
 TEST(ContractGpu, ClearingTheCallersPendingErrorIsNamed) {
   const EvalRun r = eval("saxpy", "saxpy_clears_caller_error.cu");

@@ -43,7 +43,8 @@ TEST(ReferenceCheck, PartlyWrittenOrPartlyFiniteOutputsAreFine) {
 
 TEST(ReferenceCheck, AConstantOutputIsAWarningNotAnError) {
   std::vector<float> mask(256, 1.0f);
-  const ReferenceFinding f = check_reference(DType::float32, ArgRole::output, "mask", "n=256", mask.data(), mask.size());
+  const ReferenceFinding f = check_reference(DType::float32, ArgRole::output, "mask", "n=256", mask.data(),
+                                             mask.size());
   EXPECT_EQ(f.error, "");
   EXPECT_THAT(f.warning, HasSubstr("is 1 at every element it wrote (256)"));
   std::vector<float> few(4, 1.0f);  // a handful of equal values says nothing

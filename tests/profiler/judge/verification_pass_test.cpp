@@ -70,11 +70,23 @@ TEST(VerificationPasses, AStreamlessLauncherCannotBeCapturedOrGivenAnotherStream
   EXPECT_TRUE(pass_info(PassKey::ledger).plan(job).runs);
 }
 
-TEST(VerificationPasses, GraphAndLedgerCallAtTheSmallestSizeConcurrentCallersAtTheSmallestAndLargest) {
+TEST(VerificationPasses, GraphAndLedgerCallAtTheSmallestSizeConcurrentCallersAtTheTwoSmallest) {
   const DecodedJob job = decode_job(job_of(true, true, false));
   EXPECT_THAT(pass_info(PassKey::graph_capture).plan(job).sizes, ElementsAre(1u));  // n=4096
   EXPECT_THAT(pass_info(PassKey::ledger).plan(job).sizes, ElementsAre(1u));
-  EXPECT_THAT(pass_info(PassKey::concurrent_callers).plan(job).sizes, ElementsAre(1u, 0u));  // different sizes
+  // Different sizes at the least cost: n=4096 and n=1000003, not n=1048576.
+  EXPECT_THAT(pass_info(PassKey::concurrent_callers).plan(job).sizes, ElementsAre(1u, 2u));
+}
+
+TEST(VerificationPasses, AScreeningLeavesTheCallersContractToTheFullMeasurement) {
+  HarnessJob h = job_of(true, true, false);
+  EXPECT_FALSE(is_screening(decode_job(h)));
+  h.timed_sizes = 1;
+  EXPECT_TRUE(is_screening(decode_job(h)));
+  std::vector<PassKey> full_only;
+  for (const PassInfo& p : verification_passes())
+    if (!p.in_screening) full_only.push_back(p.key);
+  EXPECT_THAT(full_only, ElementsAre(PassKey::graph_capture, PassKey::concurrent_callers, PassKey::ledger));
 }
 
 TEST(VerificationPasses, OneSizeSetGivesTheConcurrentCallersTheSameSizeTwice) {
