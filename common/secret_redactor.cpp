@@ -35,7 +35,10 @@ std::string lower(std::string_view s) {
 }
 
 // A token shape: the regex runs only where one of its literal anchors occurs (std::regex is
-// slow, and logs are long).
+// slow, and logs are long). Every repetition is bounded: libstdc++'s std::regex recurses once per
+// character a repetition matches, so `sk-` followed by 100 KB of letters in a child's output
+// (which a candidate controls) would overflow the stack and end kernelbot. No real token is
+// longer than the bounds.
 struct Shape {
   std::vector<std::string> anchors;
   std::regex pattern;
@@ -46,30 +49,42 @@ const std::vector<Shape>& shapes() {
   using std::regex;
   static const std::vector<Shape> s = [] {
     std::vector<Shape> v;
-    v.push_back({{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, regex(R"(gh[pousr]_[A-Za-z0-9]{16,})"), ""});
-    v.push_back({{"github_pat_"}, regex(R"(github_pat_[A-Za-z0-9_]{16,})"), ""});
-    v.push_back({{"sk-"}, regex(R"(sk-[A-Za-z0-9_-]{16,})"), ""});
-    v.push_back({{"xox"}, regex(R"(xox[abprs]-[A-Za-z0-9-]{10,})"), ""});
+    v.push_back({{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, regex(R"(gh[pousr]_[A-Za-z0-9]{16,1024})"), ""});
+    v.push_back({{"github_pat_"}, regex(R"(github_pat_[A-Za-z0-9_]{16,1024})"), ""});
+    v.push_back({{"sk-"}, regex(R"(sk-[A-Za-z0-9_-]{16,1024})"), ""});
+    v.push_back({{"xox"}, regex(R"(xox[abprs]-[A-Za-z0-9-]{10,1024})"), ""});
     v.push_back({{"akia", "asia"}, regex(R"((AKIA|ASIA)[0-9A-Z]{16})"), ""});
     // git's http.extraheader ("AUTHORIZATION: basic <base64>"), curl -v, a .netrc line.
-    v.push_back(
-        {{"authorization", "password"},
-         regex(
-             R"(((proxy-)?authorization\s*[:=]\s*((basic|bearer|token)\s+)?|password\s*[:=]\s*)[A-Za-z0-9+/=._~-]{8,})",
-             regex::icase),
-         "$1"});
+    v.push_back({{"authorization", "password"},
+                 regex(R"(((proxy-)?authorization\s{0,16}[:=]\s{0,16}((basic|bearer|token)\s{1,16})?|)"
+                       R"(password\s{0,16}[:=]\s{0,16})[A-Za-z0-9+/=._~-]{8,1024})",
+                       regex::icase),
+                 "$1"});
     // A bare scheme and credential: long enough not to eat a compiler's "unexpected token here".
     v.push_back({{"bearer", "basic", "token"},
-                 regex(R"(((bearer|basic|token)\s+)[A-Za-z0-9+/=._~-]{20,})", regex::icase),
+                 regex(R"(((bearer|basic|token)\s{1,16})[A-Za-z0-9+/=._~-]{20,1024})", regex::icase),
                  "$1"});
-    v.push_back({{"private key"},
-                 regex(R"(-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$))"),
-                 ""});
     // user:password@ in a URL (a remote's credentials).
-    v.push_back({{"://"}, regex(R"((://[^/\s:@]+:)[^/\s@]{6,}@)"), "$1"});
+    v.push_back({{"://"}, regex(R"((://[^/\s:@]{1,256}:)[^/\s@]{6,1024}@)"), "$1"});
     return v;
   }();
   return s;
+}
+
+// A PEM private key, from its BEGIN line to its END line or the end of the text: found by hand,
+// since a regex spanning the key would recurse once per character of it.
+void redact_private_keys(std::string& text, const char* redacted) {
+  for (size_t at = text.find("-----BEGIN "); at != std::string::npos; at = text.find("-----BEGIN ", at + 1)) {
+    const size_t head_end = text.find("-----", at + 11);
+    if (head_end == std::string::npos) return;
+    const std::string head = text.substr(at + 11, head_end - at - 11);
+    if (!head.ends_with("PRIVATE KEY") || head.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ ") != std::string::npos)
+      continue;
+    size_t end = text.find("-----END ", head_end + 5);
+    end = end == std::string::npos ? text.size() : text.find("PRIVATE KEY-----", end);
+    end = end == std::string::npos ? text.size() : end + 16;
+    text.replace(at, end - at, redacted);
+  }
 }
 
 // Anchors are lower-case and looked for in the lower-cased text; the regex then decides.
@@ -124,6 +139,7 @@ std::string redact(std::string_view text_view) {
       for (size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at + std::strlen(kRedacted)))
         text.replace(at, secret.size(), kRedacted);
   }
+  redact_private_keys(text, kRedacted);
   std::string lowered = lower(text);
   for (const auto& shape : shapes()) {
     if (!has_anchor(shape, lowered)) continue;

@@ -4,161 +4,14 @@
 #include <map>
 #include <set>
 
+#include "cuda_source/own_names.h"
 #include "cuda_source/preprocessing_tokens.h"
+#include "cuda_source/refused_names.h"
 
 namespace kb::cuda_source {
 namespace {
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
 const char* const kUnreadable = "unreadable source";
-
-// Names refused wherever they appear (except as a member: `x.open`), after normalize(): the libc
-// and POSIX functions and objects whose only use is reaching the system.
-const std::map<std::string, std::string>& refused_names() {
-  static const std::map<std::string, std::string> kNames = [] {
-    std::map<std::string, std::string> m;
-    auto add = [&](const char* rule, std::initializer_list<const char*> names) {
-      for (const char* n : names) m[n] = rule;
-    };
-    add("file access", {"fopen",
-                        "freopen",
-                        "fdopen",
-                        "openat",
-                        "openat2",
-                        "creat",
-                        "ifstream",
-                        "ofstream",
-                        "fstream",
-                        "filebuf",
-                        "basic_ifstream",
-                        "basic_ofstream",
-                        "basic_fstream",
-                        "basic_filebuf",
-                        "filesystem",
-                        "readlink",
-                        "readlinkat",
-                        "opendir",
-                        "fdopendir",
-                        "readdir",
-                        "scandir",
-                        "nftw",
-                        "ftw",
-                        "realpath",
-                        "chdir",
-                        "fchdir",
-                        "mkdir",
-                        "mkdirat",
-                        "rmdir",
-                        "unlink",
-                        "unlinkat",
-                        "rename",
-                        "renameat",
-                        "symlink",
-                        "symlinkat",
-                        "truncate",
-                        "ftruncate",
-                        "chmod",
-                        "fchmod",
-                        "chown",
-                        "fchown",
-                        "mkfifo",
-                        "mknod",
-                        "tmpfile",
-                        "tmpnam",
-                        "mkstemp",
-                        "mkdtemp",
-                        "fstatat",
-                        "newfstatat",
-                        "statfs",
-                        "fstatfs",
-                        "getdents",
-                        "inotify_init",
-                        "name_to_handle_at",
-                        "open_by_handle_at",
-                        "sendfile",
-                        "splice",
-                        "memfd_create"});
-    add("environment", {"getenv", "secure_getenv", "environ", "setenv", "unsetenv", "putenv", "clearenv"});
-    add("process", {"fork",
-                    "vfork",
-                    "execl",
-                    "execle",
-                    "execlp",
-                    "execv",
-                    "execve",
-                    "execvp",
-                    "execvpe",
-                    "execveat",
-                    "fexecve",
-                    "popen",
-                    "pclose",
-                    "posix_spawn",
-                    "posix_spawnp",
-                    "ptrace",
-                    "prctl",
-                    "waitpid",
-                    "wait4",
-                    "sigaction",
-                    "setrlimit",
-                    "prlimit",
-                    "setpriority",
-                    "sched_setaffinity",
-                    "sched_setscheduler",
-                    "atexit",
-                    "at_quick_exit",
-                    "shm_open",
-                    "shmget",
-                    "shmat",
-                    "msgget",
-                    "semget",
-                    "mq_open",
-                    "sem_open",
-                    "daemon",
-                    "setsid",
-                    "process_vm_readv",
-                    "process_vm_writev",
-                    "pidfd_open",
-                    "pidfd_getfd",
-                    "unshare",
-                    "setns"});
-    add("network", {"socket", "socketpair", "getaddrinfo", "gethostbyname", "gethostbyname2", "gethostbyaddr",
-                    "getnameinfo", "inet_addr", "inet_aton", "inet_pton", "sendto", "recvfrom", "sendmsg", "recvmsg",
-                    "setsockopt", "getsockopt", "getpeername", "getsockname", "accept4"});
-    add("dynamic loading", {"dlopen", "dlsym", "dlvsym", "dladdr", "dladdr1", "dlinfo", "dlmopen", "dlerror",
-                            "dl_iterate_phdr", "cuGetProcAddress"});
-    add("system call", {"syscall"});
-    add("load-time code", {"constructor", "destructor", "init_priority", "ifunc"});
-    return m;
-  }();
-  return kNames;
-}
-
-// Names refused when used as a function (called, or its address taken or passed), not as a
-// variable: common words that kernels use as names too (`bool write`, `int read`).
-const std::map<std::string, std::string>& refused_calls() {
-  static const std::map<std::string, std::string> kCalls = {
-      {"open", "file access"},   {"stat", "file access"},     {"lstat", "file access"},     {"fstat", "file access"},
-      {"statx", "file access"},  {"access", "file access"},   {"faccessat", "file access"}, {"read", "file access"},
-      {"write", "file access"},  {"pread", "file access"},    {"pwrite", "file access"},    {"readv", "file access"},
-      {"writev", "file access"}, {"link", "file access"},     {"dup", "file access"},       {"dup2", "file access"},
-      {"dup3", "file access"},   {"pipe2", "file access"},    {"ioctl", "file access"},     {"fcntl", "file access"},
-      {"mmap", "file access"},   {"mprotect", "file access"}, {"close", "file access"},     {"system", "process"},
-      {"kill", "process"},       {"tgkill", "process"},       {"killpg", "process"},        {"clone", "process"},
-      {"clone3", "process"},     {"signal", "process"},       {"raise", "process"},         {"alarm", "process"},
-      {"bind", "network"},       {"connect", "network"},      {"listen", "network"},        {"accept", "network"},
-      {"send", "network"},       {"recv", "network"},         {"shutdown", "network"},      {"getpid", "process"},
-      {"getppid", "process"}};
-  return kCalls;
-}
-
-// Build-context macros: they say where and when the judge compiles, which no kernel needs.
-// __COUNTER__ and __LINE__ are allowed: they say nothing beyond the text itself.
-const std::set<std::string>& build_context_names() {
-  static const std::set<std::string> kNames = {"__FILE__", "__BASE_FILE__", "__FILE_NAME__", "__TIME__",
-                                               "__DATE__", "__TIMESTAMP__", "__builtin_FILE"};
-  return kNames;
-}
 
 // The pragmas a kernel uses; any other is refused (`#pragma GCC dependency "file"` reads a file).
 bool allowed_pragma(const std::string& first, const std::string& second) {
@@ -195,35 +48,6 @@ bool allowed_pragma(const std::string& first, const std::string& second) {
   return kPragmas.count(first) > 0;
 }
 
-// The libc name an identifier reaches: `__builtin_execl`, `__libc_fork`, `_exit`, `open64`,
-// `__open_2` all reach what the plain name does.
-std::string normalize(std::string name) {
-  auto strip_underscores = [&] { name.erase(0, std::min(name.size(), name.find_first_not_of('_'))); };
-  strip_underscores();
-  for (const char* prefix : {"builtin_", "libc_", "GI_", "isoc99_", "isoc23_"})
-    if (starts_with(name, prefix)) {
-      name.erase(0, std::string(prefix).size());
-      strip_underscores();
-    }
-  for (const char* suffix : {"64", "_2", "_chk", "_unlocked"})
-    if (name.size() > std::string(suffix).size() && name.ends_with(suffix))
-      name.erase(name.size() - std::string(suffix).size());
-  return name;
-}
-
-// A name refused wherever it appears (rule), or empty.
-std::string refused_name_rule(const std::string& name) {
-  if (build_context_names().count(name)) return "build context";
-  if (starts_with(name, "SYS_") || starts_with(name, "__NR_")) return "system call";
-  auto it = refused_names().find(normalize(name));
-  return it == refused_names().end() ? std::string() : it->second;
-}
-
-std::string refused_call_rule(const std::string& name) {
-  auto it = refused_calls().find(normalize(name));
-  return it == refused_calls().end() ? std::string() : it->second;
-}
-
 bool is_asm(const std::string& name) { return name == "asm" || name == "__asm__" || name == "__asm"; }
 
 // What string contents refuse: paths of the kernel's own process and devices, and sections that
@@ -239,7 +63,8 @@ std::string refused_string(const std::string& value) {
 
 class Checker {
  public:
-  Checker(const PpTokens& pp, const IncludeScope& includes) : t_(pp.tokens), includes_(includes) {}
+  Checker(const PpTokens& pp, const IncludeScope& includes)
+      : t_(pp.tokens), includes_(includes), bindings_(name_bindings(pp.tokens)) {}
 
   std::vector<PolicyFinding> run() {
     collect_macros();
@@ -327,14 +152,19 @@ class Checker {
   void identifier(size_t k) {
     const PpToken& tok = t_[k];
     const std::string& name = tok.text;
-    const bool member = prev_is(k, ".") || prev_is(k, "->");
-    if (member) return;
+    // A member, or the candidate's own variable, parameter or enumerator in its scope.
+    if (bindings_[k] == NameBinding::own) return;
+    // The dynamic loader binds a shared library's file-scope variable `getenv` to libc's getenv.
+    const bool symbol = bindings_[k] == NameBinding::global_symbol;
+    const std::string detail = symbol ? "a variable at file scope, or extern, is linked to the library's function of "
+                                        "that name: declare it in a function, a class or a namespace, or static"
+                                      : "";
     if (std::string rule = refused_name_rule(name); !rule.empty()) {
-      add(rule, name, tok.line);
+      add(rule, name, tok.line, detail);
       return;
     }
-    if (std::string rule = refused_call_rule(name); !rule.empty() && used_as_function(k)) {
-      add(rule, name, tok.line);
+    if (std::string rule = refused_call_rule(name); !rule.empty() && (symbol || used_as_function(k))) {
+      add(rule, name, tok.line, detail);
       return;
     }
     if (name == "__has_include" || name == "__has_include_next") {
@@ -380,24 +210,24 @@ class Checker {
   }
 
   // An invocation of a pasting macro: every name its arguments and its body could paste into.
+  // An invocation inside the arguments of one of the same macro already read adds no piece.
   void pasted_names(size_t k, const std::vector<std::string>& body) {
+    size_t& read_until = pasted_until_[t_[k].text];
+    if (k < read_until) return;
     std::vector<std::string> pieces = body;
     int depth = 0;
-    for (size_t j = k + 1; j < t_.size(); ++j) {
+    size_t j = k + 1;
+    for (; j < t_.size(); ++j) {
       if (t_[j].text == "(") ++depth;
       else if (t_[j].text == ")" && --depth == 0) break;
       else if (t_[j].kind == PpToken::identifier || t_[j].kind == PpToken::number) pieces.push_back(t_[j].text);
     }
-    for (const auto& a : pieces)
-      for (const auto& b : pieces) {
-        const std::string joined = a + b;
-        std::string rule = refused_name_rule(joined);
-        if (rule.empty()) rule = refused_call_rule(joined);
-        if (!rule.empty()) {
-          add("token pasting", joined, t_[k].line, "pastes into " + rule);
-          return;
-        }
-      }
+    read_until = j;
+    if (const std::string joined = pasted_refused_name(pieces); !joined.empty()) {
+      std::string rule = refused_name_rule(joined);
+      if (rule.empty()) rule = refused_call_rule(joined);
+      add("token pasting", joined, t_[k].line, "pastes into " + rule);
+    }
   }
 
   // Adjacent string literals are one string ("/pr" "oc/self/environ").
@@ -435,9 +265,11 @@ class Checker {
 
   const std::vector<PpToken>& t_;
   const IncludeScope& includes_;
+  const std::vector<NameBinding> bindings_;
   std::vector<PolicyFinding> found_;
   std::set<std::string> device_macros_;
   std::map<std::string, std::vector<std::string>> pasting_macros_;
+  std::map<std::string, size_t> pasted_until_;  // by pasting macro: the end of its last invocation read
   std::vector<bool> scopes_;
   bool head_device_ = false, head_host_ = false;
 };

@@ -18,7 +18,7 @@ clang_format="$(command -v clang-format || command -v clang-format-14 || true)"
 [ -n "$clang_format" ] || { say "clang-format not found (Debian package clang-format)"; exit 1; }
 
 data=(':!:examples/' ':!:tests/fixtures/' ':!:tests/profiler/candidates/' ':!:tests/profiler/originals/'
-      ':!:tests/profiler/judge/variants/' ':!:tests/cuda_source/policy_candidates/' ':!:tests/cuda_source/policy_repo/')
+      ':!:tests/profiler/judge/variants/' ':!:tests/profiler/compile_bombs/' ':!:tests/cuda_source/policy_candidates/' ':!:tests/cuda_source/policy_repo/')
 mapfile -t files < <(git ls-files -- '*.h' '*.cpp' '*.cu' '*.cuh' "${data[@]}")
 case "${1:-}" in
   "")

@@ -271,9 +271,11 @@ SanitizerFindings read_sanitizer_output(const std::string& tool, const SandboxRe
     if (line.rfind("=========", 0) == 0 && kept++ < 60) report += line + "\n";
   f.report = report;
   // "ERROR SUMMARY: 3 errors" (memcheck, synccheck, initcheck) or
-  // "RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)".
-  static const std::regex error_summary(R"(ERROR SUMMARY: (\d+) error)");
-  static const std::regex race_summary(R"(RACECHECK SUMMARY: \d+ hazards? displayed \((\d+) errors?)");
+  // "RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)". The counts' lengths are
+  // bounded: the candidate's own output is in the text, and std::regex recurses once per digit a
+  // repetition matches (100 KB of digits would overflow the stack).
+  static const std::regex error_summary(R"(ERROR SUMMARY: (\d{1,18}) error)");
+  static const std::regex race_summary(R"(RACECHECK SUMMARY: \d{1,18} hazards? displayed \((\d{1,18}) errors?)");
   std::smatch m;
   bool summary = false;
   if (std::regex_search(text, m, race_summary) || std::regex_search(text, m, error_summary)) {

@@ -16,6 +16,10 @@ std::string demangle(const std::string& mangled) {
   return status == 0 && out ? std::string(out.get()) : mangled;
 }
 
+namespace {
+constexpr size_t kLongestPtxasLine = 8192;
+}  // namespace
+
 std::vector<PtxasFunction> parse_ptxas_report(const std::string& log) {
   static const std::regex entry_re(R"(Compiling entry function '([^']+)' for '([^']+)')");
   static const std::regex props_re(R"(Function properties for (\S+))");
@@ -34,6 +38,10 @@ std::vector<PtxasFunction> parse_ptxas_report(const std::string& log) {
   std::string line;
   std::smatch m;
   while (std::getline(lines, line)) {
+    // ptxas's lines are short (a long mangled name is a few KB); a longer one is a source line an
+    // error message echoed, which a candidate controls, and libstdc++'s std::regex recurses once
+    // per character a repetition matches: 100 KB of it would overflow the stack and end kernelbot.
+    if (line.size() > kLongestPtxasLine) continue;
     if (std::regex_search(line, m, entry_re)) {
       PtxasFunction f;
       f.mangled = m[1];

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <fstream>
@@ -386,12 +387,18 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
     std::ofstream(shim_file, std::ios::binary) << entry_shim_text(config_, spec, variant_file.string(), variant.source);
   }
 
+  // One deadline for the candidate's whole compile: the extra sources' objects and the library
+  // share [verify] compile_timeout_s, so a candidate's compile ends within it however many runs it takes.
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::duration<double>(options_.timeout_s));
   // One nvcc run in the build directory, sandboxed and limited as a candidate's compile is.
   auto run_nvcc = [&](const std::vector<std::string>& argv, const char* what) {
     SandboxCommand cmd;
     cmd.argv = argv;
     cmd.working_dir = build;
-    cmd.limits.wall_time_s = options_.timeout_s;
+    cmd.limits.wall_time_s =
+        std::max(std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count(), 0.01);
     cmd.limits.max_rss_mb = options_.max_memory_mb;
     // A backstop for an allocation faster than the RSS watch (nvcc starts no CUDA).
     cmd.limits.max_address_space_mb = options_.max_memory_mb > 0 ? 2 * options_.max_memory_mb : 0;
@@ -406,7 +413,6 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
     return run_sandboxed(cmd);
   };
 
-  auto start = std::chrono::steady_clock::now();
   std::string log;
   SandboxResult run;
   // Extra sources and the setup source first, each to an object with flags of its own (no forced

@@ -1,6 +1,5 @@
 #include "profiler/sandbox/sandbox_process.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/keyctl.h>
@@ -20,7 +19,6 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -38,51 +36,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
-}  // namespace
-
-ProcessTreeUsage process_tree_usage(pid_t root) {
-  static const long page = sysconf(_SC_PAGESIZE);
-  std::map<pid_t, std::vector<pid_t>> children;
-  std::map<pid_t, long long> rss;
-  DIR* dir = opendir("/proc");
-  if (!dir) return {};
-  while (dirent* e = readdir(dir)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    std::ifstream f(std::string("/proc/") + e->d_name + "/stat");
-    std::string line;
-    if (!std::getline(f, line)) continue;
-    // The command name (field 2) may contain spaces: fields after it follow the last ')'.
-    size_t close = line.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(line.substr(close + 2));
-    std::string field;
-    long long ppid = 0, pages = 0;
-    // Fields 3.. : state ppid pgrp ... rss is field 24.
-    for (int index = 3; index <= 24 && rest >> field; ++index) {
-      if (index == 4) ppid = std::atoll(field.c_str());
-      if (index == 24) pages = std::atoll(field.c_str());
-    }
-    const pid_t pid = std::atoi(e->d_name);
-    children[static_cast<pid_t>(ppid)].push_back(pid);
-    rss[pid] = pages;
-  }
-  closedir(dir);
-  ProcessTreeUsage usage;
-  long long pages = 0;
-  std::vector<pid_t> stack = {root};
-  while (!stack.empty()) {
-    pid_t p = stack.back();
-    stack.pop_back();
-    ++usage.processes;
-    pages += rss[p];
-    for (pid_t c : children[p]) stack.push_back(c);
-  }
-  usage.rss_mb = pages * page / (1024 * 1024);
-  return usage;
-}
-
-namespace {
 
 // In the forked child, before exec: no capabilities now or after exec (root's exec would grant
 // them all again unless the bounding set is empty and SECBIT_NOROOT set), no privilege gained
@@ -453,42 +406,59 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
   auto kill_at = Clock::time_point::max();
   auto next_tree_check = start;
   auto drain_until = Clock::time_point::max();
+  // A child killed that still has not exited (a process stuck in the kernel) is not waited for.
+  auto give_up_at = Clock::time_point::max();
+  // Every process seen in the child's tree: one that left it (its parent exited first) is still
+  // killed when the child ends.
+  std::map<pid_t, TreeProcess> seen;
   bool exited = false;
   int status = 0;
   char buf[65536];
+  auto end_tree = [&](Clock::time_point now) {
+    if (give_up_at != Clock::time_point::max()) return;
+    kill_process_tree(pid);
+    give_up_at = now + std::chrono::seconds(5);
+  };
 
   while (true) {
     auto now = Clock::now();
     if (!exited) {
-      pid_t w = waitpid(pid, &status, WNOHANG);
-      if (w == pid) {
+      if (waitpid(pid, &status, WNOHANG) == pid) {
         exited = true;
         result.wall_s = std::chrono::duration<double>(now - start).count();
-        // The child's own children die with it: kill what is left of its process group.
+        // What it started dies with it: its process group, and whatever left the group or the tree.
         kill(-pid, SIGKILL);
+        seen.erase(pid);
+        std::vector<TreeProcess> rest;
+        for (const auto& [member, process] : seen) rest.push_back(process);
+        kill_processes(rest);
+        // A descendant no one could find may hold the pipes open: they are read a little longer, not waited for.
         drain_until = now + std::chrono::seconds(2);
+      } else if (now > give_up_at) {
+        break;
       }
     }
     if (exited && ((!open_fds[0] && !open_fds[1]) || now > drain_until)) break;
     if (!exited) {
       if (now >= deadline && kill_at == Clock::time_point::max()) {
         result.timed_out = true;
-        kill(-pid, SIGTERM);
+        kill(-pid, SIGTERM);  // a compiler removes its temporary files
         kill_at = now + seconds(command.limits.term_grace_s);
       }
-      if (now >= kill_at) kill(-pid, SIGKILL);
+      if (now >= kill_at) end_tree(now);
       if (now >= next_tree_check) {
         ProcessTreeUsage usage = process_tree_usage(pid);
+        for (const TreeProcess& member : usage.members) seen.emplace(member.pid, member);
         result.peak_rss_mb = std::max(result.peak_rss_mb, usage.rss_mb);
         result.peak_processes = std::max(result.peak_processes, usage.processes);
-        if (command.limits.max_rss_mb > 0 && usage.rss_mb > command.limits.max_rss_mb && !result.killed_for_memory) {
+        if (command.limits.max_rss_mb > 0 && usage.rss_mb > command.limits.max_rss_mb) {
           result.killed_for_memory = true;
-          kill(-pid, SIGKILL);
+          end_tree(now);
         }
         // The tree includes bwrap's own two processes; a count over the limit is a fork bomb.
-        if (usage.processes > command.limits.max_processes + 2 && !result.killed_for_processes) {
+        if (usage.processes > command.limits.max_processes + 2) {
           result.killed_for_processes = true;
-          kill(-pid, SIGKILL);
+          end_tree(now);
         }
         next_tree_check = now + std::chrono::milliseconds(50);
       }
@@ -513,9 +483,18 @@ SandboxResult run_sandboxed(const SandboxCommand& command) {
   }
   close(out_pipe[0]);
   close(err_pipe[0]);
-  if (!exited) waitpid(pid, &status, 0);
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  if (exited) {
+    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  } else {
+    // Killed, and reaped whenever the kernel lets it go; the caller's bound holds meanwhile.
+    result.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+    result.signal = SIGKILL;
+    std::thread([pid] {
+      int ignored = 0;
+      waitpid(pid, &ignored, 0);
+    }).detach();
+  }
   // Whatever the child printed may carry a secret it found: nothing unredacted leaves here.
   result.out = redact(out.text(result.out_truncated));
   result.err = redact(err.text(result.err_truncated));

@@ -15,9 +15,17 @@
 // the GPU's memory, so a limit that is safe on one machine kills CUDA on another. What we want to
 // bound is the RAM the child actually takes, so the parent watches the resident set (RSS from
 // /proc/<pid>/stat) of every process descended from the child (a new session or a pid namespace
-// does not leave that tree) and kills the group when the sum exceeds the limit. A compiler starts
+// does not leave that tree) and kills the tree when the sum exceeds the limit. A compiler starts
 // no CUDA: its processes may also have an RLIMIT_AS (max_address_space_mb), which stops an
 // allocation too fast for the watch.
+//
+// Ending: every limit ends the whole tree (process_tree.h), not only the child's process group,
+// which bwrap's init and any process that calls setsid() have left; at the wall-time limit the
+// group first gets SIGTERM and term_grace_s (a compiler removes its temporary files). When the
+// child exits, whatever of its tree was seen and still runs is killed; its output pipes are read
+// two seconds more, not waited on; a child that does not exit after SIGKILL is left to a reaper
+// thread after five seconds. So run_sandboxed returns within the wall limit, the grace and a few
+// seconds, whatever the child started.
 #pragma once
 
 #include <sys/types.h>
@@ -29,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "profiler/sandbox/process_tree.h"
 #include "profiler/sandbox/sandbox_launcher.h"
 
 namespace kb::profiler {
@@ -123,14 +132,6 @@ SpawnedChild spawn_sandboxed(const SandboxCommand& command, bool pipe_stdin, San
 // --die-with-parent), which fires when the *thread* that forked it ends, not the process: so the
 // fork happens on one thread that lives as long as kernelbot, and the child still dies with it.
 SpawnedChild spawn_sandboxed_lasting(const SandboxCommand& command, bool pipe_stdin, SandboxResult& result);
-
-// What a child's process tree holds: every process descended from `root` (by parent pid, from
-// /proc/<pid>/stat), which a new session, a new process group or a pid namespace does not leave.
-struct ProcessTreeUsage {
-  int64_t rss_mb = 0;
-  int64_t processes = 0;
-};
-ProcessTreeUsage process_tree_usage(pid_t root);
 
 // Keeps the first and the last half of `limit` bytes of a stream: a long log's beginning says
 // what ran, its end says how it died.

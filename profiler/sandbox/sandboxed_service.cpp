@@ -76,7 +76,9 @@ void SandboxedService::close() {
 
 void SandboxedService::end(int signal_to_group, Exchange* x) {
   if (pid_ <= 0) return;
-  if (signal_to_group) ::kill(-pid_, signal_to_group);
+  // SIGKILL ends the whole tree: bwrap's init and whatever left the group die with it too.
+  if (signal_to_group == SIGKILL) kill_process_tree(pid_);
+  else if (signal_to_group) ::kill(-pid_, signal_to_group);
   int status = 0;
   const pid_t w = ::waitpid(pid_, &status, 0);
   reaped(status, w == pid_ ? x : nullptr);

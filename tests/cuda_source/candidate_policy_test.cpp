@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -110,6 +111,82 @@ TEST(CandidatePolicy, CommonWordsAreRefusedOnlyAsFunctions) {
        {"void f() { read(0, b, 1); }", "void f() { auto p = &::write; }", "void f() { return (close)(3); }",
         "#define R read\n", "void f() { ::kill(1, 9); }", "void f() { __open_2(\"x\", 0); }"})
     EXPECT_FALSE(policy_findings(bad, scope()).empty()) << bad;
+}
+
+// A name the candidate declares itself (a local, a parameter, a member, an enumerator, one of its
+// own class or namespace) is not the library's function, nor are its uses in scope; a reference
+// to the library's is refused beside it, however it is spelled.
+TEST(CandidatePolicy, OwnNamesAreNotTheLibrarysFunctions) {
+  for (const char* ok :
+       {"void f(cudaStream_t s, cudaStream_t side) { cudaEvent_t fork, join; cudaEventCreateWithFlags(&fork, 2);\n"
+        "  cudaEventRecord(fork, s); cudaStreamWaitEvent(side, fork, 0); cudaEventRecord(join, side);\n"
+        "  cudaStreamWaitEvent(s, join, 0); }",
+        "struct P { cudaEvent_t fork; int getenv; }; void f(P& p, P* q) { use(p.fork, q->getenv, q->template fork); }",
+        "void f(cudaEvent_t fork) { use(fork); } void g(int, cudaEvent_t* fork = nullptr) { use(*fork); }",
+        "void f() { int getenv = 0; use(getenv); for (auto fork : events) use(fork); }",
+        "void f() { auto read = [](int i) { return i; }; read(3); if (cudaEvent_t fork = next()) { use(fork); } }",
+        "struct G { cudaEvent_t e; void fork(int); void join() { fork(1); } }; void h(G& g) { g.join(); G::join; }",
+        "enum class Stage { fork, join }; enum { system = 2 }; void f() { use(Stage::fork, system); }",
+        "static cudaEvent_t fork; namespace { int environ_count; } void f() { use(fork); }",
+        "namespace detail { cudaEvent_t fork; void g() { use(fork); } } void f() { use(detail::fork); }",
+        "void f() { std::vector<cudaEvent_t> fork{}; const cudaEvent_t* const* getenv = nullptr; use(fork, getenv); }"})
+    EXPECT_TRUE(policy_findings(ok, scope()).empty()) << ok << "\n" << all(policy_findings(ok, scope()));
+
+  const std::pair<const char*, int> refused[] = {
+      {"void f() { cudaEvent_t fork; }\nvoid g() { fork(); }", 2},
+      {"void f() {\n  cudaEvent_t fork;\n  ::fork();\n}", 3},
+      {"void f() { { cudaEvent_t fork; }\n  auto p = fork; }", 2},
+      {"void f() { cudaEvent_t fork; use(fork); }\nusing F = int (*)();\nF f = fork;", 3},
+      {"void f() { cudaEvent_t fork; }\nusing P = decltype(&fork);", 2},
+      {"void f() { int getenv;\n  { extern char* getenv(const char*); } }", 2},
+      {"extern \"C\" int fork();\nvoid f() { cudaEvent_t e; }", 1},
+      {"cudaEvent_t fork;", 1},
+      {"int write;\nvoid f() { use(write); }", 1},
+      {"namespace n { using namespace std; }\nvoid f() { n::getenv(\"X\"); }", 2},
+      {"void f(bool ok) {\n  if (ok && fork) {} }", 2},
+      {"void f() {\n  auto l = [](int fork) { return fork; };\n  auto p = fork; }", 3},
+      {"void f() { int g(int fork),\n  *p = &fork; }", 2},
+      // `T fork(2)` in a function may declare a function, as the compiler reads it too.
+      {"void f() {\n  std::vector<cudaEvent_t> fork(2); }", 2},
+      {"void f() { for (auto fork : events) if (ok) { use(fork); }\n  auto p = fork; }", 2},
+      // Where a macro or an #if branch could make the compiler's scopes differ, only members pass.
+      {"#define CLOSE }\nvoid f() { { cudaEvent_t fork; CLOSE\n  use(fork); } }", 2},
+      {"void f() { cudaEvent_t fork;\n#if 0\n{\n#endif\n}\nauto p = fork;", 6},
+      {"struct S { template <class F> S& operator*(F f) { f(); return *this; } };\n"
+       "void h(S s) { s * fork; }",
+       2},
+  };
+  for (const auto& [bad, line] : refused) {
+    const auto found = policy_findings(bad, scope());
+    bool at_line = false;
+    for (const auto& f : found) at_line |= f.line == line;
+    EXPECT_TRUE(at_line) << bad << "\nexpected a finding at line " << line << ", found:\n" << all(found);
+  }
+  // A variable at file scope shares the library's symbol: the finding says what to do instead.
+  const auto global = policy_findings("char getenv;\n", scope());
+  ASSERT_EQ(global.size(), 1u) << all(global);
+  EXPECT_NE(global[0].detail.find("static"), std::string::npos) << global[0].detail;
+}
+
+// The original's pasting macro (its `##` excused) used by a candidate to form a refused name, in
+// every way the pieces can meet; and an invocation with thousands of names, nested in others,
+// is read in time linear in the text (every pair of its names is never tried).
+TEST(CandidatePolicy, PastedNamesAreFoundWithoutTryingEveryPair) {
+  const std::string original = "#define CAT(a, b) a##b\nint CAT(x, y) = 0;\n";
+  for (const char* pasted : {"CAT(fo, rk)", "CAT(__libc_f, ork)", "CAT(__buil, tin_execl)", "CAT(ge, tenv64)",
+                             "CAT(SY, S_read)", "CAT(__FI, LE__)", "CAT(rea, d_chk)", "CAT(fork_un, locked)"}) {
+    const auto found = candidate_policy_violations(original + "void f() { CAT(x, y); " + pasted + "; }\n", original,
+                                                   scope());
+    ASSERT_EQ(found.size(), 1u) << pasted << "\n" << all(found);
+    EXPECT_EQ(found[0].rule, "token pasting") << pasted;
+  }
+  std::string many;
+  for (int i = 0; i < 20000; ++i) many += " + n" + std::to_string(i);
+  std::string candidate = original;
+  for (int i = 0; i < 5; ++i) candidate += "int v" + std::to_string(i) + " = CAT(a, CAT(b, CAT(c, 0" + many + ")));\n";
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(candidate_policy_violations(candidate, original, scope()).empty());
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5);
 }
 
 TEST(CandidatePolicy, IncludeRules) {

@@ -442,6 +442,14 @@ TEST(SanitizerOutput, CountsErrorsAndKeepsTheReport) {
   hung.started = true;
   hung.timed_out = true;
   EXPECT_FALSE(read_sanitizer_output("memcheck", hung, 86).ran);
+
+  // The candidate prints a summary's start and 100 KB of digits: read without overflowing the
+  // stack, and not taken for the tool's summary.
+  SandboxResult forged;
+  forged.started = true;
+  forged.exit_code = 0;
+  forged.out = "ERROR SUMMARY: " + std::string(100 * 1024, '7') + "\n========= ERROR SUMMARY: 0 errors\n";
+  EXPECT_TRUE(read_sanitizer_output("memcheck", forged, 86).clean);
 }
 
 TEST(DeviceCalibration, MeasuredOncePerDeviceAndDriver) {

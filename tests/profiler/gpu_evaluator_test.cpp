@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -372,6 +373,29 @@ exit 3
   EXPECT_EQ(b.verdict, Verdict::compile_error);
   EXPECT_NE(b.compile_log.find("oops"), std::string::npos);
   EXPECT_EQ(jobs(), before) << "nothing runs for a candidate that did not compile";
+}
+
+// [verify] compile_timeout_s reaches the one compiler that eval, search, run and run's
+// re-verification of the PR's text all compile through (GpuEvaluator::compile): a compile bomb
+// (tests/profiler/compile_bombs/) is the candidate's compile_error at that limit, and no job runs for it.
+TEST_F(GpuEvaluatorTest, ACompileBombIsACompileErrorAtCompileTimeoutS) {
+  fake_harness(kAcceptingHarness);
+  // The original compiled first, under the default limit (a loaded machine may take seconds).
+  const CompiledVariant base = GpuEvaluator(config_, device_).compile(config_.kernels[0], original());
+  ASSERT_TRUE(base.ok) << base.log;
+  config_.verify.compile_timeout_s = 2;
+  GpuEvaluator evaluator(config_, device_);
+  const std::string bomb = read(fs::path(KB_SOURCE_DIR) / "tests" / "profiler" / "compile_bombs" / "constexpr_loop.cu");
+  const Variant v{bomb.substr(0, bomb.find("__global__")) + kSource, {}, {}, "bomb"};
+  const auto start = std::chrono::steady_clock::now();
+  const CompiledVariant cand = evaluator.compile(config_.kernels[0], v);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 2 + 6);
+  EXPECT_EQ(cand.failure_reason, "the compile ran out of its time limit (2 s, [verify] compile_timeout_s)")
+      << cand.log.substr(0, 400);
+  const EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{});
+  EXPECT_EQ(r.verdict, Verdict::compile_error);
+  EXPECT_EQ(r.reason, cand.failure_reason);
+  EXPECT_EQ(jobs(), 0);
 }
 
 TEST_F(GpuEvaluatorTest, SanitizerErrorsReject) {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace kb::profiler {
 namespace {
 
@@ -47,6 +49,15 @@ TEST(PtxasReport, ReadsEveryEntryFunction) {
   EXPECT_EQ(f[1].registers, 10);
   EXPECT_EQ(f[1].barriers, 1);
   EXPECT_EQ(f[1].shared_bytes, 1024);
+}
+
+// A compile log echoes a candidate's source line in an error: one of 100 KB that looks like
+// ptxas's own is skipped (a regex over it would overflow the stack), and the real lines are read.
+TEST(PtxasReport, ALongSourceLineInTheLogIsNotRead) {
+  const std::string run(100 * 1024, 'a');
+  const std::string log = "variant.cu(3): error: Compiling entry function '" + run + "' for 'sm_90'\n" +
+                          "variant.cu(4): error: Function properties for " + run + "\n" + kTwoKernels;
+  EXPECT_EQ(parse_ptxas_report(log).size(), 2u);
 }
 
 TEST(PtxasReport, ReadsSpillsAndIgnoresDeviceFunctions) {

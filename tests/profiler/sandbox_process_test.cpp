@@ -13,6 +13,8 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/support/running_processes.h"
+
 namespace kb::profiler {
 namespace {
 
@@ -139,6 +141,39 @@ TEST(Sandbox, ChildrenOfAHungChildAreKilledToo) {
   pid_t grandchild = std::atoi(r.out.c_str());
   ASSERT_GT(grandchild, 0);
   EXPECT_TRUE(process_gone(grandchild));
+}
+
+// A child that leaves the process group (setsid) holding the output pipes, under a shell that
+// dies at SIGTERM and under one that ignores it: the limit ends every process of the tree, and
+// the pipes it held do not keep the caller waiting.
+TEST(Sandbox, ProcessesThatLeaveTheGroupDieAtTheLimit) {
+  for (const char* shell_end : {"sleep 1000", "trap '' TERM; while :; do :; done"}) {
+    SCOPED_TRACE(shell_end);
+    const auto start = std::chrono::steady_clock::now();
+    auto r = run_sandboxed(shell(std::string("setsid sleep 1000 & echo $!; ") + shell_end, 1.0));
+    EXPECT_TRUE(r.timed_out);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 4.0);
+    const pid_t escaped = std::atoi(r.out.c_str());
+    ASSERT_GT(escaped, 0) << r.out;
+    EXPECT_TRUE(process_gone(escaped)) << "the process in its own session survived";
+  }
+}
+
+// The same in the namespace sandbox, where bwrap's init runs in a session of its own (a kill of
+// the child's process group reaches only the outer bwrap): nothing of it runs after the limit.
+TEST(Sandbox, NamespaceSandboxEndsEveryProcessAtTheLimit) {
+  ASSERT_EQ(namespace_sandbox_problem(), "");
+  const std::string marker = "1000." + std::to_string(getpid());
+  for (const char* shell_end : {"sleep 1000", "trap '' TERM; while :; do :; done"}) {
+    SCOPED_TRACE(shell_end);
+    SandboxCommand c = shell("setsid sleep " + marker + " & sleep " + marker + " & " + shell_end, 1.0);
+    c.kind = SandboxKind::namespaces;
+    const auto start = std::chrono::steady_clock::now();
+    auto r = run_sandboxed(c);
+    EXPECT_TRUE(r.timed_out) << r.describe() << r.err;
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 4.0);
+    EXPECT_EQ(test::processes_left_with(marker), 0) << "processes of the sandbox survived its limit";
+  }
 }
 
 TEST(Sandbox, StdinIsDevNull) {
