@@ -31,10 +31,17 @@ enum class Op : uint32_t {
   local_metrics,  // CUPTI metrics of one call at `size_index`, on buffers of its own, seed `seed`
   local_call,     // one call at `size_index` on buffers of its own filled from `seed` (sanitizer runs)
   unbind,         // unmap `slots` (the judge frees their buffers next)
-  quit,
-  renew,  // the original's server in a session: a new job's text follows (send_text); it
-          // drops its argument slots and timer and serves the new job with the same library
+  quit,           // end; `value` kQuitDestroyingContext: first free everything and destroy the CUDA context
+  renew,          // the original's server in a session: a new job's text follows (send_text); it
+                  // drops its argument slots and timer and serves the new job with the same library
 };
+
+// quit's `value` under compute-sanitizer: the server frees its buffers and streams and destroys its
+// CUDA context (cudaDeviceReset) before it answers. memcheck's leak check reports what is still
+// allocated when a context is destroyed, and a server ends with _Exit, which destroys none: without
+// this, the variant's leaks would never be reported. Sent after the last call, when no variant
+// code runs any more.
+inline constexpr int32_t kQuitDestroyingContext = 1;
 
 // What the judge asks.
 struct Request {
