@@ -118,9 +118,24 @@ std::string correctness(const search::SearchResult& result, const search::Candid
   if (v.strict_pass)
     out += fmt::format("- The extra-strict verification, for speedups over [verify].strict_speedup = {}: passed.\n",
                        format_speedup(r.strict_speedup));
-  if (v.sanitized)
-    out += "- compute-sanitizer (memcheck, racecheck, synccheck) on one trial: " +
-           (v.sanitizer_report.empty() ? std::string("found nothing.") : cell(v.sanitizer_report)) + "\n";
+  if (v.sanitized) {
+    const std::string scope = sanitizer_scope(v);
+    out += "- compute-sanitizer" + (scope.empty() ? std::string() : " " + scope) + ": ";
+    if (v.sanitizer_report.empty()) {
+      out += "found nothing.\n";
+    } else {
+      // What the tools reported but the verdict did not hold against this code, and where it is said.
+      auto from_sanitizer = [](const std::vector<std::string>& lines) {
+        return std::any_of(lines.begin(), lines.end(),
+                           [](const std::string& l) { return l.rfind("compute-sanitizer", 0) == 0; });
+      };
+      std::vector<std::string> where;
+      if (from_sanitizer(v.skipped_checks)) where.emplace_back("what the original does too is listed above");
+      if (from_sanitizer(v.warnings)) where.emplace_back("memory it keeps allocated is in the warnings below");
+      out += "found nothing held against this code" + (where.empty() ? "" : " (" + join(where, "; ") + ")") +
+             "; the tools' report: " + cell(v.sanitizer_report) + "\n";
+    }
+  }
   std::vector<std::string> not_run;
   if (!v.strict_pass)
     not_run.push_back(r.eval.speedup <= r.strict_speedup

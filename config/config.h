@@ -103,9 +103,10 @@ struct VerifyConfig {
       {"bfloat16", {2e-2, 1e-2}},  {"int32", {0, 0}},         {"int64", {0, 0}},
       {"uint32", {0, 0}},          {"int8", {0, 0}},          {"uint8", {0, 0}}};
   int64_t seed = 0;       // 0 = a fresh seed per run
-  bool sanitize = false;  // compute-sanitizer on every candidate's full evaluation
-  // compute-sanitizer (memcheck, racecheck, synccheck) on the winner's PR text when it is
-  // re-verified, before any PR: a finding is no PR. Cheap next to a search (one trial, smallest size).
+  bool sanitize = false;  // compute-sanitizer (the same four tools) on every candidate's full evaluation
+  // compute-sanitizer (memcheck with leak check, racecheck, synccheck, initcheck) on the winner's
+  // PR text when it is re-verified, before any PR: a finding is no PR. Cheap next to a search (one
+  // call at the smallest and one at the largest size set per tool).
   bool sanitize_winner = true;
   double strict_speedup = 10.0;  // a claimed speedup above this triggers an extra-strict pass
   double timeout_s = 120;        // wall-time limit for one candidate's child process

@@ -80,8 +80,10 @@ const std::vector<ConfigKey>& config_keys() {
       {KEY(verify, distributions), "input distributions cycled over the trials", any, distribution_names()},
       {KEY(verify, tolerance), "per dtype: passes when |c - r| <= atol + rtol*|r|"},
       {KEY(verify, seed), "0 = a fresh seed per run"},
-      {KEY(verify, sanitize), "run compute-sanitizer on one trial of every candidate's full evaluation"},
-      {KEY(verify, sanitize_winner), "run compute-sanitizer on the winner's PR text before any PR"},
+      {KEY(verify, sanitize),
+       "run compute-sanitizer (memcheck with leak check, racecheck, synccheck, initcheck; smallest and largest size "
+       "set) on every candidate's full evaluation"},
+      {KEY(verify, sanitize_winner), "run the same compute-sanitizer tools on the winner's PR text before any PR"},
       {KEY(verify, strict_speedup), "a claimed speedup above this triggers an extra-strict pass", positive},
       {KEY(verify, timeout_s), "wall-time limit of one candidate's child process", positive},
       {KEY(verify, max_host_memory_mb), "host memory limit of that process", positive},

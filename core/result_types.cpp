@@ -18,6 +18,18 @@ const char* to_string(Verdict v) {
 
 bool verdict_is_correct(Verdict v) { return v == Verdict::accepted || v == Verdict::not_faster; }
 
+std::string sanitizer_scope(const VerificationReport& v) {
+  std::string tools;
+  for (size_t i = 0; i < v.sanitizer_tools.size(); ++i)
+    tools += (i == 0 ? "" : i + 1 == v.sanitizer_tools.size() ? " and " : ", ") + v.sanitizer_tools[i];
+  if (tools.empty() || v.sanitizer_sizes.empty()) return tools;
+  std::string sizes;
+  for (const auto& s : v.sanitizer_sizes) sizes += (sizes.empty() ? "" : ", ") + s;
+  return tools + (v.sanitizer_sizes.size() == 1
+                      ? ", one call each at the size set " + sizes
+                      : ", one call each at the smallest and the largest size set (" + sizes + ")");
+}
+
 void to_json(nlohmann::json& j, const Verdict& v) { j = to_string(v); }
 
 void from_json(const nlohmann::json& j, Verdict& v) {

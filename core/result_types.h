@@ -97,9 +97,13 @@ struct VerificationReport {
   std::vector<OutputError> outputs;
   double worst_abs_error = 0;
   double worst_rel_error = 0;
-  bool strict_pass = false;                // the extra-strict pass for speedups over [verify].strict_speedup
-  bool sanitized = false;                  // compute-sanitizer ran
-  std::string sanitizer_report;            // empty when clean
+  bool strict_pass = false;      // the extra-strict pass for speedups over [verify].strict_speedup
+  bool sanitized = false;        // compute-sanitizer ran
+  std::string sanitizer_report;  // empty when no tool found anything
+  // The compute-sanitizer tools that ran to their end ("memcheck (with leak check)", "initcheck"),
+  // and the size sets they ran at, one call each: the smallest, then the largest configured.
+  std::vector<std::string> sanitizer_tools;
+  std::vector<std::string> sanitizer_sizes;
   bool deterministic_checked = false;      // each size's first trial ran twice on the same inputs
   bool original_nondeterministic = false;  // the original's own outputs varied between those calls
   // Checks that passed but prove little, e.g. an output whose reference never exceeds its atol
@@ -150,6 +154,12 @@ enum class Verdict {
 };
 const char* to_string(Verdict v);
 bool verdict_is_correct(Verdict v);  // accepted or not_faster
+
+// What compute-sanitizer ran, as the terminal and the PR body say it: "memcheck (with leak check),
+// racecheck, synccheck and initcheck, one call each at the smallest and the largest size set
+// (n=1000003, n=16777216)"; only the tools when the sizes are not recorded, "" when neither is
+// (a result written before they were).
+std::string sanitizer_scope(const VerificationReport& v);
 
 // The full outcome of evaluating a candidate against the original.
 struct EvalResult {
@@ -203,9 +213,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OutputError, name, dtype, max_ab
                                                 mismatches, elements, max_reference)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(VerificationReport, passed, failure, trials, sizes, distributions,
                                                 seeds, outputs, worst_abs_error, worst_rel_error, strict_pass,
-                                                sanitized, sanitizer_report, deterministic_checked,
-                                                original_nondeterministic, warnings, skipped_checks,
-                                                generalization_sizes, passes)
+                                                sanitized, sanitizer_report, sanitizer_tools, sanitizer_sizes,
+                                                deterministic_checked, original_nondeterministic, warnings,
+                                                skipped_checks, generalization_sizes, passes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelMetrics, status, values, registers_per_thread,
                                                 static_shared_bytes, local_bytes_per_thread, spill_stores_bytes,
                                                 spill_loads_bytes, stack_frame_bytes, kernel_name, dynamic_shared_bytes,

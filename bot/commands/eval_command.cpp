@@ -77,7 +77,8 @@ void register_eval_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--candidate", args->candidate, "The candidate source file (replaces the kernel's source)")
       ->required();
   cmd->add_flag("--sanitize", args->sanitize,
-                "Also run one verification trial under compute-sanitizer memcheck, racecheck and synccheck");
+                "Also run compute-sanitizer memcheck (with leak check), racecheck, synccheck and initcheck, each on "
+                "one call at the smallest and one at the largest configured size set");
   cmd->add_flag("--metrics", args->metrics, "Also collect CUPTI hardware metrics of both (a separate run)");
   cmd->add_option("--device", args->device, "CUDA device index")->capture_default_str();
   cmd->callback([&ctx, args] { run_eval(ctx, *args); });

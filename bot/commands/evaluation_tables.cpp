@@ -70,6 +70,7 @@ std::string render_eval_result(const EvalResult& r, const std::string& kernel, c
     if (v.strict_pass) s << "; strict re-verification passed";
     if (v.sanitized) s << "; compute-sanitizer " << (v.sanitizer_report.empty() ? "clean" : "report below");
     s << "\n";
+    if (v.sanitized && !sanitizer_scope(v).empty()) s << "compute-sanitizer ran: " << sanitizer_scope(v) << "\n";
     if (!v.failure.empty()) s << "failure: " << v.failure << "\n";
     for (const auto& w : v.warnings) s << "warning: " << w << "\n";
     if (!v.generalization_sizes.empty())

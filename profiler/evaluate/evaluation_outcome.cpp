@@ -2,7 +2,6 @@
 #include <algorithm>
 
 #include <cstdio>
-#include <regex>
 #include <sstream>
 #include <string_view>
 
@@ -235,10 +234,14 @@ void apply_accept_rule(EvalResult& result, double min_speedup) {
   if (!advice.empty()) result.reason += " (" + advice + ")";
 }
 
-HarnessJob single_size_job(const HarnessJob& job, size_t index) {
+HarnessJob size_sets_job(const HarnessJob& job, const std::vector<size_t>& indices) {
   HarnessJob out = job;
-  auto pick = [index](auto& v) {
-    if (index < v.size()) v = {v[index]};
+  auto pick = [&indices](auto& v) {
+    auto kept = v;
+    kept.clear();
+    for (const size_t i : indices)
+      if (i < v.size()) kept.push_back(v[i]);
+    v = std::move(kept);
   };
   pick(out.size_labels);
   pick(out.flops);
@@ -249,44 +252,27 @@ HarnessJob single_size_job(const HarnessJob& job, size_t index) {
     pick(a.ranges);
   }
   out.metrics_size = -1;
-  out.verify_only_sizes = 0;  // one configured set
+  out.verify_only_sizes = 0;  // configured sets only
   return out;
 }
 
-size_t smallest_size_index(const HarnessJob& job) {
+HarnessJob single_size_job(const HarnessJob& job, size_t index) { return size_sets_job(job, {index}); }
+
+namespace {
+
+// The configured size set that moves the fewest (`most` = false) or the most bytes; the first of equals.
+size_t extreme_size_index(const HarnessJob& job, bool most) {
   size_t best = 0;
   const size_t configured = job.bytes.size() - std::min(job.bytes.size(), static_cast<size_t>(job.verify_only_sizes));
   for (size_t i = 1; i < configured; ++i)
-    if (job.bytes[i] < job.bytes[best]) best = i;
+    if (most ? job.bytes[i] > job.bytes[best] : job.bytes[i] < job.bytes[best]) best = i;
   return best;
 }
 
-SanitizerFindings read_sanitizer_output(const std::string& tool, const SandboxResult& run, int error_exit_code) {
-  SanitizerFindings f;
-  const std::string text = run.out + run.err;
-  std::string report;
-  std::istringstream in(text);
-  size_t kept = 0;
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("=========", 0) == 0 && kept++ < 60) report += line + "\n";
-  f.report = report;
-  // "ERROR SUMMARY: 3 errors" (memcheck, synccheck, initcheck) or
-  // "RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)". The counts' lengths are
-  // bounded: the candidate's own output is in the text, and std::regex recurses once per digit a
-  // repetition matches (100 KB of digits would overflow the stack).
-  static const std::regex error_summary(R"(ERROR SUMMARY: (\d{1,18}) error)");
-  static const std::regex race_summary(R"(RACECHECK SUMMARY: \d{1,18} hazards? displayed \((\d{1,18}) errors?)");
-  std::smatch m;
-  bool summary = false;
-  if (std::regex_search(text, m, race_summary) || std::regex_search(text, m, error_summary)) {
-    f.errors = std::stoll(m[1]);
-    summary = true;
-  }
-  f.ran = run.started && !run.timed_out && !run.killed_for_memory && (summary || run.exit_code == error_exit_code);
-  if (run.exit_code == error_exit_code && f.errors == 0) f.errors = 1;
-  f.clean = f.ran && f.errors == 0;
-  if (!f.ran && f.report.empty()) f.report = tool + ": " + run.describe() + "\n" + last_lines(text, 10);
-  return f;
-}
+}  // namespace
+
+size_t smallest_size_index(const HarnessJob& job) { return extreme_size_index(job, false); }
+
+size_t largest_size_index(const HarnessJob& job) { return extreme_size_index(job, true); }
 
 }  // namespace kb::profiler

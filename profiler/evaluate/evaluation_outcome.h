@@ -1,5 +1,5 @@
 // Turning what a `kernelbot-harness` child did into a verdict, and the rules applied on top of
-// the harness's own judgement: the accept rule, the sanitizer's findings. Pure functions of the
+// the harness's own judgement: the accept rule, a job cut down to some size sets. Pure functions of the
 // child's result, so every outcome (crash, hang, memory, a missing result file) is tested on a CPU.
 #pragma once
 
@@ -68,19 +68,14 @@ std::string escaped_work(const EvalResult& result);
 // and to the reason of an accepted or not_faster verdict.
 std::string roofline_advice(const SizeTiming& t, const char* who);
 
-// The job cut down to one size set (sanitizer runs are 10-100x slower than normal ones).
+// The job cut down to the size sets `indices` (in that order): sanitizer runs are 10-100x slower
+// than normal ones. Configured sets only: the generalization sizes go (verify_only_sizes = 0).
+HarnessJob size_sets_job(const HarnessJob& job, const std::vector<size_t>& indices);
+// The job cut down to one size set.
 HarnessJob single_size_job(const HarnessJob& job, size_t index);
-// The size set that moves the fewest bytes.
+// The configured size set that moves the fewest bytes (the first of equals).
 size_t smallest_size_index(const HarnessJob& job);
-
-// What compute-sanitizer found in one run of the harness.
-struct SanitizerFindings {
-  bool ran = false;  // the tool ran to its end (not crashed, not timed out)
-  bool clean = false;
-  int64_t errors = 0;
-  std::string report;  // the tool's lines ("========= ..."), bounded
-};
-// `error_exit_code` is what was passed as --error-exitcode.
-SanitizerFindings read_sanitizer_output(const std::string& tool, const SandboxResult& run, int error_exit_code);
+// The configured size set that moves the most bytes (the first of equals).
+size_t largest_size_index(const HarnessJob& job);
 
 }  // namespace kb::profiler

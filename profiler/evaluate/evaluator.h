@@ -15,7 +15,7 @@ namespace kb {
 struct EvalOptions {
   bool time = true;              // false: verify only
   bool collect_metrics = false;  // CUPTI metrics in a separate, untimed run
-  bool sanitize = false;         // compute-sanitizer on one trial
+  bool sanitize = false;  // compute-sanitizer's four tools at the smallest and largest size set (sanitizer_pass.h)
   // A screening (search/screening.h): one verification trial per size set, harshest inputs
   // first, and a short timing at the main size only. A candidate that passes comes back
   // `pending` with its screened speedup and timings, never accepted: only a full evaluation

@@ -13,13 +13,12 @@
 #include "profiler/device_query.h"
 #include "profiler/evaluate/generalization_sizes.h"
 #include "profiler/evaluate/harness_job_builder.h"
+#include "profiler/evaluate/sanitizer_pass.h"
 
 namespace kb::profiler {
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr int kSanitizerErrorExit = 86;
 
 // Where the libraries link_libs names live: its -L directories and the directories of the
 // libraries it names by path (a variant loads them from there at run time).
@@ -296,44 +295,32 @@ void GpuEvaluator::sanitize(const config::KernelSpec& spec, const CompiledVarian
     result.reason = "--sanitize: compute-sanitizer not found (looked in $CUDA_HOME/bin, /usr/local/cuda/bin, PATH)";
     return;
   }
-  HarnessJob full = job_for(spec, JobMode::verify);
-  HarnessJob job = single_size_job(full, smallest_size_index(full));
-  job.trials = 1;
-  job.under_sanitizer = true;
-  job.distributions = {job.distributions.empty() ? std::string("uniform") : job.distributions.front()};
+  // One job for both size sets: each tool's start-up (its injection, every module instrumented)
+  // costs seconds, paid once per tool instead of once per size set.
+  HarnessJob job = sanitizer_job(job_for(spec, JobMode::verify));
   job.baseline_library = baseline.library_path;
-  job.candidate_library = candidate.library_path;
-  std::string reports;
-  for (const std::string tool : {"memcheck", "racecheck", "synccheck"}) {
-    std::vector<std::string> wrapper = {
-        tool_path, "--tool", tool, "--error-exitcode", std::to_string(kSanitizerErrorExit), "--print-limit", "20"};
-    if (tool == "memcheck") wrapper.insert(wrapper.end(), {"--leak-check", "no"});
-    // The tools slow kernels down 10-100x; the job is one trial at the smallest size.
-    HarnessRun r = run_raw(job, "sanitize-" + tool, wrapper, 10);
-    SanitizerFindings f = read_sanitizer_output(tool, r.process, kSanitizerErrorExit);
-    reports += f.report;
-    if (r.process.timed_out) {
-      result.verdict = Verdict::timed_out;
-      result.reason = "hung under compute-sanitizer " + tool + ": killed after " +
-                      std::to_string(static_cast<int>(r.process.wall_s)) + " s";
-      break;
-    }
-    if (f.errors > 0) {
-      result.verdict = Verdict::rejected;
-      result.reason = "compute-sanitizer " + tool + " found " + std::to_string(f.errors) + " error" +
-                      (f.errors == 1 ? "" : "s") + " (see the sanitizer report)";
-      break;
-    }
-    EvalResult classified = classify_harness_run(r, config_.verify.max_host_memory_mb);
-    if (!f.ran || classified.verdict == Verdict::infra_error || classified.verdict == Verdict::crashed) {
-      result.verdict = classified.verdict == Verdict::crashed ? Verdict::crashed : Verdict::infra_error;
-      result.reason = "compute-sanitizer " + tool + " did not finish: " + classified.reason;
-      reports += f.report.empty() ? r.process.err.substr(0, 4000) : "";
-      break;
-    }
+  const SanitizerRunner runner = [&](const SanitizerTool& tool, bool original, int64_t calls) {
+    HarnessJob j = job;
+    j.trials = calls;
+    // The original runs where the candidate would, in the candidate's server: the same process.
+    j.candidate_library = original ? baseline.library_path : candidate.library_path;
+    // The tools slow kernels down 10-100x; the job is one or two calls per size set.
+    const HarnessRun r = run_raw(j, "sanitize-" + tool.name + (original ? "-original" : ""),
+                                 sanitizer_command(tool_path, tool), 10);
+    return read_sanitizer_run(tool, r, config_.verify.max_host_memory_mb);
+  };
+  const SanitizerOutcome outcome = run_sanitizer_pass(runner, job.size_labels);
+  auto& v = result.verification;
+  v.sanitized = true;
+  v.sanitizer_tools = outcome.tools;
+  v.sanitizer_sizes = job.size_labels;
+  v.sanitizer_report = outcome.report;
+  v.warnings.insert(v.warnings.end(), outcome.warnings.begin(), outcome.warnings.end());
+  v.skipped_checks.insert(v.skipped_checks.end(), outcome.skipped.begin(), outcome.skipped.end());
+  if (outcome.verdict != Verdict::pending) {
+    result.verdict = outcome.verdict;
+    result.reason = outcome.reason;
   }
-  result.verification.sanitized = true;
-  result.verification.sanitizer_report = verdict_is_correct(result.verdict) ? "" : reports;
 }
 
 void GpuEvaluator::collect_metrics(const config::KernelSpec& spec, const CompiledVariant& baseline,

@@ -58,6 +58,8 @@ class GpuEvaluator : public Evaluator {
   EvalResult run(const HarnessJob& job, const std::string& tag);
   void collect_metrics(const config::KernelSpec& spec, const CompiledVariant& baseline,
                        const CompiledVariant* candidate, EvalResult& result);
+  // compute-sanitizer's tools over the candidate (and, where it found something, the original),
+  // sanitizer_pass.h: the findings held against the candidate set the verdict.
   void sanitize(const config::KernelSpec& spec, const CompiledVariant& baseline, const CompiledVariant& candidate,
                 EvalResult& result);
   void strict_check(const config::KernelSpec& spec, const CompiledVariant& baseline, const CompiledVariant& candidate,

@@ -126,7 +126,8 @@ int run_judge(const std::string& job_path, const std::string& out, const std::st
                                });
   if (!judged.has_result) end_now(judged.exit_code);
   // The servers end before the result exists (quit, then waited for): no variant code runs on
-  // once the verdict is written, and under compute-sanitizer the candidate's exits cleanly.
+  // once the verdict is written, and under compute-sanitizer the candidate's destroys its CUDA
+  // context before it answers the quit (memcheck's leak check reports then).
   processes = {};
   judged.result.run_s = seconds_since(start);
   if (!try_write(out, judged.result, key) && judged.exit_code == kExitOk) end_now(kExitHarnessError);

@@ -15,7 +15,8 @@
 namespace kb::judge {
 namespace {
 
-// Loading a library (and its CUDA modules) can take a while on a busy machine.
+// Loading a library (and its CUDA modules) can take a while on a busy machine, and so can
+// destroying a context under compute-sanitizer (its leak report is made then).
 constexpr double kStartTimeoutS = 300;
 
 KernelMetrics metrics_of(const DecodedJob& job, VariantProcess& server, double timeout_s) {
@@ -112,6 +113,7 @@ void run_job(const DecodedJob& job, JobProcesses& processes, EvalResult& result)
     case JobMode::verify_and_time: {
       if (!candidate) throw HarnessError(std::string("a ") + to_string(raw.mode) + " job without a candidate library");
       if (sanitizing) {
+        candidate->destroy_context_at_quit(kStartTimeoutS);
         const VerificationOutcome v = run_for_sanitizer(job, servers);
         result.verdict = v.verdict;
         result.reason = v.verdict == Verdict::pending ? "ran under compute-sanitizer" : v.reason;

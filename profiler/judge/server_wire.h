@@ -31,7 +31,7 @@ enum class Op : uint32_t {
   local_metrics,  // CUPTI metrics of one call at `size_index`, on buffers of its own, seed `seed`
   local_call,     // one call at `size_index` on buffers of its own filled from `seed` (sanitizer runs)
   unbind,         // unmap `slots` (the judge frees their buffers next)
-  quit,
+  quit,           // end; `value` kQuitDestroyingContext: first free everything and destroy the CUDA context
   renew,          // the original's server in a session: a new job's text follows (send_text); it
                   // drops its argument slots and timer and serves the new job with the same library
   graph_capture,  // capture one call on slots[0] in global mode and instantiate it (contract_calls.h)
@@ -41,6 +41,13 @@ enum class Op : uint32_t {
   set_scalars,    // the request's scalars, for slots[0]'s later calls
   pending_error,  // one call on slots[0] with an error left pending; the note says what became of it
 };
+
+// quit's `value` under compute-sanitizer: the server frees its buffers and streams and destroys its
+// CUDA context (cudaDeviceReset) before it answers. memcheck's leak check reports what is still
+// allocated when a context is destroyed, and a server ends with _Exit, which destroys none: without
+// this, the variant's leaks would never be reported. Sent after the last call, when no variant
+// code runs any more.
+inline constexpr int32_t kQuitDestroyingContext = 1;
 
 // What the judge asks.
 struct Request {

@@ -131,9 +131,10 @@ VariantProcess::~VariantProcess() {
   if (pid_ > 0 && given_job_) {
     Request q;
     q.op = Op::quit;
+    q.value = quit_value_;
     if (send_request(fd_, q)) {
       Reply r;
-      receive_reply(fd_, r, 5, nullptr);
+      receive_reply(fd_, r, quit_timeout_s_, nullptr);
     }
   }
   if (pid_ > 0) {  // a server that never got a job has nothing to finish

@@ -56,6 +56,14 @@ class VariantProcess {
   // (dead, silent, or it refused): the judge then starts a fresh server. Never throws.
   bool renew_job(const std::string& job_text, double timeout_s);
 
+  // Under compute-sanitizer: the quit that ends the server asks it to destroy its CUDA context
+  // first (kQuitDestroyingContext, server_wire.h), so that memcheck's leak check reports, and
+  // waits up to `timeout_s` for it to answer before the server is killed.
+  void destroy_context_at_quit(double timeout_s) {
+    quit_value_ = kQuitDestroyingContext;
+    quit_timeout_s_ = timeout_s;
+  }
+
   Who who() const { return who_; }
   pid_t pid() const { return pid_; }
   // The fault a sticky_fault reply named (untrusted, sanitized): for the crash's known cause only.
@@ -75,6 +83,8 @@ class VariantProcess {
   std::string load_error_;
   std::string last_fault_;
   int exit_code_ = -1;  // the server's exit code once it ended by exiting
+  int32_t quit_value_ = 0;
+  double quit_timeout_s_ = 5;
 };
 
 }  // namespace kb::judge

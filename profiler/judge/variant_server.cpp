@@ -310,6 +310,16 @@ int serve_variant(int fd, int device) {
       if (!send_reply(fd, reply)) return kExitOk;
       continue;
     }
+    if (r.op == Op::quit && r.value == kQuitDestroyingContext) {
+      // What is still allocated when the context goes is the variant's: the server's own buffers
+      // (local_call's) are gone after each call, its slots and streams go here.
+      server.reset();
+      stream.reset();
+      cudaDeviceSynchronize();
+      cudaDeviceReset();
+      send_reply(fd, make_reply(Status::ok));
+      return kExitOk;
+    }
     Reply reply;
     bool sticky = false;
     try {

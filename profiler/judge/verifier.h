@@ -20,8 +20,9 @@ namespace kb::judge {
 VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& servers, bool strict,
                                      VerificationReport& report);
 
-// Under compute-sanitizer: the candidate alone, one call per trial on buffers of its server's own
-// (the sanitizer's findings are the point; outputs were compared by the normal verification).
+// Under compute-sanitizer: the candidate alone, one call per trial and size set (trial by trial:
+// every size set, then again) on buffers of its server's own, freed after each call (the
+// sanitizer's findings are the point; outputs were compared by the normal verification).
 VerificationOutcome run_for_sanitizer(const DecodedJob& job, const Servers& servers);
 
 }  // namespace kb::judge

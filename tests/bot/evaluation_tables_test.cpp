@@ -47,6 +47,26 @@ TEST(EvaluationTables, EvalResultShowsVerdictTimingsAndErrors) {
   EXPECT_EQ(text.find("compiler output"), std::string::npos);
 }
 
+TEST(EvaluationTables, SanitizerRunsSayWhichToolsRanAtWhichSizes) {
+  EvalResult r = accepted();
+  r.verification.sanitized = true;
+  r.verification.sanitizer_tools = {"memcheck (with leak check)", "racecheck", "synccheck", "initcheck"};
+  r.verification.sanitizer_sizes = {"n=1000003", "n=16777216"};
+  std::string text = render_eval_result(r, "saxpy", "fast.cu");
+  EXPECT_NE(text.find("seed 77; compute-sanitizer clean\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("compute-sanitizer ran: memcheck (with leak check), racecheck, synccheck and initcheck, one "
+                      "call each at the smallest and the largest size set (n=1000003, n=16777216)\n"),
+            std::string::npos)
+      << text;
+
+  r.verdict = Verdict::rejected;
+  r.reason = "compute-sanitizer initcheck found 1024 errors";
+  r.verification.sanitizer_report = "========= Uninitialized __global__ memory read of size 4 bytes\n";
+  text = render_eval_result(r, "saxpy", "scratch.cu");
+  EXPECT_NE(text.find("; compute-sanitizer report below"), std::string::npos) << text;
+  EXPECT_NE(text.find("compute-sanitizer report:\n========= Uninitialized"), std::string::npos) << text;
+}
+
 TEST(EvaluationTables, CompileErrorShowsTheLog) {
   EvalResult r;
   r.verdict = Verdict::compile_error;

@@ -202,9 +202,42 @@ TEST(PrBody, CorrectnessStatesOnlyTheChecksThatRan) {
   EXPECT_NE(body.find("- The extra-strict verification, for speedups over [verify].strict_speedup = 10.00x: passed."),
             std::string::npos)
       << body;
-  EXPECT_NE(body.find("- compute-sanitizer (memcheck, racecheck, synccheck) on one trial: found nothing."),
-            std::string::npos);
+  EXPECT_NE(body.find("- compute-sanitizer: found nothing."), std::string::npos)
+      << "a record that does not say which tools ran names none";
   EXPECT_EQ(body.find("Not run:"), std::string::npos);
+
+  // Which tools ran, at which size sets: the record's, said exactly.
+  v.sanitizer_tools = {"memcheck (with leak check)", "racecheck", "synccheck", "initcheck"};
+  v.sanitizer_sizes = {"n=1000003", "n=16777216"};
+  body = kb::bot::render_pr_body(result, change, kContext);
+  EXPECT_NE(body.find("- compute-sanitizer memcheck (with leak check), racecheck, synccheck and initcheck, one call "
+                      "each at the smallest and the largest size set (n=1000003, n=16777216): found nothing.\n"),
+            std::string::npos)
+      << body;
+  v.sanitizer_sizes = {"n=4096"};
+  body = kb::bot::render_pr_body(result, change, kContext);
+  EXPECT_NE(body.find("initcheck, one call each at the size set n=4096: found nothing."), std::string::npos) << body;
+
+  // Findings not held against it (the original's own, memory kept): said, with the tools' words.
+  v.sanitizer_report = "========= LEAK SUMMARY: 4096 bytes leaked in 1 allocations\n";
+  body = kb::bot::render_pr_body(result, change, kContext);
+  EXPECT_NE(body.find(": found nothing held against this code; the tools' report: ========= LEAK SUMMARY: 4096 bytes "
+                      "leaked in 1 allocations"),
+            std::string::npos)
+      << body;
+  EXPECT_EQ(body.find(": found nothing."), std::string::npos);
+  v.warnings.push_back("compute-sanitizer memcheck: the candidate keeps 1 allocation (4,096 bytes) of device memory "
+                       "that it never frees; allocated once, not on every call");
+  v.skipped_checks.push_back("compute-sanitizer initcheck (one call at n=4096): 32 errors; the original has 32");
+  body = kb::bot::render_pr_body(result, change, kContext);
+  EXPECT_NE(body.find(": found nothing held against this code (what the original does too is listed above; memory it "
+                      "keeps allocated is in the warnings below); the tools' report: "),
+            std::string::npos)
+      << body;
+  EXPECT_NE(body.find("Warning: compute-sanitizer memcheck: the candidate keeps 1 allocation"), std::string::npos);
+  v.sanitizer_report.clear();
+  v.warnings.pop_back();
+  v.skipped_checks.pop_back();
 
   // Asked for, but the report says it did not run: said so, not claimed.
   v.sanitized = false;

@@ -868,5 +868,87 @@ TEST(EvalGpu, AResultLeftInTheWorkspaceInsteadOfTheOutputIsRejected) {
                   Verdict::wrong_result, "output y was not fully written");
 }
 
+// --sanitize: compute-sanitizer memcheck (with its leak check), racecheck, synccheck and initcheck,
+// each on one call at the smallest and one at the largest configured size set.
+EvalRun eval_sanitized(const std::string& kernel, const std::string& candidate) {
+  return eval_in(repo(), kernel, candidate, "kernelbot.toml", {}, {"--sanitize"});
+}
+
+const std::vector<std::string> kSanitizerTools = {"memcheck (with leak check)", "racecheck", "synccheck", "initcheck"};
+// examples/kernelbot.toml's smallest and largest size sets (by bytes moved).
+const std::vector<std::string> kSaxpySanitizerSizes = {"n=1000003", "n=16777216"};
+const std::vector<std::string> kRowSumSanitizerSizes = {"cols=3001,rows=1000", "cols=256,rows=32768"};
+
+std::string sanitizer_warnings(const EvalRun& r) {
+  std::string out;
+  for (const auto& w : r.result.verification.warnings)
+    if (w.find("compute-sanitizer") != std::string::npos) out += w + "\n";
+  return out;
+}
+
+TEST(EvalGpu, SanitizeRunsFourToolsAtTheSmallestAndTheLargestSizeAndFindsNothingInAnHonestCandidate) {
+  const EvalRun r = eval_sanitized("saxpy", "saxpy_fast.cu");
+  expect_accepted(r);
+  const auto& v = r.result.verification;
+  EXPECT_TRUE(v.sanitized) << describe(r);
+  EXPECT_EQ(v.sanitizer_tools, kSanitizerTools) << describe(r);
+  EXPECT_EQ(v.sanitizer_sizes, kSaxpySanitizerSizes) << describe(r);
+  EXPECT_EQ(v.sanitizer_report, "") << describe(r);
+  EXPECT_EQ(sanitizer_warnings(r), "");
+  EXPECT_TRUE(v.skipped_checks.empty()) << "the original's runs under the tools are clean too";
+}
+
+TEST(EvalGpu, SanitizeNotesAWorkspaceAllocatedOnceAndClearedEachCallWithoutRejectingIt) {
+  // The honest control of the scratch candidates: memory kept for the process's life, cleared
+  // before each use. memcheck's leak check reports it at the end; a second call adds nothing.
+  const EvalRun r = eval_sanitized("row_sum", "row_sum_keeps_cleared_scratch.cu");
+  expect_accepted(r);
+  const auto& v = r.result.verification;
+  EXPECT_EQ(v.sanitizer_tools, kSanitizerTools) << describe(r);
+  EXPECT_EQ(v.sanitizer_sizes, kRowSumSanitizerSizes) << describe(r);
+  EXPECT_NE(sanitizer_warnings(r).find("keeps 1 allocation (262,144 bytes) of device memory that it never frees"),
+            std::string::npos)
+      << sanitizer_warnings(r) << describe(r);
+  EXPECT_NE(v.sanitizer_report.find("Leaked 262,144 bytes"), std::string::npos) << v.sanitizer_report;
+  EXPECT_EQ(v.sanitizer_report.find("Uninitialized"), std::string::npos) << v.sanitizer_report;
+}
+
+TEST(EvalGpu, SanitizeRejectsDeviceMemoryLeakedOnEveryCallNamingWhereItWasAllocated) {
+  const EvalRun r = eval_sanitized("row_sum", "row_sum_leaks_partials.cu");
+  expect_rejected(r, Verdict::rejected, "compute-sanitizer memcheck found device memory leaked on every call");
+  EXPECT_TRUE(r.result.verification.passed) << "the normal verification passed it: only the leak check sees it";
+  // One call at each size set leaves 1000 x 3 and 32768 x 1 floats; a second call as many again.
+  EXPECT_NE(r.result.reason.find("left 2 allocations (143,072 bytes) more never freed"), std::string::npos)
+      << r.result.reason;
+  EXPECT_NE(r.result.reason.find("the original leaves none"), std::string::npos) << r.result.reason;
+  const std::string& report = r.result.verification.sanitizer_report;
+  EXPECT_NE(report.find("Leaked 131,072 bytes"), std::string::npos) << report;
+  EXPECT_NE(report.find("launch_row_sum"), std::string::npos) << "the allocation's host frame\n" << report;
+}
+
+TEST(EvalGpu, SanitizeRejectsAScratchBufferAssumedToStartAtZeroWithInitcheck) {
+  const EvalRun r = eval_sanitized("row_sum", "row_sum_assumes_zeroed_scratch.cu");
+  expect_rejected(r, Verdict::rejected, "compute-sanitizer initcheck found");
+  EXPECT_TRUE(r.result.verification.passed) << "a fresh cudaMalloc reads as zero: the normal judge passes it";
+  const auto& v = r.result.verification;
+  EXPECT_EQ(v.sanitizer_tools, kSanitizerTools) << "memcheck, racecheck and synccheck let it through";
+  EXPECT_NE(r.result.reason.find("reads of device memory that nothing had written"), std::string::npos)
+      << r.result.reason;
+  EXPECT_NE(v.sanitizer_report.find("Uninitialized __global__ memory read"), std::string::npos) << v.sanitizer_report;
+  // Its accumulator, allocated once and kept: memcheck's leak check notes it, does not reject it.
+  EXPECT_NE(sanitizer_warnings(r).find("keeps 1 allocation"), std::string::npos) << sanitizer_warnings(r);
+}
+
+TEST(EvalGpu, SanitizeSeesAnOverReadThatOnlyTheLargestSizeTakes) {
+  // From 4M elements on, a staged kernel whose last block loads 4 KiB past x and y at n = 16777216.
+  const EvalRun r = eval_sanitized("saxpy", "saxpy_staged_reads_past_end_at_large_n.cu");
+  expect_rejected(r, Verdict::rejected, "compute-sanitizer memcheck found");
+  EXPECT_TRUE(r.result.verification.passed) << "the guard zones take the over-read; no output is wrong";
+  EXPECT_NE(r.result.reason.find("n=16777216"), std::string::npos) << r.result.reason;
+  EXPECT_NE(r.result.verification.sanitizer_report.find("Invalid __global__ read of size 16 bytes"), std::string::npos)
+      << r.result.verification.sanitizer_report;
+  EXPECT_EQ(r.result.verification.sanitizer_sizes, kSaxpySanitizerSizes);
+}
+
 }  // namespace
 }  // namespace kb

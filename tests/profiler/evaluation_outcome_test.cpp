@@ -1,5 +1,5 @@
 // Verdicts from the harness child's end: crash, hang, memory, missing result; the accept rule;
-// sanitizer output; the device calibration cache.
+// a job cut down to some size sets; the device calibration cache.
 #include "profiler/evaluate/evaluation_outcome.h"
 
 #include <gtest/gtest.h>
@@ -384,7 +384,7 @@ TEST(AcceptRule, TheRooflineFloorIsAdviceNotEvidence) {
   EXPECT_EQ(roofline_advice(under, "baseline"), "");
 }
 
-TEST(SanitizerJob, OneSizeSetTheSmallest) {
+TEST(SanitizerJob, SizeSetsTheSmallestAndTheLargest) {
   HarnessJob job;
   job.size_labels = {"n=100", "n=10", "n=1000"};
   job.bytes = {400, 40, 4000};
@@ -403,53 +403,26 @@ TEST(SanitizerJob, OneSizeSetTheSmallest) {
   EXPECT_EQ(one.args[0].counts, (std::vector<int64_t>{10}));
   EXPECT_EQ(one.args[1].values, (std::vector<std::string>{"10"}));
   EXPECT_EQ(one.args[0].ranges, (std::vector<std::vector<int64_t>>{{0, 10}})) << "the range of that size set";
-}
 
-TEST(SanitizerOutput, CountsErrorsAndKeepsTheReport) {
-  SandboxResult memcheck;
-  memcheck.started = true;
-  memcheck.exit_code = 86;
-  memcheck.out = "========= COMPUTE-SANITIZER\n"
-                 "========= Invalid __global__ write of size 4 bytes\n"
-                 "=========     at saxpy_kernel(const float *, float *, float, int)+0x90 in variant.cu:9\n"
-                 "=========     by thread (31,0,0) in block (4095,0,0)\n"
-                 "=========     Address 0x7f0000400000 is out of bounds\n"
-                 "kb-harness [info] done\n"
-                 "========= ERROR SUMMARY: 1 error\n";
-  SanitizerFindings f = read_sanitizer_output("memcheck", memcheck, 86);
-  EXPECT_TRUE(f.ran);
-  EXPECT_FALSE(f.clean);
-  EXPECT_EQ(f.errors, 1);
-  EXPECT_NE(f.report.find("Invalid __global__ write"), std::string::npos);
-  EXPECT_EQ(f.report.find("kb-harness"), std::string::npos) << "only the tool's lines";
+  // Several sets, in the order asked for: the smallest, then the largest.
+  ASSERT_EQ(largest_size_index(job), 2u);
+  HarnessJob two = size_sets_job(job, {smallest_size_index(job), largest_size_index(job)});
+  EXPECT_EQ(two.size_labels, (std::vector<std::string>{"n=10", "n=1000"}));
+  EXPECT_EQ(two.bytes, (std::vector<double>{40, 4000}));
+  EXPECT_EQ(two.flops, (std::vector<double>{2, 3}));
+  EXPECT_EQ(two.args[0].counts, (std::vector<int64_t>{10, 1000}));
+  EXPECT_EQ(two.args[1].values, (std::vector<std::string>{"10", "1000"}));
+  EXPECT_EQ(two.args[0].ranges, (std::vector<std::vector<int64_t>>{{0, 10}, {0, 1000}}));
+  EXPECT_EQ(two.metrics_size, -1);
 
-  SandboxResult race;
-  race.started = true;
-  race.exit_code = 86;
-  race.err = "========= Error: Race reported between Write access at k+0x10\n"
-             "========= RACECHECK SUMMARY: 3 hazards displayed (2 errors, 1 warning)\n";
-  EXPECT_EQ(read_sanitizer_output("racecheck", race, 86).errors, 2);
-
-  SandboxResult clean;
-  clean.started = true;
-  clean.exit_code = 0;
-  clean.out = "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n";
-  SanitizerFindings c = read_sanitizer_output("memcheck", clean, 86);
-  EXPECT_TRUE(c.clean);
-  EXPECT_EQ(c.errors, 0);
-
-  SandboxResult hung;
-  hung.started = true;
-  hung.timed_out = true;
-  EXPECT_FALSE(read_sanitizer_output("memcheck", hung, 86).ran);
-
-  // The candidate prints a summary's start and 100 KB of digits: read without overflowing the
-  // stack, and not taken for the tool's summary.
-  SandboxResult forged;
-  forged.started = true;
-  forged.exit_code = 0;
-  forged.out = "ERROR SUMMARY: " + std::string(100 * 1024, '7') + "\n========= ERROR SUMMARY: 0 errors\n";
-  EXPECT_TRUE(read_sanitizer_output("memcheck", forged, 86).clean);
+  // Equal sizes: the first of them, either way; generalization sets never count.
+  job.bytes = {4000, 40, 4000};
+  EXPECT_EQ(largest_size_index(job), 0u);
+  job.verify_only_sizes = 1;  // n=1000 is a generalization set
+  EXPECT_EQ(largest_size_index(job), 0u);
+  job.bytes = {400, 40, 4000};
+  EXPECT_EQ(largest_size_index(job), 0u) << "the configured sets are n=100 and n=10";
+  EXPECT_EQ(size_sets_job(job, {1, 0}).verify_only_sizes, 0);
 }
 
 TEST(DeviceCalibration, MeasuredOncePerDeviceAndDriver) {

@@ -13,6 +13,7 @@
 #include "config/size_expression.h"
 #include "profiler/evaluate/evaluation_outcome.h"
 #include "profiler/evaluate/harness_job_builder.h"
+#include "profiler/evaluate/sanitizer_pass.h"
 
 namespace kb {
 namespace {
@@ -224,11 +225,13 @@ TEST(GeneralizationSizes, SanitizerJobsUseOnlyConfiguredSets) {
   const auto config = load();
   HarnessJob job = make_harness_job(config, config.kernels[0]);
   add_generalization_sizes(job, config, config.kernels[0]);
-  // The smallest set is a generalization set (n = 16), but the sanitizer's single set is configured.
+  // The smallest set is a generalization set (n = 16) and so is the largest (beyond n=65536), but
+  // the sanitizer's sets are configured ones.
   EXPECT_EQ(profiler::smallest_size_index(job), 0u);
-  const HarnessJob one = profiler::single_size_job(job, profiler::smallest_size_index(job));
-  EXPECT_EQ(one.size_labels, (std::vector<std::string>{"n=4096"}));
-  EXPECT_EQ(one.verify_only_sizes, 0);
+  EXPECT_EQ(profiler::largest_size_index(job), 1u);
+  const HarnessJob sanitized = profiler::sanitizer_job(job);
+  EXPECT_EQ(sanitized.size_labels, (std::vector<std::string>{"n=4096", "n=65536"}));
+  EXPECT_EQ(sanitized.verify_only_sizes, 0);
 }
 
 }  // namespace

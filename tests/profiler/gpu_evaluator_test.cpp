@@ -173,6 +173,43 @@ rc=$?
     return n;
   }
 
+  // A toolkit directory (CUDA_HOME) whose compute-sanitizer logs its arguments to log/sanitizer,
+  // saves the job as log/sanitized-<tool>-<whose>-<trials>.json (whose: "original" when the job's
+  // candidate library is the original's), runs the judge it wraps, prints "========= COMPUTE-SANITIZER",
+  // then runs `body` (shell, with $tool, $whose and $trials set; it may print findings and exit 86),
+  // then a clean summary, and exits with the judge's status.
+  void fake_sanitizer(const std::string& body) {
+    const fs::path cuda = root_ / "cuda";
+    fs::create_directories(cuda / "bin");
+    write_script(cuda / "bin" / "nvcc", "#!/bin/sh\nexec " + find_nvcc() + " \"$@\"\n");
+    const std::string log = (root_ / "log").string();
+    write_script(cuda / "bin" / "compute-sanitizer", "#!/bin/sh\nlog=" + log + R"SH(
+echo "$@" >> $log/sanitizer
+tool="$2"
+job=""
+prev=""
+for a in "$@"; do
+  [ "$prev" = "--job" ] && job="$a"
+  prev="$a"
+done
+lib() { grep -o "\"$1\": *\"[^\"]*\"" "$job" | sed 's/.*"\([^"]*\)"$/\1/'; }
+whose=candidate
+[ "$(lib candidate_library)" = "$(lib baseline_library)" ] && whose=original
+trials=$(grep -o '"trials": *[0-9]*' "$job" | grep -o '[0-9]*$')
+cp "$job" "$log/sanitized-$tool-$whose-$trials.json"
+# The tool runs the judge it wraps: everything from the harness's path on.
+while [ $# -gt 0 ] && [ "${1##*/}" != kernelbot-harness ]; do shift; done
+"$@"
+status=$?
+echo "========= COMPUTE-SANITIZER"
+)SH" + body + R"SH(
+if [ "$tool" = racecheck ]; then echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
+else echo "========= ERROR SUMMARY: 0 errors"; fi
+exit $status
+)SH");
+    setenv("CUDA_HOME", cuda.c_str(), 1);
+  }
+
   Variant original() { return Variant{kSource, {}, {}, "original"}; }
   Variant candidate() {
     std::string s = kSource;
@@ -398,78 +435,67 @@ TEST_F(GpuEvaluatorTest, ACompileBombIsACompileErrorAtCompileTimeoutS) {
   EXPECT_EQ(jobs(), 0);
 }
 
+// The accepting harness, which also answers the sanitized verify job as the judge does.
+std::string sanitized_harness() {
+  return std::string(R"SH(
+if [ "$mode" = verify ]; then
+  echo '{"verdict":"pending","reason":"ran under compute-sanitizer"}' > "$out"
+  exit 0
+fi
+)SH") + kAcceptingHarness;
+}
+
 TEST_F(GpuEvaluatorTest, SanitizerErrorsReject) {
-  fake_harness(kAcceptingHarness);
-  // A toolkit directory whose compute-sanitizer reports an out-of-bounds write under memcheck.
-  fs::path cuda = root_ / "cuda";
-  fs::create_directories(cuda / "bin");
-  write_script(cuda / "bin" / "nvcc", "#!/bin/sh\nexec " + find_nvcc() + " \"$@\"\n");
-  write_script(cuda / "bin" / "compute-sanitizer",
-               "#!/bin/sh\necho \"$@\" >> " + (root_ / "log" / "sanitizer").string() + R"SH(
-prev=""
-for a in "$@"; do
-  if [ "$prev" = "--job" ]; then cp "$a" "$(dirname "$0")/../../log/sanitized-$2.json"; fi
-  prev="$a"
-done
-if [ "$2" = "memcheck" ]; then
-  echo "========= COMPUTE-SANITIZER"
+  fake_harness(sanitized_harness());
+  // memcheck reports an out-of-bounds write in the candidate's library, not in the original's.
+  fake_sanitizer(R"SH(
+if [ "$tool" = memcheck ] && [ "$whose" = candidate ]; then
   echo "========= Invalid __global__ write of size 4 bytes"
   echo "=========     at scale_kernel(const float *, float *, int)+0x70 in variant.cu:4"
   echo "========= ERROR SUMMARY: 1 error"
   exit 86
 fi
-echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
 )SH");
-  setenv("CUDA_HOME", cuda.c_str(), 1);
   GpuEvaluator evaluator(config_, device_);
   CompiledVariant base = evaluator.compile(config_.kernels[0], original());
   CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
   EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{true, false, true});
   EXPECT_EQ(r.verdict, Verdict::rejected) << r.reason;
-  EXPECT_NE(r.reason.find("memcheck found 1 error"), std::string::npos);
+  EXPECT_NE(r.reason.find("memcheck found 1 error (out-of-bounds or misaligned accesses"), std::string::npos)
+      << r.reason;
+  EXPECT_NE(r.reason.find("one call at each of n=1000, n=5000"), std::string::npos) << r.reason;
   EXPECT_TRUE(r.verification.sanitized);
   EXPECT_NE(r.verification.sanitizer_report.find("Invalid __global__ write"), std::string::npos);
+  EXPECT_EQ(r.verification.sanitizer_sizes, (std::vector<std::string>{"n=1000", "n=5000"}));
   std::string calls = read(root_ / "log" / "sanitizer");
-  EXPECT_NE(calls.find("--tool memcheck --error-exitcode 86"), std::string::npos) << calls;
+  EXPECT_NE(calls.find("--tool memcheck --error-exitcode 86 --print-limit 20 --leak-check full --padding 65536"),
+            std::string::npos)
+      << calls;
   EXPECT_NE(calls.find("--job"), std::string::npos);
-  // The sanitized job is one trial at the smallest size.
-  nlohmann::json sanitized = nlohmann::json::parse(read(root_ / "log" / "sanitized-memcheck.json"));
+  EXPECT_EQ(calls.find("--tool racecheck"), std::string::npos) << "the first finding held against it ends the pass";
+  // The sanitized job is one call at the smallest and one at the largest size set.
+  nlohmann::json sanitized = nlohmann::json::parse(read(root_ / "log" / "sanitized-memcheck-candidate-1.json"));
   EXPECT_EQ(sanitized["mode"], "verify");
   EXPECT_EQ(sanitized["trials"], 1);
-  EXPECT_EQ(sanitized["size_labels"], nlohmann::json::parse(R"(["n=1000"])"));
+  EXPECT_EQ(sanitized["size_labels"], nlohmann::json::parse(R"(["n=1000", "n=5000"])"));
   EXPECT_EQ(sanitized["under_sanitizer"], true);  // the judge must leave CUPTI to the sanitizer
+  EXPECT_EQ(sanitized["candidate_library"], cand.library_path);
+  // The original ran under memcheck too, in the candidate's place: it found nothing there.
+  nlohmann::json original = nlohmann::json::parse(read(root_ / "log" / "sanitized-memcheck-original-1.json"));
+  EXPECT_EQ(original["candidate_library"], base.library_path);
+  EXPECT_EQ(original["size_labels"], sanitized["size_labels"]);
 }
 
 TEST_F(GpuEvaluatorTest, SynccheckRunsAfterMemcheckAndRacecheckAndItsFindingsReject) {
-  // The accepting harness, which also answers the sanitized verify job as the judge does.
-  fake_harness(std::string(R"SH(
-if [ "$mode" = verify ]; then
-  echo '{"verdict":"pending","reason":"ran under compute-sanitizer"}' > "$out"
-  exit 0
-fi
-)SH") + kAcceptingHarness);
+  fake_harness(sanitized_harness());
   // memcheck and racecheck find nothing; synccheck finds a barrier some threads never reach.
-  fs::path cuda = root_ / "cuda";
-  fs::create_directories(cuda / "bin");
-  write_script(cuda / "bin" / "nvcc", "#!/bin/sh\nexec " + find_nvcc() + " \"$@\"\n");
-  write_script(cuda / "bin" / "compute-sanitizer",
-               "#!/bin/sh\necho \"$@\" >> " + (root_ / "log" / "sanitizer").string() + R"SH(
-tool="$2"
-# The tool runs the judge it wraps: everything from the harness's path on.
-while [ $# -gt 0 ] && [ "${1##*/}" != kernelbot-harness ]; do shift; done
-"$@"
-status=$?
-if [ "$tool" = "synccheck" ]; then
-  echo "========= COMPUTE-SANITIZER"
+  fake_sanitizer(R"SH(
+if [ "$tool" = synccheck ] && [ "$whose" = candidate ]; then
   echo "========= Barrier error detected. Divergent thread(s) in warp"
   echo "========= ERROR SUMMARY: 1 error"
   exit 86
 fi
-if [ "$tool" = "racecheck" ]; then echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"; fi
-if [ "$tool" = "memcheck" ]; then echo "========= ERROR SUMMARY: 0 errors"; fi
-exit $status
 )SH");
-  setenv("CUDA_HOME", cuda.c_str(), 1);
   GpuEvaluator evaluator(config_, device_);
   CompiledVariant base = evaluator.compile(config_.kernels[0], original());
   CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
@@ -477,12 +503,76 @@ exit $status
   EXPECT_EQ(r.verdict, Verdict::rejected) << r.reason;
   EXPECT_NE(r.reason.find("synccheck found 1 error"), std::string::npos) << r.reason;
   EXPECT_NE(r.verification.sanitizer_report.find("Barrier error"), std::string::npos);
+  EXPECT_EQ(r.verification.sanitizer_tools,
+            (std::vector<std::string>{"memcheck (with leak check)", "racecheck", "synccheck"}));
   const std::string calls = read(root_ / "log" / "sanitizer");
   const size_t memcheck = calls.find("--tool memcheck"), racecheck = calls.find("--tool racecheck"),
                synccheck = calls.find("--tool synccheck");
   ASSERT_NE(synccheck, std::string::npos) << calls;
   EXPECT_LT(memcheck, racecheck);
   EXPECT_LT(racecheck, synccheck);
+  EXPECT_EQ(calls.find("--tool initcheck"), std::string::npos) << calls;
+}
+
+TEST_F(GpuEvaluatorTest, AllFourToolsCleanLeaveTheVerdictAndSayWhatRan) {
+  fake_harness(sanitized_harness());
+  fake_sanitizer("");
+  GpuEvaluator evaluator(config_, device_);
+  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
+  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{true, false, true});
+  EXPECT_EQ(r.verdict, Verdict::accepted) << r.reason;
+  EXPECT_TRUE(r.verification.sanitized);
+  EXPECT_EQ(r.verification.sanitizer_report, "");
+  EXPECT_EQ(r.verification.sanitizer_tools,
+            (std::vector<std::string>{"memcheck (with leak check)", "racecheck", "synccheck", "initcheck"}));
+  EXPECT_EQ(sanitizer_scope(r.verification),
+            "memcheck (with leak check), racecheck, synccheck and initcheck, one call each at the smallest and the "
+            "largest size set (n=1000, n=5000)");
+  const std::string calls = read(root_ / "log" / "sanitizer");
+  EXPECT_LT(calls.find("--tool synccheck"), calls.find("--tool initcheck")) << calls;
+  EXPECT_EQ(calls.find("--leak-check", calls.find("--tool racecheck")), std::string::npos)
+      << "memcheck's options are memcheck's only:\n"
+      << calls;
+  EXPECT_FALSE(fs::exists(root_ / "log" / "sanitized-memcheck-original-1.json")) << "nothing to compare";
+}
+
+TEST_F(GpuEvaluatorTest, ALeakPerCallIsFoundByCallingTwiceAndRejected) {
+  fake_harness(sanitized_harness());
+  // The candidate's library leaks one 4 KiB allocation per call: as many as the job's calls
+  // (trials x 2 size sets); the original's, none.
+  fake_sanitizer(R"SH(
+if [ "$tool" = memcheck ]; then
+  leaked=0
+  [ "$whose" = candidate ] && leaked=$((trials * 2))
+  i=0
+  while [ $i -lt $leaked ]; do
+    echo "========= Leaked 4,096 bytes at 0x7f00000${i}000"
+    echo "=========         Host Frame: launch_scale(float const*, float*, int) [0x9cd7] in libcandidate.so"
+    i=$((i + 1))
+  done
+  echo "========= LEAK SUMMARY: $((leaked * 4096)) bytes leaked in $leaked allocations"
+  echo "========= ERROR SUMMARY: $leaked errors"
+  [ $leaked -gt 0 ] && exit 86
+fi
+)SH");
+  GpuEvaluator evaluator(config_, device_);
+  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
+  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{true, false, true});
+  EXPECT_EQ(r.verdict, Verdict::rejected) << r.reason;
+  EXPECT_NE(r.reason.find("leaked on every call: a second call at each size set left 2 allocations (8,192 bytes) "
+                          "more never freed"),
+            std::string::npos)
+      << r.reason;
+  EXPECT_NE(r.reason.find("the original leaves none"), std::string::npos) << r.reason;
+  EXPECT_NE(r.verification.sanitizer_report.find("Host Frame: launch_scale"), std::string::npos);
+  // The second run is the same job with two calls per size set.
+  nlohmann::json twice = nlohmann::json::parse(read(root_ / "log" / "sanitized-memcheck-candidate-2.json"));
+  EXPECT_EQ(twice["trials"], 2);
+  EXPECT_EQ(twice["size_labels"], nlohmann::json::parse(R"(["n=1000", "n=5000"])"));
+  EXPECT_TRUE(fs::exists(root_ / "log" / "sanitized-memcheck-original-1.json"));
+  EXPECT_FALSE(fs::exists(root_ / "log" / "sanitized-memcheck-original-2.json")) << "the original leaks nothing";
 }
 
 // [verify].persistent_judge: the jobs of one original run in one judge's session (the CUPTI
