@@ -87,6 +87,20 @@ std::string seed_list(const std::vector<uint64_t>& seeds) {
   return join(out, ", ");
 }
 
+// Each target architecture the project builds and what became of it: verified, compiled but not
+// run, or skipped (the original fails there), with how and why; empty for a record without them.
+std::string target_archs_line(const VerificationReport& v) {
+  if (v.archs_source.empty()) return "";
+  if (v.archs.empty()) return "- Target architectures: " + cell(v.archs_source) + ".\n";
+  std::string out = "- Every GPU architecture the project builds for (from " + cell(v.archs_source) + "):\n";
+  // A skipped one was not compiled or run as planned: only why.
+  for (const auto& a : v.archs)
+    out += a.outcome == ArchOutcome::skipped ? fmt::format("  - `{}`: skipped: {}\n", a.arch, cell(a.detail))
+                                             : fmt::format("  - `{}`: {} ({}){}\n", a.arch, to_string(a.outcome),
+                                                           cell(a.how), a.detail.empty() ? "" : ": " + cell(a.detail));
+  return out;
+}
+
 // Only what ran is claimed: every line comes from the re-verification's own report, and a check
 // that did not run is named as such, with the setting that decides it.
 std::string correctness(const search::SearchResult& result, const search::CandidateRecord& best) {
@@ -115,6 +129,7 @@ std::string correctness(const search::SearchResult& result, const search::Candid
   if (!v.skipped_checks.empty())
     out += "- Not held against this code, because the original itself fails them: " + join(v.skipped_checks, "; ") +
            ".\n";
+  out += target_archs_line(v);
   if (v.strict_pass)
     out += fmt::format("- The extra-strict verification, for speedups over [verify].strict_speedup = {}: passed.\n",
                        format_speedup(r.strict_speedup));

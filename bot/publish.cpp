@@ -155,8 +155,13 @@ PublishOutcome publish_result(const config::Config& config, const config::Kernel
     return outcome;
   }
   bool verified = pr_text_verified(config, spec, result, *best, change, options, outcome);
+  // A text that compiled for the judge's GPU but not for another target architecture fails there
+  // for its code, not its layout: the winner's own text would fail the same way.
+  const auto& archs = result.reverification.eval.verification.archs;
+  const bool failed_for_a_target = std::any_of(archs.begin(), archs.end(),
+                                               [](const ArchCheck& a) { return a.outcome == ArchOutcome::failed; });
   if (!verified && options.evaluator && result.reverification.eval.verdict == Verdict::compile_error &&
-      !change.verbatim.empty() && change.verbatim != change.updated) {
+      !failed_for_a_target && !change.verbatim.empty() && change.verbatim != change.updated) {
     // The laid-out text should compile whenever the winner did; if it does not, the winner's own
     // text, exactly as verified, is the PR's (its layout is the model's, its code is what was measured).
     spdlog::warn("{}: the PR's text laid out as the original does not compile ({}); re-verifying the winner's own "

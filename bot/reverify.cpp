@@ -9,6 +9,7 @@
 #include "common/sha256.h"
 #include "core/number_format.h"
 #include "core/speedup_rule.h"
+#include "profiler/evaluate/arch_verification.h"
 
 namespace kb::bot {
 namespace {
@@ -94,6 +95,9 @@ search::Reverification reverify_pr_text(const config::Config& config, const conf
         options.sanitize = record.sanitize;
         eval = evaluator.evaluate(spec, base, candidate, options);
         if (eval.device.name.empty()) eval.device = device;
+        // The PR ships for every architecture the project builds: each is verified (or compiled,
+        // where this GPU cannot run it) before any PR (profiler/evaluate/arch_verification.h).
+        profiler::verify_target_archs(evaluator, config, spec, original, pr_text, eval);
       }
     }
   } catch (const std::exception& e) {

@@ -131,6 +131,8 @@ const std::vector<ConfigKey>& config_keys() {
       {KEY(project, setup_source), "a source defining extern \"C\" int kb_setup(void), run once per loaded library"},
       {KEY(project, compile_commands), "a compile_commands.json, auto (look in build*/) or none"},
       {KEY(project, cuda_arch), "e.g. \"90a\"; empty = the GPU's own"},
+      {KEY(project, target_archs),
+       "architectures the project builds for, e.g. [\"sm_80\", \"sm_90\"]; empty = read from its build files"},
       {KEY(project, build), "run on the changed tree before a PR is opened"},
       {KEY(project, test), "run on the changed tree before a PR is opened"},
       {KEY(project, discover_exclude), "directories `discover` skips"},

@@ -17,6 +17,7 @@
 #include "config/count_check.h"
 #include "config/kernel_target.h"
 #include "config/size_expression.h"
+#include "core/gpu_arch.h"
 
 namespace kb::config {
 namespace {
@@ -305,6 +306,22 @@ void check_file_exists(TableReader& r, const Config& c, const char* key, const s
                      " paths are relative to the directory of kernelbot.toml)");
 }
 
+// Each target architecture is a name nvcc knows the form of; which ones the toolkit supports is
+// nvcc's to say (an unsupported one is skipped, with nvcc's words, when the original cannot be
+// compiled for it).
+void check_target_archs(TableReader& r, const Config& c) {
+  const toml::array* archs = r.table().get("target_archs") ? r.table().get("target_archs")->as_array() : nullptr;
+  for (size_t i = 0; archs && i < c.project.target_archs.size() && i < archs->size(); ++i)
+    if (const std::string& arch = c.project.target_archs[i]; !parse_gpu_arch(arch)) {
+      const bool keyword = arch == "native" || arch == "all" || arch == "all-major";
+      r.diag().error(archs->get(i)->source(), r.field("target_archs") + "[" + std::to_string(i) + "]",
+                     "\"" + arch + "\" is " +
+                         (keyword ? "an nvcc keyword, not an architecture: list the architectures themselves"
+                                  : "not a GPU architecture: write it as") +
+                         " sm_80, sm_90a, compute_86 or 86");
+    }
+}
+
 void check_project_files(TableReader& r, const Config& c) {
   const toml::array* prelude = r.table().get("prelude") ? r.table().get("prelude")->as_array() : nullptr;
   for (size_t i = 0; prelude && i < c.project.prelude.size() && i < prelude->size(); ++i)
@@ -340,6 +357,7 @@ void check_section_rules(TableReader& r, const std::string& section, const Confi
     error("max_samples", "must be at least min_samples");
   if (section == "bench" && c.bench.min_speedup < 1.0) error("min_speedup", "must be 1.0 or more");
   if (section == "project") check_project_files(r, c);
+  if (section == "project") check_target_archs(r, c);
   if (section == "github" && !c.github.repository.empty() && !is_owner_slash_name(c.github.repository))
     r.diag().error(r.table().get("repository")->source(), r.field("repository"),
                    "expected \"owner/name\", got \"" + c.github.repository + "\"");

@@ -16,6 +16,16 @@ const char* to_string(Verdict v) {
   return "unknown";
 }
 
+const char* to_string(ArchOutcome outcome) {
+  switch (outcome) {
+    case ArchOutcome::verified: return "verified";
+    case ArchOutcome::compiled: return "compiled, not run";
+    case ArchOutcome::skipped: return "skipped";
+    case ArchOutcome::failed: return "failed";
+  }
+  return "unknown";
+}
+
 bool verdict_is_correct(Verdict v) { return v == Verdict::accepted || v == Verdict::not_faster; }
 
 std::string sanitizer_scope(const VerificationReport& v) {

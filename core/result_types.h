@@ -86,6 +86,20 @@ struct OutputError {
   double max_reference = 0;  // the largest finite |original's value| over every trial
 };
 
+// What became of one target architecture of the project (profiler/evaluate/arch_verification.h).
+enum class ArchOutcome {
+  verified,  // compiled for it and verified on the judge's GPU (the judge's own compile, or PTX through the JIT)
+  compiled,  // compiled for it, not run: this GPU cannot run its code (a newer GPU, another's specific features)
+  skipped,   // not held against the candidate: the original itself does not compile or run for it
+  failed,    // the candidate does not compile for it, or fails its verification there
+};
+struct ArchCheck {
+  std::string arch;  // "sm_80", as the project builds it
+  ArchOutcome outcome = ArchOutcome::skipped;
+  std::string how;     // "compute_80 PTX, run on this GPU through the driver's JIT compiler"
+  std::string detail;  // why compiled only, why skipped, what failed; empty for a plain verification
+};
+
 // Evidence that a candidate computes what the original computes.
 struct VerificationReport {
   bool passed = false;
@@ -120,6 +134,11 @@ struct VerificationReport {
   // The verification passes after the main trials that ran and passed, one line each, in the
   // words a reviewer reads ("state independence at 3 sizes: ..."): the PR claims only these.
   std::vector<std::string> passes;
+  // The project's target architectures, when they were checked (a file's `eval`, the PR's
+  // re-verification; not the search's candidates), one entry each, and where the list came from
+  // ("build/compile_commands.json, the entry of src/saxpy.cu") or why there is none.
+  std::vector<ArchCheck> archs;
+  std::string archs_source;
 };
 
 // Hardware counters and compiler facts for one variant. Every value came from CUPTI, the driver
@@ -197,6 +216,12 @@ struct CompiledVariant {
   std::string failure_reason;
 };
 
+NLOHMANN_JSON_SERIALIZE_ENUM(ArchOutcome, {{ArchOutcome::verified, "verified"},
+                                           {ArchOutcome::compiled, "compiled"},
+                                           {ArchOutcome::skipped, "skipped"},
+                                           {ArchOutcome::failed, "failed"}})
+const char* to_string(ArchOutcome outcome);
+
 void to_json(nlohmann::json& j, const Verdict& v);
 void from_json(const nlohmann::json& j, Verdict& v);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, index, name, uuid, pci_bus_id, cc_major, cc_minor, sm_count,
@@ -211,11 +236,12 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SizeTiming, size_label, baseline
                                                 candidate_wall_us, wall_clock_rules)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OutputError, name, dtype, max_abs_error, max_rel_error, rtol, atol,
                                                 mismatches, elements, max_reference)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ArchCheck, arch, outcome, how, detail)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(VerificationReport, passed, failure, trials, sizes, distributions,
                                                 seeds, outputs, worst_abs_error, worst_rel_error, strict_pass,
                                                 sanitized, sanitizer_report, sanitizer_tools, sanitizer_sizes,
                                                 deterministic_checked, original_nondeterministic, warnings,
-                                                skipped_checks, generalization_sizes, passes)
+                                                skipped_checks, generalization_sizes, passes, archs, archs_source)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelMetrics, status, values, registers_per_thread,
                                                 static_shared_bytes, local_bytes_per_thread, spill_stores_bytes,
                                                 spill_loads_bytes, stack_frame_bytes, kernel_name, dynamic_shared_bytes,

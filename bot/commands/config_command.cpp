@@ -1,13 +1,53 @@
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "bot/commands/commands.h"
 #include "bot/config_validation.h"
 #include "config/config_writer.h"
+#include "profiler/evaluate/target_archs.h"
 
 namespace kb::bot {
+namespace {
+
+// Each kernel's target architectures and where they were read (profiler/evaluate/target_archs.h):
+// one line when every kernel has the same, else one per kernel, with what could not be read.
+std::string target_archs_text(const config::Config& config) {
+  std::vector<std::pair<std::string, profiler::TargetArchs>> read;
+  for (const auto& k : config.kernels) read.emplace_back(k.name, profiler::read_target_archs(config, k));
+  const bool same = std::all_of(read.begin(), read.end(), [&](const auto& r) {
+    return profiler::describe_target_archs(r.second) == profiler::describe_target_archs(read.front().second);
+  });
+  std::string out;
+  for (size_t i = 0; i < read.size() && !(same && i > 0); ++i) {
+    const auto& [name, targets] = read[i];
+    out += (same ? std::string("target architectures") : "kernel '" + name + "': target architectures") + ": " +
+           profiler::describe_target_archs(targets) + "\n";
+    for (const auto& e : targets.evidence) out += "  read: " + e + "\n";
+    for (const auto& n : targets.notes) out += "  note: " + n + "\n";
+  }
+  return out;
+}
+
+nlohmann::json target_archs_json(const config::Config& config) {
+  auto out = nlohmann::json::array();
+  for (const auto& k : config.kernels) {
+    const profiler::TargetArchs targets = profiler::read_target_archs(config, k);
+    auto names = nlohmann::json::array();
+    for (const auto& a : targets.archs) names.push_back(a.sm());
+    if (targets.native) names.push_back("native");
+    out.push_back({{"kernel", k.name},
+                   {"archs", names},
+                   {"source", targets.source},
+                   {"read", targets.evidence},
+                   {"notes", targets.notes}});
+  }
+  return out;
+}
+
+}  // namespace
 
 void register_config_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("config", "Validate or print the configuration");
@@ -30,7 +70,8 @@ void register_config_command(CLI::App& app, CliContext& ctx) {
       std::cout << nlohmann::json{{"valid", true},
                                   {"file", config.file.string()},
                                   {"kernels", config.kernels.size()},
-                                  {"todo", fields}}
+                                  {"todo", fields},
+                                  {"target_archs", target_archs_json(config)}}
                        .dump()
                 << "\n";
       return;
@@ -39,6 +80,7 @@ void register_config_command(CLI::App& app, CliContext& ctx) {
       for (const auto& u : k.unfinished)
         std::cout << u.pos.file << ":" << u.pos.line << ":" << u.pos.column << ": TODO: " << u.field << " (kernel '"
                   << k.name << "')\n";
+    std::cout << target_archs_text(config);
     std::cout << config.file.string() << ": ok (" << config.kernels.size() << " kernel"
               << (config.kernels.size() == 1 ? "" : "s") << ")";
     if (todo > 0) std::cout << "; " << todo << " field" << (todo == 1 ? "" : "s") << " still TODO";

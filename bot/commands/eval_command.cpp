@@ -12,6 +12,7 @@
 #include "bot/original_compile_failure.h"
 #include "bot/unfinished_kernel.h"
 #include "common/file_io.h"
+#include "profiler/evaluate/arch_verification.h"
 #include "profiler/evaluate/gpu_evaluator.h"
 #include "profiler/evaluate/original_variant.h"
 
@@ -48,7 +49,8 @@ void run_eval(CliContext& ctx, const EvalArgs& args) {
 
   auto evaluator = profiler::make_gpu_evaluator_for_profile(config, args.device);  // NoDeviceError: exit 1
   spdlog::info("compiling the original {} and the candidate {}", spec.source, args.candidate);
-  CompiledVariant base = evaluator->compile(spec, profiler::original_variant(config, spec));
+  const Variant original = profiler::original_variant(config, spec);
+  CompiledVariant base = evaluator->compile(spec, original);
   if (!base.ok) throw Error(original_compile_failure(config, spec, base.log));
   CompiledVariant cand = evaluator->compile(spec, candidate);
   spdlog::info("verifying and timing on {}", evaluator->device().name);
@@ -56,6 +58,8 @@ void run_eval(CliContext& ctx, const EvalArgs& args) {
   options.sanitize = args.sanitize || config.verify.sanitize;
   options.collect_metrics = args.metrics;
   EvalResult result = evaluator->evaluate(spec, base, cand, options);
+  // Every architecture the project builds, as before a PR (profiler/evaluate/arch_verification.h).
+  profiler::verify_target_archs(*evaluator, config, spec, original, candidate, result);
 
   if (ctx.options.json) std::cout << nlohmann::json(result).dump(2) << "\n";
   else std::cout << render_eval_result(result, spec.name, args.candidate);
@@ -68,7 +72,9 @@ void register_eval_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("eval", "Verify and time one candidate file against the original kernel");
   cmd->footer("The candidate is a full replacement for the kernel's source file: the same launcher with the same\n"
               "signature, and the kernels it launches. It is compiled with the kernel's flags, verified against the\n"
-              "original on fresh random inputs at every configured size, and both are timed interleaved.\n\n"
+              "original on fresh random inputs at every configured size, and both are timed interleaved. Then it is\n"
+              "compiled and verified for each other GPU architecture the project builds for ([project] target_archs,\n"
+              "else its build files), or only compiled where this GPU cannot run that architecture's code.\n\n"
               "Exit status: 0 when the evaluation ran, whatever the verdict (accepted, not_faster, wrong_result,\n"
               "crashed, timed_out, rejected, compile_error); 1 when it could not run (no GPU, the original does not\n"
               "compile, the harness failed); 2 for a bad command line or config.");

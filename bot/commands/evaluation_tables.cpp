@@ -78,6 +78,12 @@ std::string render_eval_result(const EvalResult& r, const std::string& kernel, c
     for (const auto& pass : v.passes) s << "passed: " << pass << "\n";
     for (const auto& skipped : v.skipped_checks) s << "skipped (the original fails it): " << skipped << "\n";
   }
+  if (!v.archs_source.empty()) s << "target architectures: " << v.archs_source << "\n";
+  for (const auto& a : v.archs) {
+    s << "  " << a.arch << ": " << to_string(a.outcome);
+    if (a.outcome != ArchOutcome::skipped) s << " (" << a.how << ")";
+    s << (a.detail.empty() ? "" : ": ") << a.detail << "\n";
+  }
   if (!r.timings.empty()) {
     TextTable t({"size", "baseline us", "candidate us", "speedup", "significant", "noise b/c", "% of floor b/c"});
     for (const auto& st : r.timings)

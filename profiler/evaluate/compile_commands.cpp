@@ -161,8 +161,35 @@ std::vector<fs::path> find_compile_databases(const fs::path& root, const std::st
   return found;
 }
 
+std::vector<std::string> expand_response_files(const std::vector<std::string>& args, const fs::path& directory) {
+  std::vector<std::string> out;
+  auto expand = [&](auto& self, const std::vector<std::string>& words, int depth) -> void {
+    for (size_t i = 0; i < words.size(); ++i) {
+      const std::string& a = words[i];
+      std::string file;
+      if ((a == "--options-file" || a == "-optf") && i + 1 < words.size()) file = words[++i];
+      else if (starts_with(a, "@") && a.size() > 1) file = a.substr(1);
+      if (file.empty() || depth >= 4) {
+        if (file.empty()) out.push_back(a);
+        continue;
+      }
+      const fs::path p = fs::path(file).is_absolute() ? fs::path(file) : directory / file;
+      self(self, split_command_line(try_read_text_file(p).value_or("")), depth + 1);
+    }
+  };
+  expand(expand, args, 0);
+  return out;
+}
+
 std::optional<CompileCommandFlags> lookup_compile_flags(const fs::path& root, const std::string& setting,
                                                         const fs::path& source) {
+  auto command = lookup_compile_command(root, setting, source);
+  if (!command) return std::nullopt;
+  return CompileCommandFlags{command->database, relevant_compile_flags(command->arguments, command->directory)};
+}
+
+std::optional<CompileCommand> lookup_compile_command(const fs::path& root, const std::string& setting,
+                                                     const fs::path& source) {
   const fs::path wanted = normalized(source);
   for (const auto& db : find_compile_databases(root, setting)) {
     nlohmann::json entries;
@@ -183,7 +210,7 @@ std::optional<CompileCommandFlags> lookup_compile_flags(const fs::path& root, co
       if (entry.contains("arguments") && entry["arguments"].is_array())
         args = entry["arguments"].get<std::vector<std::string>>();
       else args = split_command_line(entry.value("command", ""));
-      return CompileCommandFlags{db, relevant_compile_flags(args, directory)};
+      return CompileCommand{db, directory, args};
     }
   }
   return std::nullopt;

@@ -22,10 +22,26 @@ struct CompileCommandFlags {
 std::vector<std::filesystem::path> find_compile_databases(const std::filesystem::path& root,
                                                           const std::string& setting);
 
-// The flags of the first entry (in the first database that has one) whose file is `source`.
-// Unreadable or malformed databases are skipped with a warning in the log.
+// One database entry: the compiler's arguments as written (the compiler first) and where they run.
+struct CompileCommand {
+  std::filesystem::path database;
+  std::filesystem::path directory;
+  std::vector<std::string> arguments;
+};
+
+// The first entry (in the first database that has one) whose file is `source`. Unreadable or
+// malformed databases are skipped with a warning in the log.
+std::optional<CompileCommand> lookup_compile_command(const std::filesystem::path& root, const std::string& setting,
+                                                     const std::filesystem::path& source);
+
+// The flags of that entry (relevant_compile_flags).
 std::optional<CompileCommandFlags> lookup_compile_flags(const std::filesystem::path& root, const std::string& setting,
                                                         const std::filesystem::path& source);
+
+// `args` with the response files they name (--options-file F, -optf F, @F) replaced by their
+// words, read relative to `directory`, four levels deep at most.
+std::vector<std::string> expand_response_files(const std::vector<std::string>& args,
+                                               const std::filesystem::path& directory);
 
 // POSIX-shell-like word splitting of a "command" string (quotes and backslashes).
 std::vector<std::string> split_command_line(const std::string& command);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "core/gpu_arch.h"
 #include "core/result_types.h"
 #include "core/variant.h"
 
@@ -33,6 +34,24 @@ class Evaluator {
 
   // Builds one variant; safe to call from several threads at once.
   virtual CompiledVariant compile(const config::KernelSpec& spec, const Variant& variant) = 0;
+
+  // The architecture compile() builds for ([project].cuda_arch, else this GPU's own).
+  virtual GpuArch compile_arch() {
+    const DeviceInfo d = device();
+    return GpuArch{d.cc_major * 10 + d.cc_minor, 0};
+  }
+  // Builds one variant for another of the project's target architectures, as `build` says
+  // (profiler/evaluate/arch_plan.h). One that cannot (this default) answers with a machine
+  // failure, so the architecture is reported as not checked, never as passed.
+  virtual CompiledVariant compile_for_arch(const config::KernelSpec& spec, const Variant& variant,
+                                           const ArchBuild& build) {
+    (void)spec;
+    (void)variant;
+    CompiledVariant none;
+    none.machine_failure = true;
+    none.log = "this evaluator builds for its own architecture only, not for " + build.arch.sm();
+    return none;
+  }
 
   // Verifies `candidate` against `baseline` on fresh random inputs and, if correct, times both
   // interleaved (or screens it: see EvalOptions::screening). Never throws for a candidate's fault: crashes, hangs and wrong results are verdicts.

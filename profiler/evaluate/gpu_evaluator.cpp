@@ -130,6 +130,16 @@ CompiledVariant GpuEvaluator::compile(const config::KernelSpec& spec, const Vari
   return compiler_->compile(spec, variant);
 }
 
+GpuArch GpuEvaluator::compile_arch() {
+  if (auto arch = parse_gpu_arch(arch_)) return *arch;
+  return GpuArch{queried_.cc_major * 10 + queried_.cc_minor, 0};
+}
+
+CompiledVariant GpuEvaluator::compile_for_arch(const config::KernelSpec& spec, const Variant& variant,
+                                               const ArchBuild& build) {
+  return compiler_->compile_for(spec, variant, build.nvcc_flags());
+}
+
 HarnessJob GpuEvaluator::job_for(const config::KernelSpec& spec, JobMode mode) {
   HarnessJob job = make_harness_job(config_, spec);
   job.mode = mode;

@@ -30,6 +30,9 @@ class GpuEvaluator : public Evaluator {
 
   DeviceInfo device() override;
   CompiledVariant compile(const config::KernelSpec& spec, const Variant& variant) override;
+  GpuArch compile_arch() override;
+  CompiledVariant compile_for_arch(const config::KernelSpec& spec, const Variant& variant,
+                                   const ArchBuild& build) override;
   EvalResult evaluate(const config::KernelSpec& spec, const CompiledVariant& baseline, const CompiledVariant& candidate,
                       const EvalOptions& options) override;
   void release() override;

@@ -13,6 +13,7 @@
 
 #include "common/secret_redactor.h"
 #include "common/sha256.h"
+#include "profiler/evaluate/arch_flags.h"
 #include "profiler/evaluate/compile_commands.h"
 #include "profiler/evaluate/compile_dependencies.h"
 #include "profiler/evaluate/compile_log_order.h"
@@ -186,9 +187,15 @@ VariantCompiler::VariantCompiler(const config::Config& config, CompilerOptions o
   fs::create_directories(options_.work_dir / "cache");
 }
 
-std::vector<std::string> VariantCompiler::flags(const config::KernelSpec& spec, const Variant& variant) const {
-  std::vector<std::string> f = {"-shared", "-Xcompiler", "-fPIC",   "-cudart", "shared", "-arch=" + options_.arch,
-                                "-O3",     "-lineinfo",  "-Xptxas", "-v"};
+std::vector<std::string> VariantCompiler::arch_or_default(const std::vector<std::string>& arch_flags) const {
+  return arch_flags.empty() ? std::vector<std::string>{"-arch=" + options_.arch} : arch_flags;
+}
+
+std::vector<std::string> VariantCompiler::flags(const config::KernelSpec& spec, const Variant& variant,
+                                                const std::vector<std::string>& arch_flags) const {
+  std::vector<std::string> f = {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared"};
+  for (const auto& a : arch_or_default(arch_flags)) f.push_back(a);
+  for (const char* a : {"-O3", "-lineinfo", "-Xptxas", "-v"}) f.emplace_back(a);
   // The library finds the toolkit's libcudart when dlopen()ed from anywhere.
   const fs::path cuda_lib = fs::path(options_.nvcc).parent_path().parent_path() / "lib64";
   if (fs::exists(cuda_lib)) f.push_back("-Xlinker=-rpath," + cuda_lib.lexically_normal().string());
@@ -197,10 +204,12 @@ std::vector<std::string> VariantCompiler::flags(const config::KernelSpec& spec, 
   return f;
 }
 
-std::vector<std::string> VariantCompiler::extra_source_flags(const config::KernelSpec& spec,
-                                                             const Variant& variant) const {
+std::vector<std::string> VariantCompiler::extra_source_flags(const config::KernelSpec& spec, const Variant& variant,
+                                                             const std::vector<std::string>& arch_flags) const {
   // An object for the library: no ptxas report (the kernel's own is the one anyone reads).
-  std::vector<std::string> f = {"-c", "-Xcompiler", "-fPIC", "-arch=" + options_.arch, "-O3", "-lineinfo"};
+  std::vector<std::string> f = {"-c", "-Xcompiler", "-fPIC"};
+  for (const auto& a : arch_or_default(arch_flags)) f.push_back(a);
+  for (const char* a : {"-O3", "-lineinfo"}) f.emplace_back(a);
   const auto shared = unit_flags(spec, variant, false);
   f.insert(f.end(), shared.begin(), shared.end());
   return f;
@@ -238,7 +247,9 @@ std::vector<std::string> VariantCompiler::unit_flags(const config::KernelSpec& s
   }
   std::vector<std::string> own = config_.project.nvcc_flags;
   own.insert(own.end(), spec.nvcc_flags.begin(), spec.nvcc_flags.end());
-  own = resolve_flag_paths(own, config_.root);
+  // The project's architecture flags are its target architectures, each compiled on its own
+  // (target_archs.h); left in, they would add to (or, a second -arch, replace) this compile's.
+  own = resolve_flag_paths(without_arch_flags(own), config_.root);
   // A forced include in nvcc_flags is the kernel's: in an extra source it would define twice what
   // the kernel's unit defines (the link's "multiple definition" errors). The prelude is for all.
   if (!kernel_unit) own = split_forced_includes(own).rest;
@@ -248,7 +259,8 @@ std::vector<std::string> VariantCompiler::unit_flags(const config::KernelSpec& s
   return f;
 }
 
-CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const Variant& variant, bool retry) {
+CompiledVariant VariantCompiler::compile_for(const config::KernelSpec& spec, const Variant& variant,
+                                             const std::vector<std::string>& arch_flags, bool retry) {
   for (const auto& flag : variant.nvcc_flags)
     if (!variant_flag_allowed(flag)) {
       CompiledVariant refused;
@@ -257,7 +269,7 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
                     "-prec-div=, -prec-sqrt=, -fmad=, -std=, --restrict, -lineinfo, --extra-device-vectorization)";
       return refused;
     }
-  const auto f = flags(spec, variant);
+  const auto f = flags(spec, variant, arch_flags);
   if (options_.source_policy)
     if (auto violations = policy_violations(spec, variant, f); !violations.empty()) {
       CompiledVariant refused;
@@ -292,7 +304,7 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
       // A failure of the machine's (nvcc killed for time or memory, or not started: a compile run
       // ahead at low priority while others ran, say) is not the variant's: each waiter tries once
       // more on its own. nvcc's own errors are the variant's, and shared.
-      if (!shared.ok && shared.machine_failure) return retry ? compile(spec, variant, false) : shared;
+      if (!shared.ok && shared.machine_failure) return retry ? compile_for(spec, variant, arch_flags, false) : shared;
       shared.from_cache = true;
       shared.compile_s = 0;
       return shared;
@@ -320,7 +332,7 @@ CompiledVariant VariantCompiler::compile(const config::KernelSpec& spec, const V
         hit = true;
       }
     }
-    if (!hit) result = compile_uncached(spec, variant, key1, f);
+    if (!hit) result = compile_uncached(spec, variant, key1, f, arch_flags);
   } catch (const std::exception& e) {
     result = CompiledVariant{};
     result.log = std::string("kernelbot could not compile the variant: ") + e.what();
@@ -373,7 +385,8 @@ std::vector<cuda_source::PolicyFinding> VariantCompiler::policy_violations(const
 }
 
 CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec, const Variant& variant,
-                                                  const std::string& key1, const std::vector<std::string>& flags) {
+                                                  const std::string& key1, const std::vector<std::string>& flags,
+                                                  const std::vector<std::string>& arch_flags) {
   static std::atomic<int> counter{0};
   const fs::path cache = options_.work_dir / "cache";
   const fs::path build = cache / ("build-" + key1.substr(0, 16) + "-" + std::to_string(getpid()) + "-" +
@@ -423,7 +436,7 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
        std::vector<std::string>{"-MD", "-MF", (build / "deps.d").string(), "-o", (build / "variant.so").string()})
     link.push_back(a);
   const auto extras = extra_sources(config_, spec);
-  const auto extra_flags = extras.empty() ? std::vector<std::string>{} : extra_source_flags(spec, variant);
+  const auto extra_flags = extras.empty() ? std::vector<std::string>{} : extra_source_flags(spec, variant, arch_flags);
   for (size_t i = 0; i < extras.size() && (i == 0 || run.succeeded()); ++i) {
     const fs::path object = build / ("extra" + std::to_string(i) + ".o");
     std::vector<std::string> argv = {options_.nvcc};

@@ -66,20 +66,34 @@ class VariantCompiler {
   // but not remembered: a later request compiles again (a compile run ahead beside many others
   // may have been slowed by them). One that did not finish for the machine's reasons (killed by a
   // signal, not started) is compiled again by each waiter (`retry`: a waiter tries once itself).
-  CompiledVariant compile(const config::KernelSpec& spec, const Variant& variant, bool retry = true);
+  CompiledVariant compile(const config::KernelSpec& spec, const Variant& variant, bool retry = true) {
+    return compile_for(spec, variant, {}, retry);
+  }
+  // The same for another architecture than CompilerOptions::arch: `arch_flags` replace its -arch
+  // (profiler/evaluate/arch_plan.h writes them: "-gencode", "arch=compute_80,code=compute_80").
+  CompiledVariant compile_for(const config::KernelSpec& spec, const Variant& variant,
+                              const std::vector<std::string>& arch_flags, bool retry = true);
 
   // The nvcc arguments (without nvcc itself, the output and the input files), for tests and logs:
   // the library's link with the kernel's own unit (the entry shim, which includes the variant).
-  std::vector<std::string> flags(const config::KernelSpec& spec, const Variant& variant) const;
+  // Architecture flags in nvcc_flags are left out: they name the project's target architectures
+  // (profiler/evaluate/target_archs.h), each compiled on its own; `arch_flags` (empty: -arch=
+  // CompilerOptions::arch) choose this compile's.
+  std::vector<std::string> flags(const config::KernelSpec& spec, const Variant& variant,
+                                 const std::vector<std::string>& arch_flags = {}) const;
   // Those of each extra source and the setup source, compiled to an object of their own first:
   // the same -I, -D, prelude and flags, without nvcc_flags' forced includes (the kernel's).
-  std::vector<std::string> extra_source_flags(const config::KernelSpec& spec, const Variant& variant) const;
+  std::vector<std::string> extra_source_flags(const config::KernelSpec& spec, const Variant& variant,
+                                              const std::vector<std::string>& arch_flags = {}) const;
+  // The architecture compile() builds for ("sm_90").
+  const std::string& arch() const { return options_.arch; }
 
   const std::string& nvcc_version() const { return nvcc_version_; }
 
  private:
   CompiledVariant compile_uncached(const config::KernelSpec& spec, const Variant& variant, const std::string& key1,
-                                   const std::vector<std::string>& flags);
+                                   const std::vector<std::string>& flags, const std::vector<std::string>& arch_flags);
+  std::vector<std::string> arch_or_default(const std::vector<std::string>& arch_flags) const;
 
   // The flags every unit shares (compile database, -I, -D, prelude, nvcc_flags, the variant's);
   // nvcc_flags' forced includes only in the kernel's unit.

@@ -67,6 +67,22 @@ TEST(EvaluationTables, SanitizerRunsSayWhichToolsRanAtWhichSizes) {
   EXPECT_NE(text.find("compute-sanitizer report:\n========= Uninitialized"), std::string::npos) << text;
 }
 
+TEST(EvaluationTables, EvalResultListsTheTargetArchitectures) {
+  EvalResult r = accepted();
+  r.verification.archs_source = "kernelbot.toml [project] target_archs";
+  r.verification.archs = {{"sm_80", ArchOutcome::verified, "compute_80 PTX only, run on this GPU (9.0)", "3 trials"},
+                          {"sm_100", ArchOutcome::compiled, "sm_100 SASS", "newer than this GPU"},
+                          {"sm_70", ArchOutcome::skipped, "compute_70 PTX only", "the original does not compile"}};
+  std::string text = render_eval_result(r, "saxpy", "fast.cu");
+  EXPECT_NE(text.find("target architectures: kernelbot.toml [project] target_archs\n"
+                      "  sm_80: verified (compute_80 PTX only, run on this GPU (9.0)): 3 trials\n"
+                      "  sm_100: compiled, not run (sm_100 SASS): newer than this GPU\n"
+                      "  sm_70: skipped: the original does not compile\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(render_eval_result(accepted(), "saxpy", "fast.cu").find("target architectures"), std::string::npos);
+}
+
 TEST(EvaluationTables, CompileErrorShowsTheLog) {
   EvalResult r;
   r.verdict = Verdict::compile_error;

@@ -46,6 +46,36 @@ TEST(PrBody, MatchesTheGoldenFile) {
   EXPECT_EQ(body, read_text(golden)) << "regenerate with KB_UPDATE_GOLDEN=1 after checking the difference";
 }
 
+// Every architecture the project builds is in the correctness section with what was done for it;
+// a record without target architectures says where kernelbot looked; an older record says nothing.
+TEST(PrBody, ListsEveryTargetArchitectureAndWhatWasDoneForIt) {
+  auto result = stored_result();
+  std::string body = kb::bot::render_pr_body(result, change_for(result), kContext);
+  EXPECT_NE(body.find("- Every GPU architecture the project builds for (from build/compile_commands.json, the entry "
+                      "of src/saxpy.cu: -gencode arch=compute_70,code=sm_70, "),
+            std::string::npos)
+      << body;
+  for (const char* line :
+       {"  - `sm_70`: skipped: the original does not compile for it: nvcc fatal   : Unsupported gpu architecture "
+        "'compute_70'\n",
+        "  - `sm_80`: verified (compute_80 PTX only, run on this GPU (9.0) through the driver's JIT compiler): 5 trials "
+        "at 3 size sets and 4 unconfigured sizes, 5 further checks passed\n",
+        "  - `sm_90`: verified (the judge's own build (-arch=sm_90), verified and timed above)\n",
+        "  - `sm_100`: compiled, not run (sm_100 SASS): newer than this GPU (compute capability 9.0)\n"})
+    EXPECT_NE(body.find(line), std::string::npos) << line << "\n" << body;
+
+  auto& v = result.reverification.eval.verification;
+  v.archs.clear();
+  v.archs_source = "none found (looked at kernelbot.toml [project] target_archs and nvcc_flags, "
+                   "compile_commands.json, CMakeCache.txt, CMakeLists.txt): this GPU's architecture only";
+  body = kb::bot::render_pr_body(result, change_for(result), kContext);
+  EXPECT_NE(body.find("- Target architectures: none found (looked at "), std::string::npos) << body;
+  EXPECT_NE(body.find("CMakeLists.txt): this GPU's architecture only.\n"), std::string::npos) << body;
+  v.archs_source.clear();
+  body = kb::bot::render_pr_body(result, change_for(result), kContext);
+  EXPECT_EQ(body.find("architecture"), std::string::npos) << body;
+}
+
 // A reviewer trusts a PR whose candidates ran without isolation less: the body says so.
 TEST(PrBody, SaysWhichSandboxTheCandidatesRanIn) {
   auto result = stored_result();

@@ -113,6 +113,78 @@ TEST_F(CliTest, ConfigCheckAcceptsTheExamplesAndShowPrintsDefaults) {
   EXPECT_EQ(j["project"]["include_dirs"][0], "include");
 }
 
+// `config check` says which GPU architectures each kernel's project builds for and where it read
+// them; a target_archs entry that is no architecture is an error naming the field.
+TEST_F(CliTest, ConfigCheckSaysWhichArchitecturesItFoundAndWhere) {
+  write("src/scale.cu", R"(__global__ void scale_kernel(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}
+void launch_scale(const float* x, float* y, int n) { scale_kernel<<<(n + 255) / 256, 256>>>(x, y, n); }
+)");
+  const std::string kernel = R"(
+[[kernel]]
+name = "scale"
+source = "src/scale.cu"
+launcher = "launch_scale"
+sizes = [{ n = 4096 }]
+  [[kernel.arg]]
+  name = "x"
+  role = "input"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "y"
+  role = "output"
+  dtype = "float32"
+  count = "n"
+  [[kernel.arg]]
+  name = "n"
+  role = "size"
+  dtype = "int32"
+  value = "n"
+)";
+  write("kernelbot.toml", kernel);
+  write("build/compile_commands.json",
+        R"([{"directory": ")" + (dir_ / "build").string() +
+            R"(", "command": "nvcc -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -c )"
+            R"(../src/scale.cu", "file": "../src/scale.cu"}])");
+  auto r = kernelbot("config check", dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("target architectures: sm_80, sm_90 (from build/compile_commands.json, the entry of "
+                       "src/scale.cu)\n  read: -gencode arch=compute_80,code=sm_80\n"),
+            std::string::npos)
+      << r.out;
+  r = kernelbot("config check --json", dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["target_archs"].size(), 1u) << r.out;
+  EXPECT_EQ(j["target_archs"][0]["kernel"], "scale");
+  EXPECT_EQ(j["target_archs"][0]["archs"], nlohmann::json({"sm_80", "sm_90"}));
+
+  write("kernelbot.toml", "[project]\ntarget_archs = [\"sm_86\", \"90a\"]\n" + kernel);
+  r = kernelbot("config check", dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("target architectures: sm_86, sm_90a (from kernelbot.toml [project] target_archs)\n"),
+            std::string::npos)
+      << r.out;
+
+  write("kernelbot.toml", "[project]\ntarget_archs = [\"ampere\"]\n" + kernel);
+  r = kernelbot("config check", dir_);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("kernelbot.toml:2:17: error: project.target_archs[0]: \"ampere\" is not a GPU architecture"),
+            std::string::npos)
+      << r.err;
+
+  fs::remove_all(dir_ / "build");
+  write("kernelbot.toml", kernel);
+  r = kernelbot("config check", dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("target architectures: none found (looked at kernelbot.toml [project] target_archs"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST_F(CliTest, DiscoverListsTheExampleKernelsAndLaunchers) {
   auto r = kernelbot("discover " + std::string(KB_SOURCE_DIR) + "/examples", dir_);
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -56,7 +56,9 @@ void change(const ConfigKey& key, Config& c) {
         } else if constexpr (std::is_same_v<T, bool>) {
           *v = !*v;
         } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-          v->push_back(key.allowed.empty() ? "x" : key.allowed[0]);
+          // [project].target_archs takes architecture names only.
+          const bool archs = std::string(key.name) == "target_archs";
+          v->push_back(archs ? "sm_80" : key.allowed.empty() ? "x" : key.allowed[0]);
         } else if constexpr (std::is_same_v<T, std::map<std::string, Tolerance>>) {
           (*v)["float32"].rtol += 0.5;
         } else if constexpr (std::is_same_v<T, std::map<std::string, std::string>>) {

@@ -551,6 +551,25 @@ sizes = [{ n = 1024 }]
 
 // [project] prelude and setup_source, and a kernel's own setup_source: files relative to the
 // config's directory; a missing one is the field's error, at its value.
+// [project] target_archs: every spelling of an architecture nvcc has; anything else is an error
+// at the item, naming the field, and nvcc's keywords are told apart from typos.
+TEST(ConfigLoader, TargetArchsAreArchitectureNamesNamedByFieldWhenBad) {
+  Config ok = load_config_text("[project]\ntarget_archs = [\"sm_80\", \"86\", \"compute_90a\", \"10.0\"]\n",
+                               "kernelbot.toml", "");
+  EXPECT_EQ(ok.project.target_archs, (std::vector<std::string>{"sm_80", "86", "compute_90a", "10.0"}));
+  EXPECT_TRUE(Config{}.project.target_archs.empty());  // default: read from the build files
+
+  auto errs = errors_of("[project]\ntarget_archs = [\"sm_80\", \"sm_8\", \"all\"]\n");
+  ASSERT_EQ(errs.size(), 2u);
+  EXPECT_TRUE(has_error(errs, "project.target_archs[1]",
+                        "\"sm_8\" is not a GPU architecture: write it as sm_80, "
+                        "sm_90a, compute_86 or 86"));
+  EXPECT_TRUE(has_error(errs, "project.target_archs[2]", "\"all\" is an nvcc keyword, not an architecture"));
+  EXPECT_EQ(errs[0].line, 2);
+  EXPECT_EQ(errs[0].column, 26);  // at the item itself
+  EXPECT_TRUE(has_error(errors_of("[project]\ntarget_archs = \"sm_80\"\n"), "project.target_archs", "array"));
+}
+
 TEST(ConfigLoader, PreludeAndSetupSourceMustExistAndAreNamedByField) {
   auto dir = std::filesystem::temp_directory_path() / "kb_config_prelude_test";
   std::filesystem::create_directories(dir / "compat");

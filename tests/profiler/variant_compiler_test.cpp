@@ -16,6 +16,7 @@
 
 #include "common/file_io.h"
 #include "config/config_loader.h"
+#include "core/gpu_arch.h"
 #include "profiler/sandbox/sandbox_process.h"
 #include "tests/support/running_processes.h"
 
@@ -193,6 +194,50 @@ TEST_F(VariantCompilerTest, FlagsIncludeRepositoryConfigAndVariant) {
   EXPECT_GT(std::find(f.begin(), f.end(), "--use_fast_math") - f.begin(),
             std::find(f.begin(), f.end(), "-DPROJECT_WIDE=1") - f.begin());
   EXPECT_FALSE(compiler.nvcc_version().empty());
+}
+
+// The project's architecture flags are its target architectures (target_archs.h), not this
+// compile's: the judge's compile is -arch=<its own> alone, and a target's build replaces it.
+TEST_F(VariantCompilerTest, ArchitectureFlagsAreTheCompilesOwnNotTheProjects) {
+  config_.project.nvcc_flags = {"-gencode", "arch=compute_80,code=sm_80", "-arch=sm_75", "--use_fast_math"};
+  config_.kernels[0].nvcc_flags = {"--generate-code=arch=compute_86,code=sm_86"};
+  VariantCompiler compiler(config_, options());
+  const auto& spec = config_.kernels[0];
+  for (const auto& f : {compiler.flags(spec, original()), compiler.extra_source_flags(spec, original())}) {
+    EXPECT_TRUE(contains(f, "-arch=sm_90"));
+    EXPECT_TRUE(contains(f, "--use_fast_math"));
+    for (const char* gone :
+         {"-gencode", "arch=compute_80,code=sm_80", "-arch=sm_75", "--generate-code=arch=compute_86,code=sm_86"})
+      EXPECT_FALSE(contains(f, gone)) << gone;
+  }
+  const auto ptx = ArchBuild{GpuArch{80, 0}, true}.nvcc_flags();
+  for (const auto& f : {compiler.flags(spec, original(), ptx), compiler.extra_source_flags(spec, original(), ptx)}) {
+    EXPECT_FALSE(contains(f, "-arch=sm_90"));
+    EXPECT_TRUE(contains(f, "arch=compute_80,code=compute_80"));
+    EXPECT_EQ(std::count(f.begin(), f.end(), "-gencode"), 1);  // the only code in the library
+  }
+  EXPECT_TRUE(contains(compiler.flags(spec, original(), ArchBuild{GpuArch{100, 0}, false}.nvcc_flags()),
+                       "arch=compute_100,code=sm_100"));
+}
+
+// A target architecture's compile takes its own preprocessor branch: the kernel's sm_80 path is
+// what a compute_80 build compiles, which the judge's sm_90 build never sees (no GPU needed).
+TEST_F(VariantCompilerTest, ATargetArchitecturesBuildCompilesItsOwnBranch) {
+  Variant v = original();
+  v.source += "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900\n"
+              "#error \"kb: the branch for architectures before sm_90\"\n"
+              "#endif\n";
+  VariantCompiler compiler(config_, options());
+  const auto& spec = config_.kernels[0];
+  const CompiledVariant judge = compiler.compile(spec, v);
+  EXPECT_TRUE(judge.ok) << judge.log;
+  const CompiledVariant sm80 = compiler.compile_for(spec, v, ArchBuild{GpuArch{80, 0}, true}.nvcc_flags());
+  EXPECT_FALSE(sm80.ok);
+  EXPECT_FALSE(sm80.machine_failure);
+  EXPECT_NE(sm80.log.find("kb: the branch for architectures before sm_90"), std::string::npos) << sm80.log;
+  const CompiledVariant sm100 = compiler.compile_for(spec, v, ArchBuild{GpuArch{100, 0}, false}.nvcc_flags());
+  EXPECT_TRUE(sm100.ok) << sm100.log;
+  EXPECT_NE(sm100.library_path, judge.library_path);  // cached apart: the flags are part of the key
 }
 
 TEST_F(VariantCompilerTest, CompilesCachesAndNoticesHeaderChanges) {
