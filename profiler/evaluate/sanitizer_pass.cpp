@@ -129,8 +129,7 @@ SanitizerFindings read_sanitizer_output(const std::string& tool, const SandboxRe
   // The counts' lengths are bounded: the candidate's own output is in the text, and std::regex
   // recurses once per character a repetition matches (100 KB of digits would overflow the stack).
   static const std::regex error_summary(R"(ERROR SUMMARY: ([\d,]{1,24}) error)");
-  static const std::regex race_summary(
-      R"(RACECHECK SUMMARY: [\d,]{1,24} hazards? displayed \(([\d,]{1,24}) errors?)");
+  static const std::regex race_summary(R"(RACECHECK SUMMARY: [\d,]{1,24} hazards? displayed \(([\d,]{1,24}) errors?)");
   static const std::regex leak_summary(R"(LEAK SUMMARY: ([\d,]{1,24}) bytes? leaked in ([\d,]{1,24}) allocations?)");
   static const std::regex leaked_line(R"(^=+ +Leaked ([\d,]{1,24}) bytes? at )");
   std::istringstream in(text);

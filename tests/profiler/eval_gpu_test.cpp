@@ -913,17 +913,16 @@ TEST(EvalGpu, SanitizeNotesAWorkspaceAllocatedOnceAndClearedEachCallWithoutRejec
   EXPECT_EQ(v.sanitizer_report.find("Uninitialized"), std::string::npos) << v.sanitizer_report;
 }
 
-TEST(EvalGpu, SanitizeRejectsDeviceMemoryLeakedOnEveryCallNamingWhereItWasAllocated) {
+// A leak on every call is the citizen's ledger's before it is the sanitizer's: the ledger counts the
+// allocations every evaluation's calls leave behind, so it is rejected before compute-sanitizer
+// runs (seen on an H200, 2026-11-29: "citizen's ledger: 20 allocations (240000 bytes) made and never
+// freed over 20 calls (the original: 0)"). The sanitizer's leak check stays for what no API call
+// shows the ledger (an in-kernel malloc).
+TEST(EvalGpu, ALeakOnEveryCallIsRejectedByTheLedgerBeforeTheSanitizerRuns) {
   const EvalRun r = eval_sanitized("row_sum", "row_sum_leaks_partials.cu");
-  expect_rejected(r, Verdict::rejected, "compute-sanitizer memcheck found device memory leaked on every call");
-  EXPECT_TRUE(r.result.verification.passed) << "the normal verification passed it: only the leak check sees it";
-  // One call at each size set leaves 1000 x 3 and 32768 x 1 floats; a second call as many again.
-  EXPECT_NE(r.result.reason.find("left 2 allocations (143,072 bytes) more never freed"), std::string::npos)
+  expect_rejected(r, Verdict::rejected, "citizen's ledger: 20 allocations");
+  EXPECT_NE(r.result.reason.find("made and never freed over 20 calls (the original: 0)"), std::string::npos)
       << r.result.reason;
-  EXPECT_NE(r.result.reason.find("the original leaves none"), std::string::npos) << r.result.reason;
-  const std::string& report = r.result.verification.sanitizer_report;
-  EXPECT_NE(report.find("Leaked 131,072 bytes"), std::string::npos) << report;
-  EXPECT_NE(report.find("launch_row_sum"), std::string::npos) << "the allocation's host frame\n" << report;
 }
 
 TEST(EvalGpu, SanitizeRejectsAScratchBufferAssumedToStartAtZeroWithInitcheck) {
