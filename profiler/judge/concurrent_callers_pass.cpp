@@ -62,9 +62,7 @@ VerificationOutcome check_concurrent_callers(const PassPlan& plan, PassContext& 
   const std::string sizes_text = "sizes " + job.raw.size_labels[sizes[0]] + " and " + job.raw.size_labels[sizes[1]];
 
   auto skip = [&](const std::string& condition, const std::string& why) {
-    const std::string line = "concurrent callers: " + condition + ": the original " + why;
-    spdlog::info("skipped: {}", line);
-    ctx.report.skipped_checks.push_back(line);
+    skip_for_original(ctx, "concurrent callers", condition, why);
   };
   // Inputs of both calls (the same scalars in both: one request carries a slot's scalars).
   auto prepare_both = [&]() -> VerificationOutcome {

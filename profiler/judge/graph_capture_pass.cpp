@@ -37,9 +37,7 @@ VerificationOutcome check_graph_capture(const PassPlan& plan, PassContext& ctx) 
   bind_slot(*servers.candidate, kGraphSlot, cand, servers.timeout_s);
 
   auto skip = [&](const std::string& why) {
-    const std::string line = "CUDA graph capture: " + condition + ": the original " + why;
-    spdlog::info("skipped: {}", line);
-    ctx.report.skipped_checks.push_back(line);
+    skip_for_original(ctx, "CUDA graph capture", condition, why);
     return VerificationOutcome{};
   };
   auto lead = [&](const VerificationOutcome& o) {

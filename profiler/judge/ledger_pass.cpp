@@ -68,9 +68,7 @@ VerificationOutcome check_ledger(const PassPlan& plan, PassContext& ctx) {
   bind_slot(*servers.baseline, kLedgerSlot, base, servers.timeout_s);
   bind_slot(*servers.candidate, kLedgerSlot, cand, servers.timeout_s);
   auto skip = [&](const std::string& why) {
-    const std::string line = "citizen's ledger: " + condition + ": the original " + why;
-    spdlog::info("skipped: {}", line);
-    ctx.report.skipped_checks.push_back(line);
+    skip_for_original(ctx, "citizen's ledger", condition, why);
     return VerificationOutcome{};
   };
   LedgerReply b, c;

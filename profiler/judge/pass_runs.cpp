@@ -1,5 +1,7 @@
 #include "profiler/judge/pass_runs.h"
 
+#include <spdlog/spdlog.h>
+
 #include "profiler/judge/alignment_check.h"
 #include "profiler/judge/concurrent_callers_pass.h"
 #include "profiler/judge/generalization_check.h"
@@ -17,6 +19,12 @@ PassSlots::~PassSlots() {
     } catch (const std::exception&) {
       // A dead server holds no mappings.
     }
+}
+
+void skip_for_original(PassContext& ctx, std::string_view pass, const std::string& condition, const std::string& why) {
+  const std::string line = std::string(pass) + ": " + condition + ": the original " + why;
+  spdlog::info("skipped: {}", line);
+  ctx.report.skipped_checks.push_back(line);
 }
 
 uint64_t next_pass_seed(PassContext& ctx) {

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result_types.h"
@@ -48,6 +50,10 @@ class PassSlots {
 // A pass's seed: past the seeds the report already lists (the main trials', earlier passes').
 // Adds it to the report.
 uint64_t next_pass_seed(PassContext& ctx);
+
+// A condition the original itself fails: "<pass>: <condition>: the original <why>" goes to the
+// report's skipped_checks (and the log), and the pass holds nothing against the candidate there.
+void skip_for_original(PassContext& ctx, std::string_view pass, const std::string& condition, const std::string& why);
 
 // Runs pass `key` as `plan` (which runs) says. Pending when it passed or was skipped; the
 // candidate's failure otherwise. Throws VariantGone and HarnessError as verify_candidate does.
