@@ -127,8 +127,9 @@ std::string correctness(const search::SearchResult& result, const search::Candid
            join(v.generalization_sizes, ", ") + ".\n";
   for (const auto& pass : v.passes) out += "- " + capitalized(pass) + ".\n";
   if (!v.skipped_checks.empty())
-    out += "- Not held against this code, because the original itself fails them: " + join(v.skipped_checks, "; ") +
-           ".\n";
+    out += "- Not held against this code, because the original itself fails them (" +
+           std::to_string(v.skipped_checks.size()) + (v.skipped_checks.size() == 1 ? " check" : " checks") +
+           " skipped): " + join(v.skipped_checks, "; ") + ".\n";
   out += target_archs_line(v);
   if (v.strict_pass)
     out += fmt::format("- The extra-strict verification, for speedups over [verify].strict_speedup = {}: passed.\n",
