@@ -69,8 +69,8 @@ VerificationOutcome check_concurrent_callers(const PassPlan& plan, PassContext& 
     for (size_t k = 0; k < 2; ++k) {
       const int slot = kSlots[k];
       if (scaled) {
-        const VerificationOutcome sc = compute_error_scale(job, servers, pair.plans[k], *pair.checks[k], *pair.base[k],
-                                                           *pair.cand[k], "concurrent callers", slot);
+        VerificationOutcome sc = compute_error_scale(job, servers, pair.plans[k], *pair.checks[k], *pair.base[k],
+                                                     *pair.cand[k], "concurrent callers", slot);
         if (sc.failed()) return sc;
       }
       prepare(job, pair.plans[k], *pair.checks[k], *pair.base[k], *pair.cand[k]);

@@ -17,7 +17,7 @@ OrderStream order_stream_for(bool has_stream_arg) {
 
 std::string describe_given_stream(const std::string& arg_name, StreamChoice choice) {
   if (arg_name.empty()) return "the default stream";
-  const std::string arg = "the stream argument '" + arg_name + "'";
+  std::string arg = "the stream argument '" + arg_name + "'";
   switch (choice) {
     case StreamChoice::per_thread_default: return arg + " (the per-thread default stream)";
     case StreamChoice::second_caller: return arg + " (a second caller's stream)";
