@@ -33,14 +33,19 @@ std::string describe_alignment_case(const DecodedJob& job, const AlignmentCase& 
   return s;
 }
 
+unsigned long long size_set_bytes(const DecodedJob& job, size_t s) {
+  unsigned long long bytes = 0;
+  for (const auto& a : job.args)
+    if (a.is_buffer() && s < a.counts.size())
+      bytes += static_cast<unsigned long long>(a.counts[s]) * dtype_size(a.type);
+  return bytes;
+}
+
 size_t smallest_size_index(const DecodedJob& job) {
   size_t best = 0;
   unsigned long long best_bytes = 0;
   for (size_t s = 0; s < job.size_count(); ++s) {
-    unsigned long long bytes = 0;
-    for (const auto& a : job.args)
-      if (a.is_buffer() && s < a.counts.size())
-        bytes += static_cast<unsigned long long>(a.counts[s]) * dtype_size(a.type);
+    const unsigned long long bytes = size_set_bytes(job, s);
     if (s == 0 || bytes < best_bytes) {
       best = s;
       best_bytes = bytes;

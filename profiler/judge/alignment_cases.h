@@ -34,5 +34,7 @@ std::string describe_alignment_case(const DecodedJob& job, const AlignmentCase& 
 
 // The size set the pass runs at: the one whose buffers take the fewest bytes (the cheapest).
 size_t smallest_size_index(const DecodedJob& job);
+// The bytes of size set `s`'s buffers together (what smallest_size_index compares).
+unsigned long long size_set_bytes(const DecodedJob& job, size_t s);
 
 }  // namespace kb::judge

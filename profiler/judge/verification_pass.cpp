@@ -16,14 +16,6 @@ bool any_special_input(const DecodedJob& job) {
   return false;
 }
 
-unsigned long long size_bytes(const DecodedJob& job, size_t s) {
-  unsigned long long bytes = 0;
-  for (const auto& a : job.args)
-    if (a.is_buffer() && s < a.counts.size())
-      bytes += static_cast<unsigned long long>(a.counts[s]) * dtype_size(a.type);
-  return bytes;
-}
-
 PassPlan every_size(const DecodedJob& job) {
   if (job.size_count() == 0) return PassPlan::not_for("the job has no size sets");
   return {};
@@ -105,7 +97,7 @@ std::vector<size_t> concurrent_pass_sizes(const DecodedJob& job) {
   size_t second = first;
   for (size_t s = 0; s < job.size_count(); ++s) {
     if (s == first) continue;
-    if (second == first || size_bytes(job, s) < size_bytes(job, second)) second = s;
+    if (second == first || size_set_bytes(job, s) < size_set_bytes(job, second)) second = s;
   }
   return {first, second};
 }
