@@ -30,7 +30,7 @@ struct Pair {
 void set_scalars(VariantProcess& server, int slot, const ArgSet& set, double timeout_s) {
   Request r = slot_request(Op::set_scalars, {slot});
   put_scalars(r, set);
-  expect_no_harness_error(server.ask(r, timeout_s), "set a slot's scalars");
+  expect_no_harness_error(server.ask(r, timeout_s), "set a slot's scalars", server);
 }
 
 // Both calls at once on `server`'s `slots`. The reply's fault, or ok.
@@ -38,7 +38,7 @@ Reply at_once(VariantProcess& server, const std::array<int, 2>& slots, const std
               double timeout_s) {
   for (size_t k = 0; k < 2; ++k) set_scalars(server, slots[k], *sets[k], timeout_s);
   const Reply r = server.ask(slot_request(Op::concurrent, {slots[0], slots[1]}, static_cast<int>(m)), timeout_s);
-  expect_no_harness_error(r, "make two calls at once");
+  expect_no_harness_error(r, "make two calls at once", server);
   return r;
 }
 

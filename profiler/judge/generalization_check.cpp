@@ -83,6 +83,8 @@ VerificationOutcome check_generalization_sizes(const DecodedJob& job, const Serv
       report.skipped_checks.push_back(what + ": needs " + std::to_string(needed >> 20) + " MiB of GPU memory, " +
                                       std::to_string(free_bytes >> 20) + " MiB are free");
       spdlog::info("skipped {}", report.skipped_checks.back());
+      if (servers.memory_skips)
+        servers.memory_skips->push_back({what, static_cast<int64_t>(needed), static_cast<int64_t>(free_bytes)});
       continue;
     }
     SetOutcome r;

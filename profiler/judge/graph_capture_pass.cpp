@@ -54,7 +54,7 @@ VerificationOutcome check_graph_capture(const PassPlan& plan, PassContext& ctx) 
     if (b.status != Status::ok) return skip("fails under capture: " + fault_text(b));
     if (b.value != 1) return skip("cannot be captured: " + untrusted_note(b));
     const Reply c = servers.candidate->ask(capture, servers.timeout_s);
-    expect_no_harness_error(c, "capture the candidate");
+    expect_no_harness_error(c, "capture the candidate", *servers.candidate);
     if (c.status != Status::ok)
       return {Verdict::crashed, "CUDA graph capture: the candidate's call failed under capture: " + fault_text(c) +
                                     " (" + condition + ")"};
@@ -79,7 +79,7 @@ VerificationOutcome check_graph_capture(const PassPlan& plan, PassContext& ctx) 
       expect_no_harness_error(rb, "replay the original's graph");
       if (rb.status != Status::ok) return skip("fails on replay: " + fault_text(rb));
       const Reply rc = servers.candidate->ask(slot_request(Op::graph_replay, {kGraphSlot}), servers.timeout_s);
-      expect_no_harness_error(rc, "replay the candidate's graph");
+      expect_no_harness_error(rc, "replay the candidate's graph", *servers.candidate);
       if (rc.status != Status::ok)
         return {Verdict::crashed, "CUDA graph capture: the candidate's graph failed on " + context + ": " +
                                       fault_text(rc) + " (" + condition + ")"};

@@ -98,6 +98,8 @@ void run_job(const DecodedJob& job, JobProcesses& processes, EvalResult& result)
   Servers servers;
   servers.baseline = baseline;
   servers.candidate = candidate;
+  processes.memory_skips.clear();
+  servers.memory_skips = &processes.memory_skips;
   servers.restart_original = [&job, &processes, &servers]() {
     processes.baseline.reset();  // ends the old server (dead or not) before its successor starts
     processes.baseline = std::make_unique<VariantProcess>(Who::baseline, processes.device, processes.verbose);

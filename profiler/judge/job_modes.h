@@ -5,9 +5,11 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/result_types.h"
 #include "profiler/judge/job_io.h"
+#include "profiler/judge/memory_blame.h"
 #include "profiler/judge/variant_process.h"
 
 namespace kb::judge {
@@ -18,6 +20,9 @@ struct JobProcesses {
   std::unique_ptr<VariantProcess> baseline, candidate;
   int device = 0;
   bool verbose = false;  // what the servers were started with (a restarted one gets the same)
+  // Sizes the last job's verification skipped for want of GPU memory (memory_blame.h): whose
+  // memory it was is settled when the job ends.
+  std::vector<MemorySkip> memory_skips;
 };
 JobProcesses start_job_processes(int device, bool baseline, bool candidate, bool verbose);
 

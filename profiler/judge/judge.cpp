@@ -28,6 +28,15 @@ void expect_no_harness_error(const Reply& r, const char* what) {
     throw HarnessError(std::string("a variant server could not ") + what + ": " + untrusted_note(r, 300));
 }
 
+void expect_no_harness_error(const Reply& r, const char* what, const VariantProcess& server) {
+  if (r.status == Status::harness_error && server.who() == Who::candidate)
+    throw VariantGone(Who::candidate, false, true,
+                      std::string("the candidate's process could not ") + what + " (\"" + untrusted_note(r, 300) +
+                          "\"): the judge's work in the process that runs the candidate's code failed, which counts "
+                          "against the candidate");
+  expect_no_harness_error(r, what);
+}
+
 void bind_slot(VariantProcess& server, int id, const ArgSet& set, double timeout_s, StreamChoice stream) {
   if (set.arg_count() > kMaxArgs) throw HarnessError("more than 64 launcher arguments");
   Request r = slot_request(Op::bind, {id}, static_cast<int>(stream));
@@ -40,7 +49,7 @@ void bind_slot(VariantProcess& server, int id, const ArgSet& set, double timeout
     r.offsets[i] = set.data_offset(i);
   }
   put_scalars(r, set);
-  expect_no_harness_error(server.ask(r, timeout_s), "map the judge's buffers");
+  expect_no_harness_error(server.ask(r, timeout_s), "map the judge's buffers", server);
 }
 
 void fill_input_on_device(ArgSet& set, size_t i, Distribution trial, uint64_t seed, cudaStream_t stream) {

@@ -10,6 +10,7 @@
 
 #include "profiler/judge/arg_set.h"
 #include "profiler/judge/job_io.h"
+#include "profiler/judge/memory_blame.h"
 #include "profiler/judge/stream_choice.h"
 #include "profiler/judge/variant_process.h"
 
@@ -25,6 +26,8 @@ struct Servers {
   // size, an alignment) and skip the condition when it faults: a sticky fault ends its server.
   // The fresh server holds no slots. Throws HarnessError when it cannot be started.
   std::function<VariantProcess*()> restart_original;
+  // Where a check that skips a size for want of GPU memory records it (memory_blame.h); may be null.
+  std::vector<MemorySkip>* memory_skips = nullptr;
 };
 
 // Lends `set` (the judge's buffers) to `server` as slot `id`, with the scalars the set holds; a
@@ -40,6 +43,13 @@ void put_scalars(Request& r, const ArgSet& set);
 
 // Throws HarnessError for a harness_error reply (the server's own failure).
 void expect_no_harness_error(const Reply& r, const char* what);
+
+// The same during a verdict (verification and timing), failing closed: a harness_error from the
+// candidate's server is the candidate's failure (VariantGone, its verdict `crashed`), not a check
+// skipped or an evaluation that "could not run". That process runs the candidate's code, which can
+// take the GPU memory the server's own work needs, leave an error the server then trips on, or
+// forge the reply outright. The original's stays the judge's HarnessError.
+void expect_no_harness_error(const Reply& r, const char* what, const VariantProcess& server);
 
 // Fills input `i` of `set` on the GPU, asynchronously on `stream`, with the values fill_input
 // (arg_inputs.h) gives it on the host for the same (size set, distribution, seed): its range

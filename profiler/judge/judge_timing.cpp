@@ -221,7 +221,7 @@ class SizeTimer {
   // (HarnessError), the variant's fault is the variant's (`failed`, with the server's note).
   Reply ask(Timed& v, const Request& request, const char* doing, const char* failed) {
     const Reply r = v.server->ask(request, servers_.timeout_s);
-    expect_no_harness_error(r, doing);
+    expect_no_harness_error(r, doing, *v.server);
     if (r.status == Status::fault)
       throw VariantGone(v.server->who(), false, false, std::string(failed) + ": " + untrusted_note(r));
     return r;
@@ -319,7 +319,7 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
   if (all_captured) {
     for (auto& v : variants_) {
       const Reply c = v.server->ask(slot_request(Op::capture, v.ids, launches_), servers_.timeout_s);
-      expect_no_harness_error(c, "capture a graph");
+      expect_no_harness_error(c, "capture a graph", *v.server);
       v.captured = c.status == Status::ok && c.value != 0;
       all_captured = all_captured && v.captured;
     }

@@ -187,7 +187,7 @@ Reply call(VariantProcess& server, int id, const ArgSet& set, bool traced, doubl
   Request r = slot_request(Op::call, {id}, traced ? 1 : 0);
   put_scalars(r, set);
   const Reply reply = server.ask(r, timeout_s);
-  expect_no_harness_error(reply, "call the launcher");
+  expect_no_harness_error(reply, "call the launcher", server);
   return reply;
 }
 

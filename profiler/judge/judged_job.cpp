@@ -5,6 +5,7 @@
 
 #include "common/clock.h"
 #include "profiler/judge/cuda_check.h"
+#include "profiler/judge/memory_audit.h"
 #include "profiler/judge/variant_process.h"
 
 namespace kb::judge {
@@ -16,6 +17,38 @@ void harness_failed(JudgedJob& out, JobProcesses& processes, const std::string& 
   out.result.verdict = Verdict::infra_error;
   out.result.reason = "the harness failed: " + what;
   std::fprintf(stderr, "kb-harness: error: %s (during %s)\n", what.c_str(), during.c_str());
+}
+
+// Failing closed on GPU memory (memory_blame.h): the judge's own work ran out of it while the
+// candidate's server was up. The candidate's failure when its process held the difference.
+bool blame_memory_shortage(JudgedJob& out, JobProcesses& processes, const std::string& error) {
+  if (!is_out_of_memory(error) || !processes.candidate || !processes.baseline) return false;
+  const std::string during = current_phase();
+  const std::optional<std::string> blame = memory_shortage_blame(end_servers_measuring_memory(processes), error);
+  if (!blame) return false;
+  out.result.verdict = Verdict::rejected;
+  out.result.reason = *blame + " (" + during + ")";
+  out.exit_code = kExitOk;
+  return true;
+}
+
+// A verdict reached with sizes skipped for want of GPU memory: when the candidate's process held
+// the memory that would have let them be verified, the verdict is `rejected` instead.
+void blame_memory_skips(JudgedJob& out, JobProcesses& processes) {
+  if (processes.memory_skips.empty() || !processes.candidate || !processes.baseline) return;
+  if (!verdict_is_correct(out.result.verdict) && out.result.verdict != Verdict::pending) return;
+  const std::vector<MemorySkip> skips = std::move(processes.memory_skips);
+  processes.memory_skips.clear();
+  const MemoryHeld held = end_servers_measuring_memory(processes);
+  for (const MemorySkip& s : skips) {
+    if (const auto blame = memory_skip_blame(held, s.size, s.needed, s.free_bytes)) {
+      out.result.verdict = Verdict::rejected;
+      out.result.reason = *blame;
+      out.result.verification.passed = false;
+      out.result.verification.failure = *blame;
+      return;
+    }
+  }
 }
 
 }  // namespace
@@ -42,6 +75,7 @@ JudgedJob judge_job(const std::string& job_text, const std::string& origin, JobP
   }
   try {
     run_job(job, processes, out.result);
+    blame_memory_skips(out, processes);
   } catch (const VariantGone& g) {
     processes = {};  // the other server is asked to quit and waited for
     if (g.who == Who::candidate) {
@@ -54,7 +88,7 @@ JudgedJob judge_job(const std::string& job_text, const std::string& origin, JobP
       out.exit_code = kExitBaselineCrashed;
     }
   } catch (const std::exception& e) {
-    harness_failed(out, processes, e.what(), current_phase());
+    if (!blame_memory_shortage(out, processes, e.what())) harness_failed(out, processes, e.what(), current_phase());
   }
   return out;
 }

@@ -31,7 +31,7 @@ LedgerReply ask_ledger(VariantProcess& server, const ArgSet& set, double timeout
   put_scalars(r, set);
   const int64_t before = free_device_memory();
   LedgerReply out{server.ask(r, timeout_s), std::nullopt};
-  expect_no_harness_error(out.reply, "keep the ledger of many calls");
+  expect_no_harness_error(out.reply, "keep the ledger of many calls", server);
   if (out.reply.status != Status::ok) return out;
   out.ledger = ledger_from_note(std::string(out.reply.note, strnlen(out.reply.note, kNoteBytes)));
   if (out.ledger) out.ledger->free_memory_drop = before - free_device_memory();
@@ -44,7 +44,7 @@ std::string ask_pending_error(VariantProcess& server, const ArgSet& set, double 
   Request r = slot_request(Op::pending_error, {kLedgerSlot});
   put_scalars(r, set);
   const Reply reply = server.ask(r, timeout_s);
-  expect_no_harness_error(reply, "call with an error pending");
+  expect_no_harness_error(reply, "call with an error pending", server);
   if (reply.status != Status::ok) return "the call failed: " + fault_text(reply);
   return untrusted_note(reply, 200);
 }

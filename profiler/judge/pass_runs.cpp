@@ -7,6 +7,7 @@
 #include "profiler/judge/generalization_check.h"
 #include "profiler/judge/graph_capture_pass.h"
 #include "profiler/judge/ledger_pass.h"
+#include "profiler/judge/slice_pass.h"
 #include "profiler/judge/special_values_check.h"
 #include "profiler/judge/state_independence_check.h"
 #include "profiler/judge/stream_pass.h"
@@ -47,6 +48,7 @@ VerificationOutcome run_pass(PassKey key, const PassPlan& plan, PassContext& ctx
     case PassKey::graph_capture: return check_graph_capture(plan, ctx);
     case PassKey::concurrent_callers: return check_concurrent_callers(plan, ctx);
     case PassKey::ledger: return check_ledger(plan, ctx);
+    case PassKey::gpu_slice: return check_gpu_slice(plan, ctx);
   }
   return {};
 }

@@ -120,6 +120,7 @@ const char* to_string(Op op) {
     case Op::ledger: return "ledger";
     case Op::set_scalars: return "set scalars";
     case Op::pending_error: return "call with an error pending";
+    case Op::slice_call: return "a call on a slice of the GPU";
   }
   return "unknown";
 }

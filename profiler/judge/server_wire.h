@@ -40,6 +40,8 @@ enum class Op : uint32_t {
   ledger,         // `value` calls on slots[0] and the ledger of what they left behind (in the note)
   set_scalars,    // the request's scalars, for slots[0]'s later calls
   pending_error,  // one call on slots[0] with an error left pending; the note says what became of it
+  slice_call,     // one call on slots[0] on a slice of at least `value` SMs (gpu_slice.h); reply value:
+                  // the slice's SMs (0: no slice on this GPU, the note says why), value2: the GPU's
 };
 
 // quit's `value` under compute-sanitizer: the server frees its buffers and streams and destroys its

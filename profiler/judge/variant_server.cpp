@@ -11,6 +11,7 @@
 #include "profiler/judge/arg_set.h"
 #include "profiler/judge/contract_calls.h"
 #include "profiler/judge/cuda_check.h"
+#include "profiler/judge/gpu_slice.h"
 #include "profiler/judge/launcher_stream.h"
 #include "profiler/judge/metrics_collector.h"
 #include "profiler/judge/server_identity.h"
@@ -96,6 +97,7 @@ class Server {
         apply_scalars(r, a);
         return ledger_calls(fn_, who_, a, slot_handle(r.slots[0]), std::max(1, r.value), initial_settings_);
       }
+      case Op::slice_call: return slice_call(r);
       case Op::local_metrics: return local_metrics(r);
       case Op::local_call: return local_call(r);
       case Op::unbind:
@@ -112,6 +114,25 @@ class Server {
   }
 
  private:
+  Reply slice_call(const Request& r) {
+    ArgSet& a = slot(r.slots[0]);
+    apply_scalars(r, a);
+    if (!slice_) {
+      int device = 0;
+      cuda_check(cudaGetDevice(&device), "reading the current device");
+      std::string why;
+      slice_ = GpuSlice::create(device, static_cast<unsigned>(std::max(1, r.value)), &why);
+      if (!slice_) return make_reply(Status::ok, "no slice: " + why, 0);
+    }
+    struct HandBack {  // the slot's own stream again, however the call ends
+      const LauncherStream& stream;
+      ArgSet& set;
+      StreamChoice choice;
+      ~HandBack() { stream.bind(set, choice); }
+    } hand_back{stream_, a, slot_stream(r.slots[0])};
+    return call_on_slice(fn_, who_, a, *slice_);
+  }
+
   Reply bind(const Request& r) {
     StreamChoice choice = StreamChoice::launcher_stream;
     if (!stream_choice_from_wire(r.value, choice)) return make_reply(Status::harness_error, "bind: no such stream");
@@ -236,6 +257,7 @@ class Server {
   std::map<int, std::unique_ptr<ArgSet>> slots_;
   std::map<int, StreamChoice> slot_streams_;
   std::map<int, cudaGraphExec_t> graphs_;  // graph_capture's, per slot
+  std::unique_ptr<GpuSlice> slice_;        // slice_call's, made at the first
   std::unique_ptr<SampleTimer> timer_;
   const LauncherStream& stream_;
   const DeviceSettings& initial_settings_;  // before the library was loaded

@@ -60,6 +60,13 @@ PassPlan plan_concurrent(const DecodedJob& job) {
   return p;
 }
 
+PassPlan plan_largest(const DecodedJob& job) {
+  if (job.size_count() == 0) return PassPlan::not_for("the job has no size sets");
+  PassPlan p;
+  p.sizes = {largest_size_index(job)};
+  return p;
+}
+
 constexpr std::array kPasses = {
     PassInfo{PassKey::state_independence, "state independence",
              "the result depends only on the current inputs: a few input elements changed in place, outputs "
@@ -76,6 +83,10 @@ constexpr std::array kPasses = {
              plan_smallest},
     PassInfo{PassKey::per_thread_stream, "per-thread default stream",
              "right and in order when the caller passes cudaStreamPerThread as the stream", plan_per_thread},
+    PassInfo{PassKey::gpu_slice, "a slice of the GPU",
+             "one call on a few of the GPU's SMs (a green context) finishes within a watchdog and gives the right "
+             "results: no block waits for blocks it assumes are running at once",
+             plan_largest, false},
     PassInfo{PassKey::graph_capture, "CUDA graph capture",
              "one call captured on the caller's stream in global capture mode, replayed twice on new input "
              "contents, gives the right results",
@@ -91,6 +102,13 @@ constexpr std::array kPasses = {
 };
 
 }  // namespace
+
+size_t largest_size_index(const DecodedJob& job) {
+  size_t largest = 0;
+  for (size_t s = 1; s < job.size_count(); ++s)
+    if (size_set_bytes(job, s) > size_set_bytes(job, largest)) largest = s;
+  return largest;
+}
 
 std::vector<size_t> concurrent_pass_sizes(const DecodedJob& job) {
   const size_t first = smallest_size_index(job);

@@ -27,6 +27,7 @@ enum class PassKey {
   generalization_sizes,
   alignment,
   per_thread_stream,
+  gpu_slice,
   graph_capture,
   concurrent_callers,
   ledger,
@@ -66,6 +67,9 @@ bool is_screening(const DecodedJob& job);
 // Every pass after the main trials, in the order verify_candidate runs them.
 std::span<const PassInfo> verification_passes();
 const PassInfo& pass_info(PassKey key);
+
+// The size set with the most bytes (the first of equals): where a grid grows largest.
+size_t largest_size_index(const DecodedJob& job);
 
 // The two size sets the concurrent-callers pass calls at once: the two smallest by bytes (the same
 // one twice when the job has one size set), different sizes at the least cost.

@@ -190,7 +190,7 @@ VerificationOutcome run_for_sanitizer(const DecodedJob& job, const Servers& serv
       r.seed = fresh_server_seed();  // the server fills its own buffers: never a verification's seed
       r.distribution = static_cast<uint32_t>(job.distributions.front());
       const Reply c = servers.candidate->ask(r, servers.timeout_s);
-      expect_no_harness_error(c, "run the candidate");
+      expect_no_harness_error(c, "run the candidate", *servers.candidate);
       if (c.status == Status::fault) return {Verdict::crashed, "the candidate's launch failed: " + fault_text(c)};
     }
   }

@@ -31,6 +31,7 @@ void expect_contract_kept(const EvalRun& r, bool with_graph) {
   EXPECT_EQ(lists_pass(r, "CUDA graph capture at size"), with_graph) << describe(r);
   EXPECT_TRUE(lists_pass(r, "concurrent callers at sizes")) << describe(r);
   EXPECT_TRUE(lists_pass(r, "citizen's ledger over 20 calls")) << describe(r);
+  for (const auto& w : r.result.verification.warnings) std::printf("  warning: %s\n", w.c_str());
   for (const auto& p : r.result.verification.passes) std::printf("  pass: %s\n", p.c_str());
   for (const auto& s : r.result.verification.skipped_checks) std::printf("  skipped: %s\n", s.c_str());
   std::printf("[ %s ] %s\n", to_string(r.result.verdict), r.result.reason.c_str());
@@ -47,7 +48,10 @@ TEST(ContractGpu, AVectorizedSaxpyOnTheCallersStreamKeepsTheContract) {
   expect_contract_kept(eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_fast.cu"), true);
 }
 TEST(ContractGpu, ALauncherWithoutAStreamKeepsTheRestOfTheContract) {
-  expect_contract_kept(eval("saxpy", "saxpy_fast.cu"), false);
+  const EvalRun r = eval("saxpy", "saxpy_fast.cu");
+  expect_contract_kept(r, false);
+  // Its kernels go to the slice's default stream, which the slice's context owns.
+  EXPECT_TRUE(lists_pass(r, "a slice of the GPU at size")) << describe(r);
 }
 
 // CUDA graph capture.
@@ -96,14 +100,54 @@ TEST(ContractGpu, ALeftoverPersistingL2CarveOutAndAccessWindowAreNamed) {
   // (cudaDeviceSetCacheConfig would be the classic, but an H200 ignores it: cudaDeviceGetCacheConfig
   // reads no change, seen on 2026-11-29, so there it changes nothing a caller could notice.)
   const EvalRun r = eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_persisting_l2.cu");
+  // The window is what the device reads back for certain: on an H200 (2026-11-29) the persisting
+  // L2 limit read back unchanged after the candidate's cudaDeviceSetLimit, whose error it ignores.
   expect_rejected(r, Verdict::rejected, "citizen's ledger: ");
-  EXPECT_NE(r.result.reason.find("the device-wide setting cudaLimitPersistingL2CacheSize changed"), std::string::npos)
+  EXPECT_NE(r.result.reason.find("the device-wide setting the caller's stream's L2 access policy window changed"),
+            std::string::npos)
       << describe(r);
-  EXPECT_NE(r.result.reason.find("the caller's stream's L2 access policy window"), std::string::npos) << describe(r);
+  EXPECT_NE(r.result.reason.find("and was not restored; the original leaves it alone"), std::string::npos)
+      << describe(r);
 }
 TEST(ContractGpu, ClearingTheCallersPendingErrorIsNamed) {
   const EvalRun r = eval("saxpy", "saxpy_clears_caller_error.cu");
   expect_rejected(r, Verdict::rejected, "an error the caller left pending before the call was not kept (cleared)");
+}
+
+// A slice of the GPU (slice_pass.h): a kernel that waits for blocks it assumes are all running.
+TEST(ContractGpu, AHandRolledGridBarrierSizedForTheWholeGpuDeadlocksOnASlice) {
+  const EvalRun r = eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_grid_barrier.cu");
+  expect_rejected(r, Verdict::timed_out, "a slice of the GPU: the candidate's call did not finish within");
+  EXPECT_NE(r.result.reason.find("grid-wide barrier without a cooperative launch"), std::string::npos) << describe(r);
+}
+TEST(ContractGpu, AGridOfOneBlockPerSmOfAFixedCountDeadlocksOnASlice) {
+  const EvalRun r = eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_fixed_sm_barrier.cu");
+  expect_rejected(r, Verdict::timed_out, "a slice of the GPU: the candidate's call did not finish within");
+}
+// The honest control: a cooperative launch sized by the occupancy API. On the slice it either runs
+// (the runtime reports the slice's SMs) or the runtime refuses it as too large, which is noted, not
+// held against it; either way every contract pass runs.
+TEST(ContractGpu, ACooperativeGridSyncSizedByTheOccupancyApiKeepsTheContract) {
+  const EvalRun r = eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_cooperative_grid.cu");
+  expect_contract_kept(r, true);
+  const auto& w = r.result.verification.warnings;
+  const bool refused = std::any_of(w.begin(), w.end(), [](const std::string& line) {
+    return line.find("the candidate's cooperative launch is sized for the whole GPU") != std::string::npos;
+  });
+  EXPECT_TRUE(refused || lists_pass(r, "a slice of the GPU at size")) << describe(r);
+  std::printf("  on the slice: %s\n", refused ? "the cooperative launch was refused (noted)" : "ran and passed");
+}
+TEST(ContractGpu, HonestCandidatesPassTheSliceWithinItsWatchdog) {
+  const EvalRun r = eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_fast.cu");
+  expect_contract_kept(r, true);
+  EXPECT_TRUE(lists_pass(r, "a slice of the GPU at size n=16777216")) << describe(r);
+}
+
+// Failing closed on GPU memory (memory_blame.h): a launcher that keeps nearly all of the GPU's
+// memory leaves the judge short; ending each process shows whose memory it was.
+TEST(ContractGpu, AWorkspacePoolOfAlmostAllGpuMemoryIsRejectedNotAnInfraError) {
+  const EvalRun r = eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_reserves_memory.cu");
+  expect_rejected(r, Verdict::rejected, "GPU memory taken: the candidate's process held");
 }
 
 // A reference that proves nothing: y, which saxpy reads and updates, configured as an output, is
@@ -117,11 +161,15 @@ TEST(ContractGpu, AnOutputTheOriginalAlsoReadsIsAConfigurationErrorNotAPass) {
   toml.replace(toml.find(inout), inout.size(), "name = \"y\"\n  role = \"output\"");
   std::ofstream(dir / "kernelbot-y-as-output.toml") << toml;
   const EvalRun r = eval_in(dir, "saxpy_stream", "saxpy_stream_fast.cu", "kernelbot-y-as-output.toml");
-  ASSERT_TRUE(r.parsed) << describe(r);
-  EXPECT_EQ(r.result.verdict, Verdict::infra_error) << describe(r);
-  EXPECT_NE(r.result.reason.find("the original's output y at size"), std::string::npos) << describe(r);
-  EXPECT_NE(r.result.reason.find("holds no finite value"), std::string::npos) << describe(r);
-  std::printf("[ %s ] %s\n", to_string(r.result.verdict), r.result.reason.c_str());
+  // eval ends as "could not run" (exit 1) with the reason, never with a verdict on the candidate.
+  EXPECT_EQ(r.process.exit_code, 1) << describe(r);
+  if (r.parsed) {
+    EXPECT_NE(r.result.verdict, Verdict::accepted) << describe(r);
+  }
+  const std::string said = r.process.out + r.process.err;
+  EXPECT_NE(said.find("the evaluation could not run"), std::string::npos) << said;
+  EXPECT_NE(said.find("the original's output y at size"), std::string::npos) << said;
+  EXPECT_NE(said.find("holds no finite value"), std::string::npos) << said;
 }
 
 }  // namespace

@@ -46,10 +46,12 @@ std::vector<PassKey> keys() {
 
 TEST(VerificationPasses, RunInTheRegistrysOrderEachOnce) {
   // Conditions on the configured buffers first (they reuse the main trials' sets), then new sizes
-  // and pointers, then the caller's program: its stream, a graph, concurrent callers, many calls.
+  // and pointers, then the caller's program: its stream, a smaller GPU (first of the full
+  // measurement's: the one with a watchdog, before passes a deadlocking kernel would hang), a
+  // graph, concurrent callers, many calls.
   EXPECT_THAT(keys(), ElementsAre(PassKey::state_independence, PassKey::special_values, PassKey::generalization_sizes,
-                                  PassKey::alignment, PassKey::per_thread_stream, PassKey::graph_capture,
-                                  PassKey::concurrent_callers, PassKey::ledger));
+                                  PassKey::alignment, PassKey::per_thread_stream, PassKey::gpu_slice,
+                                  PassKey::graph_capture, PassKey::concurrent_callers, PassKey::ledger));
   std::set<std::string_view> names;
   for (const PassInfo& p : verification_passes()) {
     EXPECT_TRUE(names.insert(p.name).second) << p.name;
@@ -65,9 +67,11 @@ TEST(VerificationPasses, AStreamlessLauncherCannotBeCapturedOrGivenAnotherStream
     EXPECT_FALSE(p.runs) << pass_info(k).name;
     EXPECT_THAT(p.not_applicable, HasSubstr("no stream argument"));
   }
-  // Concurrent callers and the ledger hold for every launcher.
+  // Concurrent callers, the ledger and the slice hold for every launcher (one without a stream
+  // launches on the slice's default stream).
   EXPECT_TRUE(pass_info(PassKey::concurrent_callers).plan(job).runs);
   EXPECT_TRUE(pass_info(PassKey::ledger).plan(job).runs);
+  EXPECT_TRUE(pass_info(PassKey::gpu_slice).plan(job).runs);
 }
 
 TEST(VerificationPasses, GraphAndLedgerCallAtTheSmallestSizeConcurrentCallersAtTheTwoSmallest) {
@@ -78,6 +82,18 @@ TEST(VerificationPasses, GraphAndLedgerCallAtTheSmallestSizeConcurrentCallersAtT
   EXPECT_THAT(pass_info(PassKey::concurrent_callers).plan(job).sizes, ElementsAre(1u, 2u));
 }
 
+TEST(VerificationPasses, TheSliceCallsAtTheLargestSizeSetByBytes) {
+  // n=1048576 is the largest; a grid that grows with n exceeds what a slice holds at once there.
+  EXPECT_THAT(pass_info(PassKey::gpu_slice).plan(decode_job(job_of(true, true, false))).sizes, ElementsAre(0u));
+  HarnessJob h = job_of(true, true, false);
+  h.size_labels = {"n=4096", "n=1000003", "n=2000000"};
+  for (auto& a : h.args) {
+    if (!a.counts.empty()) a.counts = {4096, 1000003, 2000000};
+    if (!a.values.empty()) a.values = {"4096", "1000003", "2000000"};
+  }
+  EXPECT_THAT(pass_info(PassKey::gpu_slice).plan(decode_job(h)).sizes, ElementsAre(2u));
+}
+
 TEST(VerificationPasses, AScreeningLeavesTheCallersContractToTheFullMeasurement) {
   HarnessJob h = job_of(true, true, false);
   EXPECT_FALSE(is_screening(decode_job(h)));
@@ -86,7 +102,8 @@ TEST(VerificationPasses, AScreeningLeavesTheCallersContractToTheFullMeasurement)
   std::vector<PassKey> full_only;
   for (const PassInfo& p : verification_passes())
     if (!p.in_screening) full_only.push_back(p.key);
-  EXPECT_THAT(full_only, ElementsAre(PassKey::graph_capture, PassKey::concurrent_callers, PassKey::ledger));
+  EXPECT_THAT(full_only,
+              ElementsAre(PassKey::gpu_slice, PassKey::graph_capture, PassKey::concurrent_callers, PassKey::ledger));
 }
 
 TEST(VerificationPasses, OneSizeSetGivesTheConcurrentCallersTheSameSizeTwice) {
