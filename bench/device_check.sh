@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The end-to-end check on a GPU machine that has no packages of its own: run from the repository
 # root with a build carried in .devbuild/ and its libraries in .devlibs/ (see bench/README.md).
-#   bench/device_check.sh gpu     the gpu-labelled tests (ctest -L gpu; TESTS=<ctest -R pattern>: those only)
+#   bench/device_check.sh gpu     the gpu-labelled tests (ctest -L gpu; TESTS=<ctest -R pattern>: those only;
+#                                 GPU_TEST_TIMEOUT=<s>: their time limit, default 540)
 #   bench/device_check.sh demo    the README's main job on examples/ (the tunable-macros example);
 #                                 with FRESH=1 (any stage) examples' .kernelbot/ is removed first
 #   bench/device_check.sh production   the main job on examples/production/ (production-style code;
@@ -87,7 +88,7 @@ if [ "$stage" = production ]; then
 fi
 
 if [ "$stage" = gpu ]; then
-  (cd build && timeout 540 ctest -L gpu ${TESTS:+-R "$TESTS"} --output-on-failure -j1) >"$OUT/logs/gpu_tests.log" 2>&1
+  (cd build && timeout "${GPU_TEST_TIMEOUT:-540}" ctest -L gpu ${TESTS:+-R "$TESTS"} --output-on-failure -j1) >"$OUT/logs/gpu_tests.log" 2>&1
   echo "gpu tests exit code $?" >>"$OUT/logs/gpu_tests.log"
   grep -E "tests passed|Failed|\*\*\*|exit code|Test +#" "$OUT/logs/gpu_tests.log" | tail -45
 fi
