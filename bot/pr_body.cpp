@@ -127,9 +127,12 @@ std::string correctness(const search::SearchResult& result, const search::Candid
            join(v.generalization_sizes, ", ") + ".\n";
   for (const auto& pass : v.passes) out += "- " + capitalized(pass) + ".\n";
   if (!v.skipped_checks.empty())
-    out += "- Not held against this code, because the original itself fails them (" +
-           std::to_string(v.skipped_checks.size()) + (v.skipped_checks.size() == 1 ? " check" : " checks") +
-           " skipped): " + join(v.skipped_checks, "; ") + ".\n";
+    // Each line says why: almost always the original fails the condition too; rarely this GPU
+    // cannot create it (no green contexts) or no process had the memory for a size.
+    out += "- Not held against this code (" + std::to_string(v.skipped_checks.size()) +
+           (v.skipped_checks.size() == 1 ? " check" : " checks") +
+           " skipped, each with its reason, mostly that the original itself fails it): " +
+           join(v.skipped_checks, "; ") + ".\n";
   out += target_archs_line(v);
   if (v.strict_pass)
     out += fmt::format("- The extra-strict verification, for speedups over [verify].strict_speedup = {}: passed.\n",

@@ -21,7 +21,8 @@ TEST(MemoryBlame, AProcessNoLargerThanTheOriginalsIsNotBlamed) {
 }
 
 TEST(MemoryBlame, APoolReservedByTheCandidateIsBlamedForTheShortageWithBothSizes) {
-  const auto blame = memory_shortage_blame({100 * GiB, 600 * MiB}, "allocating the judge's check buffers: out of memory");
+  const auto blame = memory_shortage_blame({100 * GiB, 600 * MiB},
+                                           "allocating the judge's check buffers: out of memory");
   ASSERT_TRUE(blame);
   EXPECT_THAT(*blame, HasSubstr("GPU memory taken: the candidate's process held 102400 MiB"));
   EXPECT_THAT(*blame, HasSubstr("101800 MiB more than the original's (600 MiB"));
@@ -33,7 +34,8 @@ TEST(MemoryBlame, ASkippedSizeIsTheCandidatesOnlyWhenItsExtraMemoryWouldHaveMade
   // 10 GiB needed, 1 GiB free: the candidate's ~19.4 GiB extra would have made it fit.
   const auto blame = memory_skip_blame(hog, "size n=1e9 (unconfigured)", 10 * GiB, 1 * GiB);
   ASSERT_TRUE(blame);
-  EXPECT_THAT(*blame, HasSubstr("so size n=1e9 (unconfigured) (10240 MiB needed, 1024 MiB free) could not be verified"));
+  EXPECT_THAT(*blame,
+              HasSubstr("so size n=1e9 (unconfigured) (10240 MiB needed, 1024 MiB free) could not be verified"));
   // 100 GiB needed: no process's memory would have made room; the skip stands.
   EXPECT_FALSE(memory_skip_blame(hog, "size n=1e10", 100 * GiB, 1 * GiB));
   // A candidate no larger than the original: the skip stands whatever the size.
