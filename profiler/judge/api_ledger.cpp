@@ -22,13 +22,23 @@ struct Tally {
   std::map<std::pair<Kind, uintptr_t>, uint64_t> alive;
   std::set<std::pair<Kind, uintptr_t>> released_earlier, released_here;
   std::string first_runtime_failure, first_driver_failure;
+  std::string first_call;
 };
 
 std::recursive_mutex g_mutex;
 // The callback's own runtime calls (cudaGetErrorName) are traced too: they are not the variant's.
 thread_local bool t_in_callback = false;
+// Runtime calls under way on this thread: a driver call made inside one is the runtime's own.
+thread_local int t_runtime_depth = 0;
+
 Tally* g_tally = nullptr;
 CUpti_SubscriberHandle g_subscriber = nullptr;
+
+void note_first_call(const char* name) {
+  if (!g_tally->first_call.empty() || !name) return;
+  if (std::string(name).rfind("__cuda", 0) == 0) return;  // the runtime registering a library's kernels
+  g_tally->first_call = name;
+}
 
 void created(Kind k, uintptr_t handle, uint64_t bytes = 0) {
   if (handle == 0) return;
@@ -53,6 +63,7 @@ uintptr_t handle_of(T h) {
 
 void runtime_call(CUpti_CallbackId id, const CUpti_CallbackData* d) {
   const void* p = d->functionParams;
+  if (d->callbackSite == CUPTI_API_ENTER) note_first_call(d->functionName);
   if (d->callbackSite == CUPTI_API_ENTER) {
     switch (id) {
       case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020:
@@ -213,8 +224,19 @@ void CUPTIAPI on_callback(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti
     ~Reset() { t_in_callback = false; }
   } reset;
   switch (domain) {
-    case CUPTI_CB_DOMAIN_RUNTIME_API: runtime_call(id, static_cast<const CUpti_CallbackData*>(data)); break;
-    case CUPTI_CB_DOMAIN_DRIVER_API: driver_call(id, static_cast<const CUpti_CallbackData*>(data)); break;
+    case CUPTI_CB_DOMAIN_RUNTIME_API: {
+      const auto* d = static_cast<const CUpti_CallbackData*>(data);
+      if (d->callbackSite == CUPTI_API_EXIT && t_runtime_depth > 0) --t_runtime_depth;
+      runtime_call(id, d);
+      if (d->callbackSite == CUPTI_API_ENTER) ++t_runtime_depth;
+      break;
+    }
+    case CUPTI_CB_DOMAIN_DRIVER_API: {
+      const auto* d = static_cast<const CUpti_CallbackData*>(data);
+      if (d->callbackSite == CUPTI_API_ENTER && t_runtime_depth == 0) note_first_call(d->functionName);
+      driver_call(id, d);
+      break;
+    }
     case CUPTI_CB_DOMAIN_RESOURCE: resource_event(id, data); break;
     default: break;
   }
@@ -275,6 +297,11 @@ ResourceBalance ApiWindow::balance() const {
   count(Kind::graph, b.graphs);
   count(Kind::graph_exec, b.graph_execs);
   return b;
+}
+
+std::string ApiWindow::first_call() const {
+  const std::lock_guard lock(g_mutex);
+  return g_tally->first_call;
 }
 
 std::string ApiWindow::first_failure() const {

@@ -42,6 +42,10 @@ class ApiWindow {
   // stream is capturing)": the first runtime call that failed in the window (else the first driver
   // call), or empty. Calls that only report an earlier error (cudaGetLastError) are not counted.
   std::string first_failure() const;
+  // "cudaMalloc": the first CUDA call the process made in the window, runtime, or driver called
+  // directly (not the runtime's own driver calls), the runtime's registration of a loaded
+  // library's kernels (__cudaRegister*) aside; empty when it made none.
+  std::string first_call() const;
 };
 
 }  // namespace kb::judge

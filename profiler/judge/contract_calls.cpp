@@ -210,7 +210,8 @@ Reply call_concurrently(EntryFn fn, Who who, ArgSet& first, cudaStream_t first_s
   return make_reply(Status::ok);
 }
 
-Reply ledger_calls(EntryFn fn, Who who, ArgSet& slot, cudaStream_t stream, int calls, const DeviceSettings& initial) {
+Reply ledger_calls(EntryFn fn, Who who, ArgSet& slot, cudaStream_t stream, int calls, const BeforeTheCalls& before) {
+  const DeviceSettings& initial = before.settings;
   // Warm-up: what a launcher sets up once (a workspace it keeps, a kernel's local memory) is not
   // held against it.
   for (int k = 0; k < 2; ++k) {
@@ -235,6 +236,9 @@ Reply ledger_calls(EntryFn fn, Who who, ArgSet& slot, cudaStream_t stream, int c
     l.graph_execs = b.graph_execs;
   }
   l.threads = host_threads() - threads_before;
+  l.load_call = before.load_call;
+  l.load_allocations = before.load_allocations;
+  l.load_bytes = before.load_bytes;
   for (const auto& [name, after] : device_settings(stream)) {
     const auto it = initial.find(name);
     const std::string was = it == initial.end() ? "unset" : it->second;

@@ -39,11 +39,22 @@ Reply call_concurrently(EntryFn fn, Who who, ArgSet& first, cudaStream_t first_s
 using DeviceSettings = std::map<std::string, std::string>;
 DeviceSettings device_settings(cudaStream_t stream);
 
+// What a server knew before the first call: the device settings read before the variant's library
+// was loaded, and what loading it did through the CUDA API (api_ledger.h: its static initializers'
+// first CUDA call and the allocations they left).
+struct BeforeTheCalls {
+  DeviceSettings settings;
+  std::string load_call;
+  int64_t load_allocations = 0;
+  uint64_t load_bytes = 0;
+};
+
 // `calls` calls on `slot` after two warm-up calls, each waited for on `stream` as a caller does,
 // with the ledger (ledger_compare.h) of what they left behind in the note. The settings are
-// compared with `initial`, read before the variant's library was loaded: a setting changed at the
-// first call, or by the library's loading, counts too. Throws VariantFault.
-Reply ledger_calls(EntryFn fn, Who who, ArgSet& slot, cudaStream_t stream, int calls, const DeviceSettings& initial);
+// compared with `before`'s, read before the variant's library was loaded: a setting changed at
+// the first call, or by the library's loading, counts too; what loading did is in the note as
+// well. Throws VariantFault.
+Reply ledger_calls(EntryFn fn, Who who, ArgSet& slot, cudaStream_t stream, int calls, const BeforeTheCalls& before);
 
 // One call with an error the caller left pending before it (a failed runtime call); the note says
 // what became of the error: "kept", "cleared", "replaced by cudaError...", "the launcher returned

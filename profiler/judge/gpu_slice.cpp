@@ -20,20 +20,20 @@ Fn driver_entry(const char* name) {
 }
 
 struct GreenApi {
-  CUresult (*get_resource)(CUdevice, CUdevResource*, CUdevResourceType) =
-      driver_entry<decltype(get_resource)>("cuDeviceGetDevResource");
-  CUresult (*split)(CUdevResource*, unsigned*, const CUdevResource*, CUdevResource*, unsigned, unsigned) =
-      driver_entry<decltype(split)>("cuDevSmResourceSplitByCount");
-  CUresult (*describe)(CUdevResourceDesc*, CUdevResource*, unsigned) =
-      driver_entry<decltype(describe)>("cuDevResourceGenerateDesc");
-  CUresult (*create)(CUgreenCtx*, CUdevResourceDesc, CUdevice, unsigned) =
-      driver_entry<decltype(create)>("cuGreenCtxCreate");
+  CUresult (*get_resource)(CUdevice, CUdevResource*,
+                           CUdevResourceType) = driver_entry<decltype(get_resource)>("cuDeviceGetDevResource");
+  CUresult (*split)(CUdevResource*, unsigned*, const CUdevResource*, CUdevResource*, unsigned,
+                    unsigned) = driver_entry<decltype(split)>("cuDevSmResourceSplitByCount");
+  CUresult (*describe)(CUdevResourceDesc*, CUdevResource*,
+                       unsigned) = driver_entry<decltype(describe)>("cuDevResourceGenerateDesc");
+  CUresult (*create)(CUgreenCtx*, CUdevResourceDesc, CUdevice,
+                     unsigned) = driver_entry<decltype(create)>("cuGreenCtxCreate");
   CUresult (*destroy)(CUgreenCtx) = driver_entry<decltype(destroy)>("cuGreenCtxDestroy");
   CUresult (*as_context)(CUcontext*, CUgreenCtx) = driver_entry<decltype(as_context)>("cuCtxFromGreenCtx");
-  CUresult (*green_resource)(CUgreenCtx, CUdevResource*, CUdevResourceType) =
-      driver_entry<decltype(green_resource)>("cuGreenCtxGetDevResource");
-  CUresult (*stream_create)(CUstream*, CUgreenCtx, unsigned, int) =
-      driver_entry<decltype(stream_create)>("cuGreenCtxStreamCreate");
+  CUresult (*green_resource)(CUgreenCtx, CUdevResource*,
+                             CUdevResourceType) = driver_entry<decltype(green_resource)>("cuGreenCtxGetDevResource");
+  CUresult (*stream_create)(CUstream*, CUgreenCtx, unsigned,
+                            int) = driver_entry<decltype(stream_create)>("cuGreenCtxStreamCreate");
   CUresult (*set_current)(CUcontext) = driver_entry<decltype(set_current)>("cuCtxSetCurrent");
   CUresult (*get_current)(CUcontext*) = driver_entry<decltype(get_current)>("cuCtxGetCurrent");
 

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 
+#include "profiler/judge/api_ledger.h"
 #include "profiler/judge/arg_inputs.h"
 #include "profiler/judge/arg_set.h"
 #include "profiler/judge/contract_calls.h"
@@ -26,8 +28,8 @@ namespace {
 
 class Server {
  public:
-  Server(const DecodedJob& job, EntryFn fn, Who who, const LauncherStream& stream, const DeviceSettings& initial)
-      : job_(job), fn_(fn), who_(who), stream_(stream), initial_settings_(initial) {}
+  Server(const DecodedJob& job, EntryFn fn, Who who, const LauncherStream& stream, const BeforeTheCalls& before)
+      : job_(job), fn_(fn), who_(who), stream_(stream), before_(before) {}
   ~Server() {
     for (const auto& [id, exec] : graphs_)
       if (exec) cudaGraphExecDestroy(exec);
@@ -95,7 +97,7 @@ class Server {
       case Op::ledger: {
         ArgSet& a = slot(r.slots[0]);
         apply_scalars(r, a);
-        return ledger_calls(fn_, who_, a, slot_handle(r.slots[0]), std::max(1, r.value), initial_settings_);
+        return ledger_calls(fn_, who_, a, slot_handle(r.slots[0]), std::max(1, r.value), before_);
       }
       case Op::slice_call: return slice_call(r);
       case Op::local_metrics: return local_metrics(r);
@@ -260,7 +262,7 @@ class Server {
   std::unique_ptr<GpuSlice> slice_;        // slice_call's, made at the first
   std::unique_ptr<SampleTimer> timer_;
   const LauncherStream& stream_;
-  const DeviceSettings& initial_settings_;  // before the library was loaded
+  const BeforeTheCalls& before_;  // the settings before the library was loaded, and what loading did
 };
 
 }  // namespace
@@ -275,7 +277,7 @@ int serve_variant(int fd, int device) {
   }
   DecodedJob job;
   std::unique_ptr<LauncherStream> stream;  // created before any variant code is loaded
-  DeviceSettings initial_settings;         // read then too (the citizen's ledger compares with it)
+  BeforeTheCalls before;                   // read then too (the citizen's ledger compares with it)
   try {
     job = parse_job(text, "the job from the judge");
     if (job.raw.device != device)
@@ -284,7 +286,7 @@ int serve_variant(int fd, int device) {
     cuda_check(cudaSetDevice(device), "selecting the CUDA device");
     cuda_check(cudaFree(nullptr), "creating the CUDA context");
     stream = std::make_unique<LauncherStream>(job);
-    initial_settings = device_settings(stream->handle());
+    before.settings = device_settings(stream->handle());
   } catch (const std::exception& e) {
     send_reply(fd, make_reply(Status::harness_error, e.what()));
     return kExitHarnessError;
@@ -296,7 +298,20 @@ int serve_variant(int fd, int device) {
   VariantLibrary lib;
   try {
     CallScope scope(who, "loading " + library);
+    // What the library's static initializers do through the CUDA API, for the citizen's ledger. A
+    // window CUPTI refuses (a subscriber already there) leaves it unobserved, never unloaded.
+    std::optional<ApiWindow> window;
+    try {
+      window.emplace();
+    } catch (const HarnessError&) {
+    }
     lib = load_variant_library(library);
+    if (window) {
+      before.load_call = window->first_call();
+      const ResourceBalance b = window->balance();
+      before.load_allocations = b.allocations;
+      before.load_bytes = b.allocated_bytes;
+    }
   } catch (const LibraryError& e) {
     send_reply(fd, make_reply(Status::fault, std::string("cannot load: ") + e.what()));
     return kExitOk;
@@ -308,7 +323,7 @@ int serve_variant(int fd, int device) {
     return kExitOk;
   }
   if (!send_reply(fd, make_reply(Status::ok))) return kExitOk;
-  auto server = std::make_unique<Server>(job, lib.entry, who, *stream, initial_settings);
+  auto server = std::make_unique<Server>(job, lib.entry, who, *stream, before);
   for (;;) {
     Request r;
     if (!receive_request(fd, r)) return kExitOk;  // the judge is gone
@@ -325,7 +340,7 @@ int serve_variant(int fd, int device) {
           throw HarnessError("a renewed job must keep the device and the library");
         server.reset();
         job = std::move(next);
-        server = std::make_unique<Server>(job, lib.entry, who, *stream, initial_settings);
+        server = std::make_unique<Server>(job, lib.entry, who, *stream, before);
       } catch (const std::exception& e) {
         reply = make_reply(Status::harness_error, e.what());
       }

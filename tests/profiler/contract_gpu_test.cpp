@@ -109,6 +109,11 @@ TEST(ContractGpu, ALeftoverPersistingL2CarveOutAndAccessWindowAreNamed) {
   EXPECT_NE(r.result.reason.find("and was not restored; the original leaves it alone"), std::string::npos)
       << describe(r);
 }
+TEST(ContractGpu, CudaCallsInAStaticInitializerAreNamedByTheLedger) {
+  const EvalRun r = eval_in(stream_repo(), "saxpy_stream", "saxpy_stream_table_at_load.cu");
+  expect_rejected(r, Verdict::rejected, "citizen's ledger: ");
+  EXPECT_NE(r.result.reason.find("when it is loaded"), std::string::npos) << describe(r);
+}
 TEST(ContractGpu, ClearingTheCallersPendingErrorIsNamed) {
   const EvalRun r = eval("saxpy", "saxpy_clears_caller_error.cu");
   expect_rejected(r, Verdict::rejected, "an error the caller left pending before the call was not kept (cleared)");
