@@ -22,19 +22,13 @@ VerificationOutcome check_graph_capture(const PassPlan& plan, PassContext& ctx) 
   const DecodedJob& job = ctx.job;
   const Servers& servers = ctx.servers;
   const size_t s = plan.sizes.front();
-  TrialPlan p;
-  p.size = s;
-  p.seed = next_pass_seed(ctx);
-  p.distribution = job.distributions.front();
+  const TrialPlan p = first_pass_trial(ctx, s);
   const std::string condition = capture_condition(job, s);
   set_phase("verification with " + condition);
   const bool scaled = needs_error_scale(job);
-
-  ArgSet base(job, s), cand(job, s);
-  SizeChecks checks = size_checks(job, base, scaled);
-  PassSlots slots(servers, {kGraphSlot});
-  bind_slot(*servers.baseline, kGraphSlot, base, servers.timeout_s);
-  bind_slot(*servers.candidate, kGraphSlot, cand, servers.timeout_s);
+  PassSet set(ctx, s, kGraphSlot, scaled);
+  ArgSet &base = set.base, &cand = set.cand;
+  SizeChecks& checks = set.checks;
 
   auto skip = [&](const std::string& why) {
     skip_for_original(ctx, "CUDA graph capture", condition, why);

@@ -55,18 +55,13 @@ VerificationOutcome check_ledger(const PassPlan& plan, PassContext& ctx) {
   const DecodedJob& job = ctx.job;
   const Servers& servers = ctx.servers;
   const size_t s = plan.sizes.front();
-  TrialPlan p;
-  p.size = s;
-  p.seed = next_pass_seed(ctx);
-  p.distribution = job.distributions.front();
+  const TrialPlan p = first_pass_trial(ctx, s);
   const std::string condition = std::to_string(kLedgerCalls) + " calls at size " + job.raw.size_labels[s] +
                                 ", then one with an error the caller left pending";
   set_phase("the ledger of " + condition);
-  ArgSet base(job, s), cand(job, s);
-  SizeChecks checks = size_checks(job, base, false);
-  PassSlots slots(servers, {kLedgerSlot});
-  bind_slot(*servers.baseline, kLedgerSlot, base, servers.timeout_s);
-  bind_slot(*servers.candidate, kLedgerSlot, cand, servers.timeout_s);
+  PassSet set(ctx, s, kLedgerSlot, false);
+  ArgSet &base = set.base, &cand = set.cand;
+  SizeChecks& checks = set.checks;
   auto skip = [&](const std::string& why) {
     skip_for_original(ctx, "citizen's ledger", condition, why);
     return VerificationOutcome{};

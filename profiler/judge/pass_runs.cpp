@@ -22,6 +22,20 @@ PassSlots::~PassSlots() {
     }
 }
 
+PassSet::PassSet(const PassContext& ctx, size_t size, int id, bool scaled, StreamChoice stream)
+    : base(ctx.job, size), cand(ctx.job, size), checks(size_checks(ctx.job, base, scaled)), slots(ctx.servers, {id}) {
+  bind_slot(*ctx.servers.baseline, id, base, ctx.servers.timeout_s, stream);
+  bind_slot(*ctx.servers.candidate, id, cand, ctx.servers.timeout_s, stream);
+}
+
+TrialPlan first_pass_trial(PassContext& ctx, size_t size) {
+  TrialPlan p;
+  p.size = size;
+  p.seed = next_pass_seed(ctx);
+  p.distribution = ctx.job.distributions.front();
+  return p;
+}
+
 void skip_for_original(PassContext& ctx, std::string_view pass, const std::string& condition, const std::string& why) {
   const std::string line = std::string(pass) + ": " + condition + ": the original " + why;
   spdlog::info("skipped: {}", line);

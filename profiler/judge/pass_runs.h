@@ -47,9 +47,23 @@ class PassSlots {
   std::vector<int> ids_;
 };
 
+// One size set's buffers for a pass that calls both variants on the same inputs: the original's
+// (`base`) and the candidate's (`cand`), lent to both servers as slot `id` with the stream
+// `stream` names, and unmapped (slots, declared last, goes first) before they are freed.
+struct PassSet {
+  PassSet(const PassContext& ctx, size_t size, int id, bool scaled,
+          StreamChoice stream = StreamChoice::launcher_stream);
+  ArgSet base, cand;
+  SizeChecks checks;
+  PassSlots slots;
+};
+
 // A pass's seed: past the seeds the report already lists (the main trials', earlier passes').
 // Adds it to the report.
 uint64_t next_pass_seed(PassContext& ctx);
+
+// A pass's first trial at size set `size`: its own seed, the job's first distribution.
+TrialPlan first_pass_trial(PassContext& ctx, size_t size);
 
 // A condition the original itself fails: "<pass>: <condition>: the original <why>" goes to the
 // report's skipped_checks (and the log), and the pass holds nothing against the candidate there.

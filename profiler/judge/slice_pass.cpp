@@ -35,19 +35,13 @@ VerificationOutcome check_gpu_slice(const PassPlan& plan, PassContext& ctx) {
   const DecodedJob& job = ctx.job;
   const Servers& servers = ctx.servers;
   const size_t s = plan.sizes.front();
-  TrialPlan p;
-  p.size = s;
-  p.seed = next_pass_seed(ctx);
-  p.distribution = job.distributions.front();
+  const TrialPlan p = first_pass_trial(ctx, s);
   std::string condition = "one call on a slice of the GPU (size " + job.raw.size_labels[s] + ")";
   set_phase("verification with " + condition);
   const bool scaled = needs_error_scale(job);
-
-  ArgSet base(job, s), cand(job, s);
-  SizeChecks checks = size_checks(job, base, scaled);
-  PassSlots slots(servers, {kSliceSlot});
-  bind_slot(*servers.baseline, kSliceSlot, base, servers.timeout_s);
-  bind_slot(*servers.candidate, kSliceSlot, cand, servers.timeout_s);
+  PassSet set(ctx, s, kSliceSlot, scaled);
+  ArgSet &base = set.base, &cand = set.cand;
+  SizeChecks& checks = set.checks;
 
   auto skip = [&](const std::string& why) {
     skip_for_original(ctx, "a slice of the GPU", condition, why);
