@@ -23,7 +23,7 @@ void harness_failed(JudgedJob& out, JobProcesses& processes, const std::string& 
 // candidate's server was up. The candidate's failure when its process held the difference.
 bool blame_memory_shortage(JudgedJob& out, JobProcesses& processes, const std::string& error) {
   if (!is_out_of_memory(error) || !processes.candidate || !processes.baseline) return false;
-  const std::string during = current_phase();
+  const std::string& during = current_phase();
   const std::optional<std::string> blame = memory_shortage_blame(end_servers_measuring_memory(processes), error);
   if (!blame) return false;
   out.result.verdict = Verdict::rejected;
