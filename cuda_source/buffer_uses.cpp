@@ -13,8 +13,8 @@ constexpr int kMaxDepth = 4;
 
 // The tokens with the operators that decide a use joined (`+=`, `<<=`, `++`, `==`, `->` already is).
 std::vector<CodeToken> joined_tokens(const std::string& text, size_t begin, size_t end) {
-  static const std::set<std::string> joined = {"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<", ">>", "<<=",
-                                               ">>=", "++", "--", "==", "!=", "<=", ">=", "&&", "||"};
+  static const std::set<std::string> joined = {"+=",  "-=",  "*=", "/=", "%=", "&=", "|=", "^=", "<<", ">>",
+                                               "<<=", ">>=", "++", "--", "==", "!=", "<=", ">=", "&&", "||"};
   std::vector<CodeToken> out;
   for (auto& t : tokenize_code(text, begin, end)) {
     if (!out.empty() && t.kind == CodeToken::punct && out.back().kind == CodeToken::punct &&
@@ -33,7 +33,8 @@ bool is_compound(const std::string& op) {
 }
 
 bool is_keyword(const std::string& s) {
-  static const std::set<std::string> words = {"if", "while", "for", "switch", "return", "sizeof", "alignof", "decltype"};
+  static const std::set<std::string> words = {"if",     "while",  "for",     "switch",
+                                              "return", "sizeof", "alignof", "decltype"};
   return words.count(s) > 0;
 }
 
@@ -244,7 +245,7 @@ class UseReader {
     for (size_t k = b; k-- > 0;) {
       const std::string& x = t_[k].text;
       if (x == ")" || x == "]" || x == "}") ++depth;
-      else if (x == "[" || x == "{" ) {
+      else if (x == "[" || x == "{") {
         if (--depth < 0) return;
       } else if (x == "(") {
         if (--depth >= 0) continue;
@@ -258,7 +259,7 @@ class UseReader {
         }
         if (c == 0 || t_[c - 1].kind != CodeToken::identifier) {
           if (c > 0 && t_[c - 1].text == ")") return;  // (*fp)(p): a call through a pointer
-          return pointer_passed(root, k, at);  // (p + k): grouping
+          return pointer_passed(root, k, at);          // (p + k): grouping
         }
         const std::string& callee = t_[c - 1].text;
         if (is_keyword(callee)) return;
@@ -328,8 +329,8 @@ FunctionLookup scanned_function_lookup(const ScanResult& scan,
                                        const std::function<const std::string&(const std::string&)>& text_of) {
   return [&scan, text_of](const std::string& name, size_t arity) -> std::optional<FunctionText> {
     for (const auto& f : scan.functions) {
-      if (unqualified_name(f.name) != unqualified_name(name) || f.params.size() < arity ||
-          required_params(f) > arity || f.end <= f.begin)
+      if (unqualified_name(f.name) != unqualified_name(name) || f.params.size() < arity || required_params(f) > arity ||
+          f.end <= f.begin)
         continue;
       const std::string& text = text_of(f.file);
       if (f.end > text.size()) continue;

@@ -19,9 +19,9 @@ namespace kb::cuda_source {
 
 // One access, for the note that goes with a role: "line 42 `C[idx] = alpha * acc + beta * C[idx]`".
 struct BufferAccess {
-  std::string file;     // the file of the function the access is in (a helper may live elsewhere)
+  std::string file;  // the file of the function the access is in (a helper may live elsewhere)
   int line = 0;
-  std::string excerpt;  // the line as written, trimmed, without its ';'
+  std::string excerpt;        // the line as written, trimmed, without its ';'
   std::string where() const;  // "line 42 `...`"
 };
 

@@ -49,11 +49,12 @@ size_t past_matching(const std::string& text, size_t open) {
 }
 
 bool literal_word(const std::string& w) {
-  static const std::set<std::string> words = {
-      "float",   "double",  "int",     "unsigned", "long",     "short",    "char",   "bool",
-      "true",    "false",   "half",    "__half",   "__half2",  "__nv_bfloat16",    "nv_bfloat16",
-      "int8_t",  "uint8_t", "int16_t", "uint16_t", "int32_t",  "uint32_t", "int64_t", "uint64_t",
-      "size_t",  "float2",  "float4",  "double2",  "signed"};
+  static const std::set<std::string> words = {"float",    "double",  "int",      "unsigned",      "long",
+                                              "short",    "char",    "bool",     "true",          "false",
+                                              "half",     "__half",  "__half2",  "__nv_bfloat16", "nv_bfloat16",
+                                              "int8_t",   "uint8_t", "int16_t",  "uint16_t",      "int32_t",
+                                              "uint32_t", "int64_t", "uint64_t", "size_t",        "float2",
+                                              "float4",   "double2", "signed"};
   return words.count(w) > 0;
 }
 
@@ -135,7 +136,8 @@ std::optional<CeilDivision> ceil_division(const std::string& written) {
     static const std::regex minus_one(R"(^\(?\s*([\w.]+)\s*-\s*1\s*\)?$)");
     std::smatch d;
     const bool one_less = (std::regex_match(add, d, minus_one) && d[1].str() == divisor) ||
-                          (integer_value(add) && integer_value(divisor) && *integer_value(add) + 1 == *integer_value(divisor));
+                          (integer_value(add) && integer_value(divisor) &&
+                           *integer_value(add) + 1 == *integer_value(divisor));
     if (one_less) return CeilDivision{m[1].str(), divisor};
     return std::nullopt;
   }

@@ -94,7 +94,8 @@ __global__ void k(float* in, float* out, float* far, float* deep, int i) {
                    "k");
   EXPECT_TRUE(u["in"].read() && !u["in"].written());
   EXPECT_TRUE(!u["out"].read() && u["out"].written());
-  EXPECT_EQ(u["out"].first_write->where(), "line 1 `__device__ void store(float* dst, int i, float v) { dst[i] = v; }`");
+  EXPECT_EQ(u["out"].first_write->where(),
+            "line 1 `__device__ void store(float* dst, int i, float v) { dst[i] = v; }`");
   EXPECT_TRUE(!u["deep"].read() && u["deep"].written()) << "two calls deep";
   EXPECT_FALSE(u["far"].read() || u["far"].written());
   ASSERT_TRUE(u["far"].unseen);
