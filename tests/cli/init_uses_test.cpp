@@ -221,7 +221,8 @@ TEST_F(InitUses, NonConstPointersOnlyReadAreInputsThroughHelpersAndAtomicsAreIno
   // At most one hand edit: a count the indexing did not tell.
   int edits = 0;
   std::string edited = config;
-  for (size_t at = edited.find("count = \"TODO\""); at != std::string::npos; at = edited.find("count = \"TODO\""), ++edits)
+  for (size_t at = edited.find("count = \"TODO\""); at != std::string::npos;
+       at = edited.find("count = \"TODO\""), ++edits)
     edited.replace(at, 14, "count = \"16\"");
   EXPECT_LE(edits, 1) << config;
   expect_checks(edited, 1);
@@ -247,7 +248,7 @@ TEST_F(InitUses, AFunctionPointerLaunchGetsATablePerKernelItCanHold) {
   EXPECT_NE(discovered.out.find("relu_kernel"), std::string::npos) << discovered.out;
   EXPECT_NE(discovered.out.find("leaky_kernel"), std::string::npos) << discovered.out;
   EXPECT_EQ(discovered.out.find("kernel launched by"), std::string::npos) << "the variable is no kernel\n"
-                                                                         << discovered.out;
+                                                                          << discovered.out;
 
   const std::string config = init_with(kFunctionPointer);
   for (const char* kernel : {"relu_kernel", "leaky_kernel"}) {
