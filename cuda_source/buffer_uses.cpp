@@ -258,12 +258,25 @@ class UseReader {
           }
         }
         if (c == 0 || t_[c - 1].kind != CodeToken::identifier) {
-          if (c > 0 && t_[c - 1].text == ")") return;  // (*fp)(p): a call through a pointer
-          return pointer_passed(root, k, at);          // (p + k): grouping
+          if (c > 0 && t_[c - 1].text == ")") {  // (*fp)(p), a call through a pointer, or (float4*)(p + k)
+            size_t o = c - 1;
+            for (int d = 0; o-- > 0;) {
+              if (t_[o + 1].text == ")") ++d;
+              else if (t_[o + 1].text == "(" && --d == 0) break;
+            }
+            if (o + 2 < t_.size() && t_[o + 2].text == "*") return;
+            return grouped(root, o + 1, k, at);
+          }
+          return grouped(root, k, k, at);  // (p + k), ((float4*)p)
         }
         const std::string& callee = t_[c - 1].text;
         if (is_keyword(callee)) return;
-        if (is_cast(callee)) return pointer_passed(root, c - 1, at);
+        if (is_cast(callee)) return grouped(root, c - 1, k, at);
+        if (callee == "asm" || callee == "__asm__" || callee == "volatile") {
+          if (!unseen_.count(root))
+            unseen_[root] = "used in inline assembly at line " + std::to_string(line_of(*f_.text, t_[at].begin));
+          return;
+        }
         return call(root, callee, k, index, at);
       } else if (x == "," && depth == 0) {
         ++index;
@@ -271,6 +284,16 @@ class UseReader {
         return;
       }
     }
+  }
+
+  // The pointer inside a parenthesized expression or a cast starting at `first` whose '(' is at
+  // `open`: `reinterpret_cast<float4*>(p)[i]` and `*(float4*)(p + k)` access an element; otherwise
+  // the whole expression is the pointer, passed on.
+  void grouped(const std::string& root, size_t first, size_t open, size_t at) {
+    const size_t close = closing(open);
+    if (close + 1 < t_.size() && t_[close + 1].text == "[") return element(root, first, close + 1, at);
+    if (first > 0 && unary_star(first - 1)) return element(root, first - 1, close + 1, at);
+    pointer_passed(root, first, at);
   }
 
   void call(const std::string& root, const std::string& callee, size_t open, size_t index, size_t at) {

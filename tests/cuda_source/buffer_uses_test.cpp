@@ -102,6 +102,22 @@ __global__ void k(float* in, float* out, float* far, float* deep, int i) {
   EXPECT_EQ(*u["far"].unseen, "passed to external_fill() at line 6, which kernelbot cannot read");
 }
 
+TEST(BufferUses, CastsToWiderTypesAccessElements) {
+  auto u = uses_in(R"(__global__ void k(float* x, float* y, float* z, float* w, int i) {
+  float4 v = reinterpret_cast<const float4*>(x)[i];
+  reinterpret_cast<float4*>(y)[i] = v;
+  *(float4*)(z + 4 * i) = v;
+  asm volatile("st.global.f32 [%0], %1;" :: "l"(w + i), "f"(v.x));
+}
+)",
+                   "k");
+  EXPECT_TRUE(u["x"].read() && !u["x"].written());
+  EXPECT_TRUE(!u["y"].read() && u["y"].written());
+  EXPECT_TRUE(!u["z"].read() && u["z"].written());
+  ASSERT_TRUE(u["w"].unseen);
+  EXPECT_EQ(*u["w"].unseen, "used in inline assembly at line 5");
+}
+
 TEST(BufferUses, ComparisonsAndPointerCopiesAreNoAccess) {
   auto u = uses_in(R"(__global__ void k(float* x, float* y, int n) {
   if (x == nullptr || y + n == x) return;
