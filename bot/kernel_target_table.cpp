@@ -71,6 +71,12 @@ std::optional<std::string> in_kernel_names(const std::string& expression, const 
                                            const cuda_source::KernelLaunchSite& site,
                                            const std::vector<ParamType>& types, const std::string& text, size_t at,
                                            std::set<std::string>& used) {
+  const auto& args = site.launch.arguments;
+  for (size_t j = 0; j < args.size() && j < k.params.size(); ++j)  // `x.numel` passed as n
+    if (args[j] == expression && types[j].kind == ParamKind::scalar) {
+      used.insert(k.params[j].name);
+      return k.params[j].name;
+    }
   std::string out;
   size_t copied = 0;
   const auto tokens = cuda_source::tokenize_code(expression);
@@ -79,7 +85,6 @@ std::optional<std::string> in_kernel_names(const std::string& expression, const 
     if (t.kind != cuda_source::CodeToken::identifier) continue;
     if (i + 1 < tokens.size() && tokens[i + 1].text == "(" && (t.text == "min" || t.text == "max")) continue;
     std::string replacement;
-    const auto& args = site.launch.arguments;
     for (size_t j = 0; j < args.size() && j < k.params.size() && replacement.empty(); ++j)
       if (args[j] == t.text && types[j].kind == ParamKind::scalar && types[j].dtype && !dtype_is_float(*types[j].dtype))
         replacement = k.params[j].name;
