@@ -67,10 +67,21 @@ struct Event {
   BufferAccess at;
 };
 
+// What a helper does with each of its pointer parameters, by (text, begin) of its definition.
+struct HelperUses {
+  std::map<std::string, std::vector<Event>> events;
+  std::map<std::string, std::string> unseen;
+};
+using HelperCache = std::map<std::pair<const std::string*, size_t>, HelperUses>;
+
 class UseReader {
  public:
-  UseReader(const FunctionText& f, const FunctionLookup& lookup, int depth)
-      : f_(f), lookup_(lookup), depth_(depth), t_(joined_tokens(*f.text, f.begin, std::min(f.end, f.text->size()))) {
+  UseReader(const FunctionText& f, const FunctionLookup& lookup, int depth, HelperCache* helpers)
+      : f_(f),
+        lookup_(lookup),
+        depth_(depth),
+        helpers_(helpers),
+        t_(joined_tokens(*f.text, f.begin, std::min(f.end, f.text->size()))) {
     for (const auto& p : f.params)
       if (!p.name.empty() && p.type.find('*') != std::string::npos) root_[p.name] = p.name;
   }
@@ -312,27 +323,33 @@ class UseReader {
       else if (x == "," && depth == 0) ++arity;
     }
     std::optional<FunctionText> helper;
-    if (lookup_ && depth_ < kMaxDepth) helper = lookup_(callee, arity);
+    if (lookup_ && depth_ < kMaxDepth) helper = lookup_(callee, arity, f_.file);
     if (!helper || index >= helper->params.size()) {
       if (!unseen_.count(root))
         unseen_[root] = "passed to " + callee + "() at line " + std::to_string(line_of(*f_.text, t_[at].begin)) +
                         ", which kernelbot cannot read";
       return;
     }
-    UseReader inner(*helper, lookup_, depth_ + 1);
-    const auto uses = inner.read();
-    auto u = uses.find(helper->params[index].name);
-    if (u == uses.end()) return;
+    // A helper is read once per analysis, however often it is called.
+    const auto key = std::make_pair(helper->text, helper->begin);
+    auto cached = helpers_->find(key);
+    if (cached == helpers_->end()) {
+      UseReader inner(*helper, lookup_, depth_ + 1, helpers_);
+      inner.read();
+      cached = helpers_->emplace(key, HelperUses{inner.events_, inner.unseen_}).first;
+    }
+    const std::string& param = helper->params[index].name;
     // The helper's accesses, in its order, at the place of the call.
-    for (const auto& e : inner.events_[helper->params[index].name])
-      events_[root].push_back({at, e.read, e.write, e.at});
-    if (u->second.unseen && !unseen_.count(root)) unseen_[root] = *u->second.unseen;
+    for (const auto& e : cached->second.events[param]) events_[root].push_back({at, e.read, e.write, e.at});
+    if (auto u = cached->second.unseen.find(param); u != cached->second.unseen.end() && !unseen_.count(root))
+      unseen_[root] = u->second;
   }
 
  private:
   const FunctionText& f_;
   const FunctionLookup& lookup_;
   int depth_;
+  HelperCache* helpers_;
   std::vector<CodeToken> t_;
   std::map<std::string, std::string> root_;  // a tracked name -> the parameter it points into
   std::map<std::string, std::vector<Event>> events_;
@@ -345,22 +362,25 @@ std::string BufferAccess::where() const { return "line " + std::to_string(line) 
 
 std::map<std::string, BufferUses> buffer_uses(const FunctionText& function, const FunctionLookup& lookup) {
   if (!function.text) return {};
-  return UseReader(function, lookup, 0).read();
+  HelperCache helpers;
+  return UseReader(function, lookup, 0, &helpers).read();
 }
 
 FunctionLookup scanned_function_lookup(const ScanResult& scan,
                                        const std::function<const std::string&(const std::string&)>& text_of) {
-  return [&scan, text_of](const std::string& name, size_t arity) -> std::optional<FunctionText> {
-    for (const auto& f : scan.functions) {
-      if (unqualified_name(f.name) != unqualified_name(name) || f.params.size() < arity || required_params(f) > arity ||
-          f.end <= f.begin)
-        continue;
-      const std::string& text = text_of(f.file);
-      if (f.end > text.size()) continue;
-      return FunctionText{&text, f.file, f.begin, f.end, f.params};
-    }
-    return std::nullopt;
-  };
+  return
+      [&scan, text_of](const std::string& name, size_t arity, const std::string& file) -> std::optional<FunctionText> {
+        for (const bool same_file : {true, false})
+          for (const auto& f : scan.functions) {
+            if ((f.file == file) != same_file || unqualified_name(f.name) != unqualified_name(name) ||
+                f.params.size() < arity || required_params(f) > arity || f.end <= f.begin)
+              continue;
+            const std::string& text = text_of(f.file);
+            if (f.end > text.size()) continue;
+            return FunctionText{&text, f.file, f.begin, f.end, f.params};
+          }
+        return std::nullopt;
+      };
 }
 
 void merge_uses(BufferUses& into, const BufferUses& more) {

@@ -47,15 +47,17 @@ struct FunctionText {
   std::vector<ScannedParam> params;
 };
 
-// The function called `name` with `arity` arguments whose body can be read, or nothing.
-using FunctionLookup = std::function<std::optional<FunctionText>(const std::string& name, size_t arity)>;
+// The function called `name` with `arity` arguments from a function of `file`, whose body can be
+// read, or nothing.
+using FunctionLookup =
+    std::function<std::optional<FunctionText>(const std::string& name, size_t arity, const std::string& file)>;
 
 // The uses of each named pointer parameter of `function`, helpers followed through `lookup` (at most
 // a few calls deep).
 std::map<std::string, BufferUses> buffer_uses(const FunctionText& function, const FunctionLookup& lookup = {});
 
-// A lookup of the __device__ (and host-device) functions `scan` found, by name and arity, whose text
-// `text_of(file)` gives.
+// A lookup of the __device__ (and host-device) functions `scan` found, by name and arity (one in
+// the caller's own file first), whose text `text_of(file)` gives.
 FunctionLookup scanned_function_lookup(const ScanResult& scan,
                                        const std::function<const std::string&(const std::string&)>& text_of);
 
