@@ -166,7 +166,8 @@ class InitUses : public ::testing::Test {
     std::ofstream(dir_ / "kernelbot.toml") << config;
     auto check = kb::testing::run_kernelbot("config check", dir_);
     EXPECT_EQ(check.exit_code, 0) << check.out << check.err << "\n" << config;
-    EXPECT_NE(check.out.find("ok (" + std::to_string(kernels) + " kernels)"), std::string::npos) << check.out;
+    const std::string ok = "ok (" + std::to_string(kernels) + (kernels == 1 ? " kernel)" : " kernels)");
+    EXPECT_NE(check.out.find(ok), std::string::npos) << check.out;
     EXPECT_EQ(check.out.find("TODO"), std::string::npos) << check.out;
   }
   fs::path dir_;
@@ -247,8 +248,9 @@ TEST_F(InitUses, AFunctionPointerLaunchGetsATablePerKernelItCanHold) {
   ASSERT_EQ(discovered.exit_code, 0) << discovered.err;
   EXPECT_NE(discovered.out.find("relu_kernel"), std::string::npos) << discovered.out;
   EXPECT_NE(discovered.out.find("leaky_kernel"), std::string::npos) << discovered.out;
-  EXPECT_EQ(discovered.out.find("kernel launched by"), std::string::npos) << "the variable is no kernel\n"
-                                                                          << discovered.out;
+  EXPECT_EQ(discovered.out.find(": kernel launched by"), std::string::npos) << "the variable is no kernel\n"
+                                                                            << discovered.out;
+  EXPECT_EQ(discovered.out.find(" kernel<<<"), std::string::npos) << discovered.out;
 
   const std::string config = init_with(kFunctionPointer);
   for (const char* kernel : {"relu_kernel", "leaky_kernel"}) {
