@@ -152,12 +152,22 @@ struct Table {
   std::string not_drivable;                   // why the table is written commented out; empty: it is live
   std::set<std::string> sizes;                // the parameters written as sizes
   std::map<std::string, std::string> counts;  // buffer -> the count its kernels' indexing gave
+  std::string signature;                      // the parameters' types and names, for siblings' counts
 };
+
+// "int M, int N, float* A": two launchers with the same are variants of one operation (a naive and
+// a tiled GEMM), whose buffers hold as many elements.
+std::string signature(const ScannedLauncher& l) {
+  std::string out;
+  for (const auto& p : l.params) out += p.type + " " + p.name + ", ";
+  return out;
+}
 
 // What the other launchers of the same file say. `sizes`: parameters they take as sizes; a name
 // that is an extent there is one here too, even where it also stands in a <<<...>>>. `counts`:
-// buffer name -> {count, launcher}, for a buffer of the same name whose kernel here indexes it in
-// a way the guess cannot follow (a tiled kernel that advances its pointers by tiles).
+// buffer name -> {count, launcher}, from the launchers of the same signature, for a buffer whose
+// kernel here indexes it in a way the guess cannot follow (a tiled kernel that advances its
+// pointers by tiles).
 struct Siblings {
   std::set<std::string> sizes;
   std::map<std::string, std::pair<std::string, std::string>> counts;
@@ -166,6 +176,8 @@ struct Siblings {
 Table render_table(const ScannedLauncher& l, const std::string& name, const cuda_source::ScanResult& scan,
                    SourceTexts& texts, const Siblings& siblings = {}) {
   const std::set<std::string>& sibling_sizes = siblings.sizes;
+  Table table;
+  table.signature = signature(l);
   const auto& aliases = texts.aliases(l.file);
   const ParamEvidence evidence = read_param_evidence(l, scan, [&](const std::string& file) -> const std::string& {
     return texts.text(file);
@@ -176,7 +188,6 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
     if (settings.erase(s)) size_in_sibling.insert(s);
   std::vector<ParamType> types;
   std::set<std::string> sizes;
-  Table table;
   for (size_t i = 0; i < l.params.size(); ++i) {
     const auto& p = l.params[i];
     types.push_back(classify_param(p.type, aliases));
@@ -447,8 +458,9 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
     for (const auto& [other, own] : file_tables[launcher.file]) {
       if (other == launcher.name + ":" + std::to_string(launcher.line)) continue;
       siblings.sizes.insert(own.sizes.begin(), own.sizes.end());
-      for (const auto& [buffer, count] : own.counts)
-        siblings.counts.emplace(buffer, std::make_pair(count, other.substr(0, other.rfind(':'))));
+      if (own.signature == signature(launcher))  // a variant of the same operation
+        for (const auto& [buffer, count] : own.counts)
+          siblings.counts.emplace(buffer, std::make_pair(count, other.substr(0, other.rfind(':'))));
     }
     Table table = render_table(launcher, unique, scan, texts, siblings);
     ++result.tables;
