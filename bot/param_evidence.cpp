@@ -114,6 +114,17 @@ ParamEvidence read_param_evidence(const cuda_source::ScannedLauncher& l, const c
     it = names.count(it->first) ? std::next(it) : out.bounds_in_kernel.erase(it);
   const std::string& text = text_of(l.file);
   if (l.end <= text.size()) out.host_pointers = cuda_source::host_used_pointers(text, l.begin, l.end, l.params);
+  if (l.end <= text.size())
+    for (const auto& [name, at] : cuda_source::device_set_pointers(text, l.begin, l.end, l.params)) {
+      const auto set = cuda_source::access_at_offset(text, l.file, at);
+      const int line = set.line;
+      bool before_every_launch = true;
+      for (const auto& launch : l.launches)
+        for (const auto& a : launch.arguments)
+          if (pointer_passed(a, pointer_params) == name && (!launch.in_launcher_scope() || launch.line <= line))
+            before_every_launch = false;
+      if (before_every_launch && !out.host_pointers.count(name)) out.set_by_launcher[name] = set;
+    }
   return out;
 }
 

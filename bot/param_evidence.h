@@ -27,6 +27,9 @@ struct ParamEvidence {
   // Pointer parameters passed to a kernel whose body could be read: how the kernels (and the
   // helpers they call) use the memory, merged over the launches in order.
   std::map<std::string, cuda_source::BufferUses> uses;
+  // Pointer parameters the launcher sets itself (cudaMemset, cudaMemcpy into it) on a line before
+  // every launch it is passed to: an output whatever the kernels do with it. name -> where.
+  std::map<std::string, cuda_source::BufferAccess> set_by_launcher;
 };
 
 // The role the uses decide (read only: input, written only: output, both: inout) and the note that

@@ -244,6 +244,12 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
     if (types[i].kind != ParamKind::pointer) continue;
     if (auto u = evidence.uses.find(l.params[i].name); u != evidence.uses.end())
       by_use[i] = role_from_uses(u->second, l.file);
+    // Set by the launcher before the kernels run: what they read of it is the launcher's, not the caller's.
+    if (auto set = evidence.set_by_launcher.find(l.params[i].name);
+        set != evidence.set_by_launcher.end() && by_use[i].role && *by_use[i].role != ArgRole::output) {
+      by_use[i].role = ArgRole::output;
+      by_use[i].note = "set by the launcher first: " + set->second.where() + "; then " + by_use[i].note;
+    }
     if (by_use[i].role) roles[i] = *by_use[i].role;
     else if (!types[i].const_pointee && !evidence.const_in_kernel.count(l.params[i].name)) roles[i] = ArgRole::output;
     if (roles[i] != ArgRole::input && workspace_like(l.params[i].name)) roles[i] = ArgRole::workspace;

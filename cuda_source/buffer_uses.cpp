@@ -167,21 +167,7 @@ class UseReader {
     return t_.size();
   }
 
-  BufferAccess access_at(size_t i) const {
-    const std::string& s = *f_.text;
-    const size_t pos = t_[i].begin;
-    size_t b = s.rfind('\n', pos);
-    b = b == std::string::npos ? 0 : b + 1;
-    size_t e = s.find('\n', pos);
-    std::string line = s.substr(b, e == std::string::npos ? std::string::npos : e - b);
-    if (auto c = line.find("//"); c != std::string::npos) line.erase(c);
-    const auto first = line.find_first_not_of(" \t");
-    line = first == std::string::npos ? "" : line.substr(first);
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.pop_back();
-    if (!line.empty() && line.back() == ';') line.pop_back();
-    if (line.size() > 90) line = line.substr(0, 87) + "...";
-    return {f_.file, line_of(s, pos), line};
-  }
+  BufferAccess access_at(size_t i) const { return access_at_offset(*f_.text, f_.file, t_[i].begin); }
 
   void note(const std::string& root, size_t pos, bool read, bool write, size_t at) {
     events_[root].push_back({pos, read, write, access_at(at)});
@@ -357,6 +343,20 @@ class UseReader {
 };
 
 }  // namespace
+
+BufferAccess access_at_offset(const std::string& text, const std::string& file, size_t pos) {
+  size_t b = text.rfind('\n', pos);
+  b = b == std::string::npos ? 0 : b + 1;
+  const size_t e = text.find('\n', pos);
+  std::string line = text.substr(b, e == std::string::npos ? std::string::npos : e - b);
+  if (auto c = line.find("//"); c != std::string::npos) line.erase(c);
+  const auto first = line.find_first_not_of(" \t");
+  line = first == std::string::npos ? "" : line.substr(first);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.pop_back();
+  if (!line.empty() && line.back() == ';') line.pop_back();
+  if (line.size() > 90) line = line.substr(0, 87) + "...";
+  return {file, line_of(text, pos), line};
+}
 
 std::string BufferAccess::where() const { return "line " + std::to_string(line) + " `" + excerpt + "`"; }
 

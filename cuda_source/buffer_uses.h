@@ -25,6 +25,9 @@ struct BufferAccess {
   std::string where() const;  // "line 42 `...`"
 };
 
+// The access at byte `pos` of `text` (the file `file`): its line, trimmed, as a note shows it.
+BufferAccess access_at_offset(const std::string& text, const std::string& file, size_t pos);
+
 struct BufferUses {
   std::optional<BufferAccess> first_read, first_write;
   // A statement that both reads and writes it (`x[i] += v`, `C[i] = a * s + b * C[i]`), when one does.
