@@ -98,6 +98,8 @@ int main() {
   dim3 grid((cols + 15) / 16, (rows + 15) / 16);
   transpose<16><<<grid, block>>>(d_in, d_out, rows, cols);
   transpose<16><<<grid, block>>>(d_out, d_in, cols, rows);
+  dim3 wide(32, 32), wide_grid((cols + 31) / 32, (rows + 31) / 32);
+  if (rows > 8192) transpose<32><<<wide_grid, wide>>>(d_in, d_out, rows, cols);
   cudaDeviceSynchronize();
   return 0;
 }
@@ -233,7 +235,10 @@ TEST_F(InitUses, ATemplated2dLaunchIsWrittenAsTheCodeWritesIt) {
   const std::string config = init_with(kTemplated2d);
   const std::string t = table_with(config, "global = \"transpose\"");
   ASSERT_FALSE(t.empty()) << config;
-  EXPECT_NE(t.find("template_args = \"16\"   # as the code instantiates it"), std::string::npos) << t;
+  EXPECT_NE(t.find("template_args = \"16\"   # as the code instantiates it (template <int TILE>); check: also "
+                   "launched with <32>"),
+            std::string::npos)
+      << t;
   EXPECT_NE(t.find("block = \"16, 16\""), std::string::npos) << t;
   EXPECT_NE(t.find("grid = \"ceil_div(cols, block_x), ceil_div(rows, block_y)\""), std::string::npos) << t;
   EXPECT_NE(t.find("name = \"out\"\n  role = \"output\"   # written only: line 7"), std::string::npos) << t;
