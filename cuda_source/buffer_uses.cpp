@@ -96,6 +96,11 @@ class UseReader {
     for (size_t i = body + 1; i < t_.size(); ++i) {
       if (t_[i].kind != CodeToken::identifier || qualified(i)) continue;
       if (i + 1 < t_.size() && t_[i + 1].text == "=") maybe_alias(i);
+      if (bound_.count(i)) continue;
+      if (auto e = element_of_.find(t_[i].text); e != element_of_.end()) {
+        element(e->second, i, i + 1, i);
+        continue;
+      }
       auto r = root_.find(t_[i].text);
       if (r != root_.end()) use_at(i, r->second);
     }
@@ -177,6 +182,15 @@ class UseReader {
   // `const float4* v = reinterpret_cast<const float4*>(x)`. The target at i, its '=' at i + 1.
   void maybe_alias(size_t i) {
     const std::string& before = i > 0 ? t_[i - 1].text : "";
+    // `float& acc = out[i];`: a reference to one element; its uses are the element's.
+    if (before == "&" && i > 1 && t_[i - 2].kind == CodeToken::identifier && i + 3 < t_.size() &&
+        t_[i + 2].kind == CodeToken::identifier && root_.count(t_[i + 2].text) && t_[i + 3].text == "[" &&
+        after_element(i + 3) == statement_end(i + 2)) {
+      element_of_[t_[i].text] = root_.at(t_[i + 2].text);
+      bound_.insert(i);
+      bound_.insert(i + 2);  // binding a reference reads or writes nothing
+      return;
+    }
     if (before != "*" && before != "auto" && before != "const" && before != "__restrict__" && !root_.count(t_[i].text))
       return;
     const size_t end = statement_end(i + 2);
@@ -337,7 +351,9 @@ class UseReader {
   int depth_;
   HelperCache* helpers_;
   std::vector<CodeToken> t_;
-  std::map<std::string, std::string> root_;  // a tracked name -> the parameter it points into
+  std::map<std::string, std::string> root_;        // a tracked name -> the parameter it points into
+  std::map<std::string, std::string> element_of_;  // a reference to one element -> its parameter
+  std::set<size_t> bound_;                         // tokens of a reference's binding
   std::map<std::string, std::vector<Event>> events_;
   std::map<std::string, std::string> unseen_;
 };

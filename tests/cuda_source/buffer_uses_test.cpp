@@ -118,6 +118,19 @@ TEST(BufferUses, CastsToWiderTypesAccessElements) {
   EXPECT_EQ(*u["w"].unseen, "used in inline assembly at line 5");
 }
 
+TEST(BufferUses, AReferenceToAnElementIsThatElement) {
+  auto u = uses_in(R"(__global__ void k(float* out, float* in, int i) {
+  float& acc = out[i];
+  const float& v = in[i];
+  acc += v;
+}
+)",
+                   "k");
+  EXPECT_TRUE(u["out"].read() && u["out"].written());
+  EXPECT_EQ(u["out"].read_and_written->line, 4);
+  EXPECT_TRUE(u["in"].read() && !u["in"].written());
+}
+
 TEST(BufferUses, ComparisonsAndPointerCopiesAreNoAccess) {
   auto u = uses_in(R"(__global__ void k(float* x, float* y, int n) {
   if (x == nullptr || y + n == x) return;
