@@ -283,3 +283,27 @@ TEST_F(InitUses, ConfigCheckWarnsAboutAnOutputTheKernelReadsFirst) {
             std::string::npos)
       << all;
 }
+
+TEST_F(InitUses, ConfigCheckWarnsAboutAKernelTargetsOutputReadFirst) {
+  std::string config = init_with(R"(#include <cuda_runtime.h>
+__global__ void acc_kernel(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += x[i];
+}
+int main() {
+  const int n = 1 << 20;
+  float *d_x, *d_y;
+  acc_kernel<<<(n + 255) / 256, 256>>>(d_x, d_y, n);
+}
+)");
+  const size_t y = config.find(
+      "name = \"y\"\n  role = \"inout\"   # read and written: line 4 `if (i < n) y[i] += x[i]`");
+  ASSERT_NE(y, std::string::npos) << config;
+  config.replace(config.find("inout", y), 5, "output");
+  std::ofstream(dir_ / "kernelbot.toml") << config;
+  auto check = kb::testing::run_kernelbot("config check", dir_);
+  EXPECT_EQ(check.exit_code, 0) << "a warning, not an error\n" << check.err;
+  EXPECT_NE((check.out + check.err).find("warning: kernel[0].arg[1].role: the kernel reads 'y' before it writes it"),
+            std::string::npos)
+      << check.out << check.err;
+}
