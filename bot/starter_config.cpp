@@ -12,6 +12,7 @@
 #include "bot/kernel_target_table.h"
 #include "bot/param_evidence.h"
 #include "bot/param_types.h"
+#include "bot/starter_roles.h"
 #include "bot/starter_table_text.h"
 #include "common/file_io.h"
 #include "config/config_writer.h"
@@ -234,31 +235,10 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
              : sizes.erase(it);
   table.sizes = sizes;
 
-  // Buffer roles from how the launched kernels use the memory (bot/param_evidence.h): read only is
-  // an input, written only an output, both inout. Where the uses do not tell, from the types: const
-  // is an input, a non-const pointer the kernel takes as const one too, else an output. A written
-  // buffer named as scratch is a workspace, unless nothing else would be compared.
-  std::vector<ArgRole> roles(l.params.size(), ArgRole::input);
-  std::vector<RoleFromUses> by_use(l.params.size());
-  for (size_t i = 0; i < l.params.size(); ++i) {
-    if (types[i].kind != ParamKind::pointer) continue;
-    if (auto u = evidence.uses.find(l.params[i].name); u != evidence.uses.end())
-      by_use[i] = role_from_uses(u->second, l.file);
-    // Set by the launcher before the kernels run: what they read of it is the launcher's, not the caller's.
-    if (auto set = evidence.set_by_launcher.find(l.params[i].name);
-        set != evidence.set_by_launcher.end() && by_use[i].role && *by_use[i].role != ArgRole::output) {
-      by_use[i].role = ArgRole::output;
-      by_use[i].note = "set by the launcher first: " + set->second.where() + "; then " + by_use[i].note;
-    }
-    if (by_use[i].role) roles[i] = *by_use[i].role;
-    else if (!types[i].const_pointee && !evidence.const_in_kernel.count(l.params[i].name)) roles[i] = ArgRole::output;
-    if (roles[i] != ArgRole::input && workspace_like(l.params[i].name)) roles[i] = ArgRole::workspace;
-  }
+  const StarterRoles decided = starter_roles(l.params, types, evidence, l.file);
+  std::vector<ArgRole> roles = decided.roles;
+  const std::vector<RoleFromUses>& by_use = decided.by_use;
   const auto compared = [](ArgRole r) { return r == ArgRole::output || r == ArgRole::inout; };
-  if (std::none_of(roles.begin(), roles.end(), compared))
-    for (size_t i = 0; i < l.params.size(); ++i)
-      if (roles[i] == ArgRole::workspace)
-        roles[i] = by_use[i].role && *by_use[i].role == ArgRole::inout ? ArgRole::inout : ArgRole::output;
   bool has_output = false;
   for (size_t i = 0; i < l.params.size(); ++i) has_output |= types[i].kind == ParamKind::pointer && compared(roles[i]);
   if (table.not_drivable.empty() && !has_output)
