@@ -29,8 +29,7 @@ StarterRoles starter_roles(const std::vector<cuda_source::ScannedParam>& params,
   if (std::none_of(out.roles.begin(), out.roles.end(), compared))
     for (size_t i = 0; i < params.size(); ++i)
       if (out.roles[i] == ArgRole::workspace)
-        out.roles[i] =
-            out.by_use[i].role && *out.by_use[i].role == ArgRole::inout ? ArgRole::inout : ArgRole::output;
+        out.roles[i] = out.by_use[i].role && *out.by_use[i].role == ArgRole::inout ? ArgRole::inout : ArgRole::output;
   return out;
 }
 

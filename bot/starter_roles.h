@@ -13,8 +13,8 @@
 namespace kb::bot {
 
 struct StarterRoles {
-  std::vector<ArgRole> roles;         // per parameter; input for what is no buffer
-  std::vector<RoleFromUses> by_use;   // per parameter: what the uses decided, and the note
+  std::vector<ArgRole> roles;        // per parameter; input for what is no buffer
+  std::vector<RoleFromUses> by_use;  // per parameter: what the uses decided, and the note
 };
 
 // Read only is an input, written only an output, both inout; a buffer the launcher sets itself

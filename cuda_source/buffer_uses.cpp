@@ -12,7 +12,7 @@ namespace {
 constexpr int kMaxDepth = 4;
 
 // The tokens with the operators that decide a use joined (`+=`, `<<=`, `++`, `==`, `->` already is).
-std::vector<CodeToken> joined_tokens(const std::string& text, size_t begin, size_t end) {
+std::vector<CodeToken> use_tokens(const std::string& text, size_t begin, size_t end) {
   static const std::set<std::string> joined = {"+=",  "-=",  "*=", "/=", "%=", "&=", "|=", "^=", "<<", ">>",
                                                "<<=", ">>=", "++", "--", "==", "!=", "<=", ">=", "&&", "||"};
   std::vector<CodeToken> out;
@@ -32,7 +32,7 @@ bool is_compound(const std::string& op) {
   return op.size() >= 2 && op.back() == '=' && op != "==" && op != "!=" && op != "<=" && op != ">=";
 }
 
-bool is_keyword(const std::string& s) {
+bool statement_keyword(const std::string& s) {
   static const std::set<std::string> words = {"if",     "while",  "for",     "switch",
                                               "return", "sizeof", "alignof", "decltype"};
   return words.count(s) > 0;
@@ -61,7 +61,7 @@ KnownCall known_call(const std::string& name, size_t index) {
   return {};
 }
 
-struct Event {
+struct UseEvent {
   size_t pos = 0;
   bool read = false, write = false;
   BufferAccess at;
@@ -69,7 +69,7 @@ struct Event {
 
 // What a helper does with each of its pointer parameters, by (text, begin) of its definition.
 struct HelperUses {
-  std::map<std::string, std::vector<Event>> events;
+  std::map<std::string, std::vector<UseEvent>> events;
   std::map<std::string, std::string> unseen;
 };
 using HelperCache = std::map<std::pair<const std::string*, size_t>, HelperUses>;
@@ -81,7 +81,7 @@ class UseReader {
         lookup_(lookup),
         depth_(depth),
         helpers_(helpers),
-        t_(joined_tokens(*f.text, f.begin, std::min(f.end, f.text->size()))) {
+        t_(use_tokens(*f.text, f.begin, std::min(f.end, f.text->size()))) {
     for (const auto& p : f.params)
       if (!p.name.empty() && p.type.find('*') != std::string::npos) root_[p.name] = p.name;
   }
@@ -109,7 +109,7 @@ class UseReader {
       if (p.name.empty() || p.type.find('*') == std::string::npos) continue;
       BufferUses u;
       auto& ev = events_[p.name];
-      std::stable_sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) { return a.pos < b.pos; });
+      std::stable_sort(ev.begin(), ev.end(), [](const UseEvent& a, const UseEvent& b) { return a.pos < b.pos; });
       for (const auto& e : ev) {
         if (e.read && !u.first_read) u.first_read = e.at;
         if (e.write && !u.first_write) u.first_write = e.at;
@@ -281,7 +281,7 @@ class UseReader {
           return grouped(root, k, k, at);  // (p + k), ((float4*)p)
         }
         const std::string& callee = t_[c - 1].text;
-        if (is_keyword(callee)) return;
+        if (statement_keyword(callee)) return;
         if (is_cast(callee)) return grouped(root, c - 1, k, at);
         if (callee == "asm" || callee == "__asm__" || callee == "volatile") {
           if (!unseen_.count(root))
@@ -354,7 +354,7 @@ class UseReader {
   std::map<std::string, std::string> root_;        // a tracked name -> the parameter it points into
   std::map<std::string, std::string> element_of_;  // a reference to one element -> its parameter
   std::set<size_t> bound_;                         // tokens of a reference's binding
-  std::map<std::string, std::vector<Event>> events_;
+  std::map<std::string, std::vector<UseEvent>> events_;
   std::map<std::string, std::string> unseen_;
 };
 

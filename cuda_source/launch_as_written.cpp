@@ -20,7 +20,7 @@ std::string trimmed(const std::string& s) {
 }
 
 // `text` split at its top-level commas, each part trimmed.
-std::vector<std::string> split_top_level(const std::string& text) {
+std::vector<std::string> split_components(const std::string& text) {
   std::vector<std::string> out;
   int depth = 0;
   size_t start = 0;
@@ -84,7 +84,7 @@ std::vector<std::string> literal_template_arguments(const std::string& text, con
     }
     if (!literal || close >= t.size() || close == i + 2) continue;
     std::string args;
-    for (const auto& a : split_top_level(text.substr(t[i + 2].begin, t[close - 1].end - t[i + 2].begin)))
+    for (const auto& a : split_components(text.substr(t[i + 2].begin, t[close - 1].end - t[i + 2].begin)))
       args += (args.empty() ? "" : ", ") + a;
     if (std::find(out.begin(), out.end(), args) == out.end()) out.push_back(args);
   }
@@ -99,7 +99,7 @@ std::optional<std::vector<std::string>> dim3_components(const std::string& text,
     const size_t open = part.find_first_of("({");
     const size_t end = past_matching(part, open);
     if (end == std::string::npos) return std::nullopt;
-    return split_top_level(part.substr(open + 1, end - open - 2));
+    return split_components(part.substr(open + 1, end - open - 2));
   }
   static const std::regex identifier(R"(^[A-Za-z_]\w*$)");
   if (!std::regex_match(part, identifier)) return std::vector<std::string>{part};
@@ -124,7 +124,7 @@ std::optional<std::vector<std::string>> dim3_components(const std::string& text,
   if (before[at] == ';') return std::nullopt;  // `dim3 grid;` then set member by member
   const size_t end = past_matching(before, at);
   if (end == std::string::npos) return std::nullopt;
-  return split_top_level(before.substr(at + 1, end - at - 2));
+  return split_components(before.substr(at + 1, end - at - 2));
 }
 
 std::optional<CeilDivision> ceil_division(const std::string& written) {
