@@ -1,13 +1,16 @@
 // `init`'s kernel targets (config/kernel_target.h): for kernels launched inline where no launcher
 // target can drive the launch (from main(), or from a function with a parameter no role supplies:
 // a tensor-like struct, a handle, a reference to a class), a [[kernel]] that names the
-// __global__ function, with its grid, block, shared bytes (and template arguments) guessed from
-// the launch site, each with a `# check:` note. `discover` says which launches these are.
+// __global__ function, with its grid, block, shared bytes (and template arguments) read from
+// the launch sites as written (dim3 shapes, literal template arguments), its roles from how the
+// body uses each buffer, each with a `# check:` note. `discover` says which launches these are.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
+#include "cuda_source/buffer_uses.h"
 #include "cuda_source/kernel_launch_sites.h"
 #include "cuda_source/source_scanner.h"
 #include "cuda_source/type_aliases.h"
@@ -24,9 +27,13 @@ struct KernelTargetDraft {
   std::string not_drivable;  // non-empty: a kernel parameter no role drives; write it commented out
 };
 
-// The table of `kernel` (whose file's text is `kernel_file_text`) as launched at `site`, named `name`.
-KernelTargetDraft render_kernel_target(const cuda_source::ScannedKernel& kernel, const std::string& kernel_file_text,
-                                       const cuda_source::KernelLaunchSite& site, const std::string& site_file_text,
-                                       const std::string& name, const cuda_source::TypeAliases& aliases);
+using TextOf = std::function<const std::string&(const std::string&)>;
+
+// The table of `kernel` as launched at `sites` (every launch of it; the first is described), named
+// `name`; `text_of(file)` gives a scanned file's text, `lookup` the helpers the kernel calls.
+KernelTargetDraft render_kernel_target(const cuda_source::ScannedKernel& kernel,
+                                       const std::vector<cuda_source::KernelLaunchSite>& sites, const TextOf& text_of,
+                                       const std::string& name, const cuda_source::TypeAliases& aliases,
+                                       const cuda_source::FunctionLookup& lookup = {});
 
 }  // namespace kb::bot

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
+#include "bot/output_read_check.h"
 #include "bot/param_types.h"
 #include "common/edit_distance.h"
 #include "common/file_io.h"
@@ -26,6 +28,8 @@ ScannedLauncher as_function(const cuda_source::ScannedKernel& kernel) {
   f.line = kernel.line;
   f.return_type = "void";
   f.params = kernel.params;
+  f.begin = kernel.begin;
+  f.end = kernel.end;
   return f;
 }
 
@@ -54,9 +58,25 @@ class KernelChecker {
     if (!l) return;
     auto aliases = cuda_source::collect_type_aliases(config_.root, k_.source, include_dirs());
     check_args(*l, aliases);
+    warn_outputs_read_first(*l);
   }
 
  private:
+  // An output the kernel reads before it writes it computes from the judge's poison.
+  void warn_outputs_read_first(const ScannedLauncher& found) {
+    const ScannedLauncher* function = &found;
+    for (const auto& l : scan_.launchers)  // the launcher with its launches (scan_.functions has none)
+      if (!k_.is_global() && l.name == found.name && l.file == found.file && l.line == found.line) function = &l;
+    std::map<std::string, std::string> texts;
+    const auto text_of = [&](const std::string& file) -> const std::string& {
+      auto it = texts.find(file);
+      if (it == texts.end()) it = texts.emplace(file, try_read_text_file(config_.resolve(file)).value_or("")).first;
+      return it->second;
+    };
+    for (const auto& f : outputs_read_first(k_, *function, k_.is_global(), scan_, text_of))
+      warning(k_.args[f.arg].pos, field_ + ".arg[" + std::to_string(f.arg) + "].role", f.message);
+  }
+
   // Each finding points at its field's own line where the file has one (`at` is the table's).
   void error(const config::SourcePos& at, const std::string& field, const std::string& message) {
     const config::SourcePos p = k_.position_of(field, at);

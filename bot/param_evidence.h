@@ -5,9 +5,12 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
+#include "core/arg_types.h"
+#include "cuda_source/buffer_uses.h"
 #include "cuda_source/source_scanner.h"
 
 namespace kb::bot {
@@ -21,7 +24,24 @@ struct ParamEvidence {
   std::map<std::string, std::string> bounds_in_kernel;
   // Pointer parameters the launcher uses as host memory. name -> how and where.
   std::map<std::string, std::string> host_pointers;
+  // Pointer parameters passed to a kernel whose body could be read: how the kernels (and the
+  // helpers they call) use the memory, merged over the launches in order.
+  std::map<std::string, cuda_source::BufferUses> uses;
+  // Pointer parameters the launcher sets itself (cudaMemset, cudaMemcpy into it) on a line before
+  // every launch it is passed to: an output whatever the kernels do with it. name -> where.
+  std::map<std::string, cuda_source::BufferAccess> set_by_launcher;
 };
+
+// The role the uses decide (read only: input, written only: output, both: inout) and the note that
+// says why ("read and written: line 42 `C[i] = a * s + b * C[i]`"; a line of another file than
+// `table_file` is named with its file). Nothing when the uses do not decide: the buffer is passed
+// where the analysis cannot follow it, or is neither read nor written; `why_not` then says so.
+struct RoleFromUses {
+  std::optional<ArgRole> role;
+  std::string note;
+  std::string why_not;
+};
+RoleFromUses role_from_uses(const cuda_source::BufferUses& uses, const std::string& table_file);
 
 // `text_of(file)` gives a scanned file's text (the launcher's and the kernels' bodies are read
 // from it by byte range).

@@ -12,6 +12,7 @@
 #include "bot/kernel_target_table.h"
 #include "bot/param_evidence.h"
 #include "bot/param_types.h"
+#include "bot/starter_roles.h"
 #include "bot/starter_table_text.h"
 #include "common/file_io.h"
 #include "config/config_writer.h"
@@ -149,14 +150,35 @@ std::string guess_count(const std::string& buffer, const ScannedLauncher& l, con
 
 struct Table {
   std::string text;
-  std::string not_drivable;     // why the table is written commented out; empty: it is live
-  std::set<std::string> sizes;  // the parameters written as sizes
+  std::string not_drivable;                   // why the table is written commented out; empty: it is live
+  std::set<std::string> sizes;                // the parameters written as sizes
+  std::map<std::string, std::string> counts;  // buffer -> the count its kernels' indexing gave
+  std::string signature;                      // the parameters' types and names, for siblings' counts
 };
 
-// `sibling_sizes`: parameters that another launcher of the same file takes as sizes; a name that
-// is an extent there is one here too, even where it also stands in a <<<...>>>.
+// "int M, int N, float* A": two launchers with the same are variants of one operation (a naive and
+// a tiled GEMM), whose buffers hold as many elements.
+std::string signature(const ScannedLauncher& l) {
+  std::string out;
+  for (const auto& p : l.params) out += p.type + " " + p.name + ", ";
+  return out;
+}
+
+// What the other launchers of the same file say. `sizes`: parameters they take as sizes; a name
+// that is an extent there is one here too, even where it also stands in a <<<...>>>. `counts`:
+// buffer name -> {count, launcher}, from the launchers of the same signature, for a buffer whose
+// kernel here indexes it in a way the guess cannot follow (a tiled kernel that advances its
+// pointers by tiles).
+struct Siblings {
+  std::set<std::string> sizes;
+  std::map<std::string, std::pair<std::string, std::string>> counts;
+};
+
 Table render_table(const ScannedLauncher& l, const std::string& name, const cuda_source::ScanResult& scan,
-                   SourceTexts& texts, const std::set<std::string>& sibling_sizes = {}) {
+                   SourceTexts& texts, const Siblings& siblings = {}) {
+  const std::set<std::string>& sibling_sizes = siblings.sizes;
+  Table table;
+  table.signature = signature(l);
   const auto& aliases = texts.aliases(l.file);
   const ParamEvidence evidence = read_param_evidence(l, scan, [&](const std::string& file) -> const std::string& {
     return texts.text(file);
@@ -167,7 +189,6 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
     if (settings.erase(s)) size_in_sibling.insert(s);
   std::vector<ParamType> types;
   std::set<std::string> sizes;
-  Table table;
   for (size_t i = 0; i < l.params.size(); ++i) {
     const auto& p = l.params[i];
     types.push_back(classify_param(p.type, aliases));
@@ -187,11 +208,22 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
   // Buffer counts over the integer candidates; a candidate no count uses is a size only if its
   // name says so (n, rows, dim, num_heads...), else a plain integer scalar (a multiplier, a flag).
   std::map<std::string, std::string> counts;
+  std::map<std::string, std::string> count_from_sibling;  // buffer -> the sibling launcher
   std::set<std::string> in_counts;
   for (size_t i = 0; i < l.params.size(); ++i)
     if (types[i].kind == ParamKind::pointer) {
-      counts[l.params[i].name] = guess_count(l.params[i].name, l, scan, texts, sizes);
-      for (const auto& id : identifiers_in(counts[l.params[i].name])) in_counts.insert(id);
+      const std::string& buffer = l.params[i].name;
+      counts[buffer] = guess_count(buffer, l, scan, texts, sizes);
+      if (!counts[buffer].empty()) table.counts[buffer] = counts[buffer];
+      auto sibling = siblings.counts.find(buffer);
+      if (counts[buffer].empty() && sibling != siblings.counts.end()) {
+        const auto names = identifiers_in(sibling->second.first);
+        if (std::all_of(names.begin(), names.end(), [&](const std::string& n) { return sizes.count(n) > 0; })) {
+          counts[buffer] = sibling->second.first;
+          count_from_sibling[buffer] = sibling->second.second;
+        }
+      }
+      for (const auto& id : identifiers_in(counts[buffer])) in_counts.insert(id);
     }
   static const std::regex size_like(
       R"(^(n|m|k|[a-z]?size|len(gth)?|count|rows?|cols?|columns|dim|d|c|h|w|b|t|batch|channels|width|height|depth|seq(_len)?|vocab|heads?|stride|ld[a-z]?|(num|n)_?\w*|\w*_(size|len|dim|count|rows|cols)|[A-Z]|[NMKBTCHWDV]\w*)$)");
@@ -203,20 +235,14 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
              : sizes.erase(it);
   table.sizes = sizes;
 
-  // Buffer roles: const is an input; a non-const pointer the kernel takes as const is one too; a
-  // written buffer named as scratch is a workspace, unless nothing else would be an output.
-  std::vector<ArgRole> roles(l.params.size(), ArgRole::input);
-  for (size_t i = 0; i < l.params.size(); ++i)
-    if (types[i].kind == ParamKind::pointer && !types[i].const_pointee &&
-        !evidence.const_in_kernel.count(l.params[i].name))
-      roles[i] = workspace_like(l.params[i].name) ? ArgRole::workspace : ArgRole::output;
-  const auto is_output = [](ArgRole r) { return r == ArgRole::output; };
-  if (std::none_of(roles.begin(), roles.end(), is_output))
-    std::replace(roles.begin(), roles.end(), ArgRole::workspace, ArgRole::output);
+  const StarterRoles decided = starter_roles(l.params, types, evidence, l.file);
+  std::vector<ArgRole> roles = decided.roles;
+  const std::vector<RoleFromUses>& by_use = decided.by_use;
+  const auto compared = [](ArgRole r) { return r == ArgRole::output || r == ArgRole::inout; };
   bool has_output = false;
-  for (size_t i = 0; i < l.params.size(); ++i) has_output |= types[i].kind == ParamKind::pointer && is_output(roles[i]);
+  for (size_t i = 0; i < l.params.size(); ++i) has_output |= types[i].kind == ParamKind::pointer && compared(roles[i]);
   if (table.not_drivable.empty() && !has_output)
-    table.not_drivable = "no parameter is a non-const pointer, so there is no output to verify";
+    table.not_drivable = "no buffer parameter is written (no output or inout), so there is no result to verify";
 
   std::string kernels;
   for (const auto& launch : l.launches)
@@ -245,14 +271,19 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
         notes.push_back("check: element type '" + t.element + "' has no dtype kernelbot knows; float32 guessed");
       std::string role = to_string(roles[i]);
       std::string count = counts[p.name];
-      out += "  role = \"" + role + "\"\n  dtype = \"" + dtype + "\"\n";
+      const RoleFromUses& use = by_use[i];
+      out += "  role = \"" + role + "\"" + (use.role ? "   # " + use.note : "") + "\n  dtype = \"" + dtype + "\"\n";
       out += "  count = " + toml_string(count.empty() ? config::todo_marker : count) + "\n";
       if (count.empty()) count_todo.insert(pname);
+      else if (count_from_sibling.count(p.name))
+        notes.push_back("check: count as for " + p.name + " of " + count_from_sibling.at(p.name) +
+                        " in this file (this kernel's indexing did not tell)");
       else notes.push_back("check: count guessed from the kernel's indexing");
-      if (role == "output") notes.push_back("check: output, or inout if the kernel also reads it");
+      if (!use.role && !use.why_not.empty()) notes.push_back("check: " + use.why_not + "; role guessed from its type");
+      if (!use.role && role == "output") notes.push_back("check: output, or inout if the kernel also reads it");
       if (auto host = evidence.host_pointers.find(p.name); host != evidence.host_pointers.end())
         notes.push_back("a host pointer: " + host->second + "; kernelbot lends device buffers");
-      if (!t.const_pointee && roles[i] == ArgRole::input)
+      if (!use.role && !t.const_pointee && roles[i] == ArgRole::input)
         notes.push_back("check: input: the kernel takes it as const (" + evidence.const_in_kernel.at(p.name) + ")");
       if (roles[i] == ArgRole::workspace)
         notes.push_back("check: workspace (lent and poisoned before each call, never compared) by its name; "
@@ -345,8 +376,9 @@ void write_kernel_targets(const ScannedLauncher& launcher, const cuda_source::Sc
     std::string unique = cuda_source::unqualified_name(kernel->name);
     for (int n = 2; !used_names.insert(unique).second; ++n)
       unique = cuda_source::unqualified_name(kernel->name) + "_" + std::to_string(n);
-    KernelTargetDraft draft = render_kernel_target(*kernel, texts.text(kernel->file), sites.front(),
-                                                   texts.text(sites.front().file), unique, texts.aliases(kernel->file));
+    const auto text_of = [&](const std::string& file) -> const std::string& { return texts.text(file); };
+    KernelTargetDraft draft = render_kernel_target(*kernel, sites, text_of, unique, texts.aliases(kernel->file),
+                                                   cuda_source::scanned_function_lookup(scan, text_of));
     ++result.tables;
     ++result.kernel_targets;
     std::string head = "# " + launcher.name + " is not a launcher target (" + why + ").\n";
@@ -383,11 +415,12 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
   SourceTexts texts(root, include_dirs);
   // First the sizes each launcher would have on its own, so that a sibling in the same file can
   // tell an extent from a launch setting.
-  std::map<std::string, std::map<std::string, std::set<std::string>>> file_sizes;  // file -> launcher -> sizes
+  std::map<std::string, std::map<std::string, Table>> file_tables;  // file -> launcher:line -> its own table
   for (const auto& launcher : scan.launchers)
     if (!launcher.is_kernel && !launcher.launches.empty() && proposed(launcher, options))
-      file_sizes[launcher.file][launcher.name + ":" + std::to_string(launcher.line)] =
-          render_table(launcher, launcher.name, scan, texts).sizes;
+      file_tables[launcher.file][launcher.name + ":" + std::to_string(launcher.line)] = render_table(launcher,
+                                                                                                     launcher.name,
+                                                                                                     scan, texts);
   std::set<std::string> used_names;
   for (const auto& launcher : scan.launchers) {
     // Device-side launches are not host entry points; main() is the program, not a launcher:
@@ -407,11 +440,15 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
     if (name.rfind("launch_", 0) == 0) name = name.substr(7);
     std::string unique = name;
     for (int k = 2; !used_names.insert(unique).second; ++k) unique = name + "_" + std::to_string(k);
-    std::set<std::string> sibling_sizes;
-    for (const auto& [other, sizes] : file_sizes[launcher.file])
-      if (other != launcher.name + ":" + std::to_string(launcher.line))
-        sibling_sizes.insert(sizes.begin(), sizes.end());
-    Table table = render_table(launcher, unique, scan, texts, sibling_sizes);
+    Siblings siblings;
+    for (const auto& [other, own] : file_tables[launcher.file]) {
+      if (other == launcher.name + ":" + std::to_string(launcher.line)) continue;
+      siblings.sizes.insert(own.sizes.begin(), own.sizes.end());
+      if (own.signature == signature(launcher))  // a variant of the same operation
+        for (const auto& [buffer, count] : own.counts)
+          siblings.counts.emplace(buffer, std::make_pair(count, other.substr(0, other.rfind(':'))));
+    }
+    Table table = render_table(launcher, unique, scan, texts, siblings);
     ++result.tables;
     if (table.not_drivable.empty()) {
       out += table.text + "\n";

@@ -91,7 +91,9 @@ class ExtentGuesser {
     SizeSet shift = std::set<std::string>{};
     for (size_t i = 0; i + 1 < t_.size(); ++i)
       if (t_[i] == name && t_[i + 1] == "+=" && !member_access(i)) {
-        SizeSet e = expand(i + 2, statement_end(i + 2), 0);
+        // A pointer moved by `blockIdx.y * K` reaches as many rows as there are blocks: known
+        // only where the block index is bounded (`if (blockIdx.y >= M) return;`).
+        SizeSet e = expand(i + 2, statement_end(i + 2), 0, true);
         if (!e) return std::nullopt;
         shift->insert(e->begin(), e->end());
       }
@@ -175,7 +177,10 @@ class ExtentGuesser {
     for (size_t i = 1; i + 1 < t_.size(); ++i) {
       const std::string& op = t_[i];
       if (op != "<" && op != "<=" && op != ">" && op != ">=") continue;
-      if (!is_ident(t_[i - 1]) || member_access(i - 1) || neutral(t_[i - 1])) continue;
+      // `blockIdx.y >= M`: a bound on the built-in index, by its name with the component.
+      const std::string builtin = i >= 3 ? builtin_index(i - 3) : "";
+      if (builtin.empty() && (!is_ident(t_[i - 1]) || member_access(i - 1) || neutral(t_[i - 1]))) continue;
+      const std::string bounded = builtin.empty() ? t_[i - 1] : builtin;
       size_t end = i + 1;
       int depth = 0;
       for (; end < t_.size(); ++end) {
@@ -186,21 +191,38 @@ class ExtentGuesser {
         } else if (depth == 0 && (x == "&&" || x == "||" || x == ";" || x == "?" || x == "," || x == "{")) break;
       }
       if (op == ">") {  // n > i: i is bounded by n
-        if (end == i + 2 && is_ident(t_[i + 1])) bounds_[t_[i + 1]].push_back({i - 1, i});
+        if (builtin.empty() && end == i + 2 && is_ident(t_[i + 1])) bounds_[t_[i + 1]].push_back({i - 1, i});
       } else {
-        bounds_[t_[i - 1]].push_back({i + 1, end});
+        bounds_[bounded].push_back({i + 1, end});
       }
     }
   }
 
-  // The size names the tokens [begin, end) range over; a size right after '/' divides out.
-  SizeSet expand(size_t begin, size_t end, int depth) {
+  // `blockIdx.y` / `threadIdx.x` at i: the built-in with its component, for the bounds read on it.
+  std::string builtin_index(size_t i) const {
+    if (i + 2 >= t_.size() || (t_[i] != "blockIdx" && t_[i] != "threadIdx") || t_[i + 1] != ".") return "";
+    return t_[i] + "." + t_[i + 2];
+  }
+
+  // The size names the tokens [begin, end) range over; a size right after '/' divides out. With
+  // `strict`, a block or thread index nothing bounds makes the range unknown instead of neutral.
+  SizeSet expand(size_t begin, size_t end, int depth, bool strict = false) {
     if (depth > 8) return std::nullopt;
     // `i % C` (the whole index, `bias[i % C]`): whatever i is, the index stays below C.
     if (end >= begin + 2 && t_[end - 2] == "%" && sizes_.count(t_[end - 1])) return std::set<std::string>{t_[end - 1]};
     std::set<std::string> out, divisors;
     for (size_t i = begin; i < end; ++i) {
       const std::string& x = t_[i];
+      if (const std::string b = builtin_index(i); !b.empty()) {
+        if (auto bound = bounds_.find(b); bound != bounds_.end()) {
+          SizeSet e = union_of(bound->second, depth + 1);
+          if (!e) return std::nullopt;
+          out.insert(e->begin(), e->end());
+        } else if (strict) {
+          return std::nullopt;
+        }
+        continue;
+      }
       if (!is_ident(x) || member_access(i) || neutral(x)) continue;
       if (i + 1 < end && (t_[i + 1] == "(" || t_[i + 1] == "<")) continue;  // a function or a cast
       if (i > begin && t_[i - 1] == "/" && sizes_.count(x)) {

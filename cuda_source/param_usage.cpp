@@ -139,4 +139,24 @@ std::map<std::string, std::string> host_used_pointers(const std::string& text, s
   return out;
 }
 
+std::map<std::string, size_t> device_set_pointers(const std::string& text, size_t begin, size_t end,
+                                                  const std::vector<ScannedParam>& params) {
+  std::set<std::string> pointers;
+  for (const auto& p : params)
+    if (!p.name.empty() && p.type.find('*') != std::string::npos) pointers.insert(p.name);
+  const auto t = joined_tokens(text, begin, end);
+  std::map<std::string, size_t> out;
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    const std::string& x = t[i].text;
+    const bool sets = x == "cudaMemset" || x == "cudaMemsetAsync" || x == "cudaMemcpy" || x == "cudaMemcpyAsync";
+    if (!sets || t[i + 1].text != "(") continue;
+    size_t close = 0;
+    const auto args = call_arguments(t, i + 1, close);
+    if (args.empty()) continue;
+    for (const auto& p : pointers)
+      if (range_names(t, args[0], p)) out.emplace(p, t[i].begin);
+  }
+  return out;
+}
+
 }  // namespace kb::cuda_source

@@ -24,4 +24,11 @@ std::set<std::string> bounding_params(const std::string& body, const std::vector
 std::map<std::string, std::string> host_used_pointers(const std::string& text, size_t begin, size_t end,
                                                       const std::vector<ScannedParam>& params);
 
+// The pointer parameters a host function (text[begin, end): its definition) sets on the device by
+// itself: the destination of a cudaMemset(Async) or cudaMemcpy(Async). name -> the byte offset of
+// the first.
+// What a kernel then reads of it is what the function wrote, not what the caller passed.
+std::map<std::string, size_t> device_set_pointers(const std::string& text, size_t begin, size_t end,
+                                                  const std::vector<ScannedParam>& params);
+
 }  // namespace kb::cuda_source

@@ -607,34 +607,49 @@ class SourceScan {
     const std::string& v = launch.kernel;
     const bool is_param = std::any_of(fn.pending.params.begin(), fn.pending.params.end(),
                                       [&](const ScannedParam& p) { return p.name == v; });
-    bool assigned = false;
     std::vector<std::string> names;
     const size_t close = std::min(match(t_, fn.open), t_.size());
-    for (size_t k = fn.open + 1; k < close; ++k) {
+    const bool assigned = names_assigned(v, fn.open + 1, close, names);
+    if (!assigned && !is_param) return;
+    // A table or pointer the function reads from file scope (`auto k = kKernels[mode];` with
+    // `static void (*const kKernels[])(...) = {a, b};` above): the names assigned to it there.
+    for (size_t n = 0, count = names.size(); n < count; ++n) {
+      const std::string name = names[n];  // a copy: `names` grows
+      names_assigned(name, 0, fn.open, names);
+    }
+    launch.variable = v;
+    launch.assigned = std::move(names);
+  }
+
+  // The names assigned to `v` between tokens [from, to) (`v = a;`, `v[] = {a, b}`,
+  // `void (*v)(params) = a`, `auto v{a}`), appended to `names`; whether any assignment was seen.
+  bool names_assigned(const std::string& v, size_t from, size_t to, std::vector<std::string>& names) const {
+    bool assigned = false;
+    for (size_t k = std::max<size_t>(from, 1); k < to; ++k) {
       if (t_[k].text != v || t_[k].kind != Token::ident || t_[k - 1].text == "." || t_[k - 1].text == "->" ||
           t_[k - 1].text == "::")
         continue;
       size_t j = k + 1;
-      if (j < close && t_[j].text == "[") j = match(t_, j) + 1;  // a table: NAME[] = {...}
-      if (j < close && t_[j].text == ")") {                      // void (*NAME)(params) = ...
+      if (j < to && t_[j].text == "[") j = match(t_, j) + 1;  // a table: NAME[] = {...}
+      if (j < to && t_[j].text == ")") {                      // void (*NAME)(params) = ...
         ++j;
-        if (j < close && t_[j].text == "(") j = match(t_, j) + 1;
+        if (j < to && t_[j].text == "(") j = match(t_, j) + 1;
       }
       size_t begin = 0, end = 0;
-      if (j + 1 < close && t_[j].text == "=" && t_[j + 1].text != "=") {
+      if (j + 1 < to && t_[j].text == "=" && t_[j + 1].text != "=") {
         begin = j + 1;
         end = begin;
         int depth = 0;
-        for (; end < close; ++end) {
+        for (; end < to; ++end) {
           const std::string& x = t_[end].text;
           if (x == "(" || x == "[" || x == "{") ++depth;
           else if (x == ")" || x == "]" || x == "}") --depth;
-          else if (x == "<" && t_[end - 1].kind == Token::ident && match(t_, end) < close) end = match(t_, end);
+          else if (x == "<" && t_[end - 1].kind == Token::ident && match(t_, end) < to) end = match(t_, end);
           if (depth < 0 || (depth == 0 && (x == ";" || x == ","))) break;
         }
-      } else if (j < close && t_[j].text == "{" && t_[k - 1].kind == Token::ident) {  // auto NAME{k1}
+      } else if (j < to && t_[j].text == "{" && t_[k - 1].kind == Token::ident) {  // auto NAME{k1}
         begin = j + 1;
-        end = std::min(match(t_, j), close);
+        end = std::min(match(t_, j), to);
       } else {
         continue;
       }
@@ -644,9 +659,7 @@ class SourceScan {
             std::find(names.begin(), names.end(), t_[a].text) == names.end())
           names.push_back(t_[a].text);
     }
-    if (!assigned && !is_param) return;
-    launch.variable = v;
-    launch.assigned = std::move(names);
+    return assigned;
   }
 
   // The name a kernel argument of an API launch gives: `(const void*)k`, `reinterpret_cast<void*>(&ns::k<128>)`.

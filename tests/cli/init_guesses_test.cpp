@@ -1,7 +1,8 @@
 // `kernelbot init` reading roles, scalars and sizes from the code: a non-const pointer the kernel
-// takes as const is an input, a written buffer named as scratch a workspace, a bool a scalar, an
-// integer that bounds a loop or an index a size, a host pointer named as such; a parameter that is
-// a size in one launcher of a file is a size in its sibling too. The result passes config check.
+// only reads is an input, one it reads and writes inout, a written buffer named as scratch a
+// workspace, a bool a scalar, an integer that bounds a loop or an index a size, a host pointer
+// named as such; a parameter that is a size in one launcher of a file is a size in its sibling
+// too. The result passes config check.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -108,7 +109,12 @@ TEST_F(InitGuesses, RolesScalarsAndSizesComeFromTheCode) {
   const std::string axpy = table_of(config, "launch_axpy");
   ASSERT_FALSE(axpy.empty()) << config;
   EXPECT_NE(axpy.find("name = \"x\"\n  role = \"input\""), std::string::npos) << axpy;
-  EXPECT_NE(axpy.find("# check: input: the kernel takes it as const (axpy_kernel(const float* x))"), std::string::npos)
+  EXPECT_NE(axpy.find("name = \"x\"\n  role = \"input\"   # read only: line 6 `y[i] = accumulate ? y[i] + a * x[i] : "
+                      "a * x[i]`"),
+            std::string::npos)
+      << axpy;
+  EXPECT_NE(axpy.find("name = \"y\"\n  role = \"inout\"   # read and written: line 6"), std::string::npos)
+      << "y is read when accumulating\n"
       << axpy;
   EXPECT_NE(axpy.find("name = \"accumulate\"\n  role = \"scalar\"\n  dtype = \"uint8\"\n  value = 1"), std::string::npos)
       << axpy;

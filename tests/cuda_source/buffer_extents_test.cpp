@@ -93,3 +93,31 @@ TEST(BufferExtents, AModuloIndexIsBoundedByItsDivisor) {
   EXPECT_EQ(extent(params, body, "bias"), V{"C"});
   EXPECT_EQ(extent(params, body, "out"), (V{"N", "C"}));
 }
+
+TEST(BufferExtents, APointerAdvancedByABoundedBlockIndexReachesEveryRow) {
+  auto e = buffer_extents(R"({
+    if (blockIdx.y >= M) return;
+    A += blockIdx.y * K;
+    for (int c = threadIdx.x; c < K; c += blockDim.x) y[blockIdx.y] += A[c];
+  })",
+                          split_params("const float* A, float* y, int M, int K"));
+  EXPECT_EQ(e["A"].sizes, (std::vector<std::string>{"M", "K"}));
+  EXPECT_EQ(e["y"].sizes, (std::vector<std::string>{"M"}));
+}
+
+TEST(BufferExtents, AnAdvanceByAnUnboundedBlockIndexIsNoExtent) {
+  auto e = buffer_extents("{ A += blockIdx.y * K; for (int c = threadIdx.x; c < K; c += blockDim.x) y[c] = A[c]; }",
+                          split_params("const float* A, float* y, int M, int K"));
+  EXPECT_FALSE(e["A"].known) << "K alone would be a count too small for every row";
+  EXPECT_EQ(e["y"].sizes, (std::vector<std::string>{"K"}));
+}
+
+TEST(BufferExtents, TwoDimensionalIndexUnderTwoBounds) {
+  auto e = buffer_extents(R"({
+    int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < M && col < K) out[row * K + col] = 2.0f * in[row * K + col];
+  })",
+                          split_params("const float* in, float* out, int M, int K"));
+  EXPECT_EQ(e["in"].sizes, (std::vector<std::string>{"M", "K"}));
+  EXPECT_EQ(e["out"].sizes, (std::vector<std::string>{"M", "K"}));
+}

@@ -269,6 +269,20 @@ void launch_pair(const float* x, float* out, int n, int i) {
   EXPECT_EQ(found_launcher(r, "launch_pair")->launches[0].variable, "table");
 }
 
+TEST(IndirectLaunch, APointerReadFromAFileScopeTable) {
+  auto r = scan_text(R"(__global__ void relu_kernel(const float* x, float* y, int n) {}
+__global__ void tanh_kernel(const float* x, float* y, int n) {}
+static void (*const kActivations[])(const float*, float*, int) = {relu_kernel, tanh_kernel};
+int main(int argc, char** argv) {
+  auto kernel = kActivations[argc % 2];
+  kernel<<<1, 256>>>(nullptr, nullptr, 0);
+}
+)");
+  const auto* l = found_launcher(r, "main");
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(kernels_launched_by(*l), (Names{"relu_kernel", "tanh_kernel"})) << "the kernels, not the variable";
+}
+
 TEST(IndirectLaunch, AKernelPassedToAGenericLaunchHelper) {
   auto r = scan_text(R"(__global__ void relu_kernel(const float* x, float* y, int n) {}
 __global__ void gelu_kernel(const float* x, float* y, int n) {}
