@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "tests/support/kernelbot_process.h"
+#include "tests/support/toml_text.h"
 
 namespace fs = std::filesystem;
 
@@ -80,10 +81,7 @@ std::string text_of(const fs::path& p) {
 
 // The [[kernel]] table for `launcher`, up to the next one.
 std::string table_of(const std::string& config, const std::string& launcher) {
-  const size_t at = config.find("launcher = \"" + launcher + "\"");
-  if (at == std::string::npos) return "";
-  const size_t end = config.find("[[kernel]]", at);
-  return config.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  return kb::testing::kernel_table_with(config, "launcher = \"" + launcher + "\"");
 }
 
 class InitGuesses : public ::testing::Test {

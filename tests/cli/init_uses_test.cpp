@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "tests/support/kernelbot_process.h"
+#include "tests/support/toml_text.h"
 
 namespace fs = std::filesystem;
 
@@ -140,13 +141,7 @@ std::string text_of(const fs::path& p) {
   return s.str();
 }
 
-// The [[kernel]] table that holds `key` (`launcher = "..."` or `global = "..."`), up to the next one.
-std::string table_with(const std::string& config, const std::string& key) {
-  const size_t at = config.find(key);
-  if (at == std::string::npos) return "";
-  const size_t end = config.find("[[kernel]]", at);
-  return config.substr(at, end == std::string::npos ? std::string::npos : end - at);
-}
+using kb::testing::kernel_table_with;
 
 class InitUses : public ::testing::Test {
  protected:
@@ -179,7 +174,7 @@ class InitUses : public ::testing::Test {
 
 TEST_F(InitUses, GemmReadsBetaTimesCSoCIsInoutAndNonConstOperandsAreInputs) {
   const std::string config = init_with(kGemm);
-  const std::string naive = table_with(config, "launcher = \"run_sgemm_naive\"");
+  const std::string naive = kernel_table_with(config, "launcher = \"run_sgemm_naive\"");
   ASSERT_FALSE(naive.empty()) << config;
   EXPECT_NE(naive.find("name = \"C\"\n  role = \"inout\"   # read and written: line 9 `C[row * N + col] = alpha * "
                        "acc + beta * C[row * N + col]`"),
@@ -194,7 +189,7 @@ TEST_F(InitUses, GemmReadsBetaTimesCSoCIsInoutAndNonConstOperandsAreInputs) {
 
   // The tiled kernel advances its pointers by tiles: its counts are the sibling's, and its roles
   // follow the alias `out = C + tr * N`.
-  const std::string tiled = table_with(config, "launcher = \"run_sgemm_tiled\"");
+  const std::string tiled = kernel_table_with(config, "launcher = \"run_sgemm_tiled\"");
   ASSERT_FALSE(tiled.empty()) << config;
   EXPECT_NE(tiled.find("name = \"C\"\n  role = \"inout\"   # read and written: line 37 `out[tc] = alpha * acc + "
                        "beta * out[tc]`"),
@@ -209,7 +204,7 @@ TEST_F(InitUses, GemmReadsBetaTimesCSoCIsInoutAndNonConstOperandsAreInputs) {
 
 TEST_F(InitUses, NonConstPointersOnlyReadAreInputsThroughHelpersAndAtomicsAreInout) {
   const std::string config = init_with(kOnlyRead);
-  const std::string mix = table_with(config, "launcher = \"launch_mix\"");
+  const std::string mix = kernel_table_with(config, "launcher = \"launch_mix\"");
   ASSERT_FALSE(mix.empty()) << config;
   EXPECT_NE(mix.find("name = \"x\"\n  role = \"input\"   # read only: line 3 `__device__ float load(float* p, int "
                      "i) { return p[i]; }`"),
@@ -233,7 +228,7 @@ TEST_F(InitUses, NonConstPointersOnlyReadAreInputsThroughHelpersAndAtomicsAreIno
 
 TEST_F(InitUses, ATemplated2dLaunchIsWrittenAsTheCodeWritesIt) {
   const std::string config = init_with(kTemplated2d);
-  const std::string t = table_with(config, "global = \"transpose\"");
+  const std::string t = kernel_table_with(config, "global = \"transpose\"");
   ASSERT_FALSE(t.empty()) << config;
   EXPECT_NE(t.find("template_args = \"16\"   # as the code instantiates it (template <int TILE>); check: also "
                    "launched with <32>"),
@@ -259,7 +254,7 @@ TEST_F(InitUses, AFunctionPointerLaunchGetsATablePerKernelItCanHold) {
 
   const std::string config = init_with(kFunctionPointer);
   for (const char* kernel : {"relu_kernel", "leaky_kernel"}) {
-    const std::string t = table_with(config, std::string("global = \"") + kernel + "\"");
+    const std::string t = kernel_table_with(config, std::string("global = \"") + kernel + "\"");
     ASSERT_FALSE(t.empty()) << kernel << "\n" << config;
     EXPECT_NE(t.find("grid = \"ceil_div(n, block_x)\""), std::string::npos) << t;
     EXPECT_NE(t.find("block = \"256\""), std::string::npos) << t;

@@ -1,5 +1,5 @@
-// Editing a copied kernelbot.toml in tests: drop a table before appending a test's own version of
-// it, since TOML forbids defining a table twice.
+// Editing and reading a kernelbot.toml in tests: drop a table before appending a test's own
+// version of it (TOML forbids defining a table twice); find one [[kernel]] table.
 #pragma once
 
 #include <string>
@@ -15,6 +15,15 @@ inline std::string without_table(std::string toml, const std::string& name) {
   size_t next = toml.find("\n[", at + header.size() - 1);
   toml.erase(at, next == std::string::npos ? std::string::npos : next + 1 - at);
   return toml;
+}
+
+// The [[kernel]] table of `config` that holds `key` (`launcher = "run"`, `global = "k"`), from the
+// key up to the next [[kernel]]; empty when no table holds it.
+inline std::string kernel_table_with(const std::string& config, const std::string& key) {
+  const size_t at = config.find(key);
+  if (at == std::string::npos) return "";
+  const size_t end = config.find("[[kernel]]", at);
+  return config.substr(at, end == std::string::npos ? std::string::npos : end - at);
 }
 
 }  // namespace kb::testing
