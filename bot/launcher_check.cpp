@@ -7,6 +7,7 @@
 #include "common/edit_distance.h"
 #include "common/file_io.h"
 #include "config/size_expression.h"
+#include "core/errors.h"
 #include "cuda_source/source_scanner.h"
 #include "profiler/device_query.h"
 
@@ -80,9 +81,15 @@ class KernelChecker {
   const ScannedLauncher* find_launcher() {
     std::vector<std::string> files = {k_.source};
     files.insert(files.end(), k_.extra_sources.begin(), k_.extra_sources.end());
-    for (const auto& f : files) {
-      auto text = try_read_text_file(config_.resolve(f));
-      if (text) cuda_source::scan_source(*text, f, scan_);
+    for (size_t i = 0; i < files.size(); ++i) {
+      std::optional<std::string> text;
+      try {
+        text = try_read_text_file(config_.resolve(files[i]));
+      } catch (const Error& e) {  // a directory, a FIFO, no permission: say so, not "no function"
+        error(k_.pos, i == 0 ? field_ + ".source" : field_ + ".extra_sources", e.what());
+        return nullptr;
+      }
+      if (text) cuda_source::scan_source(*text, files[i], scan_);
     }
     // A kernel target's [[kernel.arg]]s are its __global__ function's parameters.
     if (k_.is_global())

@@ -1,5 +1,6 @@
 #include "cuda_source/source_scanner.h"
 #include "common/file_io.h"
+#include "core/errors.h"
 #include "cuda_source/helper_launches.h"
 
 #include <algorithm>
@@ -786,14 +787,21 @@ ScanResult scan_tree(const std::filesystem::path& root, const std::vector<std::s
       continue;
     }
     auto ext = p.extension().string();
-    if (it->is_regular_file() && (ext == ".cu" || ext == ".cuh")) files.push_back(p);
+    // Not only regular files: a FIFO or device named .cu is reported as skipped, not passed over.
+    if (!it->is_directory(ec) && (ext == ".cu" || ext == ".cuh")) files.push_back(p);
   }
   std::sort(files.begin(), files.end());
   for (const auto& p : files) {
     std::string rel = fs::relative(p, root).string();
     result.files.push_back(rel);
-    const std::string text = try_read_text_file(p).value_or("");
-    SourceScan(text, rel, result).run();
+    std::optional<std::string> text;
+    try {
+      text = try_read_text_file(p);
+      if (!text) result.skipped.push_back({rel, 0, "cannot read " + rel + ": a symlink that leads nowhere"});
+    } catch (const Error& e) {  // a FIFO or device behind a .cu name, no permission, too large
+      result.skipped.push_back({rel, 0, e.what()});
+    }
+    if (text) SourceScan(*text, rel, result).run();
   }
   resolve_launches(result);  // once, when every helper and kernel of the tree is known
   return result;
