@@ -23,16 +23,15 @@ namespace {
 std::string source_with_launchers(int n) {
   std::string text = "#include <cuda_runtime.h>\n\nnamespace ops {\n\n";
   for (int i = 0; i < n; ++i)
-    text += fmt::format(
-        "__global__ void scale{0}_kernel(const float* x, float* y, float s, int n) {{\n"
-        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        "  if (i < n) y[i] = x[i] * s;\n"
-        "}}\n\n"
-        "// Scales x into y.\n"
-        "void scale{0}(const float* x, float* y, float s, int n, cudaStream_t stream) {{\n"
-        "  scale{0}_kernel<<<(n + 255) / 256, 256, 0, stream>>>(x, y, s, n);\n"
-        "}}\n\n",
-        i);
+    text += fmt::format("__global__ void scale{0}_kernel(const float* x, float* y, float s, int n) {{\n"
+                        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                        "  if (i < n) y[i] = x[i] * s;\n"
+                        "}}\n\n"
+                        "// Scales x into y.\n"
+                        "void scale{0}(const float* x, float* y, float s, int n, cudaStream_t stream) {{\n"
+                        "  scale{0}_kernel<<<(n + 255) / 256, 256, 0, stream>>>(x, y, s, n);\n"
+                        "}}\n\n",
+                        i);
   return text + "}  // namespace ops\n";
 }
 

@@ -36,8 +36,8 @@ ConfigWrite write_config_keeping_backup(const std::filesystem::path& target, con
   if (previous) {
     for (int n = 0; !outcome.backup; ++n) {
       if (n == kMaxBackups)
-        throw Error("cannot keep the previous " + target.string() + ": " + std::to_string(kMaxBackups) +
-                    " backups (" + backup_name(target, 0).filename().string() +
+        throw Error("cannot keep the previous " + target.string() + ": " + std::to_string(kMaxBackups) + " backups (" +
+                    backup_name(target, 0).filename().string() +
                     ", .bak.N) are there already; remove old ones; nothing was written");
       if (write_new_file(backup_name(target, n), *previous)) outcome.backup = backup_name(target, n);
     }

@@ -4,10 +4,9 @@
 #include <cstdio>
 
 #include "bot/param_types.h"
+#include "bot/scanned_sources.h"
 #include "common/edit_distance.h"
-#include "common/file_io.h"
 #include "config/size_expression.h"
-#include "core/errors.h"
 #include "cuda_source/source_scanner.h"
 #include "profiler/device_query.h"
 
@@ -18,21 +17,6 @@ using config::ArgSpec;
 using config::KernelSpec;
 using cuda_source::ScannedLauncher;
 using cuda_source::ScannedParam;
-
-// A kernel, for the lookup and argument checks a launcher gets (a kernel target's args are its parameters).
-ScannedLauncher as_function(const cuda_source::ScannedKernel& kernel) {
-  ScannedLauncher f;
-  f.name = kernel.name;
-  f.file = kernel.file;
-  f.line = kernel.line;
-  f.return_type = "void";
-  f.params = kernel.params;
-  return f;
-}
-
-bool names_launcher(const std::string& wanted, const std::string& found) {
-  return found == wanted || (found.size() > wanted.size() && found.ends_with("::" + wanted));
-}
 
 std::string param_text(const ScannedParam& p) {
   return p.type + (p.name.empty() ? "" : " " + p.name) + (p.default_value.empty() ? "" : " = " + p.default_value);
@@ -46,15 +30,15 @@ std::string gib(double bytes) {
 
 class KernelChecker {
  public:
-  KernelChecker(const config::Config& config, const KernelSpec& k, size_t index, LauncherFindings& out)
-      : config_(config), k_(k), field_("kernel[" + std::to_string(index) + "]"), out_(out) {}
+  KernelChecker(const config::Config& config, const KernelSpec& k, size_t index, LauncherFindings& out,
+                ScannedSourceCache& sources)
+      : config_(config), k_(k), field_("kernel[" + std::to_string(index) + "]"), out_(out), sources_(sources) {}
 
   void run(const MemoryLimit& memory) {
     check_memory(memory);
     const ScannedLauncher* l = find_launcher();
     if (!l) return;
-    auto aliases = cuda_source::collect_type_aliases(config_.root, k_.source, include_dirs());
-    check_args(*l, aliases);
+    check_args(*l, sources_.aliases(k_.source, include_dirs()));
   }
 
  private:
@@ -81,25 +65,15 @@ class KernelChecker {
   const ScannedLauncher* find_launcher() {
     std::vector<std::string> files = {k_.source};
     files.insert(files.end(), k_.extra_sources.begin(), k_.extra_sources.end());
-    for (size_t i = 0; i < files.size(); ++i) {
-      std::optional<std::string> text;
-      try {
-        text = try_read_text_file(config_.resolve(files[i]));
-      } catch (const Error& e) {  // a directory, a FIFO, no permission: say so, not "no function"
-        error(k_.pos, i == 0 ? field_ + ".source" : field_ + ".extra_sources", e.what());
-        return nullptr;
-      }
-      if (text) cuda_source::scan_source(*text, files[i], scan_);
+    const ScannedSources& sources = sources_.scanned(files);
+    if (!sources.read_error.empty()) {  // a directory, a FIFO, no permission: say so, not "no function"
+      error(k_.pos, sources.unreadable_file == 0 ? field_ + ".source" : field_ + ".extra_sources", sources.read_error);
+      return nullptr;
     }
     // A kernel target's [[kernel.arg]]s are its __global__ function's parameters.
-    if (k_.is_global())
-      for (const auto& kernel : scan_.kernels)
-        if (kernel.is_definition) kernels_.push_back(as_function(kernel));
-    const auto& pool = k_.is_global() ? kernels_ : scan_.functions;
+    const auto& pool = k_.is_global() ? sources.kernels : sources.scan.functions;
     const std::string key = field_ + (k_.is_global() ? ".global" : ".launcher");
-    std::vector<const ScannedLauncher*> named;
-    for (const auto& f : pool)
-      if (names_launcher(k_.entry(), f.name)) named.push_back(&f);
+    const std::vector<const ScannedLauncher*> named = sources.named(k_.entry(), k_.is_global());
     if (named.empty()) {
       std::vector<std::string> names;
       for (const auto& f : pool) names.push_back(f.name);
@@ -110,9 +84,10 @@ class KernelChecker {
         near = closest_match(cuda_source::unqualified_name(k_.entry()), short_names);
       }
       std::string launchers;
-      for (const auto& l : scan_.launchers)
+      for (const auto& l : sources.scan.launchers)
         if (!l.is_kernel && !k_.is_global()) launchers += (launchers.empty() ? "" : ", ") + l.name;
-      for (const auto& l : kernels_) launchers += (launchers.empty() ? "" : ", ") + l.name;
+      if (k_.is_global())
+        for (const auto& l : sources.kernels) launchers += (launchers.empty() ? "" : ", ") + l.name;
       error(k_.pos, key,
             "no " + std::string(k_.is_global() ? "__global__ function" : "function") + " '" + k_.entry() +
                 "' is defined in " + k_.source + (near.empty() ? "" : " (did you mean '" + near + "'?)") +
@@ -134,12 +109,12 @@ class KernelChecker {
         if (same) by_name.push_back(f);
       }
       if (by_name.empty()) by_name = fitting;
-      auto aliases = cuda_source::collect_type_aliases(config_.root, k_.source, include_dirs());
+      const auto& aliases = sources_.aliases(k_.source, include_dirs());
       // The overload the args fit with the fewest errors; its errors are then reported.
       std::vector<std::pair<size_t, const ScannedLauncher*>> ranked;
       for (const auto* f : by_name) {
         LauncherFindings trial;
-        KernelChecker quiet(config_, k_, 0, trial);
+        KernelChecker quiet(config_, k_, 0, trial, sources_);
         quiet.check_args(*f, aliases);
         ranked.push_back({trial.errors.size(), f});
       }
@@ -300,19 +275,20 @@ class KernelChecker {
     }
   }
 
-  std::vector<ScannedLauncher> kernels_;  // a kernel target's: the file's kernels as functions
   const config::Config& config_;
   const KernelSpec& k_;
   std::string field_;
   LauncherFindings& out_;
-  cuda_source::ScanResult scan_;
+  ScannedSourceCache& sources_;
 };
 
 }  // namespace
 
 LauncherFindings check_launchers(const config::Config& config, const MemoryLimit& memory) {
   LauncherFindings out;
-  for (size_t i = 0; i < config.kernels.size(); ++i) KernelChecker(config, config.kernels[i], i, out).run(memory);
+  ScannedSourceCache sources(config);  // each file read and scanned once for every table
+  for (size_t i = 0; i < config.kernels.size(); ++i)
+    KernelChecker(config, config.kernels[i], i, out, sources).run(memory);
   return out;
 }
 

@@ -1,6 +1,6 @@
 #include "bot/result_store.h"
-#include "common/file_write.h"
 #include "common/file_io.h"
+#include "common/file_write.h"
 
 #include <fstream>
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
 #include "bot/sweep_bundle.h"
-#include "common/file_write.h"
 #include "common/file_io.h"
+#include "common/file_write.h"
 
 #include <fmt/format.h>
 

@@ -310,8 +310,8 @@ void check_file_exists(TableReader& r, const Config& c, const char* key, const s
 
 // Sources that resolve outside the repository (`../x.cu`, a symlink out of it) are read, compiled
 // and put in PRs as the repository's own: an error unless [project] sources_outside_root says so.
-void check_sources_inside_root(TableReader& r, const Config& c, const char* key,
-                               const std::vector<std::string>& paths, const toml::node* at) {
+void check_sources_inside_root(TableReader& r, const Config& c, const char* key, const std::vector<std::string>& paths,
+                               const toml::node* at) {
   if (c.root.empty() || c.project.sources_outside_root) return;
   const toml::array* items = at ? at->as_array() : nullptr;
   for (size_t i = 0; i < paths.size(); ++i)

@@ -1,6 +1,6 @@
 #include "search/archive_exchange.h"
-#include "common/file_write.h"
 #include "common/file_io.h"
+#include "common/file_write.h"
 
 #include <fmt/format.h>
 

@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "bot/commands/commands.h"
-#include "common/file_write.h"
 #include "bot/kernel_search.h"
 #include "bot/unfinished_kernel.h"
+#include "common/file_write.h"
 #include "common/text_table.h"
 #include "core/number_format.h"
 #include "search/advisory_findings.h"
@@ -90,12 +90,12 @@ std::filesystem::path save_result(const config::Config& config, const config::Ke
     auto winner = dir / ("winner" + std::filesystem::path(spec.source).extension().string());
     write_file_atomically(winner, best->variant.source);
     write_file_atomically(dir / "winner.json", nlohmann::json{{"id", best->id},
-                                                         {"speedup", best->speedup()},
-                                                         {"defines", best->variant.defines},
-                                                         {"nvcc_flags", best->variant.nvcc_flags},
-                                                         {"source", winner.filename().string()}}
-                                              .dump(2) +
-                                          "\n");
+                                                              {"speedup", best->speedup()},
+                                                              {"defines", best->variant.defines},
+                                                              {"nvcc_flags", best->variant.nvcc_flags},
+                                                              {"source", winner.filename().string()}}
+                                                       .dump(2) +
+                                                   "\n");
     return winner;
   }
   return dir / "result.json";
