@@ -388,6 +388,12 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
     if (!launcher.is_kernel && !launcher.launches.empty() && proposed(launcher, options))
       file_sizes[launcher.file][launcher.name + ":" + std::to_string(launcher.line)] =
           render_table(launcher, launcher.name, scan, texts).sizes;
+  // Per file, how many launchers take each name as a size: a launcher's siblings' sizes are then
+  // read off once, not gathered from every other launcher of the file (quadratic in launchers).
+  std::map<std::string, std::map<std::string, int>> size_counts;  // file -> size -> launchers taking it
+  for (const auto& [file, by_launcher] : file_sizes)
+    for (const auto& [key, sizes] : by_launcher)
+      for (const auto& size : sizes) ++size_counts[file][size];
   std::set<std::string> used_names;
   for (const auto& launcher : scan.launchers) {
     // Device-side launches are not host entry points; main() is the program, not a launcher:
@@ -408,9 +414,9 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
     std::string unique = name;
     for (int k = 2; !used_names.insert(unique).second; ++k) unique = name + "_" + std::to_string(k);
     std::set<std::string> sibling_sizes;
-    for (const auto& [other, sizes] : file_sizes[launcher.file])
-      if (other != launcher.name + ":" + std::to_string(launcher.line))
-        sibling_sizes.insert(sizes.begin(), sizes.end());
+    const std::set<std::string>& own = file_sizes[launcher.file][launcher.name + ":" + std::to_string(launcher.line)];
+    for (const auto& [size, launchers] : size_counts[launcher.file])
+      if (launchers > static_cast<int>(own.count(size))) sibling_sizes.insert(size);
     Table table = render_table(launcher, unique, scan, texts, sibling_sizes);
     ++result.tables;
     if (table.not_drivable.empty()) {
