@@ -121,8 +121,10 @@ std::string guess_count(const std::string& buffer, const ScannedLauncher& l, con
   bool known = false;
   for (const auto& launch : l.launches) {
     if (!launch.in_launcher_scope()) continue;  // the helper's arguments are the helper's names
-    for (const auto& k : scan.kernels) {
-      if (k.name != launch.kernel || !k.is_definition || k.params.size() != launch.arguments.size()) continue;
+    // The first definition that fits, found through the scan's index (not a pass over every kernel).
+    if (const cuda_source::ScannedKernel* found = cuda_source::kernel_definition(scan, launch.kernel,
+                                                                                 launch.arguments.size())) {
+      const auto& k = *found;
       auto extents = cuda_source::buffer_extents(texts.text(k.file).substr(k.begin, k.end - k.begin), k.params);
       for (size_t j = 0; j < launch.arguments.size(); ++j) {
         if (launch.arguments[j] != buffer) continue;
@@ -137,7 +139,6 @@ std::string guess_count(const std::string& buffer, const ScannedLauncher& l, con
         }
         known = true;
       }
-      break;
     }
   }
   if (!known) return "";

@@ -813,6 +813,21 @@ size_t required_params(const ScannedLauncher& launcher) {
   return n;
 }
 
+const ScannedKernel* kernel_definition(const ScanResult& scan, const std::string& name, std::optional<size_t> arity) {
+  const auto fits = [&](const ScannedKernel& k) {
+    return k.is_definition && k.name == name && (!arity || k.params.size() == *arity);
+  };
+  if (scan.definitions_by_name.empty()) {  // a result put together by hand, not by the scanner
+    for (const auto& k : scan.kernels)
+      if (fits(k)) return &k;
+    return nullptr;
+  }
+  size_t first = scan.kernels.size();
+  for (auto [it, end] = scan.definitions_by_name.equal_range(name); it != end; ++it)
+    if (it->second < scan.kernels.size() && fits(scan.kernels[it->second])) first = std::min(first, it->second);
+  return first < scan.kernels.size() ? &scan.kernels[first] : nullptr;
+}
+
 std::string unqualified_name(const std::string& name) {
   const size_t pos = name.rfind("::");
   return pos == std::string::npos ? name : name.substr(pos + 2);

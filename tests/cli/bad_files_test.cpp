@@ -124,10 +124,17 @@ TEST_F(BadFiles, ADevZeroConfigBehindASymlinkIsRefusedWithoutReading) {
   EXPECT_TRUE(has(r.err, "(a symlink to /dev/zero): it is a character device, not a regular file")) << r.err;
 }
 
-TEST_F(BadFiles, AConfigOverTheSizeLimitSaysTheLimit) {
-  write(dir_ / "kernelbot.toml", scale_config() + "# " + std::string(17 << 20, 'x') + "\n");
+TEST_F(BadFiles, AConfigOrASourceOverTheSizeLimitSaysTheLimit) {
+  write(dir_ / "kernelbot.toml", scale_config() + "# " + std::string(65 << 20, 'x') + "\n");
   auto r = kernelbot("config check");
   EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "it is larger than the 64 MiB limit for this file")) << r.err;
+  fs::remove(dir_ / "kernelbot.toml");
+  write(dir_ / "kernelbot.toml", scale_config());
+  write(dir_ / "ops.cu", bytes_of(dir_ / "ops.cu") + "// " + std::string(17 << 20, 'x') + "\n");
+  r = kernelbot("config check");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "kernel[0].source: cannot read")) << r.err;
   EXPECT_TRUE(has(r.err, "it is larger than the 16 MiB limit for this file")) << r.err;
 }
 
