@@ -36,10 +36,11 @@ void setup_logging(const kb::bot::GlobalOptions& options) {
 int after_flushing_stdout(int exit_code) {
   std::cout.flush();
   errno = 0;
-  const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
-  if (!failed) return exit_code;
+  const int flushed = std::fflush(stdout);  // always, so that errno says why
+  const int error = errno;
+  if (std::cout && flushed == 0 && std::ferror(stdout) == 0) return exit_code;
   std::cerr << "kernelbot: error: cannot write to standard output: "
-            << (errno != 0 ? std::strerror(errno) : "a write failed") << "\n";
+            << (error != 0 ? std::strerror(error) : "a write failed") << "\n";
   return exit_code == 0 ? 1 : exit_code;
 }
 
