@@ -793,7 +793,6 @@ ScanResult scan_tree(const std::filesystem::path& root, const std::vector<std::s
   std::sort(files.begin(), files.end());
   for (const auto& p : files) {
     std::string rel = fs::relative(p, root).string();
-    result.files.push_back(rel);
     std::optional<std::string> text;
     try {
       text = try_read_text_file(p);
@@ -801,7 +800,9 @@ ScanResult scan_tree(const std::filesystem::path& root, const std::vector<std::s
     } catch (const Error& e) {  // a FIFO or device behind a .cu name, no permission, too large
       result.skipped.push_back({rel, 0, e.what()});
     }
-    if (text) SourceScan(*text, rel, result).run();
+    if (!text) continue;
+    result.files.push_back(rel);
+    SourceScan(*text, rel, result).run();
   }
   resolve_launches(result);  // once, when every helper and kernel of the tree is known
   return result;
