@@ -83,11 +83,16 @@ class KernelChecker {
         for (const auto& f : pool) short_names.push_back(cuda_source::unqualified_name(f.name));
         near = closest_match(cuda_source::unqualified_name(k_.entry()), short_names);
       }
-      std::string launchers;
+      // The first few by name: a file of thousands of launchers is not listed whole.
+      constexpr size_t kListed = 20;
+      std::vector<std::string> listed;
       for (const auto& l : sources.scan.launchers)
-        if (!l.is_kernel && !k_.is_global()) launchers += (launchers.empty() ? "" : ", ") + l.name;
+        if (!l.is_kernel && !k_.is_global()) listed.push_back(l.name);
       if (k_.is_global())
-        for (const auto& l : sources.kernels) launchers += (launchers.empty() ? "" : ", ") + l.name;
+        for (const auto& l : sources.kernels) listed.push_back(l.name);
+      std::string launchers;
+      for (size_t i = 0; i < listed.size() && i < kListed; ++i) launchers += (i ? ", " : "") + listed[i];
+      if (listed.size() > kListed) launchers += " and " + std::to_string(listed.size() - kListed) + " more";
       error(k_.pos, key,
             "no " + std::string(k_.is_global() ? "__global__ function" : "function") + " '" + k_.entry() +
                 "' is defined in " + k_.source + (near.empty() ? "" : " (did you mean '" + near + "'?)") +

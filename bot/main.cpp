@@ -4,8 +4,11 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
 #include <CLI/CLI.hpp>
+
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -37,8 +40,14 @@ int after_flushing_stdout(int exit_code) {
   std::cout.flush();
   errno = 0;
   const int flushed = std::fflush(stdout);  // always, so that errno says why
-  const int error = errno;
+  int error = errno;
   if (std::cout && flushed == 0 && std::ferror(stdout) == 0) return exit_code;
+  if (error == 0) {
+    // The write that failed was an earlier flush (std::endl) whose errno is gone: stdout's output
+    // is lost already, so one more byte written straight to it tells the reason (ENOSPC, EIO, EPIPE).
+    std::signal(SIGPIPE, SIG_IGN);
+    if (::write(STDOUT_FILENO, "\n", 1) < 0) error = errno;
+  }
   std::cerr << "kernelbot: error: cannot write to standard output: "
             << (error != 0 ? std::strerror(error) : "a write failed") << "\n";
   return exit_code == 0 ? 1 : exit_code;

@@ -780,7 +780,9 @@ std::filesystem::path find_config_file(const std::string& explicit_path, const s
   if (!explicit_path.empty()) return explicit_path;
   for (auto d = std::filesystem::absolute(dir); !d.empty(); d = d.parent_path()) {
     auto candidate = d / "kernelbot.toml";
-    if (std::filesystem::exists(candidate)) return candidate;
+    // Anything there, a symlink that loops or leads nowhere included: reading it says what is wrong.
+    std::error_code ec;
+    if (std::filesystem::exists(std::filesystem::symlink_status(candidate, ec))) return candidate;
     if (d == d.parent_path()) break;
   }
   return {};

@@ -166,7 +166,8 @@ TEST_F(BadFiles, ASourceThatIsAFifoADeviceOrADirectoryIsNamedAsSuch) {
                                                         "(a symlink to /dev/zero): it is a character device"},
                                                        {"dir.cu", "it is a directory, not a regular file"}};
   for (const auto& [source, message] : expected) {
-    write(dir_ / "kernelbot.toml", scale_config(source));
+    // /dev/zero is outside the repository too: opted in here, so that the read itself is what fails.
+    write(dir_ / "kernelbot.toml", "[project]\nsources_outside_root = true\n\n" + scale_config(source));
     const auto before = fingerprints();
     auto r = kernelbot("config check");
     EXPECT_EQ(r.exit_code, 2) << source << "\n" << r.err;
@@ -175,6 +176,17 @@ TEST_F(BadFiles, ASourceThatIsAFifoADeviceOrADirectoryIsNamedAsSuch) {
     EXPECT_FALSE(has(r.err, "is defined in")) << source << "\n" << r.err;
     EXPECT_EQ(fingerprints(), before) << source;
   }
+}
+
+// Without the opt-in, a link to /dev/zero is first a source outside the repository.
+TEST_F(BadFiles, ASourceLinkedToDevZeroIsOutsideTheRepository) {
+  fs::create_symlink("/dev/zero", dir_ / "zero.cu");
+  write(dir_ / "kernelbot.toml", scale_config("zero.cu"));
+  const auto before = fingerprints();
+  auto r = kernelbot("config check");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "kernel[0].source: \"zero.cu\" resolves outside the repository (/dev/zero)")) << r.err;
+  EXPECT_EQ(fingerprints(), before);
 }
 
 TEST_F(BadFiles, AnExtraSourceThatIsAFifoIsNamedAtItsField) {
