@@ -118,6 +118,11 @@ HttpRequest OpenAiChatClient::http_request(const ChatRequest& request, const Sha
   http.body = request_body(request, llm_, shape, max_tokens).dump();
   http.timeout_s = llm_.timeout_s;
   http.connect_timeout_s = std::min(10.0, llm_.timeout_s);
+  // A model may think for a while: the log says what kernelbot is waiting for meanwhile.
+  http.on_still_waiting = [this, step = request.step, key = request.key](double waited_s) {
+    spdlog::info("llm {} {}: waiting for {} to answer ({:.0f} s so far; [llm].timeout_s = {:g} s)", step, key,
+                 describe(), waited_s, llm_.timeout_s);
+  };
   if (shape.stream) {
     // A reasoning model may write for many minutes: only silence is a timeout.
     http.idle_timeout_s = llm_.timeout_s;
