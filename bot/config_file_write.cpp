@@ -2,6 +2,7 @@
 
 #include "common/file_io.h"
 #include "common/file_write.h"
+#include "config/config_loader.h"
 #include "core/errors.h"
 
 namespace kb::bot {
@@ -31,7 +32,7 @@ ConfigWrite write_config_keeping_backup(const std::filesystem::path& target, con
     throw Error("cannot write " + target.string() +
                 ": it is a symlink; kernelbot does not write through symlinks (replace the link with a file or "
                 "pass --config with the file it points to)");
-  const std::optional<std::string> previous = try_read_text_file(target);
+  const std::optional<std::string> previous = try_read_text_file(target, config::kConfigFileLimitBytes);
   if (previous && *previous == text) return outcome;
   if (previous) {
     for (int n = 0; !outcome.backup; ++n) {

@@ -766,8 +766,7 @@ Config load_config(const std::filesystem::path& file) {
     throw ConfigError({{file.string(), 0, 0, "", "is a directory, not a config file (kernelbot.toml is a TOML file)"}});
   std::optional<std::string> text;
   try {
-    // Above the sources' 16 MiB: `init` writes about 900 bytes a launcher, 17 MiB for 20,000.
-    text = try_read_text_file(file, std::uintmax_t{64} << 20);
+    text = try_read_text_file(file, kConfigFileLimitBytes);
   } catch (const Error& e) {  // a FIFO, a device, no permission, too large: the reader says which
     throw ConfigError({{file.string(), 0, 0, "", e.what()}});
   }
