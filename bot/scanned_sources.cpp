@@ -48,6 +48,14 @@ std::vector<const ScannedLauncher*> ScannedSources::named(const std::string& wan
   return found;
 }
 
+const ScannedLauncher* ScannedSources::launcher_of(const ScannedLauncher& function) const {
+  for (auto [it, end] = launchers_by_name.equal_range(function.name); it != end; ++it) {
+    const ScannedLauncher& l = scan.launchers[it->second];
+    if (l.file == function.file && l.line == function.line) return &l;
+  }
+  return nullptr;
+}
+
 const ScannedSources& ScannedSourceCache::scanned(const std::vector<std::string>& files) {
   if (auto it = scans_.find(files); it != scans_.end()) return it->second;
   ScannedSources& s = scans_[files];
@@ -60,12 +68,15 @@ const ScannedSources& ScannedSourceCache::scanned(const std::vector<std::string>
       s.unreadable_file = i;
       return s;
     }
-    if (text) cuda_source::scan_source(*text, files[i], s.scan);
+    if (!text) continue;
+    cuda_source::scan_source(*text, files[i], s.scan);
+    s.texts.emplace(files[i], std::move(*text));
   }
   for (const auto& kernel : s.scan.kernels)
     if (kernel.is_definition) s.kernels.push_back(as_function(kernel));
   s.functions_by_short_name = by_short_name(s.scan.functions);
   s.kernels_by_short_name = by_short_name(s.kernels);
+  for (size_t i = 0; i < s.scan.launchers.size(); ++i) s.launchers_by_name.emplace(s.scan.launchers[i].name, i);
   return s;
 }
 

@@ -23,10 +23,13 @@ struct ScannedSources {
   std::vector<cuda_source::ScannedLauncher> kernels;  // the defined __global__ functions, as functions
   std::string read_error;                             // "cannot read ...: it is a FIFO ..." when one could not be
   size_t unreadable_file = 0;                         // which of the files, when read_error is set
+  std::map<std::string, std::string> texts;           // each file's text as read, for checks that look into bodies
   // The functions (or kernels) named `found` or `...::found`, in file order.
   std::vector<const cuda_source::ScannedLauncher*> named(const std::string& wanted, bool kernels_only) const;
+  // The launcher (with its launches; `scan.functions` has none) defined as `function` is; nullptr if none.
+  const cuda_source::ScannedLauncher* launcher_of(const cuda_source::ScannedLauncher& function) const;
 
-  std::unordered_multimap<std::string, size_t> functions_by_short_name, kernels_by_short_name;
+  std::unordered_multimap<std::string, size_t> functions_by_short_name, kernels_by_short_name, launchers_by_name;
 };
 
 class ScannedSourceCache {
