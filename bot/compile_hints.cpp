@@ -86,7 +86,7 @@ std::string header_declaring(const std::string& name, const fs::path& root, cons
   }
   std::sort(headers.begin(), headers.end());
   for (const auto& h : headers) {
-    const auto text = try_read_text_file(h);
+    const auto text = read_text_file_if_readable(h);
     if (text && text->find(name) != std::string::npos && std::regex_search(*text, declares))
       return h.lexically_relative(root).string();
   }

@@ -1,45 +1,51 @@
 #include "bot/config_file_write.h"
 
-#include <fstream>
-
+#include "common/file_io.h"
+#include "common/file_write.h"
+#include "config/config_loader.h"
 #include "core/errors.h"
 
 namespace kb::bot {
 
-std::optional<std::filesystem::path> write_config_keeping_backup(const std::filesystem::path& target,
-                                                                 const std::string& text) {
+namespace {
+
+// More backups than this beside one config is a directory to clean up, not one more to add.
+constexpr int kMaxBackups = 1000;
+
+std::filesystem::path backup_name(const std::filesystem::path& target, int n) {
+  std::filesystem::path name = target;
+  name += n == 0 ? ".bak" : ".bak." + std::to_string(n);
+  return name;
+}
+
+}  // namespace
+
+ConfigWrite write_config_keeping_backup(const std::filesystem::path& target, const std::string& text) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_directory(target, ec))
     throw UsageError(target.string() +
                      " is a directory; a config is a file (move the directory or pass --config FILE)");
-  fs::path temp = target;
-  temp += ".new";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      fs::remove(temp, ec);
-      throw Error("cannot write " + temp.string());
+  ConfigWrite outcome;
+  // The previous text, read the one safe way: a symlink, FIFO or device at the target is refused.
+  if (fs::is_symlink(target, ec))
+    throw Error("cannot write " + target.string() +
+                ": it is a symlink; kernelbot does not write through symlinks (replace the link with a file or "
+                "pass --config with the file it points to)");
+  const std::optional<std::string> previous = try_read_text_file(target, config::kConfigFileLimitBytes);
+  if (previous && *previous == text) return outcome;
+  if (previous) {
+    for (int n = 0; !outcome.backup; ++n) {
+      if (n == kMaxBackups)
+        throw Error("cannot keep the previous " + target.string() + ": " + std::to_string(kMaxBackups) + " backups (" +
+                    backup_name(target, 0).filename().string() +
+                    ", .bak.N) are there already; remove old ones; nothing was written");
+      if (write_new_file(backup_name(target, n), *previous)) outcome.backup = backup_name(target, n);
     }
   }
-  std::optional<fs::path> backup;
-  if (fs::exists(target, ec)) {
-    backup = target;
-    *backup += ".bak";
-    fs::copy_file(target, *backup, fs::copy_options::overwrite_existing, ec);
-    if (ec) {
-      fs::remove(temp, ec);
-      throw Error("cannot keep the previous " + target.string() + " as " + backup->string() + ": " + ec.message() +
-                  "; nothing was written");
-    }
-  }
-  fs::rename(temp, target, ec);
-  if (ec)
-    throw Error("cannot replace " + target.string() + ": " + ec.message() + " (the new text is in " + temp.string() +
-                ")");
-  return backup;
+  write_file_atomically(target, text);
+  outcome.changed = true;
+  return outcome;
 }
 
 }  // namespace kb::bot

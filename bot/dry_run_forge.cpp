@@ -1,9 +1,11 @@
 #include "bot/dry_run_forge.h"
+#include "common/file_write.h"
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "bot/branch_commit.h"
@@ -36,14 +38,13 @@ PullRequestOutcome DryRunForge::open_or_update(const PullRequest& pr) {
   auto dir = directory_for(pr.head);
   outcome.created = !std::filesystem::exists(dir / "PR.md");
   std::filesystem::create_directories(dir);
-  std::ofstream md(dir / "PR.md", std::ios::binary);
+  std::ostringstream md;
   md << "# " << pr.title << "\n\n"
      << "<!-- dry run: head " << pr.head << ", base " << pr.base << (pr.draft ? ", draft" : "") << ", labels: ";
   for (size_t i = 0; i < pr.labels.size(); ++i) md << (i ? ", " : "") << pr.labels[i];
   md << (outcome.commit.empty() ? "" : ", commit " + outcome.commit) << " -->\n\n" << pr.body;
-  std::ofstream patch(dir / "change.patch", std::ios::binary);
-  patch << pr.patch;
-  if (!md || !patch) throw std::runtime_error("cannot write the dry-run PR under " + dir.string());
+  write_file_atomically(dir / "PR.md", md.str());
+  write_file_atomically(dir / "change.patch", pr.patch);
   outcome.url = (dir / "PR.md").string();
   return outcome;
 }

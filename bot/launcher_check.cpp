@@ -6,8 +6,8 @@
 
 #include "bot/output_read_check.h"
 #include "bot/param_types.h"
+#include "bot/scanned_sources.h"
 #include "common/edit_distance.h"
-#include "common/file_io.h"
 #include "config/size_expression.h"
 #include "cuda_source/source_scanner.h"
 #include "profiler/device_query.h"
@@ -19,23 +19,6 @@ using config::ArgSpec;
 using config::KernelSpec;
 using cuda_source::ScannedLauncher;
 using cuda_source::ScannedParam;
-
-// A kernel, for the lookup and argument checks a launcher gets (a kernel target's args are its parameters).
-ScannedLauncher as_function(const cuda_source::ScannedKernel& kernel) {
-  ScannedLauncher f;
-  f.name = kernel.name;
-  f.file = kernel.file;
-  f.line = kernel.line;
-  f.return_type = "void";
-  f.params = kernel.params;
-  f.begin = kernel.begin;
-  f.end = kernel.end;
-  return f;
-}
-
-bool names_launcher(const std::string& wanted, const std::string& found) {
-  return found == wanted || (found.size() > wanted.size() && found.ends_with("::" + wanted));
-}
 
 std::string param_text(const ScannedParam& p) {
   return p.type + (p.name.empty() ? "" : " " + p.name) + (p.default_value.empty() ? "" : " = " + p.default_value);
@@ -49,31 +32,33 @@ std::string gib(double bytes) {
 
 class KernelChecker {
  public:
-  KernelChecker(const config::Config& config, const KernelSpec& k, size_t index, LauncherFindings& out)
-      : config_(config), k_(k), field_("kernel[" + std::to_string(index) + "]"), out_(out) {}
+  KernelChecker(const config::Config& config, const KernelSpec& k, size_t index, LauncherFindings& out,
+                ScannedSourceCache& sources)
+      : config_(config), k_(k), field_("kernel[" + std::to_string(index) + "]"), out_(out), sources_(sources) {}
 
   void run(const MemoryLimit& memory) {
     check_memory(memory);
     const ScannedLauncher* l = find_launcher();
     if (!l) return;
-    auto aliases = cuda_source::collect_type_aliases(config_.root, k_.source, include_dirs());
-    check_args(*l, aliases);
+    check_args(*l, sources_.aliases(k_.source, include_dirs()));
     warn_outputs_read_first(*l);
   }
 
  private:
   // An output the kernel reads before it writes it computes from the judge's poison.
   void warn_outputs_read_first(const ScannedLauncher& found) {
+    std::vector<std::string> files = {k_.source};
+    files.insert(files.end(), k_.extra_sources.begin(), k_.extra_sources.end());
+    const ScannedSources& sources = sources_.scanned(files);  // scanned once for every table
     const ScannedLauncher* function = &found;
-    for (const auto& l : scan_.launchers)  // the launcher with its launches (scan_.functions has none)
-      if (!k_.is_global() && l.name == found.name && l.file == found.file && l.line == found.line) function = &l;
-    std::map<std::string, std::string> texts;
+    if (!k_.is_global())
+      if (const ScannedLauncher* with_launches = sources.launcher_of(found)) function = with_launches;
+    static const std::string kUnread;
     const auto text_of = [&](const std::string& file) -> const std::string& {
-      auto it = texts.find(file);
-      if (it == texts.end()) it = texts.emplace(file, try_read_text_file(config_.resolve(file)).value_or("")).first;
-      return it->second;
+      const auto it = sources.texts.find(file);
+      return it == sources.texts.end() ? kUnread : it->second;
     };
-    for (const auto& f : outputs_read_first(k_, *function, k_.is_global(), scan_, text_of))
+    for (const auto& f : outputs_read_first(k_, *function, k_.is_global(), sources.scan, text_of))
       warning(k_.args[f.arg].pos, field_ + ".arg[" + std::to_string(f.arg) + "].role", f.message);
   }
 
@@ -100,19 +85,15 @@ class KernelChecker {
   const ScannedLauncher* find_launcher() {
     std::vector<std::string> files = {k_.source};
     files.insert(files.end(), k_.extra_sources.begin(), k_.extra_sources.end());
-    for (const auto& f : files) {
-      auto text = try_read_text_file(config_.resolve(f));
-      if (text) cuda_source::scan_source(*text, f, scan_);
+    const ScannedSources& sources = sources_.scanned(files);
+    if (!sources.read_error.empty()) {  // a directory, a FIFO, no permission: say so, not "no function"
+      error(k_.pos, sources.unreadable_file == 0 ? field_ + ".source" : field_ + ".extra_sources", sources.read_error);
+      return nullptr;
     }
     // A kernel target's [[kernel.arg]]s are its __global__ function's parameters.
-    if (k_.is_global())
-      for (const auto& kernel : scan_.kernels)
-        if (kernel.is_definition) kernels_.push_back(as_function(kernel));
-    const auto& pool = k_.is_global() ? kernels_ : scan_.functions;
+    const auto& pool = k_.is_global() ? sources.kernels : sources.scan.functions;
     const std::string key = field_ + (k_.is_global() ? ".global" : ".launcher");
-    std::vector<const ScannedLauncher*> named;
-    for (const auto& f : pool)
-      if (names_launcher(k_.entry(), f.name)) named.push_back(&f);
+    const std::vector<const ScannedLauncher*> named = sources.named(k_.entry(), k_.is_global());
     if (named.empty()) {
       std::vector<std::string> names;
       for (const auto& f : pool) names.push_back(f.name);
@@ -122,10 +103,16 @@ class KernelChecker {
         for (const auto& f : pool) short_names.push_back(cuda_source::unqualified_name(f.name));
         near = closest_match(cuda_source::unqualified_name(k_.entry()), short_names);
       }
+      // The first few by name: a file of thousands of launchers is not listed whole.
+      constexpr size_t kListed = 20;
+      std::vector<std::string> listed;
+      for (const auto& l : sources.scan.launchers)
+        if (!l.is_kernel && !k_.is_global()) listed.push_back(l.name);
+      if (k_.is_global())
+        for (const auto& l : sources.kernels) listed.push_back(l.name);
       std::string launchers;
-      for (const auto& l : scan_.launchers)
-        if (!l.is_kernel && !k_.is_global()) launchers += (launchers.empty() ? "" : ", ") + l.name;
-      for (const auto& l : kernels_) launchers += (launchers.empty() ? "" : ", ") + l.name;
+      for (size_t i = 0; i < listed.size() && i < kListed; ++i) launchers += (i ? ", " : "") + listed[i];
+      if (listed.size() > kListed) launchers += " and " + std::to_string(listed.size() - kListed) + " more";
       error(k_.pos, key,
             "no " + std::string(k_.is_global() ? "__global__ function" : "function") + " '" + k_.entry() +
                 "' is defined in " + k_.source + (near.empty() ? "" : " (did you mean '" + near + "'?)") +
@@ -147,12 +134,12 @@ class KernelChecker {
         if (same) by_name.push_back(f);
       }
       if (by_name.empty()) by_name = fitting;
-      auto aliases = cuda_source::collect_type_aliases(config_.root, k_.source, include_dirs());
+      const auto& aliases = sources_.aliases(k_.source, include_dirs());
       // The overload the args fit with the fewest errors; its errors are then reported.
       std::vector<std::pair<size_t, const ScannedLauncher*>> ranked;
       for (const auto* f : by_name) {
         LauncherFindings trial;
-        KernelChecker quiet(config_, k_, 0, trial);
+        KernelChecker quiet(config_, k_, 0, trial, sources_);
         quiet.check_args(*f, aliases);
         ranked.push_back({trial.errors.size(), f});
       }
@@ -313,19 +300,20 @@ class KernelChecker {
     }
   }
 
-  std::vector<ScannedLauncher> kernels_;  // a kernel target's: the file's kernels as functions
   const config::Config& config_;
   const KernelSpec& k_;
   std::string field_;
   LauncherFindings& out_;
-  cuda_source::ScanResult scan_;
+  ScannedSourceCache& sources_;
 };
 
 }  // namespace
 
 LauncherFindings check_launchers(const config::Config& config, const MemoryLimit& memory) {
   LauncherFindings out;
-  for (size_t i = 0; i < config.kernels.size(); ++i) KernelChecker(config, config.kernels[i], i, out).run(memory);
+  ScannedSourceCache sources(config);  // each file read and scanned once for every table
+  for (size_t i = 0; i < config.kernels.size(); ++i)
+    KernelChecker(config, config.kernels[i], i, out, sources).run(memory);
   return out;
 }
 

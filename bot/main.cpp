@@ -4,7 +4,13 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
 #include <CLI/CLI.hpp>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "bot/cli_context.h"
@@ -28,14 +34,39 @@ void setup_logging(const kb::bot::GlobalOptions& options) {
   else spdlog::set_level(spdlog::level::info);
 }
 
+// What was written to stdout must reach it: a full disk or an I/O error there fails the command
+// (exit 1, the reason on stderr) instead of exiting 0 with the table or JSON lost.
+int after_flushing_stdout(int exit_code) {
+  std::cout.flush();
+  errno = 0;
+  const int flushed = std::fflush(stdout);  // always, so that errno says why
+  int error = errno;
+  if (std::cout && flushed == 0 && std::ferror(stdout) == 0) return exit_code;
+  if (error == 0) {
+    // The write that failed was an earlier flush (std::endl) whose errno is gone: stdout's output
+    // is lost already, so one more byte written straight to it tells the reason (ENOSPC, EIO, EPIPE).
+    std::signal(SIGPIPE, SIG_IGN);
+    if (::write(STDOUT_FILENO, "\n", 1) < 0) error = errno;
+  }
+  std::cerr << "kernelbot: error: cannot write to standard output: "
+            << (error != 0 ? std::strerror(error) : "a write failed") << "\n";
+  return exit_code == 0 ? 1 : exit_code;
+}
+
+int run_command_line(int argc, char** argv);
+
 }  // namespace
 
 extern char** environ;
 
+int main(int argc, char** argv) { return after_flushing_stdout(run_command_line(argc, argv)); }
+
+namespace {
+
 // Only building the CLI runs outside the try below, and a throw there is a bug in kernelbot that
 // std::terminate reports well enough.
 // NOLINTNEXTLINE(bugprone-exception-escape)
-int main(int argc, char** argv) {
+int run_command_line(int argc, char** argv) {
   // Before anything else: children (candidates among them) cannot read this process's memory or
   // environment through /proc, and every secret in the environment is known to the redactor.
   kb::profiler::harden_parent_process();
@@ -100,3 +131,5 @@ int main(int argc, char** argv) {
     return fail("failed", e.what(), 1);
   }
 }
+
+}  // namespace

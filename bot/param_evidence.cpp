@@ -21,9 +21,7 @@ bool const_pointer(const std::string& type) {
 }
 
 const ScannedKernel* definition(const cuda_source::ScanResult& scan, const std::string& name, size_t arity) {
-  for (const auto& k : scan.kernels)
-    if (k.name == name && k.is_definition && k.params.size() == arity) return &k;
-  return nullptr;
+  return cuda_source::kernel_definition(scan, name, arity);  // indexed: a file of N launchers is not N^2
 }
 
 // The launcher's pointer parameter an argument passes (`A`, `A + off`, `(float*)A`), if one.

@@ -1,5 +1,6 @@
 #include "bot/result_store.h"
 #include "common/file_io.h"
+#include "common/file_write.h"
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -8,16 +9,8 @@
 
 namespace kb::bot {
 namespace {
-void write(const std::filesystem::path& path, const std::string& text) {
-  // Write then rename, so a crash never leaves half a file where a complete one was.
-  auto tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-  }
-  std::filesystem::rename(tmp, path);
-}
+// Write then rename, so a crash never leaves half a file where a complete one was.
+void write(const std::filesystem::path& path, const std::string& text) { write_file_atomically(path, text); }
 }  // namespace
 
 std::filesystem::path results_directory(const std::filesystem::path& root, const std::string& kernel) {
@@ -68,7 +61,7 @@ search::SearchResult load_result(const std::filesystem::path& root, const std::s
 }
 
 search::SearchResult load_result_file(const std::filesystem::path& path) {
-  const std::optional<std::string> text = try_read_text_file(path);
+  const std::optional<std::string> text = try_read_text_file(path, kDataFileLimitBytes);
   if (!text) throw std::runtime_error("cannot read " + path.string());
   try {
     return nlohmann::json::parse(*text).get<search::SearchResult>();

@@ -122,8 +122,10 @@ std::string guess_count(const std::string& buffer, const ScannedLauncher& l, con
   bool known = false;
   for (const auto& launch : l.launches) {
     if (!launch.in_launcher_scope()) continue;  // the helper's arguments are the helper's names
-    for (const auto& k : scan.kernels) {
-      if (k.name != launch.kernel || !k.is_definition || k.params.size() != launch.arguments.size()) continue;
+    // The first definition that fits, found through the scan's index (not a pass over every kernel).
+    if (const cuda_source::ScannedKernel* found = cuda_source::kernel_definition(scan, launch.kernel,
+                                                                                 launch.arguments.size())) {
+      const auto& k = *found;
       auto extents = cuda_source::buffer_extents(texts.text(k.file).substr(k.begin, k.end - k.begin), k.params);
       for (size_t j = 0; j < launch.arguments.size(); ++j) {
         if (launch.arguments[j] != buffer) continue;
@@ -138,7 +140,6 @@ std::string guess_count(const std::string& buffer, const ScannedLauncher& l, con
         }
         known = true;
       }
-      break;
     }
   }
   if (!known) return "";
@@ -421,6 +422,22 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
       file_tables[launcher.file][launcher.name + ":" + std::to_string(launcher.line)] = render_table(launcher,
                                                                                                      launcher.name,
                                                                                                      scan, texts);
+  // What the siblings say, gathered once per file, not from every other launcher of the file for
+  // each launcher (quadratic: 20,000 launchers in one file). Sizes: how many launchers take each
+  // name as a size. Counts: per signature and buffer, the first two launchers (by name and line)
+  // that give one, so a launcher that is itself the first still finds another's.
+  using Provider = std::pair<std::string, std::string>;  // launcher:line, count
+  std::map<std::string, std::map<std::string, int>> size_counts;  // file -> size -> launchers taking it
+  std::map<std::string, std::map<std::string, std::map<std::string, std::vector<Provider>>>>
+      count_providers;  // file -> signature -> buffer -> up to two providers
+  for (const auto& [file, by_launcher] : file_tables)
+    for (const auto& [key, own] : by_launcher) {
+      for (const auto& size : own.sizes) ++size_counts[file][size];
+      for (const auto& [buffer, count] : own.counts) {
+        auto& providers = count_providers[file][own.signature][buffer];
+        if (providers.size() < 2) providers.emplace_back(key, count);
+      }
+    }
   std::set<std::string> used_names;
   for (const auto& launcher : scan.launchers) {
     // Device-side launches are not host entry points; main() is the program, not a launcher:
@@ -441,13 +458,19 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
     std::string unique = name;
     for (int k = 2; !used_names.insert(unique).second; ++k) unique = name + "_" + std::to_string(k);
     Siblings siblings;
-    for (const auto& [other, own] : file_tables[launcher.file]) {
-      if (other == launcher.name + ":" + std::to_string(launcher.line)) continue;
-      siblings.sizes.insert(own.sizes.begin(), own.sizes.end());
-      if (own.signature == signature(launcher))  // a variant of the same operation
-        for (const auto& [buffer, count] : own.counts)
-          siblings.counts.emplace(buffer, std::make_pair(count, other.substr(0, other.rfind(':'))));
+    const std::string key = launcher.name + ":" + std::to_string(launcher.line);
+    const auto own = file_tables[launcher.file].find(key);
+    for (const auto& [size, launchers] : size_counts[launcher.file]) {
+      const bool mine = own != file_tables[launcher.file].end() && own->second.sizes.contains(size);
+      if (launchers > (mine ? 1 : 0)) siblings.sizes.insert(size);
     }
+    const std::string sig = signature(launcher);  // a variant of the same operation lends its counts
+    for (const auto& [buffer, providers] : count_providers[launcher.file][sig])
+      for (const auto& [other, count] : providers)
+        if (other != key) {
+          siblings.counts.emplace(buffer, std::make_pair(count, other.substr(0, other.rfind(':'))));
+          break;
+        }
     Table table = render_table(launcher, unique, scan, texts, siblings);
     ++result.tables;
     if (table.not_drivable.empty()) {

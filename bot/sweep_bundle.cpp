@@ -1,5 +1,6 @@
 #include "bot/sweep_bundle.h"
 #include "common/file_io.h"
+#include "common/file_write.h"
 
 #include <fmt/format.h>
 
@@ -52,15 +53,13 @@ std::filesystem::path bundle_archive_file(const std::filesystem::path& dir) { re
 
 void write_manifest(const std::filesystem::path& dir, const BundleManifest& manifest) {
   std::filesystem::create_directories(dir);
-  std::ofstream out(dir / "manifest.json", std::ios::binary);
-  out << manifest_json(manifest).dump(2) << "\n";
-  if (!out) throw Error("cannot write " + (dir / "manifest.json").string());
+  write_file_atomically(dir / "manifest.json", manifest_json(manifest).dump(2) + "\n");
 }
 
 SweepBundle read_bundle(const std::filesystem::path& dir) {
   if (!std::filesystem::is_directory(dir)) throw UsageError(dir.string() + " is not a directory");
   const auto path = dir / "manifest.json";
-  const std::optional<std::string> manifest = try_read_text_file(path);
+  const std::optional<std::string> manifest = try_read_text_file(path, kDataFileLimitBytes);
   if (!manifest)
     throw Error(fmt::format("{} is not a shard's output: no manifest.json (written by `kernelbot run --shard I/N "
                             "--no-publish --out DIR`)",

@@ -111,7 +111,7 @@ std::optional<SymbolDefinition> find_repository_definition(const std::string& sy
   }
   std::sort(files.begin(), files.end());
   for (const auto& file : files) {
-    const auto text = try_read_text_file(file);
+    const auto text = read_text_file_if_readable(file);
     if (!text || text->find(name) == std::string::npos) continue;
     const FileDefinitions found = find_definitions(*text, name);
     if (found.lines.empty()) continue;

@@ -93,7 +93,10 @@ struct Outcome {
 
 // Runs the transfer through a multi handle so that silence can be measured between polls, to a
 // fraction of a second (libcurl's own low-speed limit counts whole seconds).
-Outcome perform(CURL* c, Transfer& transfer, double idle_timeout_s) {
+Outcome perform(CURL* c, Transfer& transfer, const HttpRequest& request) {
+  const double idle_timeout_s = request.idle_timeout_s;
+  const auto start = std::chrono::steady_clock::now();
+  double next_note_s = request.still_waiting_after_s;
   std::unique_ptr<CURLM, decltype(&curl_multi_cleanup)> multi(curl_multi_init(), curl_multi_cleanup);
   if (!multi) return {CURLE_OUT_OF_MEMORY, false};
   curl_multi_add_handle(multi.get(), c);
@@ -110,6 +113,11 @@ Outcome perform(CURL* c, Transfer& transfer, double idle_timeout_s) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - transfer.last_activity).count() >
             idle_timeout_s)
       return {CURLE_OPERATION_TIMEDOUT, true};
+    if (const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        request.on_still_waiting && waited >= next_note_s) {
+      request.on_still_waiting(waited);
+      next_note_s = waited + 30;
+    }
     curl_multi_poll(multi.get(), nullptr, 0, poll_ms, nullptr);
   }
   Outcome outcome;
@@ -163,7 +171,7 @@ HttpResponse http_send(const HttpRequest& request) {
   curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 
-  const Outcome outcome = perform(c, transfer, request.idle_timeout_s);
+  const Outcome outcome = perform(c, transfer, request);
   if (transfer.callback_error) std::rethrow_exception(transfer.callback_error);
   long request_size = 0;
   curl_easy_getinfo(c, CURLINFO_REQUEST_SIZE, &request_size);

@@ -190,6 +190,9 @@ struct ProjectConfig {
   std::string build;  // shell command run on the changed tree before a PR
   std::string test;
   std::vector<std::string> discover_exclude = {"build", ".git", ".kernelbot", "third_party"};
+  // A source or extra source that resolves outside the repository (`..`, a symlink) is an error
+  // unless this says it is meant (common/path_containment.h).
+  bool sources_outside_root = false;
 };
 
 // One parameter of a kernel's launcher, in order (ArgRole and DType: core/arg_types.h).

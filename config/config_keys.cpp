@@ -136,6 +136,7 @@ const std::vector<ConfigKey>& config_keys() {
       {KEY(project, build), "run on the changed tree before a PR is opened"},
       {KEY(project, test), "run on the changed tree before a PR is opened"},
       {KEY(project, discover_exclude), "directories `discover` skips"},
+      {KEY(project, sources_outside_root), "allow sources that resolve outside the repository (.., symlinks)"},
   };
   return keys;
 }

@@ -1,6 +1,7 @@
 #include "config/config_loader.h"
 #include "common/edit_distance.h"
 #include "common/file_io.h"
+#include "common/path_containment.h"
 
 #include <toml++/toml.h>
 
@@ -17,6 +18,7 @@
 #include "config/count_check.h"
 #include "config/kernel_target.h"
 #include "config/size_expression.h"
+#include "core/errors.h"
 #include "core/gpu_arch.h"
 
 namespace kb::config {
@@ -306,6 +308,21 @@ void check_file_exists(TableReader& r, const Config& c, const char* key, const s
                      " paths are relative to the directory of kernelbot.toml)");
 }
 
+// Sources that resolve outside the repository (`../x.cu`, a symlink out of it) are read, compiled
+// and put in PRs as the repository's own: an error unless [project] sources_outside_root says so.
+void check_sources_inside_root(TableReader& r, const Config& c, const char* key, const std::vector<std::string>& paths,
+                               const toml::node* at) {
+  if (c.root.empty() || c.project.sources_outside_root) return;
+  const toml::array* items = at ? at->as_array() : nullptr;
+  for (size_t i = 0; i < paths.size(); ++i)
+    if (!resolves_inside(c.root, paths[i]))
+      r.diag().error(items && i < items->size() ? items->get(i)->source() : (at ? at->source() : r.table().source()),
+                     r.field(key) + (items ? "[" + std::to_string(i) + "]" : ""),
+                     "\"" + paths[i] + "\" resolves outside the repository (" +
+                         std::filesystem::weakly_canonical(c.resolve(paths[i])).string() +
+                         "); set [project] sources_outside_root = true if that is meant");
+}
+
 // Each target architecture is a name nvcc knows the form of; which ones the toolkit supports is
 // nvcc's to say (an unsupported one is skipped, with nvcc's words, when the original cannot be
 // compiled for it).
@@ -329,6 +346,7 @@ void check_project_files(TableReader& r, const Config& c) {
                       r.field("prelude") + "[" + std::to_string(i) + "]");
   check_file_exists(r, c, "setup_source", c.project.setup_source, r.table().get("setup_source"),
                     r.field("setup_source"));
+  check_sources_inside_root(r, c, "extra_sources", c.project.extra_sources, r.table().get("extra_sources"));
 }
 
 // Rules over more than one key, or with their own wording: code, run after the table's rules.
@@ -628,6 +646,8 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
     r.diag().error(r.table().get("source")->source(), r.field("source"),
                    "file not found: " + config.resolve(k.source).string());
   check_file_exists(r, config, "setup_source", k.setup_source, r.table().get("setup_source"), r.field("setup_source"));
+  check_sources_inside_root(r, config, "source", {k.source}, r.table().get("source"));
+  check_sources_inside_root(r, config, "extra_sources", k.extra_sources, r.table().get("extra_sources"));
   bool has_output = false;
   std::set<std::string> names_seen;
   std::set<std::string> used_names;
@@ -744,8 +764,13 @@ Config load_config(const std::filesystem::path& file) {
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec))
     throw ConfigError({{file.string(), 0, 0, "", "is a directory, not a config file (kernelbot.toml is a TOML file)"}});
-  const std::optional<std::string> text = try_read_text_file(file);
-  if (!text) throw ConfigError({{file.string(), 0, 0, "", "cannot read the config file (does it exist?)"}});
+  std::optional<std::string> text;
+  try {
+    text = try_read_text_file(file, kConfigFileLimitBytes);
+  } catch (const Error& e) {  // a FIFO, a device, no permission, too large: the reader says which
+    throw ConfigError({{file.string(), 0, 0, "", e.what()}});
+  }
+  if (!text) throw ConfigError({{file.string(), 0, 0, "", "cannot read the config file: no such file"}});
   auto root = std::filesystem::absolute(file).parent_path();
   return load_config_text(*text, file.string(), root);
 }
@@ -754,7 +779,9 @@ std::filesystem::path find_config_file(const std::string& explicit_path, const s
   if (!explicit_path.empty()) return explicit_path;
   for (auto d = std::filesystem::absolute(dir); !d.empty(); d = d.parent_path()) {
     auto candidate = d / "kernelbot.toml";
-    if (std::filesystem::exists(candidate)) return candidate;
+    // Anything there, a symlink that loops or leads nowhere included: reading it says what is wrong.
+    std::error_code ec;
+    if (std::filesystem::exists(std::filesystem::symlink_status(candidate, ec))) return candidate;
     if (d == d.parent_path()) break;
   }
   return {};

@@ -2,12 +2,17 @@
 // required fields and bad values are all reported together through ConfigError.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
 #include "config/config.h"
 
 namespace kb::config {
+
+// The most a kernelbot.toml may weigh: above the sources' 16 MiB, as `init` writes about 900
+// bytes a launcher (17 MiB for 20,000).
+inline constexpr std::uintmax_t kConfigFileLimitBytes = std::uintmax_t{64} << 20;
 
 // Parses and validates the file. Throws ConfigError (all problems found) on any error.
 Config load_config(const std::filesystem::path& file);

@@ -194,6 +194,9 @@ void resolve_launches(ScanResult& result) {
   for (size_t o = 0; o < own.size(); ++o)
     if (!matched[o]) launchers.push_back(std::move(own[o]));  // not among the functions: kept as read
   result.launchers = std::move(launchers);
+  result.definitions_by_name.clear();
+  for (size_t i = 0; i < result.kernels.size(); ++i)
+    if (result.kernels[i].is_definition) result.definitions_by_name.emplace(result.kernels[i].name, i);
 }
 
 }  // namespace kb::cuda_source

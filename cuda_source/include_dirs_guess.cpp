@@ -57,7 +57,7 @@ std::vector<std::string> guess_include_dirs(const fs::path& root, const std::vec
     std::string file = queue.back();
     queue.pop_back();
     if (!seen.insert(file).second) continue;
-    auto text = try_read_text_file(root / file);
+    auto text = read_text_file_if_readable(root / file);
     if (!text) continue;
     for (const auto& directive : read_directives(*text)) {
       const std::string included = quoted_include(*text, directive);

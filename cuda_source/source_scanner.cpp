@@ -1,5 +1,6 @@
 #include "cuda_source/source_scanner.h"
 #include "common/file_io.h"
+#include "core/errors.h"
 #include "cuda_source/helper_launches.h"
 
 #include <algorithm>
@@ -799,14 +800,22 @@ ScanResult scan_tree(const std::filesystem::path& root, const std::vector<std::s
       continue;
     }
     auto ext = p.extension().string();
-    if (it->is_regular_file() && (ext == ".cu" || ext == ".cuh")) files.push_back(p);
+    // Not only regular files: a FIFO or device named .cu is reported as skipped, not passed over.
+    if (!it->is_directory(ec) && (ext == ".cu" || ext == ".cuh")) files.push_back(p);
   }
   std::sort(files.begin(), files.end());
   for (const auto& p : files) {
     std::string rel = fs::relative(p, root).string();
+    std::optional<std::string> text;
+    try {
+      text = try_read_text_file(p);
+      if (!text) result.skipped.push_back({rel, 0, "cannot read " + rel + ": a symlink that leads nowhere"});
+    } catch (const Error& e) {  // a FIFO or device behind a .cu name, no permission, too large
+      result.skipped.push_back({rel, 0, e.what()});
+    }
+    if (!text) continue;
     result.files.push_back(rel);
-    const std::string text = try_read_text_file(p).value_or("");
-    SourceScan(text, rel, result).run();
+    SourceScan(*text, rel, result).run();
   }
   resolve_launches(result);  // once, when every helper and kernel of the tree is known
   return result;
@@ -816,6 +825,21 @@ size_t required_params(const ScannedLauncher& launcher) {
   size_t n = launcher.params.size();
   while (n > 0 && !launcher.params[n - 1].default_value.empty()) --n;
   return n;
+}
+
+const ScannedKernel* kernel_definition(const ScanResult& scan, const std::string& name, std::optional<size_t> arity) {
+  const auto fits = [&](const ScannedKernel& k) {
+    return k.is_definition && k.name == name && (!arity || k.params.size() == *arity);
+  };
+  if (scan.definitions_by_name.empty()) {  // a result put together by hand, not by the scanner
+    for (const auto& k : scan.kernels)
+      if (fits(k)) return &k;
+    return nullptr;
+  }
+  size_t first = scan.kernels.size();
+  for (auto [it, end] = scan.definitions_by_name.equal_range(name); it != end; ++it)
+    if (it->second < scan.kernels.size() && fits(scan.kernels[it->second])) first = std::min(first, it->second);
+  return first < scan.kernels.size() ? &scan.kernels[first] : nullptr;
 }
 
 std::string unqualified_name(const std::string& name) {

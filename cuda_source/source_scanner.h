@@ -5,7 +5,9 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace kb::cuda_source {
@@ -102,7 +104,15 @@ struct ScanResult {
   std::vector<ScannedLauncher> functions;
   std::vector<ScanNote> skipped;
   std::vector<std::string> files;  // every file read
+  // Indices into `kernels` of the definitions, by name as scanned; rebuilt after every scan
+  // (resolve_launches), so a lookup per launch costs no pass over every kernel.
+  std::unordered_multimap<std::string, size_t> definitions_by_name = {};
 };
+
+// The first definition (in scan order) of the kernel named `name` exactly, taking `arity`
+// parameters when given; nullptr when there is none.
+const ScannedKernel* kernel_definition(const ScanResult& scan, const std::string& name,
+                                       std::optional<size_t> arity = std::nullopt);
 
 // A top-level piece of a file, for tools that edit sources (the PR splicer): a preprocessor
 // directive (continuation lines included) or one declaration/definition at file scope (a

@@ -160,7 +160,7 @@ void AliasReader::read_file(const std::filesystem::path& file) {
   auto canonical = std::filesystem::weakly_canonical(path, ec);
   std::string key = (ec ? path : canonical).string();
   if (!visited.insert(key).second) return;
-  if (auto text = try_read_text_file(path)) read_text(*text, path);
+  if (auto text = read_text_file_if_readable(path)) read_text(*text, path);
 }
 
 void AliasReader::read_text(const std::string& original, const std::filesystem::path& file) {

@@ -1,5 +1,6 @@
 #include "search/archive_exchange.h"
 #include "common/file_io.h"
+#include "common/file_write.h"
 
 #include <fmt/format.h>
 
@@ -37,13 +38,11 @@ void write_archive_export(const std::filesystem::path& path, const std::vector<A
                    {"rows", nlohmann::json::array()}};
   for (const auto& r : rows) j["rows"].push_back(row_json(r));
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  out << j.dump(1) << "\n";
-  if (!out) throw std::runtime_error("cannot write " + path.string());
+  write_file_atomically(path, j.dump(1) + "\n");
 }
 
 std::vector<ArchiveRow> read_archive_export(const std::filesystem::path& path) {
-  const std::optional<std::string> text = try_read_text_file(path);
+  const std::optional<std::string> text = try_read_text_file(path, kDataFileLimitBytes);
   if (!text) throw std::runtime_error("cannot read the archive export " + path.string());
   try {
     auto j = nlohmann::json::parse(*text);

@@ -12,6 +12,7 @@
 #include "bot/original_compile_failure.h"
 #include "bot/unfinished_kernel.h"
 #include "common/file_io.h"
+#include "core/errors.h"
 #include "profiler/evaluate/arch_verification.h"
 #include "profiler/evaluate/gpu_evaluator.h"
 #include "profiler/evaluate/original_variant.h"
@@ -43,8 +44,13 @@ void run_eval(CliContext& ctx, const EvalArgs& args) {
   config.verify.source_policy = false;
   const config::KernelSpec& spec = kernel_or_usage_error(config, args.kernel);
   require_finished({&spec});
-  const std::optional<std::string> text = try_read_text_file(args.candidate);
-  if (!text) throw UsageError("cannot read the candidate file " + args.candidate);
+  std::optional<std::string> text;
+  try {
+    text = try_read_text_file(args.candidate);
+  } catch (const Error& e) {  // a FIFO, a device, a directory, no permission, too large
+    throw UsageError(std::string("the candidate: ") + e.what());
+  }
+  if (!text) throw UsageError("cannot read the candidate file " + args.candidate + ": no such file");
   Variant candidate{*text, {}, {}, std::filesystem::path(args.candidate).filename().string()};
 
   auto evaluator = profiler::make_gpu_evaluator_for_profile(config, args.device);  // NoDeviceError: exit 1

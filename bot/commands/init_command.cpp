@@ -47,8 +47,10 @@ void register_init_command(CLI::App& app, CliContext& ctx) {
     } else {
       if (std::filesystem::exists(target) && !std::filesystem::is_directory(target) && !opt->force)
         throw UsageError(target.string() + " exists already; pass --force to overwrite it");
-      if (auto backup = write_config_keeping_backup(target, starter.text))
-        spdlog::info("the previous {} is kept as {}", target.filename().string(), backup->string());
+      const ConfigWrite written = write_config_keeping_backup(target, starter.text);
+      if (!written.changed) spdlog::info("{} already holds this config; left as it was", target.string());
+      if (written.backup)
+        spdlog::info("the previous {} is kept as {}", target.filename().string(), written.backup->string());
     }
     for (const auto& s : scan.skipped) spdlog::warn("skipped {}:{}: {}", s.file, s.line, s.message);
     spdlog::info("{} {} kernel table(s) for {} of the {} launcher(s) found{}",

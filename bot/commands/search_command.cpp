@@ -12,6 +12,7 @@
 #include "bot/commands/commands.h"
 #include "bot/kernel_search.h"
 #include "bot/unfinished_kernel.h"
+#include "common/file_write.h"
 #include "common/text_table.h"
 #include "core/number_format.h"
 #include "search/advisory_findings.h"
@@ -84,17 +85,17 @@ std::filesystem::path save_result(const config::Config& config, const config::Ke
                                   const search::SearchResult& result) {
   auto dir = config.resolve(config.search.work_dir) / "search" / spec.name;
   std::filesystem::create_directories(dir);
-  std::ofstream(dir / "result.json") << nlohmann::json(result).dump(2) << "\n";
+  write_file_atomically(dir / "result.json", nlohmann::json(result).dump(2) + "\n");
   if (const auto* best = result.best()) {
     auto winner = dir / ("winner" + std::filesystem::path(spec.source).extension().string());
-    std::ofstream(winner) << best->variant.source;
-    std::ofstream(dir / "winner.json") << nlohmann::json{{"id", best->id},
-                                                         {"speedup", best->speedup()},
-                                                         {"defines", best->variant.defines},
-                                                         {"nvcc_flags", best->variant.nvcc_flags},
-                                                         {"source", winner.filename().string()}}
-                                              .dump(2)
-                                       << "\n";
+    write_file_atomically(winner, best->variant.source);
+    write_file_atomically(dir / "winner.json", nlohmann::json{{"id", best->id},
+                                                              {"speedup", best->speedup()},
+                                                              {"defines", best->variant.defines},
+                                                              {"nvcc_flags", best->variant.nvcc_flags},
+                                                              {"source", winner.filename().string()}}
+                                                       .dump(2) +
+                                                   "\n");
     return winner;
   }
   return dir / "result.json";

@@ -194,7 +194,7 @@ std::optional<CompileCommand> lookup_compile_command(const fs::path& root, const
   for (const auto& db : find_compile_databases(root, setting)) {
     nlohmann::json entries;
     try {
-      entries = nlohmann::json::parse(try_read_text_file(db).value_or(""));
+      entries = nlohmann::json::parse(try_read_text_file(db, kDataFileLimitBytes).value_or(""));
     } catch (const std::exception& e) {
       spdlog::warn("{}: not a readable compile_commands.json ({}); ignoring it", db.string(), e.what());
       continue;

@@ -57,7 +57,8 @@ std::string dependency_key(const std::string& key1, const std::vector<std::strin
   for (const auto& d : deps) {
     h.field(d);
     std::error_code ec;
-    h.field(fs::is_regular_file(d, ec) ? sha256_hex(try_read_text_file(d).value_or("")) : "missing");
+    h.field(fs::is_regular_file(d, ec) ? sha256_hex(try_read_text_file(d, kDataFileLimitBytes).value_or(""))
+                                       : "missing");
   }
   return h.hex();
 }

@@ -94,8 +94,13 @@ void OpenAiChatClient::preflight() {
   probe.temperature = llm_.temperature;
   probe.max_tokens = 16;
   const auto t0 = std::chrono::steady_clock::now();
+  // One [llm].timeout_s for the whole check, retries included: a server that accepts and never
+  // answers holds the run that long, once, and the log says what it waits for.
+  spdlog::info("checking that {} answers (waiting up to [llm].timeout_s = {:g} s)", describe(), llm_.timeout_s);
   try {
-    exchange(probe, std::min<int64_t>(llm_.max_retries, 2));
+    exchange(probe, std::min<int64_t>(llm_.max_retries, 2),
+             t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                      std::chrono::duration<double>(llm_.timeout_s)));
   } catch (const ChatError& e) {
     std::string what = fmt::format("the model did not answer kernelbot's check request ({}): {}", describe(), e.what());
     if (e.kind == ChatFailure::configuration) throw UsageError(what);
@@ -113,6 +118,11 @@ HttpRequest OpenAiChatClient::http_request(const ChatRequest& request, const Sha
   http.body = request_body(request, llm_, shape, max_tokens).dump();
   http.timeout_s = llm_.timeout_s;
   http.connect_timeout_s = std::min(10.0, llm_.timeout_s);
+  // A model may think for a while: the log says what kernelbot is waiting for meanwhile.
+  http.on_still_waiting = [this, step = request.step, key = request.key](double waited_s) {
+    spdlog::info("llm {} {}: waiting for {} to answer ({:.0f} s so far; [llm].timeout_s = {:g} s)", step, key,
+                 describe(), waited_s, llm_.timeout_s);
+  };
   if (shape.stream) {
     // A reasoning model may write for many minutes: only silence is a timeout.
     http.idle_timeout_s = llm_.timeout_s;
@@ -243,7 +253,11 @@ int64_t OpenAiChatClient::reply_limit_within_context(const ChatRequest& request)
   return std::min(request.max_tokens, room);
 }
 
-ChatReply OpenAiChatClient::exchange(const ChatRequest& request, int64_t max_retries) {
+ChatReply OpenAiChatClient::exchange(const ChatRequest& request, int64_t max_retries,
+                                     std::optional<std::chrono::steady_clock::time_point> deadline) {
+  const auto seconds_left = [&] {
+    return deadline ? std::chrono::duration<double>(*deadline - std::chrono::steady_clock::now()).count() : 1e9;
+  };
   Slot slot(in_flight_);
   const int64_t attempts = 1 + std::max<int64_t>(0, max_retries);
   Attempts state;
@@ -253,7 +267,16 @@ ChatReply OpenAiChatClient::exchange(const ChatRequest& request, int64_t max_ret
     const int64_t max_tokens = ledger_->admit(std::min(request.max_tokens, state.fitted_max_tokens));
     const ShapeChoice shape = shape_->now();
     CompletionStream stream;
-    const HttpRequest http = http_request(request, shape, max_tokens, stream);
+    HttpRequest http = http_request(request, shape, max_tokens, stream);
+    if (deadline) {
+      const double left = std::max(0.05, seconds_left());
+      http.timeout_s = std::min(http.timeout_s, left);
+      http.connect_timeout_s = std::min(http.connect_timeout_s, left);
+      if (http.idle_timeout_s > 0) {  // streamed: the whole transfer is bounded too, not only silence
+        http.idle_timeout_s = 0;
+        http.timeout_s = left;
+      }
+    }
     {
       std::lock_guard<std::mutex> lock(mutex_);
       ++attempts_;
@@ -301,11 +324,13 @@ ChatReply OpenAiChatClient::exchange(const ChatRequest& request, int64_t max_ret
     if (++state.failures >= attempts) break;
     double delay = backoff_delay_s(static_cast<int>(state.failures - 1), policy_.base_delay_s, policy_.max_delay_s,
                                    state.server_wait, next_jitter());
+    if (delay >= seconds_left()) break;  // no time left for another attempt
     spdlog::warn("llm {} {}: {}; retry {}/{} in {:.1f} s", request.step, request.key, state.last_error, state.failures,
                  attempts - 1, delay);
     std::this_thread::sleep_for(std::chrono::duration<double>(delay));
   }
-  throw ChatError(fmt::format("the model did not answer after {} attempts: {}", attempts, state.last_error));
+  throw ChatError(fmt::format("the model did not answer after {} attempt{}: {}", state.failures,
+                              state.failures == 1 ? "" : "s", state.last_error));
 }
 
 }  // namespace kb::search

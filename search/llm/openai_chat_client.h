@@ -7,6 +7,8 @@
 // counts tokens against a hard budget, estimating those of requests that failed.
 #pragma once
 
+#include <chrono>
+
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -59,7 +61,10 @@ class OpenAiChatClient : public ChatBackend {
   };
   enum class Next { retry, resend };
 
-  ChatReply exchange(const ChatRequest& request, int64_t max_retries);
+  // With a deadline, every attempt, wait and retry ends by it: a silent server costs that long in
+  // total, not that long per attempt.
+  ChatReply exchange(const ChatRequest& request, int64_t max_retries,
+                     std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
   // The request's reply limit, capped to what a known context leaves after its prompt (estimated
   // at 4 characters a token); throws PromptTooLong when that is too little for a reply.
   int64_t reply_limit_within_context(const ChatRequest& request) const;

@@ -79,7 +79,7 @@ void add_line(ReplayFile& file, const nlohmann::json& j, const std::string& wher
 }  // namespace
 
 ReplayFile read_replay_file(const std::filesystem::path& path) {
-  const std::optional<std::string> contents = try_read_text_file(path);
+  const std::optional<std::string> contents = try_read_text_file(path, kDataFileLimitBytes);
   if (!contents) throw std::runtime_error("cannot read the replay file " + path.string());
   std::string text = *contents;
   ReplayFile file;

@@ -166,7 +166,7 @@ TEST_F(Onboarding, InitKernelAndFileChooseTheTables) {
 }
 
 // Nothing lost: a --force whose choice matches nothing leaves the file as it was; an overwrite
-// keeps the previous file as kernelbot.toml.bak and says so.
+// keeps the previous file as kernelbot.toml.bak (then .bak.1, ...) and says so.
 TEST_F(Onboarding, InitForceNeverLosesTheConfig) {
   write_config(scale_config());
   const std::string mine = read_file(dir_ / "kernelbot.toml");
@@ -186,10 +186,12 @@ TEST_F(Onboarding, InitForceNeverLosesTheConfig) {
   EXPECT_NE(r.err.find("the previous kernelbot.toml is kept as"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("kernelbot.toml.bak"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "kernelbot.toml.new"));
-  // A second overwrite keeps the file it replaces (the one just written), not the first one.
+  // A second overwrite keeps the file it replaces (the one just written) in the next free name,
+  // and the first backup stays.
   const std::string second = read_file(dir_ / "kernelbot.toml");
   ASSERT_EQ(kernelbot("init --force --kernel transpose").exit_code, 0);
-  EXPECT_EQ(read_file(dir_ / "kernelbot.toml.bak"), second);
+  EXPECT_EQ(read_file(dir_ / "kernelbot.toml.bak"), mine);
+  EXPECT_EQ(read_file(dir_ / "kernelbot.toml.bak.1"), second);
 }
 
 // An empty config, or a kernelbot.toml that is a directory, is an error for every command that

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <vector>
 
 #include "tests/support/loopback_http_server.h"
 
@@ -179,4 +180,21 @@ TEST(HttpClient, BackoffGrowsIsCappedAndHonoursTheServer) {
   EXPECT_DOUBLE_EQ(backoff_delay_s(3, 1, 60, std::nullopt, 0.5), 4.0);
   EXPECT_DOUBLE_EQ(backoff_delay_s(0, 1, 60, 12.0, 0.1), 12.0);    // the server's wait wins
   EXPECT_DOUBLE_EQ(backoff_delay_s(0, 1, 60, 120.0, 0.1), 120.0);  // even beyond the cap
+}
+
+// A slow answer is not a silent one: the caller hears how long it has waited, then gets the reply.
+TEST(HttpClient, ASlowAnswerIsReportedWhileItIsAwaited) {
+  LoopbackHttpServer server([](const LoopbackRequest&) {
+    LoopbackResponse r = kb::testing::json_response(200, "{}");
+    r.delay_s = 1.5;
+    return r;
+  });
+  HttpRequest req{"GET", server.base_url() + "/", {}, "", 5, 1};
+  std::vector<double> notes;
+  req.still_waiting_after_s = 0.2;
+  req.on_still_waiting = [&notes](double waited_s) { notes.push_back(waited_s); };
+  EXPECT_EQ(http_send(req).status, 200);
+  ASSERT_FALSE(notes.empty());
+  EXPECT_GE(notes.front(), 0.2);
+  EXPECT_LT(notes.front(), 1.5);
 }

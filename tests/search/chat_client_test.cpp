@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/errors.h"
 #include "search/llm/token_ledger.h"
 #include "tests/support/loopback_http_server.h"
 
@@ -341,4 +342,29 @@ TEST(ChatClient, TokensOfFailedRequestsAreCountedAsEstimates) {
   EXPECT_EQ(usage.requests, 1);
   EXPECT_EQ(usage.estimated_tokens, 2 * 4);  // two failed prompts of about 13 / 4 + 1 tokens
   EXPECT_EQ(usage.total(), 150 + 8);
+}
+
+// An endpoint that accepts the connection and never answers holds the preflight for
+// [llm].timeout_s once in total, retries included, not once per attempt; the error says why.
+TEST(ChatClient, APreflightToAServerThatNeverAnswersTakesOneTimeoutInTotal) {
+  LoopbackHttpServer server([](const LoopbackRequest&) {
+    LoopbackResponse r = json_response(200, completion("ok"));
+    r.delay_s = 60;  // never, for this test
+    return r;
+  });
+  auto llm = llm_for(server);
+  llm.timeout_s = 0.8;
+  llm.max_retries = 5;
+  OpenAiChatClient client(llm, std::make_shared<TokenLedger>(0, 0, 0, 0), fast_retries());
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    client.preflight();
+    FAIL() << "expected an error";
+  } catch (const kb::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("did not answer kernelbot's check request"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("timeout_s"), std::string::npos) << e.what();
+  }
+  const double took = seconds_since(t0);
+  EXPECT_GE(took, 0.7);
+  EXPECT_LT(took, 1.4);  // three attempts of 0.8 s each would be 2.4 s
 }

@@ -1,0 +1,15 @@
+// Whether a path a config names stays inside the repository: after `..` and every symlink are
+// resolved, as the file that would really be read. A source that leads outside (`../x.cu`, or a
+// link to /etc/...) would be read, hashed, compiled and spliced into a PR as if it were the
+// repository's own, so the config has to say so explicitly.
+#pragma once
+
+#include <filesystem>
+
+namespace kb {
+
+// True when `path` (relative to `root`, or absolute) resolves to `root` or below it. Parts that do
+// not exist yet are taken as written, so a missing file is judged by its name.
+bool resolves_inside(const std::filesystem::path& root, const std::filesystem::path& path);
+
+}  // namespace kb
