@@ -384,19 +384,32 @@ std::map<std::string, BufferUses> buffer_uses(const FunctionText& function, cons
 
 FunctionLookup scanned_function_lookup(const ScanResult& scan,
                                        const std::function<const std::string&(const std::string&)>& text_of) {
-  return
-      [&scan, text_of](const std::string& name, size_t arity, const std::string& file) -> std::optional<FunctionText> {
-        for (const bool same_file : {true, false})
-          for (const auto& f : scan.functions) {
-            if ((f.file == file) != same_file || unqualified_name(f.name) != unqualified_name(name) ||
-                f.params.size() < arity || required_params(f) > arity || f.end <= f.begin)
-              continue;
-            const std::string& text = text_of(f.file);
-            if (f.end > text.size()) continue;
-            return FunctionText{&text, f.file, f.begin, f.end, f.params};
-          }
-        return std::nullopt;
-      };
+  return [&scan, text_of](const std::string& name, size_t arity,
+                          const std::string& file) -> std::optional<FunctionText> {
+    const std::string wanted = unqualified_name(name);
+    // The functions of that name in scan order: through the scanner's index, or (a result put
+    // together by hand) every function.
+    std::vector<size_t> named;
+    if (scan.functions_by_short_name.empty()) {
+      for (size_t i = 0; i < scan.functions.size(); ++i)
+        if (unqualified_name(scan.functions[i].name) == wanted) named.push_back(i);
+    } else {
+      for (auto [it, end] = scan.functions_by_short_name.equal_range(wanted); it != end; ++it)
+        named.push_back(it->second);
+      std::sort(named.begin(), named.end());
+    }
+    for (const bool same_file : {true, false})
+      for (const size_t i : named) {
+        if (i >= scan.functions.size()) continue;
+        const auto& f = scan.functions[i];
+        if ((f.file == file) != same_file || f.params.size() < arity || required_params(f) > arity || f.end <= f.begin)
+          continue;
+        const std::string& text = text_of(f.file);
+        if (f.end > text.size()) continue;
+        return FunctionText{&text, f.file, f.begin, f.end, f.params};
+      }
+    return std::nullopt;
+  };
 }
 
 void merge_uses(BufferUses& into, const BufferUses& more) {

@@ -25,7 +25,9 @@ std::vector<CodeToken> tokenize_code(const std::string& text, bool with_directiv
 // The value of a plain decimal integer literal token ("32", "256u", "64UL"); nothing otherwise.
 std::optional<int64_t> integer_literal(const CodeToken& token);
 
-// The 1-based line of byte offset `pos`.
+// The 1-based line of byte offset `pos`. Thousands of offsets are asked of one large text (init and
+// config check name the line of every buffer access of every kernel in a file): the line starts of
+// the last texts asked about are kept, so each offset costs a binary search, not a pass over the file.
 int line_of(const std::string& text, size_t pos);
 
 }  // namespace kb::cuda_source

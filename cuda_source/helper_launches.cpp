@@ -197,6 +197,9 @@ void resolve_launches(ScanResult& result) {
   result.definitions_by_name.clear();
   for (size_t i = 0; i < result.kernels.size(); ++i)
     if (result.kernels[i].is_definition) result.definitions_by_name.emplace(result.kernels[i].name, i);
+  result.functions_by_short_name.clear();
+  for (size_t i = 0; i < result.functions.size(); ++i)
+    result.functions_by_short_name.emplace(unqualified_name(result.functions[i].name), i);
 }
 
 }  // namespace kb::cuda_source

@@ -107,6 +107,9 @@ struct ScanResult {
   // Indices into `kernels` of the definitions, by name as scanned; rebuilt after every scan
   // (resolve_launches), so a lookup per launch costs no pass over every kernel.
   std::unordered_multimap<std::string, size_t> definitions_by_name = {};
+  // Indices into `functions`, by unqualified name, rebuilt alike: a kernel body's calls to helpers
+  // are looked up through it (buffer_uses.h), not through every function of the file.
+  std::unordered_multimap<std::string, size_t> functions_by_short_name = {};
 };
 
 // The first definition (in scan order) of the kernel named `name` exactly, taking `arity`
