@@ -7,9 +7,11 @@
 #include <iostream>
 #include <sstream>
 
+#include "bot/cli_checks.h"
 #include "bot/commands/commands.h"
 #include "bot/commands/evaluation_tables.h"
 #include "bot/original_compile_failure.h"
+#include "bot/temp_dir_check.h"
 #include "bot/unfinished_kernel.h"
 #include "common/file_io.h"
 #include "profiler/evaluate/arch_verification.h"
@@ -43,10 +45,15 @@ void run_eval(CliContext& ctx, const EvalArgs& args) {
   config.verify.source_policy = false;
   const config::KernelSpec& spec = kernel_or_usage_error(config, args.kernel);
   require_finished({&spec});
+  if (!std::filesystem::is_regular_file(args.candidate))
+    throw UsageError("--candidate " + args.candidate + ": " +
+                     (std::filesystem::exists(args.candidate) ? "not a file" : "no such file") +
+                     " (the candidate is one source file that replaces " + spec.source + ")");
   const std::optional<std::string> text = try_read_text_file(args.candidate);
   if (!text) throw UsageError("cannot read the candidate file " + args.candidate);
   Variant candidate{*text, {}, {}, std::filesystem::path(args.candidate).filename().string()};
 
+  require_writable_temp_dir();
   auto evaluator = profiler::make_gpu_evaluator_for_profile(config, args.device);  // NoDeviceError: exit 1
   spdlog::info("compiling the original {} and the candidate {}", spec.source, args.candidate);
   const Variant original = profiler::original_variant(config, spec);
@@ -86,7 +93,7 @@ void register_eval_command(CLI::App& app, CliContext& ctx) {
                 "Also run compute-sanitizer memcheck (with leak check), racecheck, synccheck and initcheck, each on "
                 "one call at the smallest and one at the largest configured size set");
   cmd->add_flag("--metrics", args->metrics, "Also collect CUPTI hardware metrics of both (a separate run)");
-  cmd->add_option("--device", args->device, "CUDA device index")->capture_default_str();
+  cmd->add_option("--device", args->device, "CUDA device index")->capture_default_str()->check(at_least(0));
   cmd->callback([&ctx, args] { run_eval(ctx, *args); });
 }
 
