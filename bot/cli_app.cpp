@@ -1,5 +1,7 @@
 #include "bot/cli_app.h"
 
+#include <algorithm>
+
 #include "bot/commands/commands.h"
 #include "common/edit_distance.h"
 

@@ -72,7 +72,10 @@ std::string kernel_name_problem(const std::string& name) {
   if (!std::isalpha(static_cast<unsigned char>(name[0])) && name[0] != '_')
     return "\"" + name + "\" must start with a letter or '_'" + rule;
   if (auto bad = std::find_if_not(name.begin(), name.end(), name_char); bad != name.end())
-    return "\"" + name + "\" contains '" + std::string(1, *bad) + "'" + rule;
+    return "\"" + name + "\" contains " +
+           (static_cast<unsigned char>(*bad) >= 0x80 ? std::string("a character outside ASCII")
+                                                     : "'" + std::string(1, *bad) + "'") +
+           rule;
   if (name.find("..") != std::string::npos) return "\"" + name + "\" contains \"..\"" + rule;
   if (name.back() == '.' || name.ends_with(".lock"))
     return "\"" + name + "\" ends in '" + (name.back() == '.' ? "." : ".lock") +
