@@ -172,14 +172,15 @@ TEST_F(BadInput, FlagsOutOfRangeSayTheBound) {
   struct Case {
     std::string args, fragment;
   };
-  for (const Case& c : std::vector<Case>{{"check --compile -j 0", "--jobs: must be at least 1, got 0"},
-                                         {"run --rounds 0", "--rounds: must be at least 1, got 0"},
-                                         {"search --kernel relu --max-candidates 0", "--max-candidates: must be at least 1, got 0"},
-                                         {"search --kernel relu --max-wall-time 0", "must be greater than 0, got 0"},
-                                         {"eval --kernel relu --candidate src/relu.cu --device -1",
-                                          "--device: must be at least 0, got -1"},
-                                         {"profile --device -1", "--device: must be at least 0, got -1"},
-                                         {"profile --timeout -1 -- /bin/true", "--timeout: must be greater than 0"}}) {
+  for (const Case& c :
+       std::vector<Case>{{"check --compile -j 0", "--jobs: must be at least 1, got 0"},
+                         {"run --rounds 0", "--rounds: must be at least 1, got 0"},
+                         {"search --kernel relu --max-candidates 0", "--max-candidates: must be at least 1, got 0"},
+                         {"search --kernel relu --max-wall-time 0", "must be greater than 0, got 0"},
+                         {"eval --kernel relu --candidate src/relu.cu --device -1",
+                          "--device: must be at least 0, got -1"},
+                         {"profile --device -1", "--device: must be at least 0, got -1"},
+                         {"profile --timeout -1 -- /bin/true", "--timeout: must be greater than 0"}}) {
     auto r = kernelbot(c.args);
     EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
     EXPECT_NE(r.err.find(c.fragment), std::string::npos) << c.args << "\n" << r.err;

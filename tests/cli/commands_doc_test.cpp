@@ -69,8 +69,9 @@ TEST(CommandsDoc, EveryCommandHasARow) {
   ASSERT_GE(commands.size(), 11u);
   for (const auto& c : commands) {
     EXPECT_FALSE(rows_of(page, c.path).empty()) << "docs/commands.md has no row for `" << c.path << "`";
-    if (c.path.find(' ') != std::string::npos)  // a nested command is named in its parent's rows
+    if (c.path.find(' ') != std::string::npos) {  // a nested command is named in its parent's rows
       EXPECT_NE(rows_of(page, c.path).find(c.path), std::string::npos) << c.path;
+    }
   }
 }
 
@@ -85,7 +86,9 @@ TEST(CommandsDoc, EveryFlagOfEveryCommandIsInItsRows) {
           << "docs/commands.md: the rows of `" << c.path << "` do not name its flag " << flag;
   for (const CLI::Option* o : cli.app.get_options())
     for (const auto& l : o->get_lnames())
-      if (l != "help") EXPECT_TRUE(names_flag(page, "--" + l)) << "global flag --" << l;
+      if (l != "help") {
+        EXPECT_TRUE(names_flag(page, "--" + l)) << "global flag --" << l;
+      }
 }
 
 TEST(CommandsDoc, EveryFlagThePageNamesExists) {
