@@ -101,6 +101,10 @@ void register_init_command(CLI::App& app, CliContext& ctx) {
                  starter.commented_out
                      ? fmt::format(" ({} written commented out: see the 'Not written' lines)", starter.commented_out)
                      : "");
+    // Every table commented out: the file is written to be edited, but no command accepts it yet.
+    if (starter.tables == starter.commented_out)
+      spdlog::warn("every [[kernel]] table is written commented out (see the 'Not written' lines): `kernelbot "
+                   "config check` rejects the file until you make one drivable and remove its '# '");
     if (starter.kernel_targets > 0)
       spdlog::info("{} of the tables are kernel targets (global = ...) for kernels launched inline: check their grid, "
                    "block and shared_bytes lines",
