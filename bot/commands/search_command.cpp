@@ -122,14 +122,20 @@ void run(CliContext& ctx, const SearchOptions& opts) {
   search::SearchResult result = search_kernel(config, *spec, search_options);
   auto saved = save_result(config, *spec, result);
 
+  // A search that could not ask its proposer at all failed; one that found nothing did not.
+  const bool failed = result.best_id.empty() && result.stop == search::SearchStop::proposer_failed;
   if (ctx.options.json) {
-    std::cout << nlohmann::json(result).dump(2) << "\n";
+    // The result with the envelope of every command's --json answer (bot/failure_report.h).
+    nlohmann::json out = result;
+    out["ok"] = !failed;
+    out["exit_code"] = failed ? 1 : 0;
+    if (failed) out["error"] = {{"kind", "failed"}, {"message", "the proposer could not be asked for any idea"}};
+    std::cout << out.dump(2) << "\n";
   } else {
     print_tree(result);
     print_winner(result, saved);
   }
-  // A search that could not ask its proposer at all failed; one that found nothing did not.
-  if (result.best_id.empty() && result.stop == search::SearchStop::proposer_failed) ctx.exit_code = 1;
+  if (failed) ctx.exit_code = 1;
 }
 
 }  // namespace
