@@ -68,9 +68,23 @@ void run_eval(CliContext& ctx, const EvalArgs& args) {
   // Every architecture the project builds, as before a PR (profiler/evaluate/arch_verification.h).
   profiler::verify_target_archs(*evaluator, config, spec, original, candidate, result);
 
-  if (ctx.options.json) std::cout << nlohmann::json(result).dump(2) << "\n";
-  else std::cout << render_eval_result(result, spec.name, args.candidate);
-  if (result.verdict == Verdict::infra_error) throw Error("the evaluation could not run: " + result.reason);
+  const bool failed = result.verdict == Verdict::infra_error;
+  const std::string failure = "the evaluation could not run: " + result.reason;
+  if (ctx.options.json) {
+    // The result with the envelope of every command's --json answer (bot/failure_report.h).
+    nlohmann::json out = result;
+    out["ok"] = !failed;
+    out["exit_code"] = failed ? 1 : 0;
+    if (failed) {
+      out["error"] = {{"kind", "failed"}, {"message", failure}};
+      std::cerr << "kernelbot: error: " << failure << "\n";
+      ctx.exit_code = 1;
+    }
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::cout << render_eval_result(result, spec.name, args.candidate);
+  if (failed) throw Error(failure);
 }
 
 }  // namespace

@@ -54,14 +54,23 @@ void profile_kernels(CliContext& ctx, const ProfileArgs& args) {
     failed |= r.verdict != Verdict::pending && !verdict_is_correct(r.verdict);
     profiles.emplace_back(spec->name, std::move(r));
   }
+  const std::string failure = "some kernels could not be profiled (see above)";
   if (ctx.options.json) {
+    // One object (bot/failure_report.h's envelope) with the profiles, also when a kernel failed.
     auto j = nlohmann::json::array();
     for (const auto& [name, r] : profiles) j.push_back({{"kernel", name}, {"result", r}});
-    std::cout << j.dump(2) << "\n";
-  } else {
-    std::cout << render_kernel_profiles(profiles);
+    nlohmann::json out{{"ok", !failed}, {"exit_code", failed ? 1 : 0}};
+    if (failed) out["error"] = {{"kind", "failed"}, {"message", failure}};
+    out["kernels"] = j;
+    std::cout << out.dump(2) << "\n";
+    if (failed) {
+      std::cerr << "kernelbot: error: " << failure << "\n";
+      ctx.exit_code = 1;
+    }
+    return;
   }
-  if (failed) throw Error("some kernels could not be profiled (see above)");
+  std::cout << render_kernel_profiles(profiles);
+  if (failed) throw Error(failure);
 }
 
 // The workload's program is a file that exists, or a name on PATH: checked before the GPU, so that
