@@ -30,10 +30,10 @@ void build_cli(CLI::App& app, CliContext& ctx) {
 
 std::string parse_error_message(const CLI::App& app, const CLI::ParseError& error,
                                 const std::vector<std::string>& args) {
-  std::vector<std::string> commands;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
-    commands.push_back(sub->get_name());
-  // The first word that is neither a flag nor a flag's value is where a command stands.
+  // The words that are neither flags nor --config's value walk down the command tree ("config
+  // check"); the first that names no command where one is expected is the unknown command.
+  const CLI::App* level = &app;
+  std::string path;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& word = args[i];
     if (word == "--") break;
@@ -42,13 +42,29 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& erro
       continue;
     }
     if (word.empty() || word[0] == '-') continue;
-    if (std::find(commands.begin(), commands.end(), word) != commands.end()) break;
+    std::vector<std::string> commands;
+    for (const CLI::App* sub : level->get_subcommands([](const CLI::App*) { return true; }))
+      commands.push_back(sub->get_name());
+    if (commands.empty()) break;  // a command's own argument (a path, a directory)
+    if (auto found = std::find(commands.begin(), commands.end(), word); found != commands.end()) {
+      level = level->get_subcommand(word);
+      path += word + " ";
+      continue;
+    }
     std::string list;
-    for (const auto& c : commands) list += (list.empty() ? "" : ", ") + c;
+    for (const auto& c : commands) list += (list.empty() ? "" : ", ") + path + c;
     const std::string near = closest_match(word, commands);
-    return "unknown command '" + word + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?") +
+    return "unknown command '" + path + word + "'" + (near.empty() ? "" : "; did you mean '" + path + near + "'?") +
            " (the commands: " + list + ")";
   }
+  // No command where one is needed ("kernelbot", "kernelbot config"): name the choices.
+  std::string list;
+  for (const CLI::App* sub : level->get_subcommands([](const CLI::App*) { return true; }))
+    list += (list.empty() ? "" : ", ") + path + sub->get_name();
+  if (!list.empty() && std::string(error.what()).find("subcommand is required") != std::string::npos)
+    return (path.empty() ? std::string("a command is required")
+                         : "'" + path.substr(0, path.size() - 1) + "' needs a command") +
+           ": " + list;
   return error.what();
 }
 

@@ -8,27 +8,25 @@ namespace kb::bot {
 namespace {
 
 TEST(ConfigRelativePaths, PathKeysArePrefixedOthersAreKept) {
-  const std::string text =
-      "[project]\n"
-      "include_dirs = [\"include\", \"third/inc\"]  # check: \"not/a/path\"\n"
-      "# extra_sources = [\"src/extra.cu\"]\n"
-      "\n"
-      "[[kernel]]\n"
-      "name = \"scale\"\n"
-      "source = \"src/scale.cu\"\n"
-      "setup_source = \"TODO\"\n"
-      "launcher = \"src/not_a_path\"\n";
+  const std::string text = "[project]\n"
+                           "include_dirs = [\"include\", \"third/inc\"]  # check: \"not/a/path\"\n"
+                           "# extra_sources = [\"src/extra.cu\"]\n"
+                           "\n"
+                           "[[kernel]]\n"
+                           "name = \"scale\"\n"
+                           "source = \"src/scale.cu\"\n"
+                           "setup_source = \"TODO\"\n"
+                           "launcher = \"src/not_a_path\"\n";
   const std::string out = rebase_config_paths(text, "..");
-  EXPECT_EQ(out,
-            "[project]\n"
-            "include_dirs = [\"../include\", \"../third/inc\"]  # check: \"not/a/path\"\n"
-            "# extra_sources = [\"../src/extra.cu\"]\n"
-            "\n"
-            "[[kernel]]\n"
-            "name = \"scale\"\n"
-            "source = \"../src/scale.cu\"\n"
-            "setup_source = \"TODO\"\n"
-            "launcher = \"src/not_a_path\"\n");
+  EXPECT_EQ(out, "[project]\n"
+                 "include_dirs = [\"../include\", \"../third/inc\"]  # check: \"not/a/path\"\n"
+                 "# extra_sources = [\"../src/extra.cu\"]\n"
+                 "\n"
+                 "[[kernel]]\n"
+                 "name = \"scale\"\n"
+                 "source = \"../src/scale.cu\"\n"
+                 "setup_source = \"TODO\"\n"
+                 "launcher = \"src/not_a_path\"\n");
   EXPECT_EQ(rebase_config_paths(text, ""), text);
   EXPECT_EQ(rebase_config_paths(text, "."), text);
   EXPECT_EQ(rebase_config_paths("source = \"/abs/a.cu\"\n", ".."), "source = \"/abs/a.cu\"\n");

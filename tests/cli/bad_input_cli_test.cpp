@@ -160,6 +160,13 @@ TEST_F(BadInput, AnUnknownCommandIsNamedWithTheNearestOne) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown command 'inti'; did you mean 'init'?"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("A subcommand is required"), std::string::npos) << r.err;
+  auto nested = kernelbot("config chek");
+  EXPECT_EQ(nested.exit_code, 2);
+  EXPECT_NE(nested.err.find("unknown command 'config chek'; did you mean 'config check'?"), std::string::npos)
+      << nested.err;
+  auto none = kernelbot("config");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("'config' needs a command: config check, config show"), std::string::npos) << none.err;
   auto j = kernelbot("--json fro");
   EXPECT_EQ(j.exit_code, 2);
   auto parsed = nlohmann::json::parse(j.out);
