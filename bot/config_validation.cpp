@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "bot/source_fit_check.h"
+
 namespace kb::bot {
 
 LauncherFindings validate_loaded_config(const config::Config& config, const MemoryLimit& memory) {
@@ -9,12 +11,16 @@ LauncherFindings validate_loaded_config(const config::Config& config, const Memo
   // hide a config written in the wrong place, emptied by mistake, or all commented out.
   if (config.kernels.empty()) {
     LauncherFindings none;
+    none.warnings = config.warnings;
     none.errors.push_back({config.file.string(), 0, 0, "kernel",
                            "no [[kernel]] table: nothing to check or run (`kernelbot init` writes one per "
                            "launcher it finds; a table written commented out needs its '# ' removed)"});
     return none;
   }
-  return check_launchers(config, memory);
+  LauncherFindings findings = check_launchers(config, memory);
+  check_source_fit(config, findings);
+  findings.warnings.insert(findings.warnings.begin(), config.warnings.begin(), config.warnings.end());
+  return findings;
 }
 
 const config::Config& validated_config(CliContext& ctx) {

@@ -13,8 +13,8 @@
 #include <cstring>
 #include <iostream>
 
+#include "bot/cli_app.h"
 #include "bot/cli_context.h"
-#include "bot/commands/commands.h"
 #include "bot/failure_report.h"
 #include "common/secret_redactor.h"
 #include "config/config_error.h"
@@ -75,25 +75,8 @@ int run_command_line(int argc, char** argv) {
   CLI::App app{"kernelbot: finds faster, verified replacements for a repository's CUDA kernels and opens pull "
                "requests with them.",
                "kernelbot"};
-  app.require_subcommand(1);
-  app.fallthrough();  // global flags are accepted after the subcommand too
-  app.add_option("--config", ctx.options.config_path, "Config file (default: the nearest kernelbot.toml)");
-  app.add_flag("-v,--verbose", ctx.options.verbosity, "More logging (repeat for more)");
-  app.add_flag("-q,--quiet", ctx.options.quiet, "Only warnings and errors on stderr");
-  app.add_flag("--json", ctx.options.json, "Machine-readable output on stdout (logs stay on stderr)");
+  kb::bot::build_cli(app, ctx);
   app.parse_complete_callback([&] { setup_logging(ctx.options); });
-
-  kb::bot::register_init_command(app, ctx);
-  kb::bot::register_discover_command(app, ctx);
-  kb::bot::register_profile_command(app, ctx);
-  kb::bot::register_eval_command(app, ctx);
-  kb::bot::register_search_command(app, ctx);
-  kb::bot::register_run_command(app, ctx);
-  kb::bot::register_pr_command(app, ctx);
-  kb::bot::register_publish_command(app, ctx);
-  kb::bot::register_config_command(app, ctx);
-  kb::bot::register_check_command(app, ctx);
-  kb::bot::register_version_command(app, ctx);
 
   // With --json, a failure is a JSON object on stdout as well (bot/failure_report.h).
   const bool json = kb::bot::json_requested(argc, argv);
@@ -112,8 +95,9 @@ int run_command_line(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return fail("usage", e.what(), 2);
+    const std::string message = kb::bot::parse_error_message(app, e, std::vector<std::string>(argv + 1, argv + argc));
+    std::cerr << "kernelbot: error: " << message << "\nRun with --help for more information.\n";
+    return fail("usage", message, 2);
   } catch (const kb::config::ConfigError& e) {
     for (const auto& d : e.diagnostics()) std::cerr << d.format() << "\n";
     const std::string summary = std::to_string(e.diagnostics().size()) + " error" +

@@ -426,7 +426,7 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
   // each launcher (quadratic: 20,000 launchers in one file). Sizes: how many launchers take each
   // name as a size. Counts: per signature and buffer, the first two launchers (by name and line)
   // that give one, so a launcher that is itself the first still finds another's.
-  using Provider = std::pair<std::string, std::string>;  // launcher:line, count
+  using Provider = std::pair<std::string, std::string>;           // launcher:line, count
   std::map<std::string, std::map<std::string, int>> size_counts;  // file -> size -> launchers taking it
   std::map<std::string, std::map<std::string, std::map<std::string, std::vector<Provider>>>>
       count_providers;  // file -> signature -> buffer -> up to two providers

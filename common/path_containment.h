@@ -12,4 +12,9 @@ namespace kb {
 // not exist yet are taken as written, so a missing file is judged by its name.
 bool resolves_inside(const std::filesystem::path& root, const std::filesystem::path& path);
 
+// The repository a config in `config_dir` belongs to: the nearest directory at or above it that
+// holds `.git`; else the working directory `cwd` when it is at or above `config_dir` (a config
+// kept in ci/ of a checkout without git data); else `config_dir` itself.
+std::filesystem::path repository_root_of(const std::filesystem::path& config_dir, const std::filesystem::path& cwd);
+
 }  // namespace kb

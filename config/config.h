@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "config/config_error.h"
 #include "config/size_rule.h"
 #include "core/arg_type_names.h"
 #include "core/arg_types.h"
@@ -277,6 +278,9 @@ struct Config {
   GithubConfig github;
   ProjectConfig project;
   std::vector<KernelSpec> kernels;
+  // Findings that leave the file usable but are probably mistakes (an ignore_kernels entry that
+  // names no kernel): printed as warnings by the commands that validate the config.
+  std::vector<ConfigDiagnostic> warnings;
 
   const KernelSpec* find_kernel(const std::string& name) const;
   // The tolerance for one dtype of one kernel: the kernel's override, else [verify].

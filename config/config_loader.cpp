@@ -18,6 +18,7 @@
 #include "config/count_check.h"
 #include "config/kernel_target.h"
 #include "config/size_expression.h"
+#include "config/value_rules.h"
 #include "core/errors.h"
 #include "core/gpu_arch.h"
 
@@ -313,9 +314,10 @@ void check_file_exists(TableReader& r, const Config& c, const char* key, const s
 void check_sources_inside_root(TableReader& r, const Config& c, const char* key, const std::vector<std::string>& paths,
                                const toml::node* at) {
   if (c.root.empty() || c.project.sources_outside_root) return;
+  const std::filesystem::path repository = repository_root_of(c.root, std::filesystem::current_path());
   const toml::array* items = at ? at->as_array() : nullptr;
   for (size_t i = 0; i < paths.size(); ++i)
-    if (!resolves_inside(c.root, paths[i]))
+    if (!resolves_inside(repository, c.resolve(paths[i])))
       r.diag().error(items && i < items->size() ? items->get(i)->source() : (at ? at->source() : r.table().source()),
                      r.field(key) + (items ? "[" + std::to_string(i) + "]" : ""),
                      "\"" + paths[i] + "\" resolves outside the repository (" +
@@ -323,30 +325,59 @@ void check_sources_inside_root(TableReader& r, const Config& c, const char* key,
                          "); set [project] sources_outside_root = true if that is meant");
 }
 
-// Each target architecture is a name nvcc knows the form of; which ones the toolkit supports is
-// nvcc's to say (an unsupported one is skipped, with nvcc's words, when the original cannot be
-// compiled for it).
+// Each target architecture is a name nvcc knows (config/value_rules.h).
 void check_target_archs(TableReader& r, const Config& c) {
   const toml::array* archs = r.table().get("target_archs") ? r.table().get("target_archs")->as_array() : nullptr;
   for (size_t i = 0; archs && i < c.project.target_archs.size() && i < archs->size(); ++i)
-    if (const std::string& arch = c.project.target_archs[i]; !parse_gpu_arch(arch)) {
-      const bool keyword = arch == "native" || arch == "all" || arch == "all-major";
-      r.diag().error(archs->get(i)->source(), r.field("target_archs") + "[" + std::to_string(i) + "]",
-                     "\"" + arch + "\" is " +
-                         (keyword ? "an nvcc keyword, not an architecture: list the architectures themselves"
-                                  : "not a GPU architecture: write it as") +
-                         " sm_80, sm_90a, compute_86 or 86");
-    }
+    if (std::string why = gpu_arch_problem(c.project.target_archs[i]); !why.empty())
+      r.diag().error(archs->get(i)->source(), r.field("target_archs") + "[" + std::to_string(i) + "]", why);
+  if (const toml::node* arch = r.table().get("cuda_arch"); arch && !c.project.cuda_arch.empty())
+    if (std::string why = gpu_arch_problem(c.project.cuda_arch); !why.empty())
+      r.diag().error(arch->source(), r.field("cuda_arch"), why);
+}
+
+// A directory the config names (an include directory) that is not there.
+void check_directory_exists(TableReader& r, const Config& c, const char* key, const std::string& path,
+                            const toml::node* at, const std::string& field) {
+  if (path.empty() || c.root.empty() || std::filesystem::is_directory(c.resolve(path))) return;
+  r.diag().error(at ? at->source() : r.table().source(), field,
+                 (std::filesystem::exists(c.resolve(path)) ? "not a directory: " : "directory not found: ") +
+                     c.resolve(path).string() + " (" + key + " paths are relative to the directory of kernelbot.toml)");
+}
+
+// Each item of a list of paths (include_dirs, extra_sources, prelude) at its own position.
+void check_path_list(TableReader& r, const Config& c, const char* key, const std::vector<std::string>& paths,
+                     bool directories) {
+  const toml::node* n = r.table().get(key);
+  const toml::array* items = n ? n->as_array() : nullptr;
+  for (size_t i = 0; items && i < paths.size() && i < items->size(); ++i) {
+    const std::string field = r.field(key) + "[" + std::to_string(i) + "]";
+    if (directories) check_directory_exists(r, c, key, paths[i], items->get(i), field);
+    else check_file_exists(r, c, key, paths[i], items->get(i), field);
+  }
 }
 
 void check_project_files(TableReader& r, const Config& c) {
-  const toml::array* prelude = r.table().get("prelude") ? r.table().get("prelude")->as_array() : nullptr;
-  for (size_t i = 0; prelude && i < c.project.prelude.size() && i < prelude->size(); ++i)
-    check_file_exists(r, c, "prelude", c.project.prelude[i], prelude->get(i),
-                      r.field("prelude") + "[" + std::to_string(i) + "]");
+  check_path_list(r, c, "prelude", c.project.prelude, false);
+  check_path_list(r, c, "extra_sources", c.project.extra_sources, false);
+  check_path_list(r, c, "include_dirs", c.project.include_dirs, true);
   check_file_exists(r, c, "setup_source", c.project.setup_source, r.table().get("setup_source"),
                     r.field("setup_source"));
   check_sources_inside_root(r, c, "extra_sources", c.project.extra_sources, r.table().get("extra_sources"));
+  // "auto" and "none" are settings; anything else is a compile_commands.json or its directory.
+  if (const std::string& db = c.project.compile_commands;
+      db != "auto" && db != "none" && !db.empty() && !c.root.empty() && !std::filesystem::exists(c.resolve(db)))
+    r.diag().error(r.table().get("compile_commands")->source(), r.field("compile_commands"),
+                   "file not found: " + c.resolve(db).string() +
+                       " (a compile_commands.json or its directory, relative to the directory of kernelbot.toml; "
+                       "\"auto\" looks in build*/, \"none\" uses none)");
+}
+
+// A URL key's value parses as an http(s) URL with a host, at the value's line.
+void check_url(TableReader& r, const char* key, const std::string& url) {
+  const toml::node* n = r.table().get(key);
+  if (!n) return;
+  if (std::string why = url_problem(url); !why.empty()) r.diag().error(n->source(), r.field(key), why);
 }
 
 // Rules over more than one key, or with their own wording: code, run after the table's rules.
@@ -374,6 +405,8 @@ void check_section_rules(TableReader& r, const std::string& section, const Confi
   if (section == "bench" && c.bench.max_samples < c.bench.min_samples)
     error("max_samples", "must be at least min_samples");
   if (section == "bench" && c.bench.min_speedup < 1.0) error("min_speedup", "must be 1.0 or more");
+  if (section == "llm") check_url(r, "base_url", c.llm.base_url);
+  if (section == "github") check_url(r, "api_url", c.github.api_url);
   if (section == "project") check_project_files(r, c);
   if (section == "project") check_target_archs(r, c);
   if (section == "github" && !c.github.repository.empty() && !is_owner_slash_name(c.github.repository))
@@ -648,6 +681,10 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
   check_file_exists(r, config, "setup_source", k.setup_source, r.table().get("setup_source"), r.field("setup_source"));
   check_sources_inside_root(r, config, "source", {k.source}, r.table().get("source"));
   check_sources_inside_root(r, config, "extra_sources", k.extra_sources, r.table().get("extra_sources"));
+  check_path_list(r, config, "extra_sources", k.extra_sources, false);
+  check_path_list(r, config, "include_dirs", k.include_dirs, true);
+  if (const toml::node* n = r.table().get("name"); n && n->is_string())
+    if (std::string why = kernel_name_problem(k.name); !why.empty()) r.diag().error(n->source(), r.field("name"), why);
   bool has_output = false;
   std::set<std::string> names_seen;
   std::set<std::string> used_names;
@@ -671,6 +708,11 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
     check_expr(a.value, at("value"), field + ".value");
     for (size_t j = 0; j < a.range.size(); ++j)
       check_expr(a.range[j], at("range"), field + ".range[" + std::to_string(j) + "]");
+    for (const auto& set : k.sizes)
+      if (std::string why = value_range_problem(a, set.values); !why.empty()) {
+        r.diag().error(at("value"), field + ".value", why + " at size set " + set.label());
+        break;  // one size set shows it
+      }
     if (role_is_buffer(a.role))
       for (const auto& set : k.sizes)
         if (std::string why = count_problem(a.count, a.dtype, set.values); !why.empty()) {
@@ -698,7 +740,9 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
         std::pair{"template_args", &k.template_args}})
     if (expression_reads(*value, todo_marker))
       k.unfinished.push_back({r.field(key), pos_of(*r.table().get(key), r.diag())});
-  for (const auto& problem : kernel_target_problems(k)) {
+  std::vector<TargetProblem> target_problems = kernel_target_problems(k);
+  for (auto& problem : launch_literal_problems(k)) target_problems.push_back(std::move(problem));
+  for (const auto& problem : target_problems) {
     if (problem.key.rfind("arg[", 0) == 0) {  // "arg[2].name": at that argument's table
       const size_t i = std::stoul(problem.key.substr(4));
       r.diag().error(i < k.args.size() ? k.args[i].pos : kpos, r.field(problem.key), problem.message);
@@ -706,6 +750,23 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
     }
     const toml::node* n = r.table().get(problem.key);
     r.diag().error(n ? n->source() : r.table().source(), r.field(problem.key), problem.message);
+  }
+}
+
+// An ignore_kernels entry that names no [[kernel]] ignores nothing: a typo, or a kernel renamed.
+void warn_unmatched_ignores(const toml::table& doc, const Diagnostics& diag, Config& config) {
+  const toml::node* list = doc.at_path("github.ignore_kernels").node();
+  const toml::array* items = list ? list->as_array() : nullptr;
+  for (size_t i = 0; items && i < items->size(); ++i) {
+    const auto name = items->get(i)->value_exact<std::string>();
+    if (!name || config.find_kernel(*name)) continue;
+    std::string known;
+    for (const auto& k : config.kernels) known += (known.empty() ? "" : ", ") + k.name;
+    const toml::source_region& at = items->get(i)->source();
+    config.warnings.push_back({diag.file(), static_cast<int>(at.begin.line), static_cast<int>(at.begin.column),
+                               "github.ignore_kernels[" + std::to_string(i) + "]",
+                               "'" + *name + "' names no [[kernel]], so it ignores nothing" +
+                                   (known.empty() ? "" : " (the kernels: " + known + ")")});
   }
 }
 
@@ -738,6 +799,7 @@ Config parse_document(const toml::table& doc, Diagnostics& diag, Config config) 
     }
   }
   top.finish();
+  warn_unmatched_ignores(doc, diag, config);
   return config;
 }
 

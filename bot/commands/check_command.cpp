@@ -11,10 +11,12 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "bot/cli_checks.h"
 #include "bot/commands/commands.h"
 #include "bot/compile_hints.h"
 #include "bot/config_validation.h"
 #include "bot/original_compile_failure.h"
+#include "bot/temp_dir_check.h"
 #include "common/ordered_parallel.h"
 #include "profiler/evaluate/gpu_evaluator.h"
 #include "profiler/evaluate/original_variant.h"
@@ -120,12 +122,23 @@ void run_check(CliContext& ctx, const CheckArgs& args) {
   const config::Config& config = validated_config(ctx);  // what `config check` checks, first
   if (!args.compile) {
     // Without --compile there is only the config to check, which loading it just did.
+    if (ctx.options.json) {
+      std::cout << nlohmann::json{{"ok", true},
+                                  {"exit_code", 0},
+                                  {"file", config.file.string()},
+                                  {"kernels", config.kernels.size()},
+                                  {"compiled", false}}
+                       .dump(2)
+                << "\n";
+      return;
+    }
     std::cout << config.file.string() << ": ok (" << config.kernels.size() << " kernel"
               << (config.kernels.size() == 1 ? "" : "s") << "); add --compile to compile and load every kernel\n";
     return;
   }
   const auto kernels = selected_kernels(config, args.kernels);
   if (kernels.empty()) throw UsageError(config.file.string() + " has no [[kernel]] to compile");
+  require_writable_temp_dir();  // before any kernel is blamed for it
   std::unique_ptr<profiler::GpuEvaluator> evaluator;
   try {
     evaluator = profiler::make_gpu_evaluator_for_check(config);
@@ -148,7 +161,14 @@ void run_check(CliContext& ctx, const CheckArgs& args) {
   size_t failed = 0;
   for (const auto& r : results) failed += r.ok() ? 0 : 1;
   if (ctx.options.json) {
-    nlohmann::json out{{"arch", evaluator->arch()}, {"kernels", nlohmann::json::array()}};
+    // The failure envelope of every command (bot/failure_report.h), with the per-kernel report beside it.
+    nlohmann::json out{{"ok", failed == 0}, {"exit_code", failed == 0 ? 0 : 1}};
+    if (failed > 0)
+      out["error"] = {{"kind", "failed"},
+                      {"message", std::to_string(failed) + " of " + std::to_string(results.size()) +
+                                      " kernel(s) did not compile or load"}};
+    out["arch"] = evaluator->arch();
+    out["kernels"] = nlohmann::json::array();
     for (const auto& r : results) out["kernels"].push_back(to_json(r));
     std::cout << out.dump(2) << "\n";
   } else {
@@ -178,7 +198,7 @@ void register_check_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("-j,--jobs", args->jobs,
                   "Kernels compiled at once (default: one per core); the report keeps the "
                   "config's order")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1));
   cmd->callback([&ctx, args] { run_check(ctx, *args); });
 }
 

@@ -67,7 +67,9 @@ void register_config_command(CLI::App& app, CliContext& ctx) {
       for (const auto& k : config.kernels)
         for (const auto& u : k.unfinished)
           fields.push_back({{"kernel", k.name}, {"field", u.field}, {"line", u.pos.line}});
-      std::cout << nlohmann::json{{"valid", true},
+      std::cout << nlohmann::json{{"ok", true},
+                                  {"exit_code", 0},
+                                  {"valid", true},
                                   {"file", config.file.string()},
                                   {"kernels", config.kernels.size()},
                                   {"todo", fields},

@@ -7,9 +7,11 @@
 #include <iostream>
 #include <sstream>
 
+#include "bot/cli_checks.h"
 #include "bot/commands/commands.h"
 #include "bot/commands/evaluation_tables.h"
 #include "bot/original_compile_failure.h"
+#include "bot/temp_dir_check.h"
 #include "bot/unfinished_kernel.h"
 #include "common/file_io.h"
 #include "core/errors.h"
@@ -44,15 +46,18 @@ void run_eval(CliContext& ctx, const EvalArgs& args) {
   config.verify.source_policy = false;
   const config::KernelSpec& spec = kernel_or_usage_error(config, args.kernel);
   require_finished({&spec});
+  const std::string replaces = " (the candidate is one source file that replaces " + spec.source + ")";
   std::optional<std::string> text;
-  try {
+  try {  // one way to read a user's file: a directory, a FIFO or a device is named, never waited on
     text = try_read_text_file(args.candidate);
-  } catch (const Error& e) {  // a FIFO, a device, a directory, no permission, too large
-    throw UsageError(std::string("the candidate: ") + e.what());
+  } catch (const Error& e) {
+    throw UsageError("--candidate " + args.candidate + ": not a file it can read (the candidate: " + e.what() + ")" +
+                     replaces);
   }
-  if (!text) throw UsageError("cannot read the candidate file " + args.candidate + ": no such file");
+  if (!text) throw UsageError("--candidate " + args.candidate + ": no such file" + replaces);
   Variant candidate{*text, {}, {}, std::filesystem::path(args.candidate).filename().string()};
 
+  require_writable_temp_dir();
   auto evaluator = profiler::make_gpu_evaluator_for_profile(config, args.device);  // NoDeviceError: exit 1
   spdlog::info("compiling the original {} and the candidate {}", spec.source, args.candidate);
   const Variant original = profiler::original_variant(config, spec);
@@ -67,9 +72,23 @@ void run_eval(CliContext& ctx, const EvalArgs& args) {
   // Every architecture the project builds, as before a PR (profiler/evaluate/arch_verification.h).
   profiler::verify_target_archs(*evaluator, config, spec, original, candidate, result);
 
-  if (ctx.options.json) std::cout << nlohmann::json(result).dump(2) << "\n";
-  else std::cout << render_eval_result(result, spec.name, args.candidate);
-  if (result.verdict == Verdict::infra_error) throw Error("the evaluation could not run: " + result.reason);
+  const bool failed = result.verdict == Verdict::infra_error;
+  const std::string failure = "the evaluation could not run: " + result.reason;
+  if (ctx.options.json) {
+    // The result with the envelope of every command's --json answer (bot/failure_report.h).
+    nlohmann::json out = result;
+    out["ok"] = !failed;
+    out["exit_code"] = failed ? 1 : 0;
+    if (failed) {
+      out["error"] = {{"kind", "failed"}, {"message", failure}};
+      std::cerr << "kernelbot: error: " << failure << "\n";
+      ctx.exit_code = 1;
+    }
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::cout << render_eval_result(result, spec.name, args.candidate);
+  if (failed) throw Error(failure);
 }
 
 }  // namespace
@@ -92,7 +111,7 @@ void register_eval_command(CLI::App& app, CliContext& ctx) {
                 "Also run compute-sanitizer memcheck (with leak check), racecheck, synccheck and initcheck, each on "
                 "one call at the smallest and one at the largest configured size set");
   cmd->add_flag("--metrics", args->metrics, "Also collect CUPTI hardware metrics of both (a separate run)");
-  cmd->add_option("--device", args->device, "CUDA device index")->capture_default_str();
+  cmd->add_option("--device", args->device, "CUDA device index")->capture_default_str()->check(at_least(0));
   cmd->callback([&ctx, args] { run_eval(ctx, *args); });
 }
 

@@ -1,14 +1,46 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "bot/commands/commands.h"
 #include "bot/config_file_write.h"
+#include "bot/config_relative_paths.h"
 #include "bot/starter_config.h"
 #include "cuda_source/source_scanner.h"
 
 namespace kb::bot {
+namespace {
+
+// .kernelbot/ (results, the archive, work files) beside the config is no part of the repository:
+// a .gitignore inside it says so without touching the user's own .gitignore.
+void ignore_work_directory(const std::filesystem::path& config_dir) {
+  const auto dir = config_dir / ".kernelbot";
+  const auto ignore = dir / ".gitignore";
+  std::error_code ec;
+  if (std::filesystem::exists(ignore, ec)) return;
+  std::filesystem::create_directories(dir, ec);
+  std::ofstream out(ignore);
+  out << "# kernelbot's results, archive and work files: not part of the repository\n*\n";
+  if (!out) spdlog::warn("could not write {}: add .kernelbot/ to your .gitignore", ignore.string());
+}
+
+// --json: what was written (or, with --stdout, the text itself) as one object.
+void print_json(const StarterConfig& starter, const std::string& written) {
+  nlohmann::json out{{"ok", true},
+                     {"exit_code", 0},
+                     {"tables", starter.tables},
+                     {"commented_out", starter.commented_out},
+                     {"candidates", starter.candidates},
+                     {"kernel_targets", starter.kernel_targets}};
+  if (written.empty()) out["text"] = starter.text;
+  else out["written"] = written;
+  std::cout << out.dump(2) << "\n";
+}
+
+}  // namespace
 
 void register_init_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("init", "Write a commented starter kernelbot.toml with a [[kernel]] table per "
@@ -42,8 +74,18 @@ void register_init_command(CLI::App& app, CliContext& ctx) {
     if (narrowed && starter.tables == 0)
       throw UsageError("--kernel/--file matched none of the " + std::to_string(starter.candidates) +
                        " launcher(s) found (`kernelbot discover` lists them); nothing was written");
+    // A config without a [[kernel]] is one `config check` rejects: say so instead of writing it.
+    if (starter.tables == 0)
+      throw UsageError("no CUDA kernel or launcher found under " + root.string() + " (" +
+                       std::to_string(scan.files.size()) +
+                       " source file(s) scanned; `kernelbot discover` lists what it sees): run init in the "
+                       "repository, or pass its path; nothing was written");
+    // Paths in a config are relative to its own directory, which need not be the scanned root.
+    starter.text = rebase_config_paths(starter.text,
+                                       path_prefix(root, std::filesystem::absolute(target).parent_path()));
     if (opt->print) {
-      std::cout << starter.text;
+      if (ctx.options.json) print_json(starter, "");
+      else std::cout << starter.text;
     } else {
       if (std::filesystem::exists(target) && !std::filesystem::is_directory(target) && !opt->force)
         throw UsageError(target.string() + " exists already; pass --force to overwrite it");
@@ -51,6 +93,8 @@ void register_init_command(CLI::App& app, CliContext& ctx) {
       if (!written.changed) spdlog::info("{} already holds this config; left as it was", target.string());
       if (written.backup)
         spdlog::info("the previous {} is kept as {}", target.filename().string(), written.backup->string());
+      ignore_work_directory(std::filesystem::absolute(target).parent_path());
+      if (ctx.options.json) print_json(starter, target.string());
     }
     for (const auto& s : scan.skipped) spdlog::warn("skipped {}:{}: {}", s.file, s.line, s.message);
     spdlog::info("{} {} kernel table(s) for {} of the {} launcher(s) found{}",
@@ -59,6 +103,10 @@ void register_init_command(CLI::App& app, CliContext& ctx) {
                  starter.commented_out
                      ? fmt::format(" ({} written commented out: see the 'Not written' lines)", starter.commented_out)
                      : "");
+    // Every table commented out: the file is written to be edited, but no command accepts it yet.
+    if (starter.tables == starter.commented_out)
+      spdlog::warn("every [[kernel]] table is written commented out (see the 'Not written' lines): `kernelbot "
+                   "config check` rejects the file until you make one drivable and remove its '# '");
     if (starter.kernel_targets > 0)
       spdlog::info("{} of the tables are kernel targets (global = ...) for kernels launched inline: check their grid, "
                    "block and shared_bytes lines",

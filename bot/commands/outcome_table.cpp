@@ -23,7 +23,15 @@ void print_outcomes(const std::vector<KernelOutcome>& rows, bool json) {
                    {"note", r.note},
                    {"failed", r.failed},
                    {"advisories", r.advisories}});
-    std::cout << j.dump(2) << "\n";
+    // One object, as every command's --json answer (bot/failure_report.h): ok and exit_code first,
+    // the error when a kernel failed, then the rows.
+    std::string failed;
+    for (const auto& r : rows)
+      if (r.failed) failed += (failed.empty() ? "" : ", ") + r.kernel;
+    nlohmann::json out{{"ok", failed.empty()}, {"exit_code", failed.empty() ? 0 : 1}};
+    if (!failed.empty()) out["error"] = {{"kind", "failed"}, {"message", "failed: " + failed}};
+    out["kernels"] = j;
+    std::cout << out.dump(2) << "\n";
     return;
   }
   TextTable table({"kernel", "original us", "best us", "speedup", "result", "pull request / note"});

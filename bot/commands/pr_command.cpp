@@ -56,8 +56,10 @@ void register_pr_command(CLI::App& app, CliContext& ctx) {
       throw Error("no PR for '" + *kernel + "': " + why);
     }
     if (ctx.options.json) {
-      std::cout << nlohmann::json{{"kernel", *kernel},          {"forge", forge->name()}, {"pr", outcome.pr},
-                                  {"created", outcome.created}, {"note", outcome.note},   {"saved", outcome.saved}}
+      std::cout << nlohmann::json{{"ok", true},           {"exit_code", 0},
+                                  {"kernel", *kernel},    {"forge", forge->name()},
+                                  {"pr", outcome.pr},     {"created", outcome.created},
+                                  {"note", outcome.note}, {"saved", outcome.saved}}
                        .dump(2)
                 << "\n";
       return;

@@ -1,14 +1,19 @@
 // `kernelbot profile`: time the configured kernels' originals (with hardware metrics), or, with
 // `-- <command...>`, rank the kernels of the user's own workload by GPU time.
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
+#include "bot/cli_checks.h"
 #include "bot/commands/commands.h"
 #include "bot/commands/evaluation_tables.h"
 #include "bot/config_validation.h"
 #include "bot/original_compile_failure.h"
+#include "bot/temp_dir_check.h"
 #include "bot/unfinished_kernel.h"
 #include "config/config_loader.h"
 #include "profiler/device_query.h"
@@ -37,6 +42,7 @@ void profile_kernels(CliContext& ctx, const ProfileArgs& args) {
                          ? "no [[kernel]] in " + config.file.string() + " (add one, or see `kernelbot discover`)"
                          : "no [[kernel]] named '" + args.kernel + "' in " + config.file.string());
   require_finished(specs);
+  require_writable_temp_dir();
   auto evaluator = profiler::make_gpu_evaluator_for_profile(config, args.device);
   std::vector<std::pair<std::string, EvalResult>> profiles;
   bool failed = false;
@@ -48,14 +54,46 @@ void profile_kernels(CliContext& ctx, const ProfileArgs& args) {
     failed |= r.verdict != Verdict::pending && !verdict_is_correct(r.verdict);
     profiles.emplace_back(spec->name, std::move(r));
   }
+  const std::string failure = "some kernels could not be profiled (see above)";
   if (ctx.options.json) {
+    // One object (bot/failure_report.h's envelope) with the profiles, also when a kernel failed.
     auto j = nlohmann::json::array();
     for (const auto& [name, r] : profiles) j.push_back({{"kernel", name}, {"result", r}});
-    std::cout << j.dump(2) << "\n";
-  } else {
-    std::cout << render_kernel_profiles(profiles);
+    nlohmann::json out{{"ok", !failed}, {"exit_code", failed ? 1 : 0}};
+    if (failed) out["error"] = {{"kind", "failed"}, {"message", failure}};
+    out["kernels"] = j;
+    std::cout << out.dump(2) << "\n";
+    if (failed) {
+      std::cerr << "kernelbot: error: " << failure << "\n";
+      ctx.exit_code = 1;
+    }
+    return;
   }
-  if (failed) throw Error("some kernels could not be profiled (see above)");
+  std::cout << render_kernel_profiles(profiles);
+  if (failed) throw Error(failure);
+}
+
+// The workload's program is a file that exists, or a name on PATH: checked before the GPU, so that
+// a typo is not reported as "no CUDA device".
+void require_program(const std::string& program) {
+  namespace fs = std::filesystem;
+  if (program.find('/') != std::string::npos) {
+    if (fs::is_regular_file(program) && access(program.c_str(), X_OK) == 0) return;
+    throw UsageError("profile -- " + program + ": " +
+                     (!fs::exists(program)        ? "no such file"
+                      : fs::is_directory(program) ? "a directory, not a program"
+                                                  : "not executable"));
+  }
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  for (size_t begin = 0; begin <= dirs.size();) {
+    const size_t end = std::min(dirs.find(':', begin), dirs.size());
+    const std::string dir = dirs.substr(begin, end - begin);
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    if (fs::is_regular_file(candidate) && access(candidate.c_str(), X_OK) == 0) return;
+    begin = end + 1;
+  }
+  throw UsageError("profile -- " + program + ": no such program on PATH (give its path, e.g. ./" + program + ")");
 }
 
 void profile_workload(CliContext& ctx, const ProfileArgs& args) {
@@ -64,6 +102,7 @@ void profile_workload(CliContext& ctx, const ProfileArgs& args) {
   // The workload runs anywhere; the config (if any) only names kernels in the ranking.
   const auto config_file = config::find_config_file(ctx.options.config_path, std::filesystem::current_path());
   const config::Config* config = config_file.empty() ? nullptr : &ctx.config();
+  require_program(args.command.front());
   profiler::query_devices();  // a clear NoDeviceError (exit 1) instead of an empty profile
   const std::string inject = profiler::find_inject_library();
   const auto out_dir = std::filesystem::absolute(config ? config->resolve(config->search.work_dir) / "workload"
@@ -102,8 +141,10 @@ void register_profile_command(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<ProfileArgs>();
   cmd->add_option("--kernel", args->kernel, "Profile only this [[kernel]]");
   cmd->add_flag("--no-metrics", args->no_metrics, "Skip the CUPTI metrics run");
-  cmd->add_option("--device", args->device, "CUDA device index")->capture_default_str();
-  cmd->add_option("--timeout", args->timeout_s, "Time limit for the workload command, seconds")->capture_default_str();
+  cmd->add_option("--device", args->device, "CUDA device index")->capture_default_str()->check(at_least(0));
+  cmd->add_option("--timeout", args->timeout_s, "Time limit for the workload command, seconds")
+      ->capture_default_str()
+      ->check(above_zero());
   cmd->add_option("command", args->command, "The workload to run, after --");
   cmd->callback([&ctx, args] {
     if (args->command.empty()) profile_kernels(ctx, *args);

@@ -1,7 +1,9 @@
+#include "bot/cli_checks.h"
 #include "bot/commands/commands.h"
 #include "bot/commands/outcome_table.h"
 #include "bot/config_validation.h"
 #include "bot/main_job.h"
+#include "bot/temp_dir_check.h"
 #include "bot/unfinished_kernel.h"
 
 namespace kb::bot {
@@ -27,9 +29,9 @@ void register_run_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--replay", opts->search.replay,
                   "Replay recorded model replies: a FILE, a directory of <kernel>.jsonl files, or a path with "
                   "{kernel} in it");
-  cmd->add_option("--rounds", *rounds, "Rounds of ideas (overrides [search].rounds)")->check(CLI::PositiveNumber);
+  cmd->add_option("--rounds", *rounds, "Rounds of ideas (overrides [search].rounds)")->check(at_least(1));
   cmd->add_option("--max-candidates", *max_candidates, "Candidates per kernel (overrides [search].max_candidates)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1));
   cmd->add_flag("--no-archive", opts->search.no_archive, "Neither reuse nor record candidates in the archive");
   // Shards on one machine need their own copies: one shard's new rows must not change the plan
   // another shard computes from the archive when it starts.
@@ -52,6 +54,7 @@ void register_run_command(CLI::App& app, CliContext& ctx) {
     require_finished(kernels_named(config, opts->kernel));
     if (*rounds > 0) config.search.rounds = *rounds;
     if (*max_candidates > 0) config.search.max_candidates = *max_candidates;
+    require_writable_temp_dir();
     auto rows = run_main_job(config, *opts);
     print_outcomes(rows, ctx.options.json);
     if (any_failed(rows)) ctx.exit_code = 1;

@@ -9,8 +9,10 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "bot/cli_checks.h"
 #include "bot/commands/commands.h"
 #include "bot/kernel_search.h"
+#include "bot/temp_dir_check.h"
 #include "bot/unfinished_kernel.h"
 #include "common/file_write.h"
 #include "common/text_table.h"
@@ -117,17 +119,24 @@ void run(CliContext& ctx, const SearchOptions& opts) {
   // No device: `kernelbot search` spreads candidates over every visible GPU.
   KernelSearchOptions search_options{opts.proposer, opts.replay,     opts.record,
                                      opts.archive,  opts.no_archive, std::nullopt};
+  require_writable_temp_dir();
   search::SearchResult result = search_kernel(config, *spec, search_options);
   auto saved = save_result(config, *spec, result);
 
+  // A search that could not ask its proposer at all failed; one that found nothing did not.
+  const bool failed = result.best_id.empty() && result.stop == search::SearchStop::proposer_failed;
   if (ctx.options.json) {
-    std::cout << nlohmann::json(result).dump(2) << "\n";
+    // The result with the envelope of every command's --json answer (bot/failure_report.h).
+    nlohmann::json out = result;
+    out["ok"] = !failed;
+    out["exit_code"] = failed ? 1 : 0;
+    if (failed) out["error"] = {{"kind", "failed"}, {"message", "the proposer could not be asked for any idea"}};
+    std::cout << out.dump(2) << "\n";
   } else {
     print_tree(result);
     print_winner(result, saved);
   }
-  // A search that could not ask its proposer at all failed; one that found nothing did not.
-  if (result.best_id.empty() && result.stop == search::SearchStop::proposer_failed) ctx.exit_code = 1;
+  if (failed) ctx.exit_code = 1;
 }
 
 }  // namespace
@@ -139,14 +148,14 @@ void register_search_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--proposer", opts->proposer,
                   "Where ideas come from: auto (llm if [llm].provider is set, else builtin), llm, builtin, replay")
       ->check(CLI::IsMember({"auto", "llm", "builtin", "replay"}));
-  cmd->add_option("--rounds", opts->rounds, "Rounds of ideas (overrides [search].rounds)")->check(CLI::PositiveNumber);
+  cmd->add_option("--rounds", opts->rounds, "Rounds of ideas (overrides [search].rounds)")->check(at_least(1));
   cmd->add_option("--max-candidates", opts->max_candidates,
                   "Most candidates to compile and measure (overrides [search].max_candidates)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1));
   cmd->add_option("--max-wall-time", opts->max_wall_time_s,
                   "The search's seconds: no candidate starts that cannot finish within them (overrides "
                   "[search].max_wall_time_s)")
-      ->check(CLI::PositiveNumber);
+      ->check(above_zero());
   cmd->add_option("--replay", opts->replay,
                   "Replay the model replies recorded in FILE, or in DIR/<kernel>.jsonl (implies --proposer replay)");
   cmd->add_option("--record", opts->record,

@@ -69,7 +69,8 @@ fs::path prepared_repo(const std::string& name, const std::string& candidate) {
 
 // The run's row for saxpy, as `--json run` prints it.
 nlohmann::json saxpy_row(const kb::testing::KernelbotRun& r) {
-  nlohmann::json rows = nlohmann::json::parse(r.out, nullptr, false);
+  const nlohmann::json parsed = nlohmann::json::parse(r.out, nullptr, false);  // {"ok", ..., "kernels": [rows]}
+  nlohmann::json rows = parsed.is_object() ? parsed.value("kernels", nlohmann::json()) : nlohmann::json();
   if (rows.is_array())
     for (const auto& row : rows)
       if (row.value("kernel", "") == "saxpy") return row;

@@ -116,7 +116,8 @@ TEST_P(ModelFamilyOnGpu, SearchAndRunReachAVerifiedFasterSaxpy) {
 
   KernelbotRun run = run_kernelbot("--json run --dry-run" + kBudget, repo_, env);
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-  auto rows = nlohmann::json::parse(run.out, nullptr, false);
+  const nlohmann::json parsed = nlohmann::json::parse(run.out, nullptr, false);  // {"ok", ..., "kernels": [rows]}
+  nlohmann::json rows = parsed.is_object() ? parsed.value("kernels", nlohmann::json()) : nlohmann::json();
   ASSERT_TRUE(rows.is_array()) << run.out << run.err;
   ASSERT_EQ(rows.size(), 1u) << run.out;
   EXPECT_EQ(rows[0]["result"], "dry-run PR") << run.out << run.err;

@@ -32,7 +32,8 @@ TEST(ModelStyleGpu, EveryKernelsReplayedWinnerReachesAReverifiedDryRunPr) {
   KernelbotRun r = run_kernelbot("--json run --dry-run --proposer replay --replay replays/", repo);
   const std::string log = "\n--- stdout:\n" + r.out + "\n--- stderr:\n" + r.err;
   EXPECT_EQ(r.exit_code, 0) << log;
-  nlohmann::json rows = nlohmann::json::parse(r.out, nullptr, false);
+  const nlohmann::json parsed = nlohmann::json::parse(r.out, nullptr, false);  // {"ok", ..., "kernels": [rows]}
+  nlohmann::json rows = parsed.is_object() ? parsed.value("kernels", nlohmann::json()) : nlohmann::json();
   std::map<std::string, std::string> outcome;  // kernel -> the row's result
   if (rows.is_array())
     for (const auto& row : rows) outcome[row.value("kernel", "")] = row.value("result", "") + " " + row.dump();

@@ -126,7 +126,7 @@ TEST_F(PublishCommandTest, OpensOnePullRequestPerKernelThenUpdatesThem) {
 
   KernelbotRun first = publish(both());
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
-  auto rows = nlohmann::json::parse(first.out);
+  auto rows = nlohmann::json::parse(first.out)["kernels"];
   EXPECT_EQ(row(rows, "saxpy")["result"], "PR opened") << first.out;
   EXPECT_EQ(row(rows, "transpose")["result"], "PR opened") << first.out;
   EXPECT_EQ(github.pulls().size(), 2u);
@@ -144,7 +144,7 @@ TEST_F(PublishCommandTest, OpensOnePullRequestPerKernelThenUpdatesThem) {
 
   KernelbotRun second = publish(both());
   ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
-  rows = nlohmann::json::parse(second.out);
+  rows = nlohmann::json::parse(second.out)["kernels"];
   EXPECT_EQ(row(rows, "saxpy")["result"], "PR updated");
   EXPECT_EQ(row(rows, "transpose")["result"], "PR updated");
   EXPECT_EQ(github.count("POST", "/repos/acme/examples/pulls"), posts);  // no new PR
@@ -169,7 +169,7 @@ TEST_F(PublishCommandTest, RefusesAKernelWhoseOriginalNoLongerMatchesTheBaseBran
 
   KernelbotRun r = publish(both());
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  auto rows = nlohmann::json::parse(r.out);
+  auto rows = nlohmann::json::parse(r.out)["kernels"];
   EXPECT_EQ(row(rows, "saxpy")["result"], "refused");
   EXPECT_NE(row(rows, "saxpy")["note"].get<std::string>().find(
                 "src/saxpy.cu on refs/heads/main is no longer the original"),
@@ -193,7 +193,7 @@ TEST_F(PublishCommandTest, RefusesAKernelWhoseShardDidNotReverifyItsPrText) {
 
   KernelbotRun r = publish(both());
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  auto rows = nlohmann::json::parse(r.out);
+  auto rows = nlohmann::json::parse(r.out)["kernels"];
   EXPECT_EQ(row(rows, "transpose")["result"], "refused") << r.out;
   EXPECT_TRUE(row(rows, "transpose")["failed"].get<bool>());
   EXPECT_NE(row(rows, "transpose")["note"].get<std::string>().find("carries no re-verification of the PR's text"),
@@ -210,7 +210,7 @@ TEST_F(PublishCommandTest, AMissingShardFailsNamingItsKernels) {
   prepare(github);
   KernelbotRun r = publish(shard_dir(0).string());
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  auto rows = nlohmann::json::parse(r.out);
+  auto rows = nlohmann::json::parse(r.out)["kernels"];
   EXPECT_EQ(row(rows, "saxpy")["result"], "PR opened");
   EXPECT_EQ(row(rows, "transpose")["result"], "failed");
   EXPECT_NE(row(rows, "transpose")["note"].get<std::string>().find("shard 1/2 is missing"), std::string::npos) << r.out;

@@ -55,7 +55,7 @@ TEST_F(RunGpuTest, SecondRunUpdatesThePullRequestOfTheFirst) {
   prepare(github.api_url());
   KernelbotRun first = kernelbot("--json run --kernel saxpy --rounds 1 --max-candidates 6");
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
-  auto rows = nlohmann::json::parse(first.out);
+  auto rows = nlohmann::json::parse(first.out)["kernels"];
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0]["result"], "PR opened") << first.out << first.err;
   EXPECT_GE(rows[0]["speedup"].get<double>(), 1.05);
@@ -68,7 +68,7 @@ TEST_F(RunGpuTest, SecondRunUpdatesThePullRequestOfTheFirst) {
 
   KernelbotRun second = kernelbot("--json run --kernel saxpy --rounds 1 --max-candidates 6");
   ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
-  rows = nlohmann::json::parse(second.out);
+  rows = nlohmann::json::parse(second.out)["kernels"];
   EXPECT_EQ(rows[0]["result"], "PR updated") << second.out << second.err;
   EXPECT_EQ(github.count("POST", "/repos/acme/examples/pulls"), 1);
   EXPECT_EQ(github.count("PATCH", "/repos/acme/examples/pulls/1"), 1);

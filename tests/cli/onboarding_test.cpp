@@ -295,8 +295,15 @@ TEST_F(Onboarding, ConfigCheckFindsEachMismatchWithTheSource) {
        "kernel[0].arg[4].role: a cudaStream_t parameter needs role = \"stream\", not \"scalar\" (ops.cu:11"},
       {"name = \"s\"\n  role = \"scalar\"\n  dtype = \"float32\"\n  value = 2.0", "name = \"s\"\n  role = \"stream\"",
        "kernel[0].arg[2].role: role \"stream\" needs a cudaStream_t parameter (ops.cu:11: `float s`)"},
+      // A count past the GPU's memory: n itself fits the launcher's `int n`, the count is the config's.
+      {"sizes = [{ n = 1048576 }]\n  [[kernel.arg]]\n  name = \"x\"\n  role = \"input\"\n  dtype = \"float32\"\n"
+       "  count = \"n\"",
+       "sizes = [{ n = 1048576 }, { n = 40000000 }]\n  [[kernel.arg]]\n  name = \"x\"\n  role = \"input\"\n"
+       "  dtype = \"float32\"\n  count = \"n * 1000\"",
+       "kernel[0].sizes[1]: the buffers of size set n=40000000 take 149.2 GiB, more than"},
+      // A size the launcher's `int n` cannot hold.
       {"sizes = [{ n = 1048576 }]", "sizes = [{ n = 1048576 }, { n = 40000000000 }]",
-       "kernel[0].sizes[1]: the buffers of size set n=40000000000 take 298.0 GiB, more than"},
+       "kernel[0].arg[3].value: \"n\" is 40000000000, outside the range of int32 (int)"},
       {"name = \"x\"\n  role = \"input\"\n  dtype = \"float32\"\n  count = \"n\"\n  [[kernel.arg]]\n  name = \"y\"",
        "name = \"y\"\n  role = \"input\"\n  dtype = \"float32\"\n  count = \"n\"\n  [[kernel.arg]]\n  name = \"x\"",
        "kernelbot.toml:7:10: error: kernel[0].arg[0].name: 'y' is parameter #2 of ops::scale, but it stands at #1"},

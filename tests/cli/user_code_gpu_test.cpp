@@ -69,7 +69,7 @@ TEST_F(UserCodeGpu, TheSetupRunsBeforeTheFirstCallOfTheOriginal) {
   std::ofstream(dir_ / "kernelbot.toml") << sample_config("kb_setup.cu", namespaces_);
   const auto r = kb::testing::run_kernelbot("--json profile --kernel scale_on_device --no-metrics", dir_);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  const auto j = nlohmann::json::parse(r.out);
+  const auto j = nlohmann::json::parse(r.out)["kernels"];  // {"ok": true, "exit_code": 0, "kernels": [...]}
   ASSERT_EQ(j.size(), 1u);
   EXPECT_EQ(j[0]["kernel"], "scale_on_device");
   const std::string verdict = j[0]["result"]["verdict"].get<std::string>();

@@ -34,3 +34,21 @@ TEST(PathContainment, InsideOutsideAndThroughSymlinks) {
   EXPECT_FALSE(kb::resolves_inside(repo, "/etc/passwd"));
   fs::remove_all(base);
 }
+
+TEST(PathContainment, TheRepositoryIsWhereGitIsThenTheWorkingDirectoryThenTheConfigsDirectory) {
+  const fs::path base = fs::weakly_canonical(fs::temp_directory_path()) /
+                        ("kb_repository_root_" + std::to_string(::getpid()));
+  fs::remove_all(base);
+  fs::create_directories(base / "checkout" / "ci");
+  fs::create_directories(base / "plain" / "ci");
+  fs::create_directories(base / "git" / ".git");
+  fs::create_directories(base / "git" / "ci");
+  // A config in ci/ of a git checkout: the checkout, wherever kernelbot runs.
+  EXPECT_EQ(kb::repository_root_of(base / "git" / "ci", "/"), base / "git");
+  // Without git data: the working directory when the config is below it...
+  EXPECT_EQ(kb::repository_root_of(base / "plain" / "ci", base / "plain"), base / "plain");
+  // ...never a working directory beside or below it, then the config's own directory.
+  EXPECT_EQ(kb::repository_root_of(base / "plain" / "ci", base / "checkout"), base / "plain" / "ci");
+  EXPECT_EQ(kb::repository_root_of(base / "plain", base / "plain" / "ci"), base / "plain");
+  fs::remove_all(base);
+}

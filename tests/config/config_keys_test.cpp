@@ -51,7 +51,10 @@ void change(const ConfigKey& key, Config& c) {
       [&](auto* v) {
         using T = std::remove_pointer_t<decltype(v)>;
         if constexpr (std::is_same_v<T, std::string>) {
-          if (key.allowed.empty()) *v = "owner/" + *v + "x";  // the slash keeps [github].repository valid
+          const std::string name = key.name;
+          if (name == "base_url" || name == "api_url") *v += "/x";  // still a URL
+          else if (name == "cuda_arch") *v = "sm_90";               // an architecture nvcc knows
+          else if (key.allowed.empty()) *v = "owner/" + *v + "x";   // the slash keeps [github].repository valid
           else *v = *v == key.allowed[0] ? key.allowed[1] : key.allowed[0];
         } else if constexpr (std::is_same_v<T, bool>) {
           *v = !*v;
@@ -89,8 +92,9 @@ TEST(ConfigKeys, EveryFieldOfEverySectionIsListedExactlyOnce) {
                                         {"bench", &c.bench, sizeof c.bench, field_count<BenchConfig>()},
                                         {"github", &c.github, sizeof c.github, field_count<GithubConfig>()},
                                         {"project", &c.project, sizeof c.project, field_count<ProjectConfig>()}};
-  // A new section struct in Config must be added here and to the table: file, root, kernels + sections.
-  EXPECT_EQ(field_count<Config>(), 3 + structs.size());
+  // A new section struct in Config must be added here and to the table: file, root, kernels,
+  // warnings + sections.
+  EXPECT_EQ(field_count<Config>(), 4 + structs.size());
   std::vector<std::string> names;
   for (const auto& s : structs) names.push_back(s.name);
   EXPECT_EQ(config_sections(), names);  // also: each section's keys are contiguous in the table

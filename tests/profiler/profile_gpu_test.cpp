@@ -53,7 +53,7 @@ TEST(ProfileGpu, ConfiguredKernelTimedWithMetrics) {
 
   auto r = run({"--json", "profile", "--kernel", "transpose"}, dir);
   ASSERT_EQ(r.exit_code, 0) << r.describe() << "\n" << r.err;
-  auto j = nlohmann::json::parse(r.out);
+  auto j = nlohmann::json::parse(r.out)["kernels"];  // {"ok": true, "exit_code": 0, "kernels": [...]}
   ASSERT_EQ(j.size(), 1u);
   EXPECT_EQ(j[0]["kernel"], "transpose");
   EvalResult result = j[0]["result"].get<EvalResult>();
