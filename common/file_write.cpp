@@ -15,7 +15,7 @@ namespace kb {
 
 namespace {
 
-[[noreturn]] void fail(const std::filesystem::path& path, const std::string& reason) {
+[[noreturn]] void write_failed(const std::filesystem::path& path, const std::string& reason) {
   throw Error("cannot write " + path.string() + ": " + reason);
 }
 
@@ -41,7 +41,7 @@ void fill_new_file(int fd, const std::filesystem::path& path, std::string_view t
   if (::close(fd) != 0 && error == 0) error = errno;
   if (error != 0) {
     ::unlink(path.c_str());
-    fail(shown, std::strerror(error));
+    write_failed(shown, std::strerror(error));
   }
 }
 
@@ -62,23 +62,23 @@ void write_file_atomically(const std::filesystem::path& target, std::string_view
     if (S_ISLNK(st.st_mode)) {
       std::error_code ec;
       const auto to = std::filesystem::read_symlink(target, ec);
-      fail(target, "it is a symlink (to " + (ec ? std::string("?") : to.string()) +
+      write_failed(target, "it is a symlink (to " + (ec ? std::string("?") : to.string()) +
                        "); kernelbot does not write through symlinks: replace the link with a file or name the "
                        "file it points to");
     }
-    if (!S_ISREG(st.st_mode)) fail(target, "it exists and is not a regular file");
+    if (!S_ISREG(st.st_mode)) write_failed(target, "it exists and is not a regular file");
     mode = st.st_mode & 07777;
   }
   const std::filesystem::path temp = temporary_beside(target);
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd < 0) fail(target, std::strerror(errno));
+  if (fd < 0) write_failed(target, std::strerror(errno));
   // An existing file's mode was read before the umask could narrow it; set it exactly.
   if (st.st_mode != 0) (void)::fchmod(fd, mode);
   fill_new_file(fd, temp, text, target);
   if (::rename(temp.c_str(), target.c_str()) != 0) {
     const int error = errno;
     ::unlink(temp.c_str());
-    fail(target, std::strerror(error));
+    write_failed(target, std::strerror(error));
   }
   // The rename itself reaches the disk with the directory; a failure here loses nothing written.
   const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
@@ -92,7 +92,7 @@ bool write_new_file(const std::filesystem::path& path, std::string_view text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd < 0) {
     if (errno == EEXIST) return false;
-    fail(path, std::strerror(errno));
+    write_failed(path, std::strerror(errno));
   }
   fill_new_file(fd, path, text, path);
   return true;
