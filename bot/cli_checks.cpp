@@ -25,23 +25,21 @@ std::string shown(double v) {
 }  // namespace
 
 CLI::Validator at_least(double least) {
-  return CLI::Validator(
-      [least](std::string& value) -> std::string {
-        const auto v = number_of(value);
-        if (!v) return "expected a number, got '" + value + "'";
-        return *v >= least ? "" : "must be at least " + shown(least) + ", got " + value;
-      },
-      "NUMBER >= " + shown(least));
+  return {[least](std::string& value) -> std::string {
+            const auto v = number_of(value);
+            if (!v) return "expected a number, got '" + value + "'";
+            return *v >= least ? "" : "must be at least " + shown(least) + ", got " + value;
+          },
+          "NUMBER >= " + shown(least)};
 }
 
 CLI::Validator above_zero() {
-  return CLI::Validator(
-      [](std::string& value) -> std::string {
-        const auto v = number_of(value);
-        if (!v) return "expected a number, got '" + value + "'";
-        return *v > 0 ? "" : "must be greater than 0, got " + value;
-      },
-      "NUMBER > 0");
+  return {[](std::string& value) -> std::string {
+            const auto v = number_of(value);
+            if (!v) return "expected a number, got '" + value + "'";
+            return *v > 0 ? "" : "must be greater than 0, got " + value;
+          },
+          "NUMBER > 0"};
 }
 
 }  // namespace kb::bot

@@ -63,8 +63,8 @@ void write_file_atomically(const std::filesystem::path& target, std::string_view
       std::error_code ec;
       const auto to = std::filesystem::read_symlink(target, ec);
       write_failed(target, "it is a symlink (to " + (ec ? std::string("?") : to.string()) +
-                       "); kernelbot does not write through symlinks: replace the link with a file or name the "
-                       "file it points to");
+                               "); kernelbot does not write through symlinks: replace the link with a file or name the "
+                               "file it points to");
     }
     if (!S_ISREG(st.st_mode)) write_failed(target, "it exists and is not a regular file");
     mode = st.st_mode & 07777;

@@ -17,13 +17,13 @@ bool resolves_inside(const std::filesystem::path& root, const std::filesystem::p
 std::filesystem::path repository_root_of(const std::filesystem::path& config_dir, const std::filesystem::path& cwd) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::path dir = fs::weakly_canonical(fs::absolute(config_dir, ec), ec);
+  fs::path dir = fs::weakly_canonical(fs::absolute(config_dir, ec), ec);
   if (ec) return config_dir;
   for (fs::path at = dir;; at = at.parent_path()) {
     if (fs::exists(at / ".git", ec)) return at;
     if (at == at.parent_path()) break;
   }
-  const fs::path work = fs::weakly_canonical(cwd, ec);
+  fs::path work = fs::weakly_canonical(cwd, ec);
   if (!ec && resolves_inside(work, dir)) return work;
   return dir;
 }
