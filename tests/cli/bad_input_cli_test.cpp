@@ -251,6 +251,12 @@ TEST_F(BadInput, JsonCheckCompileWithAFailingKernelCarriesTheEnvelope) {
   EXPECT_EQ(j["ok"], false);
   EXPECT_EQ(j["exit_code"], 1);
   EXPECT_EQ(j["error"]["kind"], "failed");
+  if (!fs::exists(fs::path(KB_BINARY_DIR) / "bot" / "kernelbot-harness")) {
+    // A build without CUPTI (the sanitizer builds) has no harness to load with: the same envelope
+    // says so instead of listing kernels.
+    EXPECT_NE(j["error"]["message"].get<std::string>().find("kernelbot-harness"), std::string::npos) << r.out;
+    return;
+  }
   EXPECT_NE(j["error"]["message"].get<std::string>().find("1 of 1 kernel(s)"), std::string::npos);
   ASSERT_EQ(j["kernels"].size(), 1u);
   EXPECT_EQ(j["kernels"][0]["compiled"], false);
