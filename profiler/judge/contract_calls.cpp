@@ -236,9 +236,7 @@ Reply ledger_calls(EntryFn fn, Who who, ArgSet& slot, cudaStream_t stream, int c
     l.graph_execs = b.graph_execs;
   }
   l.threads = host_threads() - threads_before;
-  l.load_call = before.load_call;
-  l.load_allocations = before.load_allocations;
-  l.load_bytes = before.load_bytes;
+  l.load = before.load;
   for (const auto& [name, after] : device_settings(stream)) {
     const auto it = initial.find(name);
     const std::string was = it == initial.end() ? "unset" : it->second;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "profiler/judge/arg_set.h"
+#include "profiler/judge/ledger_compare.h"
 #include "profiler/judge/server_wire.h"
 #include "profiler/judge/variant_call.h"
 
@@ -40,13 +41,10 @@ using DeviceSettings = std::map<std::string, std::string>;
 DeviceSettings device_settings(cudaStream_t stream);
 
 // What a server knew before the first call: the device settings read before the variant's library
-// was loaded, and what loading it did through the CUDA API (api_ledger.h: its static initializers'
-// first CUDA call and the allocations they left).
+// was loaded, and what loading it did through the CUDA API (api_ledger.h).
 struct BeforeTheCalls {
   DeviceSettings settings;
-  std::string load_call;
-  int64_t load_allocations = 0;
-  uint64_t load_bytes = 0;
+  LibraryLoad load;
 };
 
 // `calls` calls on `slot` after two warm-up calls, each waited for on `stream` as a caller does,

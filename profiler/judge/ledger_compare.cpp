@@ -22,9 +22,9 @@ std::string ledger_to_note(const Ledger& l) {
                       {"threads", l.threads},
                       {"pending_error", l.pending_error},
                       {"settings", l.changed_settings},
-                      {"load_call", l.load_call},
-                      {"load_allocations", l.load_allocations},
-                      {"load_bytes", l.load_bytes}};
+                      {"load_call", l.load.first_call},
+                      {"load_allocations", l.load.allocations},
+                      {"load_bytes", l.load.bytes}};
   return j.dump();
 }
 
@@ -43,9 +43,9 @@ std::optional<Ledger> ledger_from_note(const std::string& note) {
     l.threads = j.at("threads").get<int64_t>();
     l.pending_error = j.at("pending_error").get<std::string>();
     l.changed_settings = j.at("settings").get<std::map<std::string, std::string>>();
-    l.load_call = j.at("load_call").get<std::string>();
-    l.load_allocations = j.at("load_allocations").get<int64_t>();
-    l.load_bytes = j.at("load_bytes").get<uint64_t>();
+    l.load.first_call = j.at("load_call").get<std::string>();
+    l.load.allocations = j.at("load_allocations").get<int64_t>();
+    l.load.bytes = j.at("load_bytes").get<uint64_t>();
     return l;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
@@ -76,13 +76,13 @@ LedgerComparison compare_ledgers(const Ledger& original, const Ledger& candidate
     if (!original.changed_settings.contains(setting))
       c.differences.push_back("the device-wide setting " + setting + " changed (" + change +
                               ") and was not restored; the original leaves it alone");
-  if (!candidate.load_call.empty() && original.load_call.empty())
-    c.differences.push_back("its library calls CUDA when it is loaded (first " + candidate.load_call +
+  if (!candidate.load.first_call.empty() && original.load.first_call.empty())
+    c.differences.push_back("its library calls CUDA when it is loaded (first " + candidate.load.first_call +
                             "), before the caller's program has chosen a device; the original's does not");
-  else if (candidate.load_allocations > original.load_allocations)
-    c.differences.push_back("its library makes " + plural(candidate.load_allocations, "allocation") + " (" +
-                            std::to_string(candidate.load_bytes) + " bytes) when it is loaded (the original's: " +
-                            std::to_string(original.load_allocations) + ")");
+  else if (candidate.load.allocations > original.load.allocations)
+    c.differences.push_back("its library makes " + plural(candidate.load.allocations, "allocation") + " (" +
+                            std::to_string(candidate.load.bytes) + " bytes) when it is loaded (the original's: " +
+                            std::to_string(original.load.allocations) + ")");
   if (original.pending_error != "kept")
     c.skipped.push_back("an error the caller left pending before a call: the original does not keep it (" +
                         original.pending_error + ")");

@@ -14,6 +14,16 @@
 
 namespace kb::judge {
 
+// What loading a variant's library did before any call (its static initializers), through the CUDA
+// API: the first call it made ("" for none) and the allocations it left. A library that calls CUDA
+// when it is loaded does so in the caller's program before main() has chosen a device or set its
+// flags.
+struct LibraryLoad {
+  std::string first_call;
+  int64_t allocations = 0;
+  uint64_t bytes = 0;
+};
+
 struct Ledger {
   int calls = 0;
   int64_t allocations = 0;  // device, host-pinned and managed allocations left alive
@@ -25,12 +35,7 @@ struct Ledger {
   // An error the caller left pending before one more call: "kept", "cleared", "replaced by
   // cudaErrorInvalidValue", "the launcher returned 1", "not tested: ...".
   std::string pending_error;
-  // What loading the library did before any call (its static initializers): the first CUDA call it
-  // made ("" for none) and the allocations it left. A library that calls CUDA when it is loaded
-  // does so in the caller's program before main() has chosen a device or set its flags.
-  std::string load_call;
-  int64_t load_allocations = 0;
-  uint64_t load_bytes = 0;
+  LibraryLoad load;
   // Free device memory before the calls minus after, in bytes, as the judge saw it from its own
   // process (not part of the note: the variant's process does not report it).
   int64_t free_memory_drop = 0;

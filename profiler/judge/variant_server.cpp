@@ -307,10 +307,8 @@ int serve_variant(int fd, int device) {
     }
     lib = load_variant_library(library);
     if (window) {
-      before.load_call = window->first_call();
       const ResourceBalance b = window->balance();
-      before.load_allocations = b.allocations;
-      before.load_bytes = b.allocated_bytes;
+      before.load = {window->first_call(), b.allocations, b.allocated_bytes};
     }
   } catch (const LibraryError& e) {
     send_reply(fd, make_reply(Status::fault, std::string("cannot load: ") + e.what()));

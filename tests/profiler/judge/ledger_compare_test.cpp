@@ -94,18 +94,18 @@ TEST(LedgerCompare, APendingErrorMustBeKeptWhenTheOriginalKeepsIt) {
 
 TEST(LedgerCompare, CudaCallsWhenTheLibraryIsLoadedCountUnlessTheOriginalMakesThemToo) {
   Ledger cand = clean();
-  cand.load_call = "cudaMalloc";
-  cand.load_allocations = 1;
-  cand.load_bytes = 1 << 20;
+  cand.load.first_call = "cudaMalloc";
+  cand.load.allocations = 1;
+  cand.load.bytes = 1 << 20;
   EXPECT_THAT(compare_ledgers(clean(), cand).differences,
               ElementsAre("its library calls CUDA when it is loaded (first cudaMalloc), before the caller's program "
                           "has chosen a device; the original's does not"));
   // An original that calls CUDA at load too: only allocations beyond its own count.
   Ledger orig = clean();
-  orig.load_call = "cudaGetDeviceCount";
+  orig.load.first_call = "cudaGetDeviceCount";
   EXPECT_THAT(compare_ledgers(orig, cand).differences,
               ElementsAre("its library makes 1 allocation (1048576 bytes) when it is loaded (the original's: 0)"));
-  orig.load_allocations = 1;
+  orig.load.allocations = 1;
   EXPECT_THAT(compare_ledgers(orig, cand).differences, IsEmpty());
 }
 
@@ -116,9 +116,9 @@ TEST(LedgerCompare, TheNoteRoundTripsAndAMalformedOneReadsAsNothing) {
   l.events = -1;
   l.threads = 2;
   l.changed_settings["cudaLimitMallocHeapSize"] = "8388608 -> 67108864";
-  l.load_call = "cudaMemcpyToSymbol";
-  l.load_allocations = 1;
-  l.load_bytes = 4096;
+  l.load.first_call = "cudaMemcpyToSymbol";
+  l.load.allocations = 1;
+  l.load.bytes = 4096;
   const auto back = ledger_from_note(ledger_to_note(l));
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(back->allocations, 3);
@@ -127,9 +127,9 @@ TEST(LedgerCompare, TheNoteRoundTripsAndAMalformedOneReadsAsNothing) {
   EXPECT_EQ(back->threads, 2);
   EXPECT_EQ(back->pending_error, "kept");
   EXPECT_EQ(back->changed_settings.at("cudaLimitMallocHeapSize"), "8388608 -> 67108864");
-  EXPECT_EQ(back->load_call, "cudaMemcpyToSymbol");
-  EXPECT_EQ(back->load_allocations, 1);
-  EXPECT_EQ(back->load_bytes, 4096u);
+  EXPECT_EQ(back->load.first_call, "cudaMemcpyToSymbol");
+  EXPECT_EQ(back->load.allocations, 1);
+  EXPECT_EQ(back->load.bytes, 4096u);
   EXPECT_LT(ledger_to_note(l).size(), 1024u);  // fits the wire's note
   EXPECT_FALSE(ledger_from_note("").has_value());
   EXPECT_FALSE(ledger_from_note("{\"calls\": 20}").has_value());
