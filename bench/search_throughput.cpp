@@ -138,6 +138,28 @@ void print_job_phase_table(const std::vector<Row>& rows) {
                "the search's own work)\n\n";
 }
 
+// Inside verification: the main trials and each pass, a row each, a column per kernel.
+void print_pass_table(const std::vector<Row>& rows) {
+  std::vector<std::string> passes;
+  for (const auto& r : rows)
+    for (const auto& [pass, unused] : r.phases.pass_s)
+      if (std::find(passes.begin(), passes.end(), pass) == passes.end()) passes.push_back(pass);
+  if (passes.empty()) return;
+  std::cout << fmt::format("{:<32}", "verification");
+  for (const auto& r : rows) std::cout << fmt::format(" {:>12}", r.kernel);
+  std::cout << "\n";
+  for (const auto& pass : passes) {
+    std::cout << fmt::format("{:<32}", pass);
+    for (const auto& r : rows) {
+      const auto it = r.phases.pass_s.find(pass);
+      std::cout << fmt::format(" {:>12.2f}", it == r.phases.pass_s.end() ? 0 : it->second);
+    }
+    std::cout << "\n";
+  }
+  std::cout << "(seconds summed over the candidates' harness jobs, screening and full: the verification phase above, "
+               "by part)\n\n";
+}
+
 // The idle GPU, explained: the search's own phases, outside the candidates' jobs.
 void print_idle_gpu_table(const std::vector<Row>& rows) {
   std::cout << fmt::format("{:<12} {:>12} {:>10} {:>14} {:>16} {:>10}\n", "kernel", "original s", "propose s",
@@ -295,6 +317,7 @@ int main(int argc, char** argv) {
               << ")\n\n";
     print_screening_table(rows);
     print_job_phase_table(rows);
+    print_pass_table(rows);
     print_idle_gpu_table(rows);
     const auto* spec = config.find_kernel(names.front());
     print_repeat_compile(*evaluators.front(), *spec, *first);

@@ -139,6 +139,9 @@ struct VerificationReport {
   // ("build/compile_commands.json, the entry of src/saxpy.cu") or why there is none.
   std::vector<ArchCheck> archs;
   std::string archs_source;
+  // Seconds spent in the main trials ("main trials") and in each pass that ran, by its name: what
+  // verification costs, for bench/search_throughput. Not evidence.
+  std::map<std::string, double> pass_s;
 };
 
 // Hardware counters and compiler facts for one variant. Every value came from CUPTI, the driver
@@ -241,7 +244,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(VerificationReport, passed, fail
                                                 seeds, outputs, worst_abs_error, worst_rel_error, strict_pass,
                                                 sanitized, sanitizer_report, sanitizer_tools, sanitizer_sizes,
                                                 deterministic_checked, original_nondeterministic, warnings,
-                                                skipped_checks, generalization_sizes, passes, archs, archs_source)
+                                                skipped_checks, generalization_sizes, passes, archs, archs_source,
+                                                pass_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelMetrics, status, values, registers_per_thread,
                                                 static_shared_bytes, local_bytes_per_thread, spill_stores_bytes,
                                                 spill_loads_bytes, stack_frame_bytes, kernel_name, dynamic_shared_bytes,

@@ -122,6 +122,7 @@ void count_phase_use(const std::vector<CandidateRecord>& tree, bool screening, S
       ++p.screened;
       p.screen_s += r.screening.run_s;
       for (const auto& [phase, s] : r.screening.phase_s) p.job_phase_s[phase] += s;
+      for (const auto& [pass, s] : r.screening.pass_s) p.pass_s[pass] += s;
       if (r.verdict() == Verdict::screened_out) ++p.screened_out;
       else if (!r.screening.passed) ++p.failed_screening;
     }
@@ -129,6 +130,7 @@ void count_phase_use(const std::vector<CandidateRecord>& tree, bool screening, S
       ++p.fully_evaluated;
       p.full_s += r.eval.run_s;
       for (const auto& [phase, s] : r.eval.phase_s) p.job_phase_s[phase] += s;
+      for (const auto& [pass, s] : r.eval.verification.pass_s) p.pass_s[pass] += s;
     }
   }
 }

@@ -31,6 +31,7 @@ struct ScreeningRecord {
   double noise = 0;     // relative noise of that ratio
   double run_s = 0;
   std::map<std::string, double> phase_s;  // the screening job's EvalResult::phase_s
+  std::map<std::string, double> pass_s;   // its VerificationReport::pass_s
 };
 
 // The id of the original's node in the tree.
@@ -82,6 +83,8 @@ struct SearchPhases {
   // Inside those evaluations: seconds per phase of the harness jobs (EvalResult::phase_s: start,
   // verification, timing, wall-clock check, metrics, sandbox), summed over screening and full.
   std::map<std::string, double> job_phase_s;
+  // Inside their verification: seconds in the main trials and in each pass (VerificationReport::pass_s).
+  std::map<std::string, double> pass_s;
   // The search's own time, outside the candidates' jobs (what leaves a GPU idle): measuring the
   // original (its compile, timing and counters), the proposer's ideas, GPU workers waiting for a
   // candidate (its compile or the proposer's reply; summed over GPUs), the winner's counters.
@@ -178,10 +181,10 @@ struct SearchResult {
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Idea, text, family, rationale)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ScreeningRecord, ran, passed, speedup, noise, run_s, phase_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ScreeningRecord, ran, passed, speedup, noise, run_s, phase_s, pass_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchPhases, screening, screened, screened_out, failed_screening,
-                                                fully_evaluated, compile_s, screen_s, full_s, job_phase_s, original_s,
-                                                proposing_s, gpu_wait_s, winner_metrics_s)
+                                                fully_evaluated, compile_s, screen_s, full_s, job_phase_s, pass_s,
+                                                original_s, proposing_s, gpu_wait_s, winner_metrics_s)
 // The record's JSON keeps a key for each accessor (verdict, reason, speedup, median_us,
 // compile_s) beside eval; reading, eval is the source, and verdict and reason written by an older
 // kernelbot (which could differ from its eval's) are taken over into it.

@@ -11,6 +11,7 @@
 #include "profiler/judge/cuda_check.h"
 #include "profiler/judge/output_comparator.h"
 #include "profiler/judge/pass_runs.h"
+#include "profiler/judge/phase_times.h"
 #include "profiler/judge/reference_check.h"
 #include "profiler/judge/served_job.h"
 #include "profiler/judge/tolerance_warning.h"
@@ -23,6 +24,9 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
   const size_t sizes = job.size_count();
   const int64_t trials = job.raw.trials * (strict ? 3 : 1);
   report = VerificationReport{};
+  // Where verification's time goes, the main trials and each pass (bench/search_throughput sums it).
+  PhaseTimes pass_times(report.pass_s);
+  pass_times.begin("main trials");
   report.trials = trials;
   report.sizes.assign(job.raw.size_labels.begin(), job.raw.size_labels.begin() + static_cast<std::ptrdiff_t>(sizes));
   for (const auto& a : job.args)
@@ -161,6 +165,7 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
       continue;
     }
     set_phase(std::string(pass.name));
+    pass_times.begin(std::string(pass.name));
     if (const VerificationOutcome o = run_pass(pass.key, plan, ctx); o.failed()) return fail(o.verdict, o.reason);
   }
   for (const auto& o : report.outputs) {
