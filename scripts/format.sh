@@ -8,8 +8,7 @@
 #   scripts/format.sh            format every tracked .h/.cpp/.cu/.cuh file
 #   scripts/format.sh --check    list the files clang-format would change; change nothing
 #
-# .ci/run keeps the check off until the tree has been formatted once (one commit of its own,
-# after the branches in flight are merged, so no branch carries the whole tree's reformatting).
+# .ci/run (and GitHub's workflow through it) runs the check: a commit of unformatted code fails CI.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 say() { printf 'format.sh: %s\n' "$*" >&2; }
