@@ -96,12 +96,7 @@ bool is_ignored_kernel(const config::Config& config, const std::string& kernel) 
 
 const search::CandidateRecord* pr_worthy_winner(const config::Config& config, const search::SearchResult& result) {
   const auto* best = result.best();
-  if (!best || best->verdict() != Verdict::accepted || !best->eval.verification.passed ||
-      !reaches_min_speedup(best->speedup(), config.bench.min_speedup))
-    return nullptr;
-  // Faster beyond the noise at one size at least (the evaluator's accept rule says the same;
-  // checked again here because a PR is the one output that must never overstate).
-  return significantly_faster_somewhere(best->eval.timings) ? best : nullptr;
+  return best && !best->is_original() && publishable(best->eval, config.bench.min_speedup) ? best : nullptr;
 }
 
 PublishOutcome publish_result(const config::Config& config, const config::KernelSpec& spec,

@@ -36,21 +36,6 @@ std::string first_error(const std::string& log) {
   return first.empty() ? "no compiler output" : first;
 }
 
-// The same rule as pr_worthy_winner, applied to this measurement: accepted, its verification
-// passed, faster beyond the noise at one size at least, and at least [bench].min_speedup.
-std::string judge(const EvalResult& eval, double min_speedup) {
-  if (!verdict_is_correct(eval.verdict))
-    return fmt::format("{}: {}", to_string(eval.verdict), eval.reason.empty() ? "no reason given" : eval.reason);
-  if (!eval.verification.passed)
-    return "its verification did not pass" +
-           (eval.verification.failure.empty() ? "" : ": " + eval.verification.failure);
-  if (eval.verdict != Verdict::accepted || !significantly_faster_somewhere(eval.timings))
-    return fmt::format("correct, but not faster beyond the noise ({})", format_speedup(eval.speedup));
-  if (!reaches_min_speedup(eval.speedup, min_speedup))
-    return fmt::format("{} is under [bench].min_speedup {}", format_speedup(eval.speedup), format_speedup(min_speedup));
-  return "";
-}
-
 }  // namespace
 
 search::Reverification reverify_pr_text(const config::Config& config, const config::KernelSpec& spec,
@@ -104,7 +89,7 @@ search::Reverification reverify_pr_text(const config::Config& config, const conf
     eval.verdict = Verdict::infra_error;
     eval.reason = e.what();
   }
-  record.failure = judge(eval, config.bench.min_speedup);
+  record.failure = why_not_publishable(eval, config.bench.min_speedup);
   record.passed = record.failure.empty();
   for (const auto& w : eval.verification.warnings) spdlog::warn("{}: {}", spec.name, w);
   if (record.passed)

@@ -58,4 +58,17 @@ std::string SpeedupDecision::reason() const {
   return "";
 }
 
+std::string why_not_publishable(const EvalResult& eval, double min_speedup) {
+  if (!verdict_is_correct(eval.verdict))
+    return std::string(to_string(eval.verdict)) + ": " + (eval.reason.empty() ? "no reason given" : eval.reason);
+  if (!eval.verification.passed)
+    return "its verification did not pass" +
+           (eval.verification.failure.empty() ? "" : ": " + eval.verification.failure);
+  if (eval.verdict != Verdict::accepted || !significantly_faster_somewhere(eval.timings))
+    return "correct, but not faster beyond the noise (" + format_speedup(eval.speedup) + ")";
+  if (!reaches_min_speedup(eval.speedup, min_speedup))
+    return format_speedup(eval.speedup) + " is under [bench].min_speedup " + format_speedup(min_speedup);
+  return "";
+}
+
 }  // namespace kb

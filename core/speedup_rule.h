@@ -47,4 +47,14 @@ bool significantly_faster_somewhere(const std::vector<SizeTiming>& timings);
 // A speedup reaches [bench].min_speedup.
 constexpr bool reaches_min_speedup(double speedup, double min_speedup) { return speedup >= min_speedup; }
 
+// Whether a measured candidate may be published as a PR: empty when it may, else why not, in a
+// reviewer's words. Publishable: its verdict accepted, its verification passed, significantly
+// faster at one size at least and its speedup at least `min_speedup`. The search's winner, the
+// PR's re-verification and the PR itself are held to this one rule (a PR is the one output that
+// must never overstate, so it is checked again on the result kernelbot received).
+std::string why_not_publishable(const EvalResult& eval, double min_speedup);
+inline bool publishable(const EvalResult& eval, double min_speedup) {
+  return why_not_publishable(eval, min_speedup).empty();
+}
+
 }  // namespace kb

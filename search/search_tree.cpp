@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/speedup_rule.h"
 #include "cuda_source/source_scanner.h"
 #include "search/advisory_findings.h"
 
@@ -72,7 +73,10 @@ std::string launcher_signature(const config::KernelSpec& spec, const std::string
 const CandidateRecord* best_accepted(const std::vector<CandidateRecord>& tree) {
   const CandidateRecord* best = nullptr;
   for (const auto& c : tree)
-    if (c.verdict() == Verdict::accepted && !is_advisory(c.variant) && (!best || c.speedup() > best->speedup()))
+    // The rule a PR is held to (core/speedup_rule.h); [bench].min_speedup is the evaluator's to
+    // apply (its accept rule) and publish's to check again, with the configuration at hand.
+    if (!c.is_original() && publishable(c.eval, 0.0) && !is_advisory(c.variant) &&
+        (!best || c.speedup() > best->speedup()))
       best = &c;
   return best;
 }

@@ -73,3 +73,33 @@ TEST(SpeedupRule, SignificantlyFasterSomewhereNeedsASignificantGain) {
 
 }  // namespace
 }  // namespace kb
+
+namespace kb {
+
+TEST(Publishable, OnlyAnAcceptedVerifiedSignificantWinAtTheMinimumIs) {
+  EvalResult e;
+  e.verdict = Verdict::accepted;
+  e.verification.passed = true;
+  e.speedup = 1.5;
+  SizeTiming t;
+  t.speedup = 1.5;
+  t.significant = true;
+  e.timings = {t};
+  EXPECT_TRUE(publishable(e, 1.05)) << why_not_publishable(e, 1.05);
+  EXPECT_THAT(why_not_publishable(e, 2.0), HasSubstr("under [bench].min_speedup"));
+
+  EvalResult unverified = e;
+  unverified.verification.passed = false;
+  unverified.verification.failure = "state independence failed";
+  EXPECT_THAT(why_not_publishable(unverified, 1.05), HasSubstr("state independence failed"));
+
+  EvalResult noise = e;
+  noise.timings[0].significant = false;
+  EXPECT_THAT(why_not_publishable(noise, 1.05), HasSubstr("not faster beyond the noise"));
+
+  EvalResult wrong = e;
+  wrong.verdict = Verdict::wrong_result;
+  wrong.reason = "output y differs";
+  EXPECT_EQ(why_not_publishable(wrong, 1.05), "wrong_result: output y differs");
+}
+}  // namespace kb

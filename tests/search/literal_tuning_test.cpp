@@ -254,15 +254,23 @@ TEST(LiteralTuningSearch, AnAdvisoryProbeIsNeverTheBestEvenWhenFastest) {
   ASSERT_EQ(space.dimensions()[0].values[3], "256");
   EXPECT_TRUE(space.advisory(probe));
   std::vector<CandidateRecord> tree(3);
+  // Both publishable wins (accepted, verified, significantly faster at the one size): only the
+  // probe's being advisory keeps it from being the best.
+  for (auto& c : tree) {
+    c.eval.verdict = Verdict::accepted;
+    c.eval.verification.passed = true;
+    SizeTiming t;
+    t.significant = true;
+    c.eval.timings = {t};
+  }
   tree[0].id = "baseline";
-  tree[0].eval.verdict = Verdict::accepted;
   tree[1].id = "probe";
-  tree[1].eval.verdict = Verdict::accepted;
   tree[1].eval.speedup = 3;
+  tree[1].eval.timings[0].speedup = 3;
   tree[1].variant = space.variant(probe);
   tree[2].id = "plain";
-  tree[2].eval.verdict = Verdict::accepted;
   tree[2].eval.speedup = 1.2;
+  tree[2].eval.timings[0].speedup = 1.2;
   tree[2].variant = Variant{kArgumentBlock + "// faster\n", {}, {}, "plain"};
   ASSERT_NE(best_accepted(tree), nullptr);
   EXPECT_EQ(best_accepted(tree)->id, "plain");
