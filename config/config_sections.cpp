@@ -152,8 +152,10 @@ void check_url(TableReader& r, const char* key, const std::string& url) {
 
 // Rules over more than one key, or with their own wording: code, run after the table's rules.
 void check_section_rules(TableReader& r, const std::string& section, const Config& c) {
+  // At the key's own line when it is written; a missing key at the section's header.
   auto error = [&](const char* key, const std::string& message) {
-    r.diag().error(r.table().source(), r.field(key), message);
+    const toml::node* n = r.table().get(key);
+    r.diag().error(n ? n->source() : r.table().source(), r.field(key), message);
   };
   if (section == "llm" && c.llm.provider == "openai-compatible" && c.llm.model.empty())
     error("model", "missing required field 'model' (needed when provider = \"openai-compatible\")");
