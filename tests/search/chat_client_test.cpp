@@ -402,7 +402,7 @@ TEST(ChatClient, ARequestToAServerThatNeverAnswersSaysSoAndEndsAfterTwoTimeouts)
   EXPECT_NE(error.find("2 of 2 attempts got no reply: not retried again"), std::string::npos) << error;
   EXPECT_EQ(client.attempts(), 2);
   EXPECT_GE(took, 1.9);
-  EXPECT_LT(took, 3.0);  // six attempts of 1 s each would be 6 s
+  EXPECT_LT(took, 3.5);  // six attempts of 1 s each would be 6 s
   const std::string endpoint = "test-model at " + server.base_url() + "/v1";
   const std::string text = log.str();
   // Within half the timeout: "(0 s so far" or "(1 s so far", as the clock rounds.

@@ -1,0 +1,147 @@
+// Rows of the bad-input table: command lines. Unknown commands and flags, missing and out-of-range
+// values, kernels that are not configured, for every command; the commands that need a GPU refuse
+// each of these before they look for one.
+#include "tests/cli/bad_input_case.h"
+
+namespace kb::testing {
+namespace {
+
+std::vector<BadInputRow> command_line_rows() {
+  return {
+      // Commands.
+      {"NoCommand", "", {}, 2, {"a command is required: init, discover"}},
+      {"UnknownCommand", "inti", {}, 2, {"unknown command 'inti'; did you mean 'init'?"}},
+      {"UnknownCommandFarFromAny", "frobnicate", {}, 2, {"unknown command 'frobnicate'"}},
+      {"UnknownSubcommand", "config chek", {}, 2, {"unknown command 'config chek'; did you mean 'config check'?"}},
+      {"ConfigWithoutSubcommand", "config", {}, 2, {"'config' needs a command: config check, config show"}},
+      {"SweepIsRunShard", "sweep", {}, 2, {"unknown command 'sweep'"}},
+      // Unknown flags, on each command.
+      {"UnknownGlobalFlag", "--frobnicate config check", {}, 2, {"--frobnicate"}},
+      {"UnknownInitFlag", "init --forse", {}, 2, {"--forse"}},
+      {"UnknownDiscoverFlag", "discover --all", {}, 2, {"--all"}},
+      {"UnknownConfigCheckFlag", "config check --strict", {}, 2, {"--strict"}},
+      {"UnknownConfigShowFlag", "config show --toml", {}, 2, {"--toml"}},
+      {"UnknownCheckFlag", "check --compiel", {}, 2, {"--compiel"}},
+      {"UnknownEvalFlag", "eval --kernel relu --candidate src/relu.cu --fast", {}, 2, {"--fast"}},
+      {"UnknownProfileFlag", "profile --metrics-only", {}, 2, {"--metrics-only"}},
+      {"UnknownSearchFlag", "search --kernel relu --budget 3", {}, 2, {"--budget"}},
+      {"UnknownRunFlag", "run --dryrun", {}, 2, {"--dryrun"}},
+      {"UnknownPrFlag", "pr --kernel relu --draft", {}, 2, {"--draft"}},
+      {"UnknownPublishFlag", "publish --force shard0", {}, 2, {"--force"}},
+      {"UnknownVersionFlag", "version --short", {}, 2, {"--short"}},
+      {"ExtraWordAfterConfigShow", "config show relu", {}, 2, {"relu"}},
+      // --config.
+      {"ConfigFlagWithoutValue", "config check --config", {}, 2, {"--config"}},
+      {"ConfigFlagNamesNoFile", "--config nope.toml config check", {}, 2, {"nope.toml", "no such file"}},
+      {"ConfigFlagNamesADirectory", "--config src config check", {}, 2, {"is a directory, not a config file"}},
+      {"NoConfigAnywhere", "check", {removed_file("kernelbot.toml")}, 2, {"no kernelbot.toml here or in any parent"}},
+      {"NoConfigForRun", "run --dry-run", {removed_file("kernelbot.toml")}, 2, {"run `kernelbot init`"}},
+      {"EmptyConfigCompilesNothing", "check --compile", {text_file("kernelbot.toml", "")}, 2, {"no [[kernel]] table: nothing to check or run"}},
+      {"EmptyConfigRunsNothing", "run --dry-run", {text_file("kernelbot.toml", "")}, 2, {"no [[kernel]] table: nothing to check or run"}},
+      // init and discover.
+      {"InitPathMissing", "init no/such/dir", {}, 2, {"no/such/dir"}},
+      {"InitPathIsAFile", "init src/relu.cu", {}, 2, {"src/relu.cu"}},
+      {"InitOverAnExistingConfig", "init", {}, 2, {"exists already; pass --force to overwrite it"}},
+      {"InitKernelMatchingNothing", "init --force --kernel nomatch*", {}, 2, {"--kernel/--file matched none of the"}},
+      {"InitFileThatIsNotThere", "init --force --file src/none.cu", {}, 2, {"--file src/none.cu: no such file"}},
+      {"InitWithoutKernels", "init --force --file src/relu_ops.h", {}, 2, {"--kernel/--file matched none of the"}},
+      {"DiscoverPathMissing", "discover no/such/dir", {}, 2, {"no/such/dir"}},
+      {"DiscoverPathIsAFile", "discover kernelbot.toml", {}, 2, {"kernelbot.toml"}},
+      {"DiscoverTwoPaths", "discover src src", {}, 2, {"src"}},
+      // check.
+      {"CheckJobsZero", "check --compile -j 0", {}, 2, {"--jobs: must be at least 1, got 0"}},
+      {"CheckJobsNegative", "check --compile -j -3", {}, 2, {"must be at least 1, got -3"}},
+      {"CheckJobsNotANumber", "check --compile --jobs many", {}, 2, {"expected a number, got 'many'"}},
+      {"CheckUnknownKernel", "check --kernel rleu", {}, 2, {"no [[kernel]] named 'rleu'"}},
+      {"CheckCompileUnknownKernel", "check --compile --kernel rleu", {}, 2, {"no [[kernel]] named 'rleu'"}},
+      {"CheckKernelWithoutName", "check --kernel", {}, 2, {"--kernel"}},
+      // eval: every argument is checked before the GPU is looked for.
+      {"EvalWithoutKernel", "eval --candidate src/relu.cu", {}, 2, {"--kernel is required"}},
+      {"EvalWithoutCandidate", "eval --kernel relu", {}, 2, {"--candidate is required"}},
+      {"EvalUnknownKernel", "eval --kernel rleu --candidate src/relu.cu", {}, 2, {"no [[kernel]] named 'rleu'"}},
+      {"EvalCandidateMissing", "eval --kernel relu --candidate nope.cu", {}, 2, {"--candidate nope.cu: no such file"}},
+      {"EvalCandidateIsADirectory", "eval --kernel relu --candidate src", {}, 2, {"--candidate src: not a file"}},
+      {"EvalDeviceNegative",
+       "eval --kernel relu --candidate src/relu.cu --device -1",
+       {},
+       2,
+       {"--device: must be at least 0, got -1"}},
+      {"EvalDeviceNotANumber",
+       "eval --kernel relu --candidate src/relu.cu --device gpu0",
+       {},
+       2,
+       {"expected a number, got 'gpu0'"}},
+      // profile.
+      {"ProfileDeviceNegative", "profile --device -1", {}, 2, {"--device: must be at least 0, got -1"}},
+      {"ProfileUnknownKernel", "profile --kernel rleu", {}, 2, {"no [[kernel]] named 'rleu'"}},
+      {"ProfileTimeoutZero", "profile --timeout 0 -- /bin/true", {}, 2, {"--timeout: must be greater than 0, got 0"}},
+      {"ProfileTimeoutNegative", "profile --timeout -1 -- /bin/true", {}, 2, {"--timeout: must be greater than 0"}},
+      {"ProfileTimeoutNotANumber", "profile --timeout soon -- /bin/true", {}, 2, {"expected a number, got 'soon'"}},
+      {"ProfileProgramMissing", "profile -- /nonexistent/app", {}, 2, {"profile -- /nonexistent/app: no such file"}},
+      {"ProfileProgramNotOnPath",
+       "profile -- kb_no_such_program_anywhere",
+       {},
+       2,
+       {"no such program on PATH (give its path, e.g. ./kb_no_such_program_anywhere)"}},
+      {"ProfileProgramIsADirectory", "profile -- ./src", {}, 2, {"profile -- ./src: a directory, not a program"}},
+      {"ProfileProgramNotExecutable", "profile -- ./src/relu.cu", {}, 2, {"profile -- ./src/relu.cu: not executable"}},
+      // search.
+      {"SearchWithoutKernel", "search", {}, 2, {"--kernel is required"}},
+      {"SearchUnknownKernel", "search --kernel rleu", {}, 2, {"no [[kernel]] named 'rleu'", "it has: relu, scale"}},
+      {"SearchRoundsZero", "search --kernel relu --rounds 0", {}, 2, {"--rounds: must be at least 1, got 0"}},
+      {"SearchMaxCandidatesZero",
+       "search --kernel relu --max-candidates 0",
+       {},
+       2,
+       {"--max-candidates: must be at least 1, got 0"}},
+      {"SearchMaxWallTimeZero",
+       "search --kernel relu --max-wall-time 0",
+       {},
+       2,
+       {"--max-wall-time: must be greater than 0, got 0"}},
+      {"SearchMaxWallTimeText", "search --kernel relu --max-wall-time 1h", {}, 2, {"expected a number, got '1h'"}},
+      {"SearchUnknownProposer", "search --kernel relu --proposer gpt", {}, 2, {"--proposer", "gpt"}},
+      {"SearchReplayFileMissing",
+       "search --kernel relu --replay no_such_replies.jsonl",
+       {},
+       2,
+       {"no_such_replies.jsonl"}},
+      // run.
+      {"RunRoundsZero", "run --rounds 0", {}, 2, {"--rounds: must be at least 1, got 0"}},
+      {"RunMaxCandidatesZero", "run --max-candidates 0", {}, 2, {"--max-candidates: must be at least 1, got 0"}},
+      {"RunUnknownKernel", "run --kernel rleu", {}, 2, {"no [[kernel]] named 'rleu'"}},
+      {"RunUnknownProposer", "run --proposer magic", {}, 2, {"--proposer", "magic"}},
+      {"RunReplayFileMissing", "run --dry-run --replay no_such_replies.jsonl", {}, 2, {"no_such_replies.jsonl"}},
+      {"RunShardIndexAtCount",
+       "run --shard 2/2 --no-publish --out shard",
+       {},
+       2,
+       {"--shard '2/2': the index counts from 0 and must be under the count"}},
+      {"RunShardNotANumber",
+       "run --shard a/b --no-publish --out shard",
+       {},
+       2,
+       {"--shard 'a/b': expected I/N with 0 <= I < N, e.g. 0/2"}},
+      {"RunShardCountZero", "run --shard 0/0 --no-publish --out shard", {}, 2, {"--shard '0/0'"}},
+      {"RunShardWithoutSlash", "run --shard 1 --no-publish --out shard", {}, 2, {"--shard '1': expected I/N"}},
+      {"RunNoPublishWithoutOut", "run --no-publish", {}, 2, {"--no-publish needs --out DIR: where the results go"}},
+      {"RunOutWithoutNoPublish", "run --out shard", {}, 2, {"--out"}},
+      {"RunNoPublishDryRun",
+       "run --no-publish --dry-run --out shard",
+       {},
+       2,
+       {"--no-publish publishes nothing: drop --dry-run"}},
+      // pr and publish.
+      {"PrWithoutKernel", "pr", {}, 2, {"--kernel is required"}},
+      {"PrUnknownKernel", "pr --kernel rleu --dry-run", {}, 2, {"no [[kernel]] named 'rleu'"}},
+      {"PublishWithoutDirectory", "publish", {}, 2, {"DIR is required"}},
+      {"PublishDirectoryMissing", "publish --dry-run no_such_shard", {}, 2, {"no_such_shard is not a directory"}},
+      {"PublishFileNotDirectory", "publish --dry-run src/relu.cu", {}, 2, {"src/relu.cu is not a directory"}},
+  };
+}
+
+}  // namespace
+
+INSTANTIATE_TEST_SUITE_P(CommandLine, BadInputTable, ::testing::ValuesIn(command_line_rows()), row_name);
+
+}  // namespace kb::testing
