@@ -62,7 +62,7 @@ std::vector<BadInputRow> name_rows() {
                    "is 101 characters long; at most 100"),
       kernel_value("NameNotAString", old, "name = 7", "kernel[0].name", "expected a string, got an integer"),
       kernel_value_at("NameTwice", 21, "name = \"scale\"", "name = \"relu\"", "kernel[1].name",
-                   "duplicate kernel name 'relu'"),
+                      "duplicate kernel name 'relu'"),
   };
 }
 
@@ -72,7 +72,9 @@ std::vector<BadInputRow> size_rows() {
     return kernel_value(name, old, bad + "\ntunables", field, why);
   };
   auto sizes_at = [&](const std::string& name, int line, const std::string& bad, const std::string& field,
-                      const std::string& why) { return kernel_value_at(name, line, old, bad + "\ntunables", field, why); };
+                      const std::string& why) {
+    return kernel_value_at(name, line, old, bad + "\ntunables", field, why);
+  };
   return {
       sizes("SizeZero", "sizes = [{ n = 0 }]", "kernel[0].sizes[0].n", "expected a positive integer"),
       sizes("SizeNegative", "sizes = [{ n = -4 }]", "kernel[0].sizes[0].n", "expected a positive integer"),
@@ -81,14 +83,15 @@ std::vector<BadInputRow> size_rows() {
       sizes("SizesNotAnArray", "sizes = 4096", "kernel[0].sizes", "expected an array of tables"),
       sizes("SizeSetNotATable", "sizes = [4096]", "kernel[0].sizes[0]", "expected a table of sizes, got an integer"),
       sizes_at("SizeSetWithoutTheName", 1, "sizes = [{ m = 4096 }]", "kernel[0].sizes[0]",
-            "size set does not define 'n', which the arguments use"),
-      sizes_at("SizeOverInt32", 16, "sizes = [{ n = 4294967296 }]", "kernel[0].arg[1].value", "outside the range of int32"),
+               "size set does not define 'n', which the arguments use"),
+      sizes_at("SizeOverInt32", 16, "sizes = [{ n = 4294967296 }]", "kernel[0].arg[1].value",
+               "outside the range of int32"),
       sizes_at("SizeRuleBroken", 6, "sizes = [{ n = 4096 }]\nsize_rules = { n = { multiple_of = 3 } }",
-            "kernel[0].sizes[0].n", "n = 4096"),
+               "kernel[0].sizes[0].n", "n = 4096"),
       sizes_at("SizeRuleMinAboveMax", 6, "sizes = [{ n = 4096 }]\nsize_rules = { n = { min = 64, max = 32 } }",
-            "kernel[0].size_rules.n", "min = 64 is above max = 32"),
+               "kernel[0].size_rules.n", "min = 64 is above max = 32"),
       sizes_at("SizeRuleForNoSize", 6, "sizes = [{ n = 4096 }]\nsize_rules = { m = { multiple_of = 2 } }",
-            "kernel[0].size_rules.m", "no size set defines 'm'"),
+               "kernel[0].size_rules.m", "no size set defines 'm'"),
   };
 }
 
@@ -183,7 +186,8 @@ std::vector<BadInputRow> launch_rows() {
                    "give either 'launcher'"),
       kernel_value("GlobalNotInTheSource", "global = \"scale_kernel\"", "global = \"scale_kernl\"", "kernel[1].global",
                    "no __global__ function 'scale_kernl' is defined in src/relu.cu (did you mean 'scale_kernel'?)"),
-      kernel_value("LauncherNotInTheSource", "launcher = \"launch_relu\"", "launcher = \"launch_rleu\"", "kernel[0].launcher",
+      kernel_value("LauncherNotInTheSource", "launcher = \"launch_relu\"", "launcher = \"launch_rleu\"",
+                   "kernel[0].launcher",
                    "no function 'launch_rleu' is defined in src/relu.cu (did you mean 'launch_relu'?)"),
   };
 }
@@ -221,7 +225,7 @@ std::vector<BadInputRow> setting_rows() {
       section_value("SearchProposerUnknown", "[search]", "proposer = \"magic\"", "search.proposer",
                     "'magic' is not one of: auto, llm, builtin, replay"),
       section_value_at("SearchReplayWithoutFile", 1, "[search]", "proposer = \"replay\"", "search.replay_file",
-                    "missing required field 'replay_file'"),
+                       "missing required field 'replay_file'"),
       section_value("SearchScreenMarginBelowOne", "[search]", "screen_margin = 0.5", "search.screen_margin",
                     "must be 1.0 or more"),
       section_value("SearchUnknownKeyWithSuggestion", "[search]", "roundz = 3", "search.roundz",
@@ -272,24 +276,24 @@ std::vector<BadInputRow> arg_rows() {
                    "'inplace' is not one of"),
       kernel_value("ArgDtypeUnknown", "dtype = \"float32\"", "dtype = \"float33\"", "kernel[0].arg[0].dtype",
                    "'float33' is not one of"),
-      kernel_value_at("ArgCountMissing", 7, "  count = \"n\"\n", "  distribution = \"normal\"\n", "kernel[0].arg[0].count",
-                   "missing required field 'count'"),
+      kernel_value_at("ArgCountMissing", 7, "  count = \"n\"\n", "  distribution = \"normal\"\n",
+                      "kernel[0].arg[0].count", "missing required field 'count'"),
       kernel_value("ArgCountSyntax", "count = \"n\"", "count = \"n *\"", "kernel[0].arg[0].count", "n *"),
-      kernel_value_at("ArgSizeWithAFloatDtype", 15, "dtype = \"int32\"", "dtype = \"float32\"", "kernel[0].arg[1].dtype",
-                   "a size argument needs an integer dtype"),
+      kernel_value_at("ArgSizeWithAFloatDtype", 15, "dtype = \"int32\"", "dtype = \"float32\"",
+                      "kernel[0].arg[1].dtype", "a size argument needs an integer dtype"),
       kernel_value("ArgValueOutOfRange", "value = \"n\"", "value = \"n * 1048576\"", "kernel[0].arg[1].value",
                    "outside the range of int32 (int)"),
       kernel_value_at("ArgStreamWithADtype", 20, "role = \"stream\"", "role = \"stream\"\n  dtype = \"float32\"",
-                   "kernel[0].arg[2].dtype", "a stream argument takes no 'dtype'"),
+                      "kernel[0].arg[2].dtype", "a stream argument takes no 'dtype'"),
       kernel_value_at("ArgDuplicateName", 12, "name = \"n\"", "name = \"x\"", "kernel[0].arg[1].name",
-                   "duplicate argument name 'x'"),
-      kernel_value_at("ArgRangeOnAFloat", 12, "count = \"n\"", "count = \"n\"\n  range = [0, 10]", "kernel[0].arg[0].range",
-                   "range applies to integer inputs"),
+                      "duplicate argument name 'x'"),
+      kernel_value_at("ArgRangeOnAFloat", 12, "count = \"n\"", "count = \"n\"\n  range = [0, 10]",
+                      "kernel[0].arg[0].range", "range applies to integer inputs"),
       kernel_value_at("ArgErrorScaleOnASize", 17, "value = \"n\"", "value = \"n\"\n  error_scale = \"abs_inputs\"",
-                   "kernel[0].arg[1].error_scale", "error_scale applies to outputs"),
+                      "kernel[0].arg[1].error_scale", "error_scale applies to outputs"),
       kernel_value_at("ArgNoOutput", 1, "role = \"inout\"", "role = \"input\"", "kernel[0].arg",
-                   "needs at least one argument "
-                   "with role \"output\" or \"inout\""),
+                      "needs at least one argument "
+                      "with role \"output\" or \"inout\""),
       {"ArgStreamOnAKernelTarget",
        "config check",
        {text_file("kernelbot.toml", valid_config() + "  [[kernel.arg]]\n  name = \"s\"\n  role = \"stream\"\n")},
