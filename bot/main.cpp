@@ -45,7 +45,6 @@ int after_flushing_stdout(int exit_code) {
   if (error == 0) {
     // The write that failed was an earlier flush (std::endl) whose errno is gone: stdout's output
     // is lost already, so one more byte written straight to it tells the reason (ENOSPC, EIO, EPIPE).
-    std::signal(SIGPIPE, SIG_IGN);
     if (::write(STDOUT_FILENO, "\n", 1) < 0) error = errno;
   }
   std::cerr << "kernelbot: error: cannot write to standard output: "
@@ -59,7 +58,14 @@ int run_command_line(int argc, char** argv);
 
 extern char** environ;
 
-int main(int argc, char** argv) { return after_flushing_stdout(run_command_line(argc, argv)); }
+int main(int argc, char** argv) {
+  // A reader that closed the pipe (`kernelbot discover | head -c1`) makes a write fail with EPIPE
+  // instead of ending kernelbot silently by SIGPIPE halfway through a command: the command ends its
+  // work and after_flushing_stdout reports the lost output as exit 1. Children get SIGPIPE back
+  // (exec_child in profiler/sandbox/sandbox_process.cpp, every program kernelbot starts).
+  std::signal(SIGPIPE, SIG_IGN);
+  return after_flushing_stdout(run_command_line(argc, argv));
+}
 
 namespace {
 

@@ -32,7 +32,8 @@ std::vector<std::string> texts_seen_by(const config::Config& config, const Kerne
     const fs::path file = pending.back().lexically_normal();
     pending.pop_back();
     if (!seen.insert(file).second) continue;
-    const auto text = try_read_text_file(file);
+    // Only a hint: a source that cannot be read is its own field's error (the launcher check).
+    const auto text = read_text_file_if_readable(file);
     if (!text) continue;
     for (const auto& d : cuda_source::read_directives(*text))
       if (const std::string included = cuda_source::quoted_include(*text, d); !included.empty())
@@ -46,6 +47,8 @@ std::vector<std::string> texts_seen_by(const config::Config& config, const Kerne
 void check_tunables(const config::Config& config, const KernelSpec& k, const std::string& field,
                     LauncherFindings& out) {
   if (k.tunables.empty()) return;
+  // An unreadable source is reported at its field; what it would say about tunables is unknown.
+  if (!read_text_file_if_readable(config.resolve(k.source))) return;
   const std::vector<std::string> texts = texts_seen_by(config, k);
   if (texts.empty()) return;  // a missing source is the loader's error
   for (const auto& [macro, values] : k.tunables) {
@@ -88,8 +91,8 @@ std::pair<size_t, size_t> template_param_counts(const std::string& params) {
 void check_template_args(const config::Config& config, const KernelSpec& k, const std::string& field,
                          LauncherFindings& out) {
   if (!k.is_global() || k.template_args == config::todo_marker) return;
-  const auto text = try_read_text_file(config.resolve(k.source));
-  if (!text) return;
+  const auto text = read_text_file_if_readable(config.resolve(k.source));
+  if (!text) return;  // a source that cannot be read is its own field's error
   cuda_source::ScanResult scan;
   cuda_source::scan_source(*text, k.source, scan);
   const cuda_source::ScannedKernel* kernel = nullptr;

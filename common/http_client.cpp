@@ -116,9 +116,15 @@ Outcome perform(CURL* c, Transfer& transfer, const HttpRequest& request) {
     if (const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         request.on_still_waiting && waited >= next_note_s) {
       request.on_still_waiting(waited);
-      next_note_s = waited + 30;
+      next_note_s = waited + std::max(0.01, request.still_waiting_every_s);
     }
-    curl_multi_poll(multi.get(), nullptr, 0, poll_ms, nullptr);
+    // A silent server wakes no poll: sleep no longer than the next note is due.
+    int wait_ms = poll_ms;
+    if (request.on_still_waiting) {
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      wait_ms = std::clamp(static_cast<int>((next_note_s - waited) * 1000) + 1, 1, poll_ms);
+    }
+    curl_multi_poll(multi.get(), nullptr, 0, wait_ms, nullptr);
   }
   Outcome outcome;
   int left = 0;

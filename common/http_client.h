@@ -27,9 +27,10 @@ struct HttpRequest {
   // Called with each piece of the body as it arrives (the body is also kept in the response).
   std::function<void(std::string_view)> on_body = {};
   // Called with the seconds waited so far once the answer has taken `still_waiting_after_s`, then
-  // every 30 s more: so a caller can say what it waits for instead of going silent.
+  // every `still_waiting_every_s` more: so a caller can say what it waits for instead of going silent.
   std::function<void(double)> on_still_waiting = {};
   double still_waiting_after_s = 5;
+  double still_waiting_every_s = 30;
 };
 
 struct HttpResponse {

@@ -1,9 +1,11 @@
 #include "search/proposer_factory.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <mutex>
 
+#include "common/file_io.h"
 #include "core/errors.h"
 #include "search/builtin/builtin_proposer.h"
 #include "search/llm/llm_proposer.h"
@@ -22,8 +24,15 @@ std::filesystem::path record_path(const ProposerOptions& options) {
 // Reads the kernel's recording. One of another kernel would only produce candidates with the
 // wrong launcher; say so before any of them is compiled.
 std::unique_ptr<ReplayChatBackend> open_replay(const std::filesystem::path& file, const std::string& kernel) {
-  if (!std::filesystem::is_regular_file(file))
+  if (!std::filesystem::exists(file))
     throw UsageError("the replay file " + file.string() + " for kernel '" + kernel + "' does not exist");
+  if (!std::filesystem::is_regular_file(file)) {
+    try {
+      (void)try_read_text_file(file);  // refuses a FIFO, a device or a directory at once, saying which
+    } catch (const Error& e) {
+      throw UsageError("the replay file for kernel '" + kernel + "': " + e.what());
+    }
+  }
   auto replay = std::make_unique<ReplayChatBackend>(file);
   const std::string recorded_kernel = replay->file().header.value("kernel", "");
   if (!recorded_kernel.empty() && recorded_kernel != kernel)

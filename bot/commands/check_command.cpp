@@ -120,6 +120,8 @@ nlohmann::json to_json(const KernelCheck& c) {
 
 void run_check(CliContext& ctx, const CheckArgs& args) {
   const config::Config& config = validated_config(ctx);  // what `config check` checks, first
+  // A --kernel that names no kernel is an error with or without --compile, never an "ok".
+  const std::vector<const config::KernelSpec*> kernels = selected_kernels(config, args.kernels);
   if (!args.compile) {
     // Without --compile there is only the config to check, which loading it just did.
     if (ctx.options.json) {
@@ -136,7 +138,6 @@ void run_check(CliContext& ctx, const CheckArgs& args) {
               << (config.kernels.size() == 1 ? "" : "s") << "); add --compile to compile and load every kernel\n";
     return;
   }
-  const auto kernels = selected_kernels(config, args.kernels);
   if (kernels.empty()) throw UsageError(config.file.string() + " has no [[kernel]] to compile");
   require_writable_temp_dir();  // before any kernel is blamed for it
   std::unique_ptr<profiler::GpuEvaluator> evaluator;

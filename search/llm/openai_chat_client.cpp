@@ -24,6 +24,12 @@ constexpr int kMaxRewrites = 6;
 constexpr int64_t kContextMargin = 16;
 // The least reply limit a known context must leave a request: a kernel's file and a few words.
 constexpr int64_t kLeastReplyTokens = 1024;
+// Attempts of one request that may end in silence (no reply within [llm].timeout_s): an endpoint
+// that accepted the request and said nothing twice will not answer a third time, and retrying it
+// max_retries times would hold a run silent for (1 + max_retries) x timeout_s.
+constexpr int kMaxSilentAttempts = 2;
+// How often the log says what a request still waits for, after the first note.
+constexpr double kStillWaitingEveryS = 10;
 
 struct Slot {
   std::counting_semaphore<1024>& s;
@@ -118,10 +124,17 @@ HttpRequest OpenAiChatClient::http_request(const ChatRequest& request, const Sha
   http.body = request_body(request, llm_, shape, max_tokens).dump();
   http.timeout_s = llm_.timeout_s;
   http.connect_timeout_s = std::min(10.0, llm_.timeout_s);
-  // A model may think for a while: the log says what kernelbot is waiting for meanwhile.
-  http.on_still_waiting = [this, step = request.step, key = request.key](double waited_s) {
-    spdlog::info("llm {} {}: waiting for {} to answer ({:.0f} s so far; [llm].timeout_s = {:g} s)", step, key,
-                 describe(), waited_s, llm_.timeout_s);
+  // A model may think for a while: the log says what kernelbot is waiting for meanwhile, first
+  // within half the timeout (so even a short one is never silent), then every few seconds.
+  http.still_waiting_after_s = std::min(5.0, llm_.timeout_s / 2);
+  http.still_waiting_every_s = kStillWaitingEveryS;
+  http.on_still_waiting = [this, step = request.step, key = request.key, &stream](double waited_s) {
+    if (stream.text_chars() > 0)
+      spdlog::info("llm {} {}: {} is answering ({} characters in {:.0f} s)", step, key, describe(), stream.text_chars(),
+                   waited_s);
+    else
+      spdlog::info("llm {} {}: waiting for {} to answer ({:.0f} s so far; [llm].timeout_s = {:g} s)", step, key,
+                   describe(), waited_s, llm_.timeout_s);
   };
   if (shape.stream) {
     // A reasoning model may write for many minutes: only silence is a timeout.
@@ -259,7 +272,9 @@ ChatReply OpenAiChatClient::exchange(const ChatRequest& request, int64_t max_ret
     return deadline ? std::chrono::duration<double>(*deadline - std::chrono::steady_clock::now()).count() : 1e9;
   };
   Slot slot(in_flight_);
+  const auto started = std::chrono::steady_clock::now();
   const int64_t attempts = 1 + std::max<int64_t>(0, max_retries);
+  int silent_attempts = 0;
   Attempts state;
   // A known context caps the reply limit before the server has to refuse it.
   state.fitted_max_tokens = reply_limit_within_context(request);
@@ -282,6 +297,7 @@ ChatReply OpenAiChatClient::exchange(const ChatRequest& request, int64_t max_ret
       ++attempts_;
     }
     state.server_wait.reset();
+    bool silent = false;
     try {
       HttpResponse response = http_send(http);
       if (response.status == 200) {
@@ -320,13 +336,26 @@ ChatReply OpenAiChatClient::exchange(const ChatRequest& request, int64_t max_ret
                              : fmt::format("no reply within [llm].timeout_s = {:g} s", llm_.timeout_s);
       if (e.sent) charge_estimate(request, stream);
       tell_failed(request, {0, "", state.last_error});
+      silent = e.timed_out;
+      silent_attempts += silent ? 1 : 0;
     }
     if (++state.failures >= attempts) break;
+    if (silent_attempts >= kMaxSilentAttempts) {
+      state.last_error += fmt::format(" ({} of {} attempts got no reply: not retried again)", silent_attempts,
+                                      state.failures);
+      break;
+    }
     double delay = backoff_delay_s(static_cast<int>(state.failures - 1), policy_.base_delay_s, policy_.max_delay_s,
                                    state.server_wait, next_jitter());
     if (delay >= seconds_left()) break;  // no time left for another attempt
-    spdlog::warn("llm {} {}: {}; retry {}/{} in {:.1f} s", request.step, request.key, state.last_error, state.failures,
-                 attempts - 1, delay);
+    if (silent)
+      spdlog::warn("llm {} {}: {} from {}; sending it once more in {:.1f} s (if that gets no reply either, this "
+                   "request ends after {:.0f} s in all)",
+                   request.step, request.key, state.last_error, describe(), delay,
+                   seconds_since(started) + delay + llm_.timeout_s);
+    else
+      spdlog::warn("llm {} {}: {}; retry {}/{} in {:.1f} s", request.step, request.key, state.last_error,
+                   state.failures, attempts - 1, delay);
     std::this_thread::sleep_for(std::chrono::duration<double>(delay));
   }
   throw ChatError(fmt::format("the model did not answer after {} attempt{}: {}", state.failures,

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "common/sha256.h"
+#include "tests/support/file_permissions_apply.h"
 #include "tests/support/kernelbot_process.h"
 
 namespace fs = std::filesystem;
@@ -119,23 +120,29 @@ TEST_F(BadFiles, AFifoConfigIsRefusedWithoutBlocking) {
 
 TEST_F(BadFiles, ADevZeroConfigBehindASymlinkIsRefusedWithoutReading) {
   fs::create_symlink("/dev/zero", dir_ / "kernelbot.toml");
+  const auto before = fingerprints();
   auto r = kernelbot("config check");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(has(r.err, "(a symlink to /dev/zero): it is a character device, not a regular file")) << r.err;
+  EXPECT_EQ(fingerprints(), before);
 }
 
 TEST_F(BadFiles, AConfigOrASourceOverTheSizeLimitSaysTheLimit) {
   write(dir_ / "kernelbot.toml", scale_config() + "# " + std::string(65 << 20, 'x') + "\n");
+  auto before = fingerprints();
   auto r = kernelbot("config check");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(has(r.err, "it is larger than the 64 MiB limit for this file")) << r.err;
+  EXPECT_EQ(fingerprints(), before);
   fs::remove(dir_ / "kernelbot.toml");
   write(dir_ / "kernelbot.toml", scale_config());
   write(dir_ / "ops.cu", bytes_of(dir_ / "ops.cu") + "// " + std::string(17 << 20, 'x') + "\n");
+  before = fingerprints();
   r = kernelbot("config check");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(has(r.err, "kernel[0].source: cannot read")) << r.err;
   EXPECT_TRUE(has(r.err, "it is larger than the 16 MiB limit for this file")) << r.err;
+  EXPECT_EQ(fingerprints(), before);
 }
 
 // A config that cannot be read says why (here a symlink loop, which root meets too), not "does it
@@ -143,22 +150,26 @@ TEST_F(BadFiles, AConfigOrASourceOverTheSizeLimitSaysTheLimit) {
 TEST_F(BadFiles, AConfigThatIsASymlinkLoopSaysWhy) {
   fs::create_symlink(dir_ / "b.toml", dir_ / "kernelbot.toml");
   fs::create_symlink(dir_ / "kernelbot.toml", dir_ / "b.toml");
+  const auto before = fingerprints();
   auto r = kernelbot("config check");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(has(r.err, "cannot read " + (dir_ / "kernelbot.toml").string())) << r.err;
   EXPECT_TRUE(has(r.err, "Too many levels of symbolic links")) << r.err;
   EXPECT_FALSE(has(r.err, "does it exist")) << r.err;
+  EXPECT_EQ(fingerprints(), before);
 }
 
-// Running as root, permissions do not stop a read: skipped there (the symlink loop above is the
-// unreadable config every user can meet).
+// Also as root (CI): kernelbot runs without the capabilities that let root ignore a file's mode.
 TEST_F(BadFiles, AConfigWithoutPermissionSaysWhy) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root reads a file of mode 000";
   write(dir_ / "kernelbot.toml", scale_config());
   fs::permissions(dir_ / "kernelbot.toml", fs::perms::none);
-  auto r = kernelbot("config check");
+  const auto before = fingerprints();
+  auto r = kb::testing::run_kernelbot("config check", dir_, "timeout 60 " + kb::testing::permission_checked_prefix());
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_TRUE(has(r.err, "Permission denied")) << r.err;
+  EXPECT_TRUE(
+      has(r.err, "kernelbot.toml: error: cannot read " + (dir_ / "kernelbot.toml").string() + ": Permission denied"))
+      << r.err;
+  EXPECT_EQ(fingerprints(), before);
 }
 
 // A source that cannot be read is said to be so, at its field, not "no function ... is defined".
@@ -197,10 +208,12 @@ TEST_F(BadFiles, ASourceLinkedToDevZeroIsOutsideTheRepository) {
 TEST_F(BadFiles, AnExtraSourceThatIsAFifoIsNamedAtItsField) {
   ASSERT_EQ(::mkfifo((dir_ / "extra.cu").c_str(), 0644), 0);
   write(dir_ / "kernelbot.toml", scale_config("ops.cu", "extra_sources = [\"extra.cu\"]\n"));
+  const auto before = fingerprints();
   auto r = kernelbot("config check");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(has(r.err, "kernel[0].extra_sources: cannot read")) << r.err;
   EXPECT_TRUE(has(r.err, "FIFO")) << r.err;
+  EXPECT_EQ(fingerprints(), before);
 }
 
 // discover and init walk the tree: a FIFO or a device named .cu is reported as skipped and the
@@ -209,6 +222,7 @@ TEST_F(BadFiles, DiscoverAndInitSkipAFifoOrADeviceInTheTreeAndSaySo) {
   ASSERT_EQ(::mkfifo((dir_ / "fifo.cu").c_str(), 0644), 0);
   fs::create_symlink("/dev/zero", dir_ / "zero.cuh");
   fs::create_symlink(dir_ / "gone.cu", dir_ / "dangling.cu");
+  const auto before = fingerprints();
   auto r = kernelbot("discover");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has(r.out, "ops::scale")) << r.out;
@@ -220,6 +234,7 @@ TEST_F(BadFiles, DiscoverAndInitSkipAFifoOrADeviceInTheTreeAndSaySo) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has(r.out, "launcher = \"ops::scale\"")) << r.out;
   EXPECT_TRUE(has(r.err, "skipped fifo.cu")) << r.err;
+  EXPECT_EQ(fingerprints(), before);
 }
 
 // eval reads the candidate the same one way (before any GPU is needed).
@@ -227,6 +242,7 @@ TEST_F(BadFiles, ACandidateThatIsAFifoOrADeviceIsRefused) {
   write(dir_ / "kernelbot.toml", scale_config());
   ASSERT_EQ(::mkfifo((dir_ / "cand.cu").c_str(), 0644), 0);
   fs::create_symlink("/dev/zero", dir_ / "zero.cu");
+  const auto before = fingerprints();
   for (const auto& [file, message] : std::map<std::string, std::string>{{"cand.cu", "it is a FIFO (named pipe)"},
                                                                         {"zero.cu", "it is a character device"}}) {
     auto r = kernelbot("eval --kernel scale --candidate " + file);
@@ -234,6 +250,7 @@ TEST_F(BadFiles, ACandidateThatIsAFifoOrADeviceIsRefused) {
     EXPECT_TRUE(has(r.err, "the candidate: cannot read " + file)) << file << "\n" << r.err;
     EXPECT_TRUE(has(r.err, message)) << file << "\n" << r.err;
   }
+  EXPECT_EQ(fingerprints(), before);
 }
 
 // A source outside the repository, by `..` or by a symlink, is an error at the field unless the
@@ -309,6 +326,7 @@ TEST_F(BadFiles, AConfigThatIsASymlinkIsNotOverwritten) {
 // A write that fails on stdout fails the command: exit 1 and the reason on stderr.
 TEST_F(BadFiles, StdoutOnAFullDiskIsAFailure) {
   write(dir_ / "kernelbot.toml", scale_config());
+  const auto before = fingerprints();
   for (const char* cmd : {"config show", "init --stdout", "discover", "discover --json", "version"}) {
     auto [code, err] = kernelbot_to_full_disk(cmd);
     EXPECT_EQ(code, 1) << cmd << "\n" << err;
@@ -317,4 +335,5 @@ TEST_F(BadFiles, StdoutOnAFullDiskIsAFailure) {
   // A few bytes are still in the buffer at exit: the flush that fails says why.
   const auto [code, err] = kernelbot_to_full_disk("version");
   EXPECT_TRUE(has(err, "cannot write to standard output: No space left on device")) << err;
+  EXPECT_EQ(fingerprints(), before);
 }

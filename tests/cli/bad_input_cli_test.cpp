@@ -9,9 +9,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/sha256.h"
 #include "tests/support/kernelbot_process.h"
 
 namespace fs = std::filesystem;
@@ -88,10 +90,23 @@ class BadInput : public ::testing::Test {
     return kb::testing::run_kernelbot(args, dir_, env);
   }
   void write_config(const std::string& text) { std::ofstream(dir_ / "kernelbot.toml") << text; }
+  // Every file in the repository with its SHA-256: a refused command changes none of them.
+  std::map<std::string, std::string> hashes() const {
+    std::map<std::string, std::string> out;
+    for (const auto& e : fs::recursive_directory_iterator(dir_))
+      if (e.is_regular_file()) {
+        std::ifstream in(e.path(), std::ios::binary);
+        std::stringstream bytes;
+        bytes << in.rdbuf();
+        out[fs::relative(e.path(), dir_).string()] = kb::sha256_hex(bytes.str());
+      }
+    return out;
+  }
   // `config check` of `text` fails at `field`, on the line holding `line_text`, saying `fragment`.
   void expect_rejected(const std::string& text, const std::string& field, const std::string& line_text,
                        const std::string& fragment) {
     write_config(text);
+    const auto before = hashes();
     auto r = kernelbot("config check");
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
     EXPECT_EQ(r.out.find(": ok"), std::string::npos) << r.out;
@@ -106,6 +121,7 @@ class BadInput : public ::testing::Test {
     EXPECT_EQ(parsed["ok"], false);
     EXPECT_EQ(parsed["exit_code"], 2);
     EXPECT_EQ(parsed["error"]["kind"], "config");
+    EXPECT_EQ(hashes(), before);
   }
   fs::path dir_;
 };
@@ -176,6 +192,7 @@ TEST_F(BadInput, AnUnknownCommandIsNamedWithTheNearestOne) {
 
 TEST_F(BadInput, FlagsOutOfRangeSayTheBound) {
   write_config(launcher_table());
+  const auto before = hashes();
   struct Case {
     std::string args, fragment;
   };
@@ -194,10 +211,12 @@ TEST_F(BadInput, FlagsOutOfRangeSayTheBound) {
     EXPECT_EQ(r.err.find("179769313"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("no CUDA device"), std::string::npos) << r.err;
   }
+  EXPECT_EQ(hashes(), before);
 }
 
 TEST_F(BadInput, ArgumentsThatNeedNoGpuAreCheckedBeforeIt) {
   write_config(launcher_table());
+  const auto before = hashes();
   auto dir = kernelbot("eval --kernel relu --candidate src");
   EXPECT_EQ(dir.exit_code, 2) << dir.err;
   EXPECT_NE(dir.err.find("--candidate src: not a file"), std::string::npos) << dir.err;
@@ -216,16 +235,19 @@ TEST_F(BadInput, ArgumentsThatNeedNoGpuAreCheckedBeforeIt) {
   auto parsed = nlohmann::json::parse(j.out);
   EXPECT_EQ(parsed["exit_code"], 2);
   EXPECT_EQ(parsed["error"]["kind"], "usage");
+  EXPECT_EQ(hashes(), before);
 }
 
 TEST_F(BadInput, AnUnwritableTmpdirIsNamedBeforeAnyKernel) {
   write_config(launcher_table());
+  const auto before = hashes();
   auto r = kernelbot("check --compile", "TMPDIR=" + (dir_ / "no_such_dir").string());
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("TMPDIR=" + (dir_ / "no_such_dir").string() + " is not a directory kernelbot can write to"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.out.find("COMPILE ERROR"), std::string::npos) << r.out;
+  EXPECT_EQ(hashes(), before);
 }
 
 TEST_F(BadInput, JsonCheckIsOneObject) {

@@ -4,11 +4,14 @@
 #include "search/llm/openai_chat_client.h"
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 #include <stdlib.h>
 
 #include <atomic>
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -367,4 +370,44 @@ TEST(ChatClient, APreflightToAServerThatNeverAnswersTakesOneTimeoutInTotal) {
   const double took = seconds_since(t0);
   EXPECT_GE(took, 0.7);
   EXPECT_LT(took, 1.4);  // three attempts of 0.8 s each would be 2.4 s
+}
+
+// An ordinary request (not the preflight) to an endpoint that accepts it and never answers: while
+// it waits, the log names the endpoint and how long it has waited; a silent attempt is sent once
+// more with a line that states when the request ends; then it ends, after two timeouts, not after
+// 1 + max_retries of them.
+TEST(ChatClient, ARequestToAServerThatNeverAnswersSaysSoAndEndsAfterTwoTimeouts) {
+  LoopbackHttpServer server([](const LoopbackRequest&) {
+    LoopbackResponse r = json_response(200, completion("late"));
+    r.delay_s = 60;  // never, for this test
+    return r;
+  });
+  auto llm = llm_for(server);
+  llm.timeout_s = 1;
+  llm.max_retries = 5;
+  OpenAiChatClient client(llm, std::make_shared<TokenLedger>(0, 0, 0, 0), fast_retries());
+  std::ostringstream log;
+  const auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(
+      std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(log)));
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string error;
+  try {
+    client.complete(hello());
+  } catch (const ChatError& e) {
+    error = e.what();
+  }
+  const double took = seconds_since(t0);
+  spdlog::set_default_logger(previous);
+  EXPECT_NE(error.find("2 of 2 attempts got no reply: not retried again"), std::string::npos) << error;
+  EXPECT_EQ(client.attempts(), 2);
+  EXPECT_GE(took, 1.9);
+  EXPECT_LT(took, 3.5);  // six attempts of 1 s each would be 6 s
+  const std::string endpoint = "test-model at " + server.base_url() + "/v1";
+  const std::string text = log.str();
+  // Within half the timeout: "(0 s so far" or "(1 s so far", as the clock rounds.
+  EXPECT_NE(text.find("llm ideas r1: waiting for " + endpoint + " to answer ("), std::string::npos) << text;
+  EXPECT_NE(text.find(" s so far; [llm].timeout_s = 1 s)"), std::string::npos) << text;
+  EXPECT_NE(text.find("from " + endpoint + "; sending it once more in"), std::string::npos) << text;
+  EXPECT_NE(text.find("if that gets no reply either, this request ends after "), std::string::npos) << text;
 }

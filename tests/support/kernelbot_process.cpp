@@ -21,13 +21,15 @@ std::string read_and_remove(const std::filesystem::path& p) {
 
 }  // namespace
 
-KernelbotRun run_kernelbot(const std::string& args, const std::filesystem::path& dir, const std::string& env) {
+KernelbotRun run_kernelbot(const std::string& args, const std::filesystem::path& dir, const std::string& env,
+                           const std::string& stdout_to) {
   static std::atomic<int> counter{0};
   const std::filesystem::path out = std::filesystem::temp_directory_path() /
                                     ("kb_run_" + std::to_string(getpid()) + "_" + std::to_string(++counter));
   const std::filesystem::path err = out.string() + ".err";
   const std::string cmd = "cd '" + dir.string() + "' && " + env + " '" + KB_BINARY_DIR + "/bot/kernelbot' " + args +
-                          " >'" + out.string() + "' 2>'" + err.string() + "' </dev/null";
+                          " >" + (stdout_to.empty() ? "'" + out.string() + "'" : stdout_to) + " 2>'" + err.string() +
+                          "' </dev/null";
   const int status = std::system(cmd.c_str());
   KernelbotRun r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

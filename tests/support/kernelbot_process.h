@@ -13,7 +13,9 @@ struct KernelbotRun {
 };
 
 // `kernelbot <args>` in `dir`. `env` goes before the command as a shell takes it, e.g.
-// "GITHUB_TOKEN=x" or "env -u GITHUB_TOKEN".
-KernelbotRun run_kernelbot(const std::string& args, const std::filesystem::path& dir, const std::string& env = "");
+// "GITHUB_TOKEN=x" or "env -u GITHUB_TOKEN". `stdout_to`, when set, is where stdout goes instead of
+// being captured, as a shell's redirection writes it: "/dev/full", "&9" (an open descriptor).
+KernelbotRun run_kernelbot(const std::string& args, const std::filesystem::path& dir, const std::string& env = "",
+                           const std::string& stdout_to = "");
 
 }  // namespace kb::testing
