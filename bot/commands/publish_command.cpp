@@ -3,6 +3,7 @@
 // machine without a GPU, holds the one that can push and open PRs.
 #include "bot/commands/commands.h"
 #include "bot/commands/outcome_table.h"
+#include "bot/dashboard.h"
 #include "bot/forge.h"
 #include "bot/forge_factory.h"
 #include "bot/sweep_publish.h"
@@ -29,6 +30,7 @@ void register_publish_command(CLI::App& app, CliContext& ctx) {
     auto forge = make_forge(config, *dry_run);  // a missing token fails here (exit 2), before any change
     auto rows = publish_sweep(config, bundles,
                               *no_archive ? std::filesystem::path() : config.resolve(config.search.archive), *forge);
+    update_dashboard_after_run(config, *dry_run);
     print_outcomes(rows, ctx.options.json);
     if (any_failed(rows)) ctx.exit_code = 1;
   });

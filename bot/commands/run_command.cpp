@@ -2,6 +2,7 @@
 #include "bot/commands/commands.h"
 #include "bot/commands/outcome_table.h"
 #include "bot/config_validation.h"
+#include "bot/dashboard.h"
 #include "bot/main_job.h"
 #include "bot/temp_dir_check.h"
 #include "bot/unfinished_kernel.h"
@@ -56,6 +57,8 @@ void register_run_command(CLI::App& app, CliContext& ctx) {
     if (*max_candidates > 0) config.search.max_candidates = *max_candidates;
     require_writable_temp_dir();
     auto rows = run_main_job(config, *opts);
+    // The dashboard issue shows this run's results (a shard leaves it to `kernelbot publish`).
+    if (!opts->no_publish) update_dashboard_after_run(config, opts->dry_run);
     print_outcomes(rows, ctx.options.json);
     if (any_failed(rows)) ctx.exit_code = 1;
   });
