@@ -61,6 +61,7 @@ void read_last_result(const config::Config& config, KernelStatus& s) {
 
 std::string ignored_note(const config::Config& config, const config::KernelSpec& spec) {
   if (is_ignored_kernel(config, spec.name)) return "listed in [github].ignore_kernels";
+  if (!std::filesystem::exists(config.resolve(config.search.archive))) return "";  // status writes nothing
   try {
     auto row = search::IgnoredKernels(config.resolve(config.search.archive)).of(spec.name);
     if (!row) return "";
@@ -108,7 +109,7 @@ StatusView gather_status(const config::Config& config, GitHubClient* client) {
     } else if (std::string why = ignored_note(config, spec); !why.empty()) {
       s.state = "ignored";
       s.note = why;
-    } else if (s.pr_number == 0) {
+    } else if (s.pr_number == 0 && std::filesystem::exists(config.resolve(config.search.archive))) {
       try {
         auto declined = search::DeclinedChanges(config.resolve(config.search.archive)).of(spec.name);
         if (!declined.empty()) {

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
+
 #include "bot/explain_text.h"
 #include "bot/forge_factory.h"
 #include "bot/pr_lifecycle.h"
@@ -110,8 +112,10 @@ std::string RunCommandActions::unignore(const std::string& kernel, const GitHubC
 }
 
 std::string ignored_on_request(const config::Config& config, const config::KernelSpec& spec) {
+  const auto archive = config.resolve(config.search.archive);
+  if (!std::filesystem::exists(archive)) return "";  // nothing remembered; not created just to ask
   try {
-    search::IgnoredKernels ignored(config.resolve(config.search.archive));
+    search::IgnoredKernels ignored(archive);
     auto row = ignored.of(spec.name);
     if (!row) return "";
     const std::string text = read_text_file(config.resolve(spec.source));

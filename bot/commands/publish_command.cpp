@@ -21,7 +21,10 @@ void register_publish_command(CLI::App& app, CliContext& ctx) {
   auto dry_run = std::make_shared<bool>(false);
   auto no_archive = std::make_shared<bool>(false);
   cmd->add_option("DIR", *dirs, "A shard's directory (one per shard)")->required();
-  cmd->add_flag("--dry-run", *dry_run, "Write the PRs under .kernelbot/prs/ instead of pushing and calling GitHub");
+  cmd->add_flag(
+      "--dry-run", *dry_run,
+      "Write the PRs, the replies to PR comments and the dashboard under .kernelbot/prs/ instead of pushing and "
+      "posting (with a token, GitHub is still read for the comments and the dashboard)");
   cmd->add_flag("--no-archive", *no_archive, "Do not merge the shards' archive rows into [search].archive");
   cmd->callback([&ctx, dirs, dry_run, no_archive] {
     const auto& config = ctx.config();

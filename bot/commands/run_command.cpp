@@ -22,8 +22,10 @@ void register_run_command(CLI::App& app, CliContext& ctx) {
   auto shard = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
   cmd->add_option("--kernel", opts->kernel, "Only this [[kernel]] (default: all of them)");
-  cmd->add_flag("--dry-run", opts->dry_run,
-                "Write the PRs under .kernelbot/prs/ instead of pushing and calling GitHub");
+  cmd->add_flag(
+      "--dry-run", opts->dry_run,
+      "Write the PRs, the replies to PR comments and the dashboard under .kernelbot/prs/ instead of pushing and "
+      "posting (with a token, GitHub is still read for the comments and the dashboard)");
   cmd->add_option("--proposer", opts->search.proposer, "auto, llm, builtin or replay (overrides [search].proposer)")
       ->check(CLI::IsMember({"auto", "llm", "builtin", "replay"}));
   // Existence is checked per kernel, where a directory or {kernel} path names the file.

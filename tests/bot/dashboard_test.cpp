@@ -81,8 +81,11 @@ TEST_F(DashboardTest, TheViewReadsTheArchiveAndTheOpenPrs) {
   EXPECT_FALSE(saxpy.date.empty());
   EXPECT_EQ(row(view, transpose).state, "ignored");
   EXPECT_NE(row(view, transpose).note.find("@ada asked"), std::string::npos);
-  for (const auto& k : view.kernels)
-    if (k.kernel != "saxpy" && k.kernel != transpose) EXPECT_EQ(k.state, "not searched yet") << k.kernel;
+  for (const auto& k : view.kernels) {
+    if (k.kernel != "saxpy" && k.kernel != transpose) {
+      EXPECT_EQ(k.state, "not searched yet") << k.kernel;
+    }
+  }
 
   // Without the forge: the archive's word, and the PR column unknown.
   auto offline = kb::bot::gather_status(config_, nullptr);

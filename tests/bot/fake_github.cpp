@@ -243,6 +243,7 @@ LoopbackResponse FakeGitHub::serve_permission(const std::string& user) const {
   j["role_name"] = role->second;
   j["permission"] = role->second == "maintain" ? "write" : role->second == "triage" ? "read" : role->second;
   j["user"]["login"] = user;
+  j["user"]["role_name"] = role->second;  // the description requires it of a collaborator
   return json_response(200, j.dump());
 }
 
@@ -272,7 +273,10 @@ int FakeGitHub::count(const std::string& method, const std::string& prefix) cons
 json FakeGitHub::label_json(const std::string& name) const {
   json l = label_template_;
   l["name"] = name;
-  l["url"] = server_.base_url() + "/repos/" + repository_ + "/labels/" + name;
+  // GitHub's label URLs are percent-encoded ("kernelbot:%20dashboard"): a URI has no spaces.
+  std::string encoded;
+  for (char c : name) encoded += c == ' ' ? std::string("%20") : std::string(1, c);
+  l["url"] = server_.base_url() + "/repos/" + repository_ + "/labels/" + encoded;
   l["default"] = false;
   return l;
 }

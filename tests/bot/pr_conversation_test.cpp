@@ -134,7 +134,7 @@ TEST_F(PrConversationTest, TwoRunsAtOnceAnswerAFewCommentsEachExactlyOnce) {
   // Both runs read the comments before either has answered: each listing is made when asked
   // and delivered late, so neither sees the other's reply.
   LoopbackResponse late;
-  late.delay_s = 0.4;
+  late.delay_s = 1.0;  // ample for the other run's listing to arrive, also under a sanitizer
   for (int run = 0; run < 2; ++run)
     gh_.add_fault({"GET", "/repos/acme/widgets/issues/" + std::to_string(pr_) + "/comments", late, true});
   std::vector<kb::bot::AnsweredComment> a, b;
