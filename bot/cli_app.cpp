@@ -25,6 +25,7 @@ void build_cli(CLI::App& app, CliContext& ctx) {
   register_publish_command(app, ctx);
   register_config_command(app, ctx);
   register_check_command(app, ctx);
+  register_status_command(app, ctx);
   register_version_command(app, ctx);
 }
 

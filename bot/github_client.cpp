@@ -332,6 +332,81 @@ std::vector<std::string> GitHubClient::comments(int64_t number) {
   return out;
 }
 
+std::vector<GitHubComment> GitHubClient::issue_comments(int64_t number) {
+  std::vector<GitHubComment> out;
+  for (const auto& c : get_pages("/issues/" + std::to_string(number) + "/comments?per_page=100")) {
+    if (!c.is_object()) continue;
+    GitHubComment comment;
+    comment.id = c.value("id", int64_t{0});
+    comment.body = c.contains("body") && c["body"].is_string() ? c["body"].get<std::string>() : "";
+    comment.html_url = c.value("html_url", "");
+    comment.created_at = c.value("created_at", "");
+    if (c.contains("user") && c["user"].is_object()) {
+      comment.user_login = c["user"].value("login", "");
+      comment.user_type = c["user"].value("type", "");
+    }
+    out.push_back(std::move(comment));
+  }
+  return out;
+}
+
+namespace {
+
+GitHubIssue issue_from_json(const json& j) {
+  GitHubIssue i;
+  i.number = j.value("number", int64_t{0});
+  i.title = j.value("title", "");
+  i.body = j.contains("body") && j["body"].is_string() ? j["body"].get<std::string>() : "";
+  i.html_url = j.value("html_url", "");
+  return i;
+}
+
+}  // namespace
+
+std::vector<GitHubIssue> GitHubClient::open_issues_labeled(const std::string& label) {
+  std::vector<GitHubIssue> out;
+  for (const auto& j :
+       get_pages("/issues?state=open&sort=created&direction=asc&per_page=100&labels=" + percent_encode(label)))
+    if (j.is_object() && !j.contains("pull_request")) out.push_back(issue_from_json(j));
+  return out;
+}
+
+GitHubIssue GitHubClient::create_issue(const std::string& title, const std::string& body,
+                                       const std::vector<std::string>& labels) {
+  json request = {{"title", title}, {"body", fit_github_body(body)}, {"labels", labels}};
+  return issue_from_json(parse(send("POST", "/issues", request.dump()), "create issue"));
+}
+
+void GitHubClient::update_issue_body(int64_t number, const std::string& body) {
+  send("PATCH", "/issues/" + std::to_string(number), json{{"body", fit_github_body(body)}}.dump());
+}
+
+void GitHubClient::close_issue(int64_t number, const std::string& comment_body) {
+  if (!comment_body.empty()) comment(number, comment_body);
+  send("PATCH", "/issues/" + std::to_string(number), json{{"state", "closed"}, {"state_reason", "not_planned"}}.dump());
+}
+
+GitHubPermission GitHubClient::collaborator_permission(const std::string& user) {
+  try {
+    json j = request("GET", "/collaborators/" + percent_encode(user) + "/permission");
+    GitHubPermission p;
+    if (j.is_object()) {
+      p.permission = j.value("permission", "none");
+      p.role_name = j.value("role_name", "");
+    }
+    return p;
+  } catch (const GitHubError& e) {
+    if (e.status == 404) return {};  // not a collaborator (or the account is gone): no access
+    throw;
+  }
+}
+
+bool GitHubClient::react_to_comment(int64_t comment_id, const std::string& content) {
+  auto response = send("POST", "/issues/comments/" + std::to_string(comment_id) + "/reactions",
+                       json{{"content", content}}.dump());
+  return response.status == 201;
+}
+
 GitHubClient::Created GitHubClient::create_pull(const std::string& title, const std::string& body,
                                                 const std::string& head, const std::string& base, bool draft) {
   json request = {{"title", title}, {"body", fit_github_body(body)}, {"head", head}, {"base", base}, {"draft", draft}};

@@ -44,6 +44,30 @@ struct GitHubCommit {
   std::string committer_email;  // commit.committer: who made the commit object (an amend changes it)
 };
 
+// A conversation comment of an issue or PR, as GET /issues/{n}/comments reports it.
+struct GitHubComment {
+  int64_t id = 0;  // what a reaction or an edit addresses
+  std::string body;
+  std::string user_login;
+  std::string user_type;  // "User", or "Bot" for an app's account (github-actions[bot])
+  std::string html_url;
+  std::string created_at;
+};
+
+// An issue (not a PR) as GET /issues reports it: the fields the dashboard reads.
+struct GitHubIssue {
+  int64_t number = 0;
+  std::string title;
+  std::string body;
+  std::string html_url;
+};
+
+// A person's access to the repository (GET /collaborators/{user}/permission).
+struct GitHubPermission {
+  std::string permission = "none";  // admin, write, read or none
+  std::string role_name;            // admin, maintain, write, triage, read or a custom role
+};
+
 // GitHub answered with an error that retrying does not fix, or retries ran out. `message` is
 // GitHub's own, with its validation errors.
 struct GitHubError : Error {
@@ -92,6 +116,20 @@ class GitHubClient {
   void comment(int64_t number, const std::string& body);
   // The bodies of an issue's or PR's conversation comments, oldest first.
   std::vector<std::string> comments(int64_t number);
+  // An issue's or PR's conversation comments with their ids and authors, oldest first.
+  std::vector<GitHubComment> issue_comments(int64_t number);
+  // What `user` may do on the repository; "none" when GitHub says they are no collaborator (404).
+  GitHubPermission collaborator_permission(const std::string& user);
+  // Reacts to an issue comment as the token's account: true when this call added the reaction
+  // (201), false when that account had already reacted so (GitHub answers 200). One account
+  // reacts with one emoji once, so this is the atomic "first one wins" for two runs at once.
+  bool react_to_comment(int64_t comment_id, const std::string& content);
+  // The open issues with `label`, oldest first; PRs (which GitHub lists as issues too) left out.
+  std::vector<GitHubIssue> open_issues_labeled(const std::string& label);
+  GitHubIssue create_issue(const std::string& title, const std::string& body, const std::vector<std::string>& labels);
+  void update_issue_body(int64_t number, const std::string& body);
+  // Closes an issue (as not planned) after saying why in a comment.
+  void close_issue(int64_t number, const std::string& comment_body);
   // Closes a PR after saying why in a comment.
   void close_pull(int64_t number, const std::string& comment_body);
 

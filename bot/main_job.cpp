@@ -9,7 +9,9 @@
 #include <thread>
 
 #include "bot/cli_context.h"
+#include "bot/dashboard.h"
 #include "bot/forge_factory.h"
+#include "bot/pr_command_actions.h"
 #include "bot/publish.h"
 #include "bot/sweep_shard.h"
 #include "profiler/device_query.h"
@@ -105,6 +107,18 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
   spdlog::info("kernelbot run: {} kernel{} on {} ({} GPU{}), PRs through the {} forge", targets.size(),
                targets.size() == 1 ? "" : "s", devices.front().name, devices.size(), devices.size() == 1 ? "" : "s",
                forge->name());
+
+  // People's commands on the bot's PRs come first: an `@kernelbot ignore` answered now holds for
+  // this run's searches, and a rebench measures before the GPU is busy with searches.
+  converse_before_run(config, *forge, reverifier.get(), dry);
+  dashboard_requests_before_run(config);  // a ticked box drops the kernel's ignore request
+  std::erase_if(targets, [&](const config::KernelSpec* spec) {
+    std::string why = ignored_on_request(config, *spec);
+    if (why.empty()) return false;
+    ignored.push_back({spec->name, 0, 0, 0, "ignored", "", why, false, {}});
+    return true;
+  });
+  if (targets.empty()) return ignored;
 
   std::jthread originals_ahead = compile_originals_ahead(config, targets, *reverifier);
   // One kernel's search and its PR. `search` names the GPU on several; `publishing` is held for

@@ -8,6 +8,7 @@
 
 #include "bot/base_check.h"
 #include "bot/forge.h"
+#include "bot/pr_command_actions.h"
 #include "bot/publish.h"
 #include "core/errors.h"
 #include "search/archive.h"
@@ -66,6 +67,9 @@ std::vector<KernelOutcome> publish_sweep(const config::Config& config, const std
   }
 
   const bool dry = forge.name() == "dry-run";
+  // The commands on the bot's PRs are answered here too (this job has no GPU: rebench and rebase
+  // are left for the next `kernelbot run`), and an `@kernelbot ignore` holds for this publish.
+  converse_before_run(config, forge, nullptr, dry);
   std::vector<KernelOutcome> outcomes;
   const auto& plan = bundles.front().manifest.plan;
   for (const auto& spec : config.kernels) {
@@ -87,6 +91,10 @@ std::vector<KernelOutcome> publish_sweep(const config::Config& config, const std
       continue;
     }
     const auto& result = *it->second;
+    if (std::string why = ignored_on_request(config, spec); !why.empty()) {
+      outcomes.push_back({spec.name, 0, 0, 0, "ignored", "", why, false, {}});
+      continue;
+    }
     try {
       if (auto refused = original_differs_from_base(config, spec, result)) {
         row = published_outcome(spec.name, result, PublishOutcome{}, dry);

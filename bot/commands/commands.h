@@ -17,6 +17,7 @@ void register_pr_command(CLI::App& app, CliContext& ctx);
 void register_publish_command(CLI::App& app, CliContext& ctx);
 void register_config_command(CLI::App& app, CliContext& ctx);
 void register_check_command(CLI::App& app, CliContext& ctx);
+void register_status_command(CLI::App& app, CliContext& ctx);
 void register_version_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace kb::bot

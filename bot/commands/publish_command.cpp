@@ -3,6 +3,7 @@
 // machine without a GPU, holds the one that can push and open PRs.
 #include "bot/commands/commands.h"
 #include "bot/commands/outcome_table.h"
+#include "bot/dashboard.h"
 #include "bot/forge.h"
 #include "bot/forge_factory.h"
 #include "bot/sweep_publish.h"
@@ -20,7 +21,10 @@ void register_publish_command(CLI::App& app, CliContext& ctx) {
   auto dry_run = std::make_shared<bool>(false);
   auto no_archive = std::make_shared<bool>(false);
   cmd->add_option("DIR", *dirs, "A shard's directory (one per shard)")->required();
-  cmd->add_flag("--dry-run", *dry_run, "Write the PRs under .kernelbot/prs/ instead of pushing and calling GitHub");
+  cmd->add_flag(
+      "--dry-run", *dry_run,
+      "Write the PRs, the replies to PR comments and the dashboard under .kernelbot/prs/ instead of pushing and "
+      "posting (with a token, GitHub is still read for the comments and the dashboard)");
   cmd->add_flag("--no-archive", *no_archive, "Do not merge the shards' archive rows into [search].archive");
   cmd->callback([&ctx, dirs, dry_run, no_archive] {
     const auto& config = ctx.config();
@@ -29,6 +33,7 @@ void register_publish_command(CLI::App& app, CliContext& ctx) {
     auto forge = make_forge(config, *dry_run);  // a missing token fails here (exit 2), before any change
     auto rows = publish_sweep(config, bundles,
                               *no_archive ? std::filesystem::path() : config.resolve(config.search.archive), *forge);
+    update_dashboard_after_run(config, *dry_run);
     print_outcomes(rows, ctx.options.json);
     if (any_failed(rows)) ctx.exit_code = 1;
   });

@@ -2,6 +2,7 @@
 #include "bot/commands/commands.h"
 #include "bot/commands/outcome_table.h"
 #include "bot/config_validation.h"
+#include "bot/dashboard.h"
 #include "bot/main_job.h"
 #include "bot/temp_dir_check.h"
 #include "bot/unfinished_kernel.h"
@@ -21,8 +22,10 @@ void register_run_command(CLI::App& app, CliContext& ctx) {
   auto shard = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
   cmd->add_option("--kernel", opts->kernel, "Only this [[kernel]] (default: all of them)");
-  cmd->add_flag("--dry-run", opts->dry_run,
-                "Write the PRs under .kernelbot/prs/ instead of pushing and calling GitHub");
+  cmd->add_flag(
+      "--dry-run", opts->dry_run,
+      "Write the PRs, the replies to PR comments and the dashboard under .kernelbot/prs/ instead of pushing and "
+      "posting (with a token, GitHub is still read for the comments and the dashboard)");
   cmd->add_option("--proposer", opts->search.proposer, "auto, llm, builtin or replay (overrides [search].proposer)")
       ->check(CLI::IsMember({"auto", "llm", "builtin", "replay"}));
   // Existence is checked per kernel, where a directory or {kernel} path names the file.
@@ -56,6 +59,8 @@ void register_run_command(CLI::App& app, CliContext& ctx) {
     if (*max_candidates > 0) config.search.max_candidates = *max_candidates;
     require_writable_temp_dir();
     auto rows = run_main_job(config, *opts);
+    // The dashboard issue shows this run's results (a shard leaves it to `kernelbot publish`).
+    if (!opts->no_publish) update_dashboard_after_run(config, opts->dry_run);
     print_outcomes(rows, ctx.options.json);
     if (any_failed(rows)) ctx.exit_code = 1;
   });

@@ -65,6 +65,9 @@ FakeGitHub::FakeGitHub(std::string repository, std::string token, int page_size)
       label_template_(read_template("label.json")),
       comment_template_(read_template("issue-comment.json")),
       commit_template_(read_template("commit.json")),
+      reaction_template_(read_template("reaction.json")),
+      permission_template_(read_template("collaborator-permission.json")),
+      issue_template_(read_template("issue.json")),
       log_(std::make_unique<ExchangeLog>(KB_GITHUB_EXCHANGES_DIR)),
       server_([this](const LoopbackRequest& r) { return handle(r); }) {}
 
@@ -102,6 +105,148 @@ void FakeGitHub::add_commit(int64_t number, FakePull::Commit commit) {
   pulls_.at(static_cast<size_t>(number - 1)).commits.push_back(std::move(commit));
 }
 
+int64_t FakeGitHub::add_comment(int64_t number, const std::string& user, const std::string& body) {
+  std::lock_guard lock(mutex_);
+  return new_comment(pulls_.at(static_cast<size_t>(number - 1)), user, "User", body).id;
+}
+
+FakeComment& FakeGitHub::new_comment(FakePull& p, const std::string& user, const std::string& user_type,
+                                     const std::string& body) {
+  p.comments.push_back(body);
+  // GitHub's comment ids are large and shared by every issue of the repository.
+  comments_.push_back({900000 + static_cast<int64_t>(comments_.size()) + 1, p.number, body, user, user_type, {}});
+  return comments_.back();
+}
+
+std::vector<FakePull> FakeGitHub::issues() const {
+  std::lock_guard lock(mutex_);
+  return issues_;
+}
+
+int64_t FakeGitHub::add_issue(const std::string& title, const std::string& body,
+                              const std::vector<std::string>& labels) {
+  std::lock_guard lock(mutex_);
+  FakePull i;
+  i.number = 1001 + static_cast<int64_t>(issues_.size());
+  i.title = title;
+  i.body = body;
+  i.labels = labels;
+  issues_.push_back(i);
+  return i.number;
+}
+
+// GitHub's example issue with this one's state; without "pull_request", which marks a PR.
+json FakeGitHub::issue_json(const FakePull& i) const {
+  const std::string api = server_.base_url() + "/repos/" + repository_;
+  const std::string n = std::to_string(i.number);
+  json j = issue_template_;
+  j.erase("pull_request");
+  j["number"] = i.number;
+  j["id"] = 5000 + i.number;
+  j["state"] = i.state;
+  j["state_reason"] = i.state == "closed" ? json("not_planned") : json(nullptr);
+  j["title"] = i.title;
+  j["body"] = i.body;
+  j["url"] = api + "/issues/" + n;
+  j["html_url"] = "https://github.com/" + repository_ + "/issues/" + n;
+  j["comments_url"] = api + "/issues/" + n + "/comments";
+  j["closed_at"] = i.state == "closed" ? json("2011-01-26T19:01:12Z") : json(nullptr);
+  j["labels"] = json::array();
+  for (const auto& l : i.labels) j["labels"].push_back(label_json(l));
+  j["comments"] = i.comments.size();
+  return j;
+}
+
+// GET /issues: issues and PRs (as GitHub lists both), filtered by state and every label named.
+LoopbackResponse FakeGitHub::issues_list(const LoopbackRequest& request) const {
+  auto q = query_of(request.target);
+  const std::string state = q.count("state") ? q["state"] : "open";
+  std::vector<std::string> wanted;
+  for (size_t pos = 0; q.count("labels") && pos <= q["labels"].size();) {
+    size_t comma = q["labels"].find(',', pos);
+    wanted.push_back(q["labels"].substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  auto matches = [&](const FakePull& i) {
+    if (state != "all" && i.state != state) return false;
+    for (const auto& l : wanted)
+      if (std::find(i.labels.begin(), i.labels.end(), l) == i.labels.end()) return false;
+    return true;
+  };
+  json out = json::array();
+  for (const auto& p : pulls_)
+    if (matches(p)) {
+      json j = issue_json(p);
+      j["pull_request"] = issue_template_["pull_request"];
+      out.push_back(j);
+    }
+  for (const auto& i : issues_)
+    if (matches(i)) out.push_back(issue_json(i));
+  return json_response(200, out.dump());
+}
+
+void FakeGitHub::set_permission(const std::string& user, const std::string& role) {
+  std::lock_guard lock(mutex_);
+  permissions_[user] = role;
+}
+
+std::vector<FakeComment> FakeGitHub::comments_on(int64_t number) const {
+  std::lock_guard lock(mutex_);
+  std::vector<FakeComment> out;
+  for (const auto& c : comments_)
+    if (c.issue == number) out.push_back(c);
+  return out;
+}
+
+json FakeGitHub::comment_json(const FakeComment& c) const {
+  const std::string api = server_.base_url() + "/repos/" + repository_;
+  json j = comment_template_;
+  j["id"] = c.id;
+  j["body"] = c.body;
+  j["user"]["login"] = c.user;
+  j["user"]["type"] = c.user_type;
+  j["issue_url"] = api + "/issues/" + std::to_string(c.issue);
+  j["url"] = api + "/issues/comments/" + std::to_string(c.id);
+  j["html_url"] = "https://github.com/" + repository_ + "/pull/" + std::to_string(c.issue) + "#issuecomment-" +
+                  std::to_string(c.id);
+  return j;
+}
+
+// GitHub keeps one reaction per account and emoji: 201 "Reaction created" the first time, 200
+// "Reaction exists" after, which is what lets two runs agree on who answers a comment.
+LoopbackResponse FakeGitHub::serve_reaction(const std::string& comment_id, const json& body) {
+  static const std::vector<std::string> kContents = {"+1",    "-1",     "laugh",  "confused",
+                                                     "heart", "hooray", "rocket", "eyes"};
+  auto c = std::find_if(comments_.begin(), comments_.end(),
+                        [&](const FakeComment& x) { return std::to_string(x.id) == comment_id; });
+  if (c == comments_.end()) return error(404, "Not Found");
+  const std::string content = body.is_object() ? body.value("content", "") : "";
+  if (std::find(kContents.begin(), kContents.end(), content) == kContents.end())
+    return error(422, "Validation Failed",
+                 json::array({{{"resource", "Reaction"}, {"field", "content"}, {"code", "invalid"}}}));
+  const std::string key = std::string(kBotLogin) + ":" + content;
+  const bool exists = std::find(c->reactions.begin(), c->reactions.end(), key) != c->reactions.end();
+  if (!exists) c->reactions.push_back(key);
+  json r = reaction_template_;
+  r["content"] = content;
+  r["user"]["login"] = kBotLogin;
+  r["user"]["type"] = "Bot";
+  return json_response(exists ? 200 : 201, r.dump());
+}
+
+LoopbackResponse FakeGitHub::serve_permission(const std::string& user) const {
+  auto role = permissions_.find(user);
+  if (role == permissions_.end()) return error(404, "Not Found");
+  json j = permission_template_;
+  // "permission" keeps GitHub's old five values' first four: maintain reads as write, triage as read.
+  j["role_name"] = role->second;
+  j["permission"] = role->second == "maintain" ? "write" : role->second == "triage" ? "read" : role->second;
+  j["user"]["login"] = user;
+  j["user"]["role_name"] = role->second;  // the description requires it of a collaborator
+  return json_response(200, j.dump());
+}
+
 std::vector<FakePull> FakeGitHub::pulls() const {
   std::lock_guard lock(mutex_);
   return pulls_;
@@ -128,7 +273,10 @@ int FakeGitHub::count(const std::string& method, const std::string& prefix) cons
 json FakeGitHub::label_json(const std::string& name) const {
   json l = label_template_;
   l["name"] = name;
-  l["url"] = server_.base_url() + "/repos/" + repository_ + "/labels/" + name;
+  // GitHub's label URLs are percent-encoded ("kernelbot:%20dashboard"): a URI has no spaces.
+  std::string encoded;
+  for (char c : name) encoded += c == ' ' ? std::string("%20") : std::string(1, c);
+  l["url"] = server_.base_url() + "/repos/" + repository_ + "/labels/" + encoded;
   l["default"] = false;
   return l;
 }
@@ -260,6 +408,8 @@ LoopbackResponse FakeGitHub::serve(const LoopbackRequest& request) {
   auto find = [&](const std::string& number) -> FakePull* {
     for (auto& p : pulls_)
       if (std::to_string(p.number) == number) return &p;
+    for (auto& i : issues_)
+      if (std::to_string(i.number) == number) return &i;
     return nullptr;
   };
 
@@ -305,6 +455,43 @@ LoopbackResponse FakeGitHub::serve(const LoopbackRequest& request) {
     if (body.contains("state")) p->state = body["state"];
     return json_response(200, pull_json(*p).dump());
   }
+  if (path == "/issues" && request.method == "GET") return issues_list(request);
+  if (path == "/issues" && request.method == "POST") {
+    if (!body.contains("title") || !body["title"].is_string())
+      return error(422, "Validation Failed",
+                   json::array({{{"resource", "Issue"}, {"field", "title"}, {"code", "missing_field"}}}));
+    FakePull i;
+    i.number = 1001 + static_cast<int64_t>(issues_.size());
+    i.title = body["title"];
+    i.body = body.value("body", "");
+    if (body.contains("labels"))
+      for (const auto& l : body["labels"]) i.labels.push_back(l);
+    issues_.push_back(i);
+    return json_response(201, issue_json(i).dump(),
+                         {{"Location", server_.base_url() + base + "/issues/" + std::to_string(i.number)}});
+  }
+  if (path.rfind("/issues/", 0) == 0 && path.find('/', 8) == std::string::npos && request.method == "PATCH") {
+    FakePull* i = nullptr;
+    for (auto& x : issues_)
+      if (std::to_string(x.number) == path.substr(8)) i = &x;
+    if (!i) return error(404, "Not Found");
+    if (body.contains("body")) i->body = body["body"];
+    if (body.contains("title")) i->title = body["title"];
+    if (body.contains("state")) i->state = body["state"];
+    return json_response(200, issue_json(*i).dump());
+  }
+  if (path.rfind("/issues/comments/", 0) == 0 && request.method == "POST") {
+    std::string rest = path.substr(std::string("/issues/comments/").size());
+    const auto slash = rest.find('/');
+    if (slash == std::string::npos || rest.substr(slash) != "/reactions") return error(404, "Not Found");
+    return serve_reaction(rest.substr(0, slash), body);
+  }
+  if (path.rfind("/collaborators/", 0) == 0 && request.method == "GET") {
+    std::string rest = path.substr(std::string("/collaborators/").size());
+    const auto slash = rest.find('/');
+    if (slash == std::string::npos || rest.substr(slash) != "/permission") return error(404, "Not Found");
+    return serve_permission(url_decode(rest.substr(0, slash)));
+  }
   if (path.rfind("/issues/", 0) == 0 && request.method == "GET") {
     std::string rest = path.substr(8);
     const auto slash = rest.find('/');
@@ -312,14 +499,8 @@ LoopbackResponse FakeGitHub::serve(const LoopbackRequest& request) {
     if (!p) return error(404, "Not Found");
     if (slash == std::string::npos || rest.substr(slash) != "/comments") return error(404, "Not Found");
     json out = json::array();
-    for (size_t k = 0; k < p->comments.size(); ++k) {
-      json c = comment_template_;
-      c["id"] = k + 1;
-      c["body"] = p->comments[k];
-      c["issue_url"] = server_.base_url() + base + "/issues/" + std::to_string(p->number);
-      c["url"] = server_.base_url() + base + "/issues/comments/" + std::to_string(k + 1);
-      out.push_back(c);
-    }
+    for (const auto& c : comments_)
+      if (c.issue == p->number) out.push_back(comment_json(c));
     return json_response(200, out.dump());
   }
   if (path.rfind("/issues/", 0) == 0 && request.method == "POST") {
@@ -338,13 +519,9 @@ LoopbackResponse FakeGitHub::serve(const LoopbackRequest& request) {
       return json_response(200, out.dump());
     }
     if (what == "comments") {
-      p->comments.push_back(body.value("body", ""));
-      json c = comment_template_;
-      c["id"] = p->comments.size();
-      c["body"] = p->comments.back();
-      c["issue_url"] = server_.base_url() + base + "/issues/" + std::to_string(p->number);
-      c["url"] = server_.base_url() + base + "/issues/comments/" + std::to_string(p->comments.size());
-      return json_response(201, c.dump(), {{"Location", c["url"].get<std::string>()}});
+      const FakeComment& c = new_comment(*p, kBotLogin, "Bot", body.value("body", ""));
+      json j = comment_json(c);
+      return json_response(201, j.dump(), {{"Location", j["url"].get<std::string>()}});
     }
   }
   return error(404, "Not Found");

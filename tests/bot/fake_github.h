@@ -1,5 +1,6 @@
 // A fake GitHub REST API on the loopback HTTP server: the pulls (state=all too, and a PR's
-// commits), labels and issue-comment endpoints kernelbot uses, with GitHub's behaviour (422 "A pull request already exists" for a
+// commits), labels, issue-comment, comment-reaction and collaborator-permission endpoints
+// kernelbot uses, with GitHub's behaviour (422 "A pull request already exists" for a
 // second open PR on one head, Link pagination, head=owner:branch filtering, auth checks) and
 // faults a test queues (secondary rate limit with Retry-After, primary limit, 502, slow answers).
 // Its answers are shaped like GitHub's (templates in tests/bot/data/github/, taken from the
@@ -9,6 +10,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -26,7 +28,7 @@ struct FakePull {
   std::string title, body, head, base;
   bool draft = false;
   std::vector<std::string> labels;
-  std::vector<std::string> comments;
+  std::vector<std::string> comments;  // bodies, oldest first (FakeComment has the rest)
   bool merged = false;
   // The PR's commits as GET /pulls/{n}/commits lists them; a test adds them (the fake does not
   // see pushes), e.g. the bot's commit and one a person pushed on top.
@@ -34,6 +36,15 @@ struct FakePull {
     std::string sha, author_name, author_email, committer_email;
   };
   std::vector<Commit> commits;
+};
+
+// A conversation comment: who wrote it, and the reactions on it ("<login>:<content>", one per
+// account and emoji, as GitHub keeps them).
+struct FakeComment {
+  int64_t id = 0;
+  int64_t issue = 0;
+  std::string body, user, user_type = "User";
+  std::vector<std::string> reactions;
 };
 
 // A fault served instead of the real answer to the next request matching `method` and a path
@@ -61,6 +72,19 @@ class FakeGitHub {
   void close_pull(int64_t number, bool merged = false);
   void add_label(int64_t number, const std::string& label);
   void add_commit(int64_t number, FakePull::Commit commit);
+  // A person's comment on a PR; its id.
+  int64_t add_comment(int64_t number, const std::string& user, const std::string& body);
+  // A person's access (GET /collaborators/{user}/permission): "admin", "maintain", "write",
+  // "triage" or "read". Anyone not set is no collaborator: 404, as GitHub answers.
+  void set_permission(const std::string& user, const std::string& role);
+  std::vector<FakeComment> comments_on(int64_t number) const;
+  // Issues (not PRs): GitHub numbers both in one sequence; here issues count from 1001, so that a
+  // PR's number stays its place in pulls().
+  std::vector<FakePull> issues() const;
+  int64_t add_issue(const std::string& title, const std::string& body, const std::vector<std::string>& labels);
+
+  // The account the token belongs to: what the bot's own comments and reactions are made as.
+  static constexpr const char* kBotLogin = "github-actions[bot]";
 
   std::vector<FakePull> pulls() const;
   std::vector<FakePull> open_pulls_for(const std::string& head) const;
@@ -78,14 +102,24 @@ class FakeGitHub {
   nlohmann::json pull_json(const FakePull& p) const;
   nlohmann::json label_json(const std::string& name) const;
   LoopbackResponse commits_list(const FakePull& p, const LoopbackRequest& request) const;
+  nlohmann::json comment_json(const FakeComment& c) const;
+  nlohmann::json issue_json(const FakePull& i) const;
+  LoopbackResponse issues_list(const LoopbackRequest& request) const;
+  LoopbackResponse serve_reaction(const std::string& comment_id, const nlohmann::json& body);
+  LoopbackResponse serve_permission(const std::string& user) const;
+  FakeComment& new_comment(FakePull& p, const std::string& user, const std::string& user_type, const std::string& body);
 
   std::string repository_, owner_, token_;
   int page_size_;
-  nlohmann::json pull_template_, label_template_, comment_template_, commit_template_;
+  nlohmann::json pull_template_, label_template_, comment_template_, commit_template_, reaction_template_,
+      permission_template_, issue_template_;
   int rate_limit_remaining_ = 5000;
   std::unique_ptr<ExchangeLog> log_;
   mutable std::mutex mutex_;
   std::vector<FakePull> pulls_;
+  std::vector<FakePull> issues_;
+  std::vector<FakeComment> comments_;
+  std::map<std::string, std::string> permissions_;
   std::deque<FakeFault> faults_;
   LoopbackHttpServer server_;  // last: its thread calls handle() on the members above
 };

@@ -8,7 +8,19 @@ import { join } from "node:path";
 import { GitHubDescription } from "./github_openapi.mjs";
 
 // The operations kernelbot's GitHub client calls (bot/github_client.cpp).
-const USED = ["pulls/list", "pulls/create", "pulls/update", "issues/add-labels", "issues/create-comment"];
+const USED = [
+  "pulls/list",
+  "pulls/create",
+  "pulls/update",
+  "issues/add-labels",
+  "issues/create-comment",
+  "issues/list-comments",
+  "reactions/create-for-issue-comment",
+  "repos/get-collaborator-permission-level",
+  "issues/list-for-repo",
+  "issues/create",
+  "issues/update",
+];
 
 const dir = process.argv[2];
 let files;
