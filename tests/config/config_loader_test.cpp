@@ -325,7 +325,7 @@ sizes = [{ n = 16 }]
   EXPECT_TRUE(has("kernel[0].arg[2].count", "missing required field 'count'"));
   EXPECT_TRUE(has("kernel[0].arg[3].dtype", "integer dtype"));
   EXPECT_TRUE(has("kernel[0].arg[3].value", "expression ends too early"));
-  EXPECT_TRUE(has("kernel[0].sizes[0]", "does not define 'm'"));
+  EXPECT_TRUE(has("kernel[0].arg[1].count", "\"m * 2\" names m, which no size set defines (the sizes: n)"));
   for (const auto& e : errs) EXPECT_GT(e.line, 0) << e.format();
 }
 
