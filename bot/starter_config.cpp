@@ -359,11 +359,11 @@ void write_kernel_target(const FoundKernelTarget& target, const cuda_source::Sca
   const SourceNeeds needs = source_needs(kernel.file, &kernel, texts.root(), scan.files, texts.include_dirs(), text_of);
   std::string lines;
   if (!needs.extra_sources.empty()) {
-    std::string list, why;
+    std::string list, uses;
     for (const auto& f : needs.extra_sources) list += (list.empty() ? "" : ", ") + toml_string(f);
     for (const auto& d : needs.from_extra_sources)
-      why += (why.empty() ? "" : ", ") + d.name + " (" + d.file + ":" + std::to_string(d.line) + ")";
-    lines += "extra_sources = [" + list + "]   # check: " + kernel.file + " uses " + why + ", defined there\n";
+      uses += (uses.empty() ? "" : ", ") + d.name + " (" + d.file + ":" + std::to_string(d.line) + ")";
+    lines += "extra_sources = [" + list + "]   # check: " + kernel.file + " uses " + uses + ", defined there\n";
   }
   if (needs.needs_setup()) {
     const std::string stub = "kernelbot_setup_" + unique + ".cu";

@@ -142,10 +142,11 @@ TEST(TiedKnobs, AFileScopeDefineTheBlockIsWrittenWithIsAKnob) {
 TEST(TiedKnobs, AValueThatBreaksTheKernelIsLearntAndNotProposedAgain) {
   TestProject p(kDim3Tile);
   // One candidate a round: each is proposed knowing every verdict before it.
-  p.config.search.rounds = 20;
+  p.config.search.rounds = 40;  // more than the space has points: the search ends exhausted
   p.config.search.ideas_per_round = 1;
   p.config.search.branches_per_idea = 1;
   p.config.search.max_candidates = 100;
+  p.config.search.patience = 0;  // every point, not only until the rounds stop gaining
   SimulatedEvaluator e([](const Variant& v) {
     SimBehaviour b;
     const int tile = tile_of(v.source);
