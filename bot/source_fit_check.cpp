@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "bot/launch_names_check.h"
 #include "common/file_io.h"
 #include "config/kernel_target.h"
 #include "cuda_source/include_dirs_guess.h"
@@ -121,6 +122,23 @@ void check_template_args(const config::Config& config, const KernelSpec& k, cons
            kernel->template_params + ">");
 }
 
+// A kernel target's grid, block and shared_bytes read only what the shim binds (bot/launch_names_check.h).
+void check_launch_names(const config::Config& config, const KernelSpec& k, const std::string& field,
+                        LauncherFindings& out) {
+  if (!k.is_global()) return;
+  const std::vector<std::string> texts = texts_seen_by(config, k);
+  if (texts.empty()) return;  // a missing source is the loader's error
+  std::vector<std::string> defined = file_scope_names(texts);
+  for (const auto* list : {&config.project.defines, &k.defines})  // -DNAME=VALUE: macros too
+    for (const auto& d : *list) defined.push_back(d.substr(0, d.find('=')));
+  for (const auto& problem : launch_name_problems(k, defined, k.source)) {
+    const std::string key = field + "." + problem.key;
+    const config::SourcePos at = k.position_of(key, k.pos);
+    out.errors.push_back({config.file.string(), at.line, at.column, key,
+                          "kernel \"" + k.name + "\" " + problem.key + ": " + problem.message});
+  }
+}
+
 }  // namespace
 
 void check_source_fit(const config::Config& config, LauncherFindings& out) {
@@ -128,6 +146,7 @@ void check_source_fit(const config::Config& config, LauncherFindings& out) {
     const std::string field = "kernel[" + std::to_string(i) + "]";
     check_tunables(config, config.kernels[i], field, out);
     check_template_args(config, config.kernels[i], field, out);
+    check_launch_names(config, config.kernels[i], field, out);
   }
 }
 

@@ -3,8 +3,9 @@
 // source, the headers of the repository it includes, or its extra_sources (a -D the code never
 // reads changes nothing, and a search would spend its budget on it); a kernel target's
 // `template_args` fit its __global__ function (none for a function that is no template, some for
-// a template without defaults, no more than it has parameters), so that a mistake is reported at
-// the config's line instead of as a compile error inside the generated entry shim.
+// a template without defaults, no more than it has parameters) and its grid, block and
+// shared_bytes name only what the shim binds (bot/launch_names_check.h), so that a mistake is
+// reported at the config's line instead of as a compile error inside the generated entry shim.
 #pragma once
 
 #include "bot/launcher_check.h"

@@ -1,7 +1,5 @@
 #include "bot/starter_config.h"
 
-#include <fnmatch.h>
-
 #include <spdlog/spdlog.h>
 #include <algorithm>
 #include <cmath>
@@ -13,7 +11,9 @@
 #include "bot/param_evidence.h"
 #include "bot/param_types.h"
 #include "bot/starter_roles.h"
+#include "bot/starter_sources.h"
 #include "bot/starter_table_text.h"
+#include "bot/target_inventory.h"
 #include "common/file_io.h"
 #include "config/config_writer.h"
 #include "cuda_source/buffer_extents.h"
@@ -38,28 +38,13 @@ std::set<std::string> identifiers_in(const std::string& text) {
   return out;
 }
 
-bool matches_pattern(const std::string& name, const std::string& pattern) {
-  if (pattern.find_first_of("*?[") != std::string::npos)
-    return fnmatch(pattern.c_str(), name.c_str(), 0) == 0 ||
-           fnmatch(pattern.c_str(), cuda_source::unqualified_name(name).c_str(), 0) == 0;
-  return name.find(pattern) != std::string::npos;
-}
-
-// A function that launches only through helpers it calls (a test, a program, a wrapper) is
-// proposed only when asked for by name: the helpers are launchers of their own.
-bool proposed(const ScannedLauncher& l, const StarterOptions& o) {
-  const bool launches_itself = std::any_of(l.launches.begin(), l.launches.end(),
-                                           [](const cuda_source::ScannedLaunch& s) { return s.in_launcher_scope(); });
-  return launches_itself || !o.kernel_patterns.empty();
-}
-
-bool chosen(const ScannedLauncher& l, const StarterOptions& o) {
-  bool by_name = o.kernel_patterns.empty() ||
-                 std::any_of(o.kernel_patterns.begin(), o.kernel_patterns.end(),
-                             [&](const std::string& p) { return matches_pattern(l.name, p); });
+// Whether `name` and `file` pass the --kernel and --file choices (each, when given).
+bool chosen(const std::string& name, const std::string& file, const StarterOptions& o) {
+  bool by_name = o.kernel_patterns.empty() || std::any_of(o.kernel_patterns.begin(), o.kernel_patterns.end(),
+                                                          [&](const std::string& p) { return name_matches(name, p); });
   bool by_file = o.files.empty() || std::any_of(o.files.begin(), o.files.end(), [&](const std::string& f) {
                    auto want = std::filesystem::path(f).lexically_normal().string();
-                   return l.file == want || (l.file.size() > want.size() && l.file.ends_with("/" + want));
+                   return file == want || (file.size() > want.size() && file.ends_with("/" + want));
                  });
   return by_name && by_file;
 }
@@ -82,6 +67,8 @@ class SourceTexts {
     if (it == texts_.end()) it = texts_.emplace(file, try_read_text_file(root_ / file).value_or("")).first;
     return it->second;
   }
+  const std::filesystem::path& root() const { return root_; }
+  const std::vector<std::string>& include_dirs() const { return include_dirs_; }
   const cuda_source::TypeAliases& aliases(const std::string& file) {
     auto it = aliases_.find(file);
     if (it == aliases_.end())
@@ -356,43 +343,54 @@ std::string commented(const std::string& text) {
   return out;
 }
 
-// Kernel targets for the kernels `launcher` launches inline (it cannot be driven itself), each
-// once in the file and launched nowhere else a launcher target could reach.
-void write_kernel_targets(const ScannedLauncher& launcher, const cuda_source::ScanResult& scan, SourceTexts& texts,
-                          std::set<std::string>& used_names, StarterConfig& result) {
+// The table of one kernel target (bot/target_inventory.h), live or commented out.
+void write_kernel_target(const FoundKernelTarget& target, const cuda_source::ScanResult& scan, SourceTexts& texts,
+                         std::set<std::string>& used_names, StarterConfig& result) {
+  const cuda_source::ScannedLauncher& launcher = *target.launcher;
+  const cuda_source::ScannedKernel& kernel = *target.kernel;
   const std::string why = *undrivable_launcher(launcher, texts.aliases(launcher.file));
-  std::set<std::string> done;
-  for (const auto& launch : launcher.launches) {
-    // A helper's launch is the helper's to describe: it is a launcher of its own.
-    if (!launch.in_launcher_scope()) continue;
-    if (!done.insert(launch.kernel).second) continue;
-    const cuda_source::ScannedKernel* kernel = nullptr;
-    for (const auto& k : scan.kernels)
-      if (k.is_definition && cuda_source::unqualified_name(k.name) == cuda_source::unqualified_name(launch.kernel))
-        kernel = &k;
-    ++result.candidates;
-    if (!kernel) continue;  // defined where the scan did not look
-    auto sites = cuda_source::kernel_launch_sites(scan, launch.kernel);
-    if (sites.empty()) continue;
-    std::string unique = cuda_source::unqualified_name(kernel->name);
-    for (int n = 2; !used_names.insert(unique).second; ++n)
-      unique = cuda_source::unqualified_name(kernel->name) + "_" + std::to_string(n);
-    const auto text_of = [&](const std::string& file) -> const std::string& { return texts.text(file); };
-    KernelTargetDraft draft = render_kernel_target(*kernel, sites, text_of, unique, texts.aliases(kernel->file),
-                                                   cuda_source::scanned_function_lookup(scan, text_of));
-    ++result.tables;
-    ++result.kernel_targets;
-    std::string head = "# " + launcher.name + " is not a launcher target (" + why + ").\n";
-    if (sites.size() > 1)
-      head += "# check: " + launch.kernel + " is launched at " + std::to_string(sites.size()) +
-              " places; the first is described (the tuner's findings are advisory)\n";
-    if (draft.not_drivable.empty()) {
-      result.text += head + draft.text + "\n";
-    } else {
-      ++result.commented_out;
-      used_names.erase(unique);
-      result.text += head + "# Not written: " + draft.not_drivable + ".\n" + commented(draft.text) + "\n";
-    }
+  std::string unique = cuda_source::unqualified_name(kernel.name);
+  for (int n = 2; !used_names.insert(unique).second; ++n)
+    unique = cuda_source::unqualified_name(kernel.name) + "_" + std::to_string(n);
+  const auto text_of = [&](const std::string& file) -> const std::string& { return texts.text(file); };
+  KernelTargetDraft draft = render_kernel_target(kernel, target.sites, text_of, unique, texts.aliases(kernel.file),
+                                                 cuda_source::scanned_function_lookup(scan, text_of));
+  // What the kernel's file needs besides itself: written, not left to a hint after a failed load.
+  const SourceNeeds needs = source_needs(kernel.file, &kernel, texts.root(), scan.files, texts.include_dirs(), text_of);
+  std::string lines;
+  if (!needs.extra_sources.empty()) {
+    std::string list, uses;
+    for (const auto& f : needs.extra_sources) list += (list.empty() ? "" : ", ") + toml_string(f);
+    for (const auto& d : needs.from_extra_sources)
+      uses += (uses.empty() ? "" : ", ") + d.name + " (" + d.file + ":" + std::to_string(d.line) + ")";
+    lines += "extra_sources = [" + list + "]   # check: " + kernel.file + " uses " + uses + ", defined there\n";
+  }
+  if (needs.needs_setup()) {
+    const std::string stub = "kernelbot_setup_" + unique + ".cu";
+    std::string what;
+    for (const auto& g : needs.device_globals) what += (what.empty() ? "" : ", ") + g.name;
+    for (const auto& g : needs.program_globals) what += (what.empty() ? "" : ", ") + g.name;
+    lines += "setup_source = " + toml_string(stub) + "   # TODO: fill in kb_setup() there: it sets " + what +
+             ", as main() does\n";
+    result.files.emplace_back(stub, setup_stub(unique, kernel.file, &kernel, needs));
+  }
+  if (!lines.empty()) {
+    const std::string global_line = "\nglobal = " + toml_string(kernel.name) + "\n";
+    const size_t at = draft.text.find(global_line);
+    if (at != std::string::npos) draft.text.insert(at + global_line.size(), lines);
+  }
+  ++result.tables;
+  ++result.kernel_targets;
+  std::string head = "# " + launcher.name + " is not a launcher target (" + why + ").\n";
+  if (target.sites.size() > 1)
+    head += "# check: " + kernel.name + " is launched at " + std::to_string(target.sites.size()) +
+            " places; the first is described (the tuner's findings are advisory)\n";
+  if (draft.not_drivable.empty()) {
+    result.text += head + draft.text + "\n";
+  } else {
+    ++result.commented_out;
+    used_names.erase(unique);
+    result.text += head + "# Not written: " + draft.not_drivable + ".\n" + commented(draft.text) + "\n";
   }
 }
 
@@ -418,7 +416,8 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
   // tell an extent from a launch setting.
   std::map<std::string, std::map<std::string, Table>> file_tables;  // file -> launcher:line -> its own table
   for (const auto& launcher : scan.launchers)
-    if (!launcher.is_kernel && !launcher.launches.empty() && proposed(launcher, options))
+    if (!launcher.is_kernel && !launcher.launches.empty() &&
+        (launches_itself(launcher) || !options.kernel_patterns.empty()))
       file_tables[launcher.file][launcher.name + ":" + std::to_string(launcher.line)] = render_table(launcher,
                                                                                                      launcher.name,
                                                                                                      scan, texts);
@@ -438,21 +437,31 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
         if (providers.size() < 2) providers.emplace_back(key, count);
       }
     }
+  // What there is to write (counted as discover and config check count it), then what was chosen.
+  const TargetInventory inventory = take_inventory(scan,
+                                                   [&](const std::string& file) -> const cuda_source::TypeAliases& {
+                                                     return texts.aliases(file);
+                                                   });
+  result.launchers = static_cast<int>(inventory.launchers.size());
+  result.candidates = result.launchers + static_cast<int>(inventory.kernel_targets.size());
+  std::map<const ScannedLauncher*, std::vector<const FoundKernelTarget*>> targets_of;
+  for (const auto& t : inventory.kernel_targets) targets_of[t.launcher].push_back(&t);
   std::set<std::string> used_names;
   for (const auto& launcher : scan.launchers) {
-    // Device-side launches are not host entry points; main() is the program, not a launcher:
-    // its launches, and those of functions no role can drive, become kernel targets.
     if (launcher.is_kernel || launcher.launches.empty()) continue;
-    if (!proposed(launcher, options)) {
+    if (!launches_itself(launcher) && options.kernel_patterns.empty()) {
       spdlog::debug("init: {} launches only through the helpers it calls; not proposed unless asked for by name",
                     launcher.name);
       continue;
     }
-    if (undrivable_launcher(launcher, texts.aliases(launcher.file)) && chosen(launcher, options))
-      write_kernel_targets(launcher, scan, texts, used_names, result);
+    // A kernel target by its __global__'s name, or by the function that launches it (main, a
+    // function taking a tensor): in the kernel's file or that function's.
+    for (const FoundKernelTarget* t : targets_of[&launcher])
+      if (chosen(t->kernel->name, t->kernel->file, options) || chosen(t->kernel->name, launcher.file, options) ||
+          chosen(launcher.name, launcher.file, options) || chosen(launcher.name, t->kernel->file, options))
+        write_kernel_target(*t, scan, texts, used_names, result);
     if (cuda_source::unqualified_name(launcher.name) == "main") continue;
-    ++result.candidates;
-    if (!chosen(launcher, options)) continue;
+    if (!chosen(launcher.name, launcher.file, options)) continue;
     std::string name = cuda_source::unqualified_name(launcher.name);
     if (name.rfind("launch_", 0) == 0) name = name.substr(7);
     std::string unique = name;
@@ -483,8 +492,8 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
   }
   if (result.candidates == 0)
     out += "# No launcher (a host function with a <<<...>>> launch) was found; add [[kernel]] tables by hand.\n";
-  else if (result.tables == 0)
-    out += "# No launcher matched --kernel/--file; " + std::to_string(result.candidates) + " were found.\n";
+  else if (result.tables == 0) out += "# Nothing matched --kernel/--file; " + inventory.counts() + " were found.\n";
+  result.found = inventory.counts();
   return result;
 }
 

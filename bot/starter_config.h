@@ -1,5 +1,5 @@
 // Writes the starter kernelbot.toml of `kernelbot init`: the commented global sections and one
-// [[kernel]] table per chosen launcher that `discover` found. Roles come from the parameter types
+// [[kernel]] table per chosen target that `discover` found (bot/target_inventory.h). Roles come from the parameter types
 // (through the aliases the source can see), counts from the indices the launched kernel uses,
 // launch-configuration parameters from the <<<...>>> they stand in; every guess carries a
 // `# check:` note, and what cannot be guessed is written "TODO" (which `config check` lists).
@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda_source/source_scanner.h"
@@ -20,10 +21,15 @@ struct StarterOptions {
 
 struct StarterConfig {
   std::string text;
-  int tables = 0;          // [[kernel]] tables written
-  int commented_out = 0;   // of those, written commented out (a parameter no role can drive)
-  int candidates = 0;      // launchers that could have had a table (device-side ones excluded), and kernels
-                           // launched inline where no launcher can drive them
+  int tables = 0;         // [[kernel]] tables written
+  int commented_out = 0;  // of those, written commented out (a parameter no role can drive)
+  int candidates = 0;     // what the tree has a table for, whatever was chosen: launcher targets and kernel
+                          // targets (bot/target_inventory.h)
+  int launchers = 0;      // of those, launcher targets
+  std::string found;      // "3 launcher(s) and 2 kernel target(s)", as discover and config check say it
+  // Files the tables point at, relative to the root, with their text: setup source stubs
+  // (bot/starter_sources.h). init writes each where no file is yet, never over one.
+  std::vector<std::pair<std::string, std::string>> files;
   int kernel_targets = 0;  // of the tables, kernel targets (global = ...): bot/kernel_target_table.h
 };
 

@@ -258,11 +258,19 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
   bool has_output = false;
   std::set<std::string> names_seen;
   std::set<std::string> used_names;
+  // Each name an expression reads, with the field that reads it: a name no size set defines is
+  // that field's error, at its own line.
+  struct NameUse {
+    std::string name, text, field;
+    SourcePos where;
+  };
+  std::vector<NameUse> name_uses;
   auto check_expr = [&](const std::string& text, const SourcePos& where, const std::string& field) {
     if (text.empty() || text == todo_marker) return;  // unfinished: listed by `config check`
     try {
       auto names = expression_names(text);
       used_names.insert(names.begin(), names.end());
+      for (const auto& n : names) name_uses.push_back({n, text, field, where});
     } catch (const ExpressionError& e) {
       r.diag().error(where, field, e.what());
     }
@@ -298,9 +306,22 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
   if (!used_names.empty() && k.sizes.empty())
     r.diag().error(kpos, r.field("sizes"),
                    "missing required field 'sizes' (the arguments use size names; give at least one size set)");
+  std::set<std::string> defined_sizes;
+  for (const auto& set : k.sizes)
+    for (const auto& [name, value] : set.values) defined_sizes.insert(name);
+  if (!k.sizes.empty())
+    for (const auto& use : name_uses)
+      if (!defined_sizes.count(use.name)) {
+        std::string listed;
+        for (const auto& n : defined_sizes) listed += (listed.empty() ? "" : ", ") + n;
+        r.diag().error(use.where, use.field,
+                       "\"" + use.text + "\" names " + use.name +
+                           ", which no size set defines (the sizes: " + (listed.empty() ? "none" : listed) + ")");
+      }
+  // A name some size sets define and others do not: those sets' error.
   for (size_t i = 0; i < k.sizes.size(); ++i)
     for (const auto& name : used_names)
-      if (!k.sizes[i].values.count(name))
+      if (defined_sizes.count(name) && !k.sizes[i].values.count(name))
         r.diag().error(kpos, r.field("sizes[" + std::to_string(i) + "]"),
                        "size set does not define '" + name + "', which the arguments use");
   check_size_rules(r, k);

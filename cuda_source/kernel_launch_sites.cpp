@@ -44,6 +44,8 @@ KernelKnobs find_kernel_knobs(const std::string& text, const std::string& kernel
   }
   LauncherKnobs knobs = find_launcher_knobs(text, scan, out.site->function, file);
   out.not_offered = std::move(knobs.not_offered);
+  for (const auto& [launched, args] : knobs.template_args)
+    if (unqualified_name(launched) == unqualified_name(kernel)) out.template_args = args;
   const std::string name = unqualified_name(kernel);
   std::map<int, int64_t> dims;
   int axes = 0;
@@ -53,7 +55,16 @@ KernelKnobs find_kernel_knobs(const std::string& text, const std::string& kernel
     const bool kernel_knob = k.kind == KnobKind::pragma_unroll || k.kind == KnobKind::min_blocks_per_sm;
     if (block_knob && unqualified_name(k.kernel) != name) continue;  // another kernel's launch, or shared
     if (kernel_knob && unqualified_name(k.function) != name) continue;
-    if (block_knob && k.axis >= 0) {
+    if (block_knob && !k.block_powers.empty()) {  // a tied knob: the whole block, value^power per dimension
+      std::vector<int64_t> tied;
+      for (int p : k.block_powers) {
+        int64_t component = 1;
+        for (int i = 0; i < p; ++i) component *= k.value;
+        tied.push_back(component);
+      }
+      out.block = tied;
+      whole = false;  // the tied block stands; no other knob completes it
+    } else if (block_knob && k.axis >= 0) {
       whole = whole && (axes == 0 || axes == k.axes) && !dims.count(k.axis);
       axes = k.axes;
       dims[k.axis] = k.value;

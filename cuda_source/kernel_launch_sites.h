@@ -31,8 +31,11 @@ struct KernelKnobs {
   // The launch's block knobs (literal, const local, literal dim3 components) and the kernel's own
   // (#pragma unroll factors, __launch_bounds__ minimum blocks), each changed as a whole.
   std::vector<LiteralKnob> literals;
-  // The block as the site writes it, one value per dimension, when every dimension is a knob.
+  // The block as the site writes it, one value per dimension, when every dimension is a knob (or
+  // one tied knob is the whole block: `dim3(8, 8)` with the template argument 8).
   std::optional<std::vector<int64_t>> block;
+  // The site's template arguments as written ("8", "float, TILE"), when it writes some.
+  std::optional<std::string> template_args;
   std::vector<std::string> not_offered;  // why a knob is missing, for a debug log
 };
 

@@ -241,9 +241,15 @@ class KnobFinder {
         i = close;
         continue;
       }
-      if (!site.kernel.empty() && site.config.size() >= 2) sites_.push_back(site);
+      if (!site.kernel.empty() && site.config.size() >= 2) {
+        sites_.push_back(site);
+        if (++launches_of_[site.kernel] == 1 && site.template_args.size())
+          out_.template_args[site.kernel] = text_of(text_, t_, site.template_args);
+      }
       i = close;
     }
+    for (const auto& [kernel, launches] : launches_of_)
+      if (launches > 1) out_.template_args.erase(kernel);  // no one launch's arguments
     // Launches whose block is not written in this body: no knob of this launcher.
     for (const auto& launch : launcher_->launches) {
       if (!launch.via.empty())
@@ -366,7 +372,96 @@ class KnobFinder {
     return sites_.size() > 1 ? fmt::format("{}'s launch of {}", name_, site.kernel) : fmt::format("{}'s launch", name_);
   }
 
+  // The block's components as written: a dim3's (inline or a named local) or the one expression.
+  std::vector<Span> block_components(Span block) const {
+    if (block.size() == 1 && t_[block.begin].kind == CodeToken::identifier) {
+      auto it = inits_.find(t_[block.begin].text);
+      if (it != inits_.end() && it->second.dim3) return it->second.parts;
+    } else if (block.size() >= 3 && t_[block.begin].text == "dim3" &&
+               (is(t_, block.begin + 1, "(") || is(t_, block.begin + 1, "{"))) {
+      return split_commas(t_, {block.begin + 2, block.end - 1});
+    }
+    return {block};
+  }
+
+  // Each component as a power of one value: `T` 1, `T * T` 2, a literal 1 0; nothing when a
+  // component is written any other way, or none reads the value.
+  std::optional<std::vector<int>> block_powers(const std::vector<Span>& components,
+                                               const std::function<bool(const CodeToken&)>& is_value) const {
+    std::vector<int> out;
+    int total = 0;
+    for (Span c : components) {
+      if (c.size() == 1 && !is_value(t_[c.begin])) {
+        auto one = integer_literal(t_[c.begin]);
+        if (!one || *one != 1) return std::nullopt;
+        out.push_back(0);
+        continue;
+      }
+      if (c.size() % 2 == 0) return std::nullopt;
+      int power = 0;
+      for (size_t i = c.begin; i < c.end; ++i) {
+        const bool factor = (i - c.begin) % 2 == 0;
+        if (factor && !is_value(t_[i])) return std::nullopt;
+        if (!factor && t_[i].text != "*") return std::nullopt;
+        power += factor;
+      }
+      out.push_back(power);
+      total += power;
+    }
+    if (total == 0 || out.size() > 3) return std::nullopt;
+    return out;
+  }
+
+  // A literal template argument the block is written with (`gemm<8><<<grid, dim3(8, 8)>>>`,
+  // `k<32><<<grid, 32 * 32>>>`): one knob for the argument, the block and the grid's divisors.
+  // True when the launch's block is this knob's (found or refused): no other block knob there.
+  bool tied_template_knob(const LaunchSite& site) {
+    const auto components = block_components(site.config[1]);
+    for (size_t i = site.template_args.begin; i < site.template_args.end; ++i) {
+      const auto v = integer_literal(t_[i]);
+      if (!v || *v <= 1) continue;
+      const auto powers = block_powers(components, [&](const CodeToken& tok) { return integer_literal(tok) == *v; });
+      // `k<256><<<grid, 256>>>` is the block literal's knob, its template argument moving with it.
+      if (!powers || (powers->size() == 1 && powers->front() == 1)) continue;
+      const std::string where = fmt::format("the template argument {} at {}", *v, at(t_[i].begin));
+      LiteralKnob knob;
+      knob.kind = KnobKind::template_tile;
+      knob.role = MacroRole::other;
+      knob.name = site.kernel + " tile";
+      knob.subject = fmt::format("template argument {} of {} and the block written with it, in {}", *v, site.kernel,
+                                 launch_subject(site));
+      knob.where = where;
+      knob.function = name_;
+      knob.kernel = site.kernel;
+      knob.value = *v;
+      knob.line = line_of(text_, t_[i].begin);
+      knob.block_powers = *powers;
+      template_occurrences(site, *v, knob.occurrences);
+      for (Span c : components)
+        for (size_t j = c.begin; j < c.end; ++j)
+          if (integer_literal(t_[j]) == *v) knob.occurrences.push_back({t_[j].begin, t_[j].end, 0, ""});
+      for (const auto& e : grid_extents(site.config[0]))
+        if (!grid_occurrences(e, *v, knob.occurrences)) {
+          refuse(where, fmt::format("the grid `{}` uses {} in a way that cannot follow a new value",
+                                    text_of(text_, t_, site.config[0]), *v));
+          return true;
+        }
+      if (other_args_mention(site, *v)) {
+        refuse(where, fmt::format("the launch's other arguments use {} too", *v));
+        return true;
+      }
+      int64_t threads = 1;
+      for (int p : *powers)
+        for (int k = 0; k < p; ++k) threads *= *v;
+      if (auto lb = launch_bounds_of(site.kernel, threads)) knob.occurrences.push_back(*lb);
+      out_.literals.push_back(std::move(knob));
+      return true;
+    }
+    return false;
+  }
+
   void knobs_of_launch(const LaunchSite& site) {
+    if (tied_template_knob(site)) return;
     Span block = site.config[1];
     Span grid = site.config[0];
     auto extents = grid_extents(grid);
@@ -426,6 +521,16 @@ class KnobFinder {
       shape_name = "dim3(...)";
     }
     if (components.empty() || components.size() > 3) return;
+    // A block written with one file-scope #define (`dim3(TILE, TILE)`): the #define's knob.
+    for (const auto& define : defines_) {
+      const std::string& name = define.first;
+      auto powers = block_powers(components, [&](const CodeToken& tok) { return tok.text == name; });
+      if (powers && !inits_.count(name)) {
+        define_blocks_[name].push_back(&site);
+        define_powers_[name] = *powers;
+        return;
+      }
+    }
     static const char* axes[] = {"x", "y", "z"};
     for (size_t c = 0; c < components.size(); ++c) {
       Span comp = components[c];
@@ -619,11 +724,26 @@ class KnobFinder {
       knob.value = d.value;
       knob.line = d.line;
       knob.occurrences.push_back({d.value_begin, d.value_end, 0, ""});
+      int64_t threads = d.value;
+      if (auto powers = define_powers_.find(name); powers != define_powers_.end()) {
+        // The components of a dim3 block (or a product): each a power of the value.
+        knob.kind = KnobKind::template_tile;
+        knob.role = MacroRole::other;
+        knob.block_powers = powers->second;
+        knob.axis = -1;
+        knob.axes = 0;
+        knob.subject = fmt::format("`{}`, the block of {} and what else it sizes", name, name_);
+        threads = 1;
+        for (int p : powers->second)
+          for (int k = 0; k < p; ++k) threads *= d.value;
+      }
       bool ok = true;
       for (const auto* site : uses) {
         auto extents = grid_extents(site->config[0]);
-        ok = ok && grid_occurrences(extents[0], d.value, knob.occurrences);
-        if (auto lb = launch_bounds_of(site->kernel, d.value)) knob.occurrences.push_back(*lb);
+        if (knob.block_powers.empty()) ok = ok && grid_occurrences(extents[0], d.value, knob.occurrences);
+        else
+          for (const auto& e : extents) ok = ok && grid_occurrences(e, d.value, knob.occurrences);
+        if (auto lb = launch_bounds_of(site->kernel, threads)) knob.occurrences.push_back(*lb);
       }
       if (!ok) {
         refuse(where,
@@ -713,6 +833,8 @@ class KnobFinder {
   std::map<std::string, std::vector<ConstantUse>> constant_blocks_;
   std::map<std::string, FileDefine> defines_;
   std::map<std::string, std::vector<const LaunchSite*>> define_blocks_;
+  std::map<std::string, std::vector<int>> define_powers_;  // a #define the block's dim3 is written with
+  std::map<std::string, int> launches_of_;                 // kernel -> its launches here
   LauncherKnobs out_;
 };
 
@@ -737,6 +859,7 @@ std::string LiteralKnob::edit_name() const {
     case KnobKind::dim3_component: return fmt::format("block dimension {} in {}", name, function);
     case KnobKind::pragma_unroll: return fmt::format("#pragma unroll factor in {} (line {})", function, line);
     case KnobKind::min_blocks_per_sm: return "__launch_bounds__ minimum blocks per SM of " + function;
+    case KnobKind::template_tile: return fmt::format("`{}` (the template argument and block) in {}", name, function);
   }
   return name;
 }

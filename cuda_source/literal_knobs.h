@@ -5,7 +5,11 @@
 //       constexpr int threads = 32;  ...  row_kernel<float, threads><<<rows, threads>>>
 //   - the literal components of a dim3 used as a launch's block:  dim3 block(1, 256);
 //   - a file-scope `#define NAME 128` (no #ifndef guard, so -D cannot set it) used as a launch's
-//     block size, when nothing outside the launcher and its kernels uses NAME;
+//     block size or the components of its dim3 block (`dim3(TILE, TILE)`), when nothing outside
+//     the launcher and its kernels uses NAME;
+//   - a literal template argument of the launched kernel that the block is written with, tied
+//     into one knob with it: `gemm<8><<<grid, dim3(8, 8)>>>`, `k<32><<<grid, 32 * 32>>>` (the
+//     template argument sizes the kernel's shared-memory tiles: block and tile change together);
 //   - `#pragma unroll N` factors and __launch_bounds__ minimum blocks per SM in the kernels;
 // and, for advisory probes only, a launcher parameter used as a block size (the caller chooses
 // it: no PR can change it). A knob is every place that must change together: the grid that
@@ -15,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,13 +54,14 @@ enum class KnobKind {
   pragma_unroll,      // #pragma unroll N in a launched kernel
   min_blocks_per_sm,  // the second argument of a kernel's __launch_bounds__
   define_value,       // an unguarded file-scope `#define NAME 128` used as a launch's block size
+  template_tile,      // a literal template argument the block is written with: kernel<32><<<g, 32 * 32>>>
 };
 
 // Whether a knob of this kind shapes a launch's block (its size, one dimension of it, a constant
 // or #define it is written with), as opposed to one of a launched kernel's own (unroll, min blocks).
 constexpr bool shapes_block(KnobKind kind) {
   return kind == KnobKind::launch_block || kind == KnobKind::dim3_component || kind == KnobKind::constant ||
-         kind == KnobKind::define_value;
+         kind == KnobKind::define_value || kind == KnobKind::template_tile;
 }
 
 struct LiteralKnob {
@@ -73,6 +79,9 @@ struct LiteralKnob {
   int64_t value = 0;
   int line = 0;
   std::vector<KnobOccurrence> occurrences;  // the first is the knob's own literal
+  // A tied knob (a template argument or #define the block is written with): each block
+  // dimension is value^power (`dim3(T, T)`: {1, 1}; `T * T`: {2}); empty for other knobs.
+  std::vector<int> block_powers;
 
   // "block size of launch_gelu's launch (the literal 32 at src/gelu.cu:41)"
   std::string description() const { return subject + " (" + where + ")"; }
@@ -101,6 +110,9 @@ struct ArgumentKnob {
 
 struct LauncherKnobs {
   std::vector<LiteralKnob> literals;
+  // Each launched kernel's template arguments as its launch writes them ("8", "float, TILE"), for
+  // kernels launched once here with template arguments.
+  std::map<std::string, std::string> template_args;
   std::vector<ArgumentKnob> arguments;
   // What looked like a knob but is not offered, and why ("the literal 32 at a.cu:9: the grid
   // uses 32 in a way that cannot be rewritten with it"), for a debug log.

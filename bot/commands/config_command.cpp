@@ -6,7 +6,9 @@
 
 #include "bot/commands/commands.h"
 #include "bot/config_validation.h"
+#include "bot/target_inventory.h"
 #include "config/config_writer.h"
+#include "cuda_source/source_scanner.h"
 #include "profiler/evaluate/target_archs.h"
 
 namespace kb::bot {
@@ -47,6 +49,11 @@ nlohmann::json target_archs_json(const config::Config& config) {
   return out;
 }
 
+// What the tree the config sits in has a table for, counted as discover and init count it.
+TargetInventory tree_targets(const config::Config& config) {
+  return take_inventory(cuda_source::scan_tree(config.root, config.project.discover_exclude), config.root);
+}
+
 }  // namespace
 
 void register_config_command(CLI::App& app, CliContext& ctx) {
@@ -60,6 +67,7 @@ void register_config_command(CLI::App& app, CliContext& ctx) {
       "errors. Exit 0 when valid (TODOs included), 2 on any error");
   check->callback([&ctx] {
     const auto& config = validated_config(ctx);  // the same checks as check, profile and run
+    const TargetInventory targets = tree_targets(config);
     size_t todo = 0;
     for (const auto& k : config.kernels) todo += k.unfinished.size();
     if (ctx.options.json) {
@@ -73,6 +81,9 @@ void register_config_command(CLI::App& app, CliContext& ctx) {
                                   {"file", config.file.string()},
                                   {"kernels", config.kernels.size()},
                                   {"todo", fields},
+                                  {"targets",
+                                   {{"launchers", targets.launchers.size()},
+                                    {"kernel_targets", targets.kernel_targets.size()}}},
                                   {"target_archs", target_archs_json(config)}}
                        .dump()
                 << "\n";
@@ -83,6 +94,7 @@ void register_config_command(CLI::App& app, CliContext& ctx) {
         std::cout << u.pos.file << ":" << u.pos.line << ":" << u.pos.column << ": TODO: " << u.field << " (kernel '"
                   << k.name << "')\n";
     std::cout << target_archs_text(config);
+    std::cout << "the tree has " << targets.counts() << " (`kernelbot init` writes a table for each)\n";
     std::cout << config.file.string() << ": ok (" << config.kernels.size() << " kernel"
               << (config.kernels.size() == 1 ? "" : "s") << ")";
     if (todo > 0) std::cout << "; " << todo << " field" << (todo == 1 ? "" : "s") << " still TODO";

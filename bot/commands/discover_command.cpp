@@ -4,6 +4,7 @@
 
 #include "bot/commands/commands.h"
 #include "bot/kernel_target_table.h"
+#include "bot/target_inventory.h"
 #include "common/text_table.h"
 #include "config/config_loader.h"
 #include "cuda_source/source_scanner.h"
@@ -29,8 +30,10 @@ nlohmann::json params_json(const std::vector<cuda_source::ScannedParam>& params)
   return out;
 }
 
-void print_json(const cuda_source::ScanResult& scan, const std::filesystem::path& root) {
+void print_json(const cuda_source::ScanResult& scan, const std::filesystem::path& root,
+                const TargetInventory& targets) {
   nlohmann::json j{{"root", root.string()}, {"files", scan.files}};
+  j["targets"] = {{"launchers", targets.launchers.size()}, {"kernel_targets", targets.kernel_targets.size()}};
   j["kernels"] = nlohmann::json::array();
   for (const auto& k : scan.kernels)
     j["kernels"].push_back({{"name", k.name},
@@ -73,7 +76,7 @@ std::string launch_text(const cuda_source::ScannedLaunch& s) {
   return out;
 }
 
-void print_text(const cuda_source::ScanResult& scan) {
+void print_text(const cuda_source::ScanResult& scan, const TargetInventory& targets) {
   TextTable kernels({"kernel", "location", "parameters"});
   for (const auto& k : scan.kernels) {
     if (!k.is_definition) continue;
@@ -101,6 +104,7 @@ void print_text(const cuda_source::ScanResult& scan) {
     std::cout << "\nLaunches kernelbot cannot drive through their function (`init` writes kernel targets, "
                  "global = \"...\", for their kernels):\n"
               << undrivable;
+  std::cout << "\nTargets `init` writes a table for: " << targets.counts() << "\n";
   if (!scan.skipped.empty()) {
     std::cout << "\nSkipped (" << scan.skipped.size() << "):\n";
     for (const auto& s : scan.skipped) std::cout << "  " << s.file << ":" << s.line << ": " << s.message << "\n";
@@ -120,8 +124,9 @@ void register_discover_command(CLI::App& app, CliContext& ctx) {
     if (path->empty() && !config::find_config_file(ctx.options.config_path, std::filesystem::current_path()).empty())
       exclude = ctx.config().project.discover_exclude;
     auto scan = cuda_source::scan_tree(root, exclude);
-    if (ctx.options.json) print_json(scan, root);
-    else print_text(scan);
+    const TargetInventory targets = take_inventory(scan, root);
+    if (ctx.options.json) print_json(scan, root, targets);
+    else print_text(scan, targets);
   });
 }
 

@@ -9,6 +9,7 @@
 #include "bot/config_file_write.h"
 #include "bot/config_relative_paths.h"
 #include "bot/starter_config.h"
+#include "common/file_write.h"
 #include "cuda_source/source_scanner.h"
 
 namespace kb::bot {
@@ -27,6 +28,18 @@ void ignore_work_directory(const std::filesystem::path& config_dir) {
   if (!out) spdlog::warn("could not write {}: add .kernelbot/ to your .gitignore", ignore.string());
 }
 
+// The files the tables point at (setup source stubs), each only where nothing is yet: a file the
+// user has filled in is theirs.
+void write_stubs(const std::filesystem::path& root, const StarterConfig& starter) {
+  for (const auto& [relative, text] : starter.files) {
+    if (write_new_file(root / relative, text))
+      spdlog::info("wrote {}: fill in its TODOs (the table's setup_source points at it)", (root / relative).string());
+    else
+      spdlog::info("{} exists already: left as it is (the table's setup_source points at it)",
+                   (root / relative).string());
+  }
+}
+
 // --json: what was written (or, with --stdout, the text itself) as one object.
 void print_json(const StarterConfig& starter, const std::string& written) {
   nlohmann::json out{{"ok", true},
@@ -34,7 +47,11 @@ void print_json(const StarterConfig& starter, const std::string& written) {
                      {"tables", starter.tables},
                      {"commented_out", starter.commented_out},
                      {"candidates", starter.candidates},
+                     {"targets",
+                      {{"launchers", starter.launchers}, {"kernel_targets", starter.candidates - starter.launchers}}},
                      {"kernel_targets", starter.kernel_targets}};
+  out["files"] = nlohmann::json::array();
+  for (const auto& file : starter.files) out["files"].push_back(file.first);
   if (written.empty()) out["text"] = starter.text;
   else out["written"] = written;
   std::cout << out.dump(2) << "\n";
@@ -43,8 +60,9 @@ void print_json(const StarterConfig& starter, const std::string& written) {
 }  // namespace
 
 void register_init_command(CLI::App& app, CliContext& ctx) {
-  auto* cmd = app.add_subcommand("init", "Write a commented starter kernelbot.toml with a [[kernel]] table per "
-                                         "launcher found in the repository (or those --kernel/--file choose)");
+  auto* cmd = app.add_subcommand("init",
+                                 "Write a commented starter kernelbot.toml with a [[kernel]] table per "
+                                 "launcher and kernel target found in the repository (or those --kernel/--file choose)");
   struct Options {
     std::string path;
     bool force = false;
@@ -56,9 +74,11 @@ void register_init_command(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--force", opt->force, "Overwrite an existing kernelbot.toml");
   cmd->add_flag("--stdout", opt->print, "Print the starter config instead of writing it");
   cmd->add_option("--kernel", opt->starter.kernel_patterns,
-                  "Only launchers whose name matches PATTERN: a glob (\"*gemm*\") or a substring (repeatable)")
+                  "Only launchers, and kernel targets of __global__s, whose name matches PATTERN: a glob "
+                  "(\"*gemm*\") or a substring (repeatable)")
       ->type_name("PATTERN");
-  cmd->add_option("--file", opt->starter.files, "Only launchers defined in PATH, relative to the root (repeatable)")
+  cmd->add_option("--file", opt->starter.files,
+                  "Only launchers and kernels defined in PATH, relative to the root (repeatable)")
       ->type_name("PATH");
   cmd->callback([&ctx, opt] {
     std::filesystem::path root = opt->path.empty() ? std::filesystem::current_path() : std::filesystem::path(opt->path);
@@ -72,8 +92,8 @@ void register_init_command(CLI::App& app, CliContext& ctx) {
     bool narrowed = !opt->starter.kernel_patterns.empty() || !opt->starter.files.empty();
     // A choice that matched nothing is a mistake to report, not a reason to replace a config.
     if (narrowed && starter.tables == 0)
-      throw UsageError("--kernel/--file matched none of the " + std::to_string(starter.candidates) +
-                       " launcher(s) found (`kernelbot discover` lists them); nothing was written");
+      throw UsageError("--kernel/--file matched none of the " + starter.found +
+                       " found (`kernelbot discover` lists them); nothing was written");
     // A config without a [[kernel]] is one `config check` rejects: say so instead of writing it.
     if (starter.tables == 0)
       throw UsageError("no CUDA kernel or launcher found under " + root.string() + " (" +
@@ -86,6 +106,8 @@ void register_init_command(CLI::App& app, CliContext& ctx) {
     if (opt->print) {
       if (ctx.options.json) print_json(starter, "");
       else std::cout << starter.text;
+      for (const auto& file : starter.files)
+        spdlog::info("--stdout: {} (a setup source stub a table points at) is not written", file.first);
     } else {
       if (std::filesystem::exists(target) && !std::filesystem::is_directory(target) && !opt->force)
         throw UsageError(target.string() + " exists already; pass --force to overwrite it");
@@ -94,12 +116,13 @@ void register_init_command(CLI::App& app, CliContext& ctx) {
       if (written.backup)
         spdlog::info("the previous {} is kept as {}", target.filename().string(), written.backup->string());
       ignore_work_directory(std::filesystem::absolute(target).parent_path());
+      write_stubs(root, starter);
       if (ctx.options.json) print_json(starter, target.string());
     }
     for (const auto& s : scan.skipped) spdlog::warn("skipped {}:{}: {}", s.file, s.line, s.message);
-    spdlog::info("{} {} kernel table(s) for {} of the {} launcher(s) found{}",
+    spdlog::info("{} {} kernel table(s) for {} of the {} found{}",
                  opt->print ? "printed" : "wrote " + target.string() + " with", starter.tables - starter.commented_out,
-                 starter.tables, starter.candidates,
+                 starter.tables, starter.found,
                  starter.commented_out
                      ? fmt::format(" ({} written commented out: see the 'Not written' lines)", starter.commented_out)
                      : "");
@@ -113,7 +136,7 @@ void register_init_command(CLI::App& app, CliContext& ctx) {
                    starter.kernel_targets);
     if (!narrowed && starter.tables > 1)
       spdlog::info("to keep only some, run again with --force and --kernel PATTERN (glob or substring of the "
-                   "launcher's name) or --file PATH, both repeatable");
+                   "launcher's or the kernel's name) or --file PATH, both repeatable");
     if (!opt->print)
       spdlog::info("next: fill in the fields written \"TODO\", check the lines marked 'check:', then run "
                    "`kernelbot config check`");

@@ -35,7 +35,8 @@ std::string generate_entry_shim(const config::KernelSpec& spec, const std::strin
     if (types.count(DType::bfloat16)) s << "#include <cuda_bf16.h>\n";
     s << "\n#include " << quoted(variant_include) << "\n\n"
       << global_launch_entry(spec, launch_site_block(spec, variant_source),
-                             cuda_source::find_advisory_probe(variant_source).has_value());
+                             cuda_source::find_advisory_probe(variant_source).has_value(),
+                             launch_site_template_args(spec, variant_source));
     return s.str();
   }
   std::set<DType> dtypes;

@@ -1,10 +1,12 @@
 #include "profiler/evaluate/global_launch.h"
 
+#include <set>
 #include <sstream>
 
 #include "config/kernel_target.h"
 #include "core/arg_type_names.h"
 #include "core/harness_job.h"
+#include "cuda_source/code_tokens.h"
 #include "cuda_source/kernel_launch_sites.h"
 #include "cuda_source/preprocessor_directives.h"
 
@@ -27,8 +29,29 @@ std::optional<std::vector<int64_t>> launch_site_block(const config::KernelSpec& 
   return knobs.block;
 }
 
+std::optional<std::string> launch_site_template_args(const config::KernelSpec& spec, const std::string& source_text) {
+  if (spec.template_args.empty() || !launch_site_block(spec, source_text)) return std::nullopt;
+  auto knobs = cuda_source::find_kernel_knobs(source_text, spec.global, spec.source);
+  if (!knobs.template_args ||
+      config::launch_components(*knobs.template_args).size() != config::launch_components(spec.template_args).size())
+    return std::nullopt;
+  // Only names the shim sees: built-in types and the file's #defines (a local of the launching
+  // function, `k<threads>`, is not in scope there).
+  static const std::set<std::string> builtin = {"float",   "double",   "int",           "unsigned",   "long",
+                                                "short",   "char",     "bool",          "signed",     "half",
+                                                "__half",  "true",     "false",         "size_t",     "int64_t",
+                                                "int32_t", "uint32_t", "__nv_bfloat16", "nv_bfloat16"};
+  std::set<std::string> defines;
+  for (const auto& d : cuda_source::read_directives(source_text))
+    if (d.keyword == "define") defines.insert(d.name);
+  for (const auto& t : cuda_source::tokenize_code(*knobs.template_args))
+    if (t.kind == cuda_source::CodeToken::identifier && !builtin.count(t.text) && !defines.count(t.text))
+      return std::nullopt;
+  return knobs.template_args;
+}
+
 std::string global_launch_entry(const config::KernelSpec& spec, const std::optional<std::vector<int64_t>>& site_block,
-                                bool advisory_probe) {
+                                bool advisory_probe, const std::optional<std::string>& site_template_args) {
   const auto grid = config::launch_components(spec.grid);
   const auto block = config::launch_components(spec.block);
   std::ostringstream s;
@@ -71,7 +94,8 @@ std::string global_launch_entry(const config::KernelSpec& spec, const std::optio
     << "  const size_t kb_shared = static_cast<size_t>(" << (spec.shared_bytes.empty() ? "0" : spec.shared_bytes)
     << ");\n"
     << "  " << spec.global;
-  if (!spec.template_args.empty()) s << "<" << spec.template_args << ">";
+  if (site_template_args) s << "<" << *site_template_args << ">";  // as the launch site writes them
+  else if (!spec.template_args.empty()) s << "<" << spec.template_args << ">";
   s << "<<<kb_grid, dim3(block_x, block_y, block_z), kb_shared, kb_stream>>>(";
   for (size_t i = 0; i < spec.args.size(); ++i) s << (i ? ", " : "") << spec.args[i].name;
   s << ");\n"

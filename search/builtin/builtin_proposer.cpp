@@ -48,6 +48,26 @@ void BuiltinProposer::ensure_space(const ProposalContext& ctx) {
                options.fast_math ? "" : "; --use_fast_math not tried (a float output's rtol is under 1e-3)");
 }
 
+void BuiltinProposer::learn_broken_values(const ProposalContext& ctx) {
+  const TuningPoint base = space_->default_point();
+  for (const auto& h : ctx.history) {
+    if (h.verdict != Verdict::wrong_result && h.verdict != Verdict::crashed && h.verdict != Verdict::compile_error)
+      continue;
+    const auto p = space_->point_of(h.variant);
+    if (!p) continue;
+    const auto dims = differing(base, *p);
+    if (dims.size() != 1) continue;  // two knobs changed: which one broke it is not known
+    const TuningDimension& d = space_->dimensions()[dims[0]];
+    if (broken_.insert({dims[0], (*p)[dims[0]]}).second)
+      spdlog::info("builtin tuner: {} = {} gave {}: not proposed again", d.words(), d.values[(*p)[dims[0]]],
+                   to_string(h.verdict));
+  }
+}
+
+bool BuiltinProposer::breaks(const TuningPoint& point) const {
+  return std::any_of(broken_.begin(), broken_.end(), [&](const auto& b) { return point[b.first] == b.second; });
+}
+
 std::vector<BuiltinProposer::Planned> BuiltinProposer::plan_exhaustive(const std::vector<TuningPoint>& untried) const {
   std::vector<std::pair<double, TuningPoint>> ranked;
   for (const auto& p : untried) ranked.emplace_back(point_score(*space_, p, facts_), p);
@@ -79,7 +99,7 @@ std::vector<BuiltinProposer::Planned> BuiltinProposer::plan_local(const Proposal
   for (const auto& [seed_id, start] : starts) {
     std::vector<std::pair<double, TuningPoint>> moves;
     for (const auto& n : space_->neighbours(start))
-      if (!taken.count(space_->key(n))) moves.emplace_back(point_score(*space_, n, facts_), n);
+      if (!taken.count(space_->key(n)) && !breaks(n)) moves.emplace_back(point_score(*space_, n, facts_), n);
     std::stable_sort(moves.begin(), moves.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     for (const auto& [score, n] : moves) {
       auto dims = differing(start, n);
@@ -99,7 +119,7 @@ std::vector<BuiltinProposer::Planned> BuiltinProposer::plan_local(const Proposal
   Planned random{{}, {}, "baseline"};
   for (int attempt = 0; attempt < 1000 && random.points.size() < restart; ++attempt) {
     auto p = space_->random_point(rng_);
-    if (p && !taken.count(space_->key(*p))) {
+    if (p && !taken.count(space_->key(*p)) && !breaks(*p)) {
       taken.insert(space_->key(*p));
       random.points.push_back(*p);
     }
@@ -123,6 +143,7 @@ std::vector<ProposedIdea> BuiltinProposer::propose_ideas(const ProposalContext& 
                              spec_.source);
     return {};
   }
+  learn_broken_values(ctx);
   std::set<std::string> tried = proposed_;
   tried.insert(space_->key(space_->default_point()));
   for (const auto& h : ctx.history)
@@ -137,10 +158,13 @@ std::vector<ProposedIdea> BuiltinProposer::propose_ideas(const ProposalContext& 
   if (space_->size() <= kEnumerateLimit) {
     auto all = space_->enumerate(kEnumerateLimit);
     std::vector<TuningPoint> untried;
+    size_t broken = 0;
     for (const auto& p : all)
-      if (!tried.count(space_->key(p))) untried.push_back(p);
+      if (breaks(p)) ++broken;
+      else if (!tried.count(space_->key(p))) untried.push_back(p);
     if (untried.empty()) {
-      exhausted_ = fmt::format("search space exhausted: all {} points tried", all.size());
+      exhausted_ = fmt::format("search space exhausted: all {} points tried", all.size()) +
+                   (broken ? fmt::format(" or left out ({} with a value that broke the kernel)", broken) : "");
       return {};
     }
     if (static_cast<int64_t>(untried.size()) <= ctx.candidates_left) plans = plan_exhaustive(untried);

@@ -3,7 +3,9 @@
 // configured. It changes launch configurations and compile-time parameters, never other code.
 // Strategy: when the whole space fits the candidate budget, it is enumerated (most promising
 // first: single changes ranked by the rules, then combinations); otherwise local search around
-// the best point so far plus one random-restart idea per round.
+// the best point so far plus one random-restart idea per round. A value that alone (every other
+// knob at the original's) gave a wrong result, a crash or a compile error breaks the kernel: the
+// tuner learns it from the history and proposes no point with it again.
 #pragma once
 
 #include <map>
@@ -40,6 +42,8 @@ class BuiltinProposer : public Proposer {
   void ensure_space(const ProposalContext& ctx);
   std::vector<Planned> plan_exhaustive(const std::vector<TuningPoint>& untried) const;
   std::vector<Planned> plan_local(const ProposalContext& ctx, const std::set<std::string>& tried, size_t capacity);
+  void learn_broken_values(const ProposalContext& ctx);
+  bool breaks(const TuningPoint& point) const;
 
   const config::Config& config_;
   const config::KernelSpec& spec_;
@@ -49,6 +53,7 @@ class BuiltinProposer : public Proposer {
   std::mt19937_64 rng_;
   std::set<std::string> proposed_;                         // point keys handed out in earlier rounds
   std::map<std::string, std::vector<TuningPoint>> plans_;  // idea key -> its points
+  std::set<std::pair<size_t, size_t>> broken_;             // (dimension, value index) that broke the kernel
   int64_t next_key_ = 0;
   std::string exhausted_;
 };

@@ -35,9 +35,17 @@ KernelTargetKnobs kernel_target_knobs(const std::string& source, const config::K
   for (auto& k : found.literals) {
     if (cuda_source::shapes_block(k.kind)) {
       if (!found.block) continue;
-      if (!grid_follows(k.axis)) {
+      // A tied knob (cuda_source/literal_knobs.h) moves every block dimension it writes.
+      int unfollowed = grid_follows(k.axis) ? -1 : std::max(k.axis, 0);
+      if (!k.block_powers.empty()) {
+        unfollowed = -1;
+        for (size_t axis = 0; axis < k.block_powers.size(); ++axis)
+          if (k.block_powers[axis] > 0 && !grid_follows(static_cast<int>(axis)) && unfollowed < 0)
+            unfollowed = static_cast<int>(axis);
+      }
+      if (unfollowed >= 0) {
         out.not_offered.push_back(fmt::format("{}: the grid `{}` of kernel target {} does not read {}", k.where,
-                                              spec.grid, spec.name, kBlockNames[std::max(k.axis, 0)]));
+                                              spec.grid, spec.name, kBlockNames[unfollowed]));
         continue;
       }
     }

@@ -14,6 +14,22 @@
 namespace kb::search {
 namespace {
 
+// A tied knob (a template argument or #define the block is written with) at `v`: each block
+// dimension v^power within the device's limits (1024, 1024, 64), the block of 32 to 1024 threads.
+bool tied_block_fits(const cuda_source::LiteralKnob& knob, int64_t v) {
+  if (knob.block_powers.empty()) return true;
+  if (v < 1) return false;
+  static const int64_t kMost[] = {1024, 1024, 64};
+  int64_t threads = 1;
+  for (size_t axis = 0; axis < knob.block_powers.size() && axis < 3; ++axis) {
+    int64_t component = 1;
+    for (int p = 0; p < knob.block_powers[axis] && component <= 1024; ++p) component *= v;
+    if (component > kMost[axis]) return false;
+    threads *= component;
+  }
+  return threads >= 32 && threads <= 1024;
+}
+
 std::optional<std::pair<std::string, std::string>> split_define(const std::string& define) {
   size_t eq = define.find('=');
   if (eq == std::string::npos) return std::pair{define, std::string("1")};
@@ -240,6 +256,8 @@ bool TuningSpace::valid(const TuningPoint& point) const {
     if (!dims_[i].is_numeric_knob()) continue;
     int64_t v = as_int(dims_[i].values[point[i]], -1);
     if (dims_[i].role == cuda_source::MacroRole::block_size && (v < 1 || v > 1024)) return false;
+    if (dims_[i].kind == TuningDimension::Kind::literal && !tied_block_fits(literal_knobs_[dims_[i].knob], v))
+      return false;
     if (dims_[i].role == cuda_source::MacroRole::block_dimension) {
       if (v < 1) return false;
       auto [it, fresh] = shapes.emplace(dims_[i].group, 1);

@@ -325,7 +325,7 @@ sizes = [{ n = 16 }]
   EXPECT_TRUE(has("kernel[0].arg[2].count", "missing required field 'count'"));
   EXPECT_TRUE(has("kernel[0].arg[3].dtype", "integer dtype"));
   EXPECT_TRUE(has("kernel[0].arg[3].value", "expression ends too early"));
-  EXPECT_TRUE(has("kernel[0].sizes[0]", "does not define 'm'"));
+  EXPECT_TRUE(has("kernel[0].arg[1].count", "\"m * 2\" names m, which no size set defines (the sizes: n)"));
   for (const auto& e : errs) EXPECT_GT(e.line, 0) << e.format();
 }
 
@@ -505,7 +505,8 @@ TEST(ConfigLoader, StreamAndRangeMisuseIsNamedByField) {
   EXPECT_TRUE(has_error(errors_of(three), "kernel[0].arg[0].range", "expected [lo, hi]"));
   std::string unknown = text;
   unknown.replace(unknown.find("range = [0, \"vocab\"]"), 20, "range = [0, \"vocab_size\"]");
-  EXPECT_TRUE(has_error(errors_of(unknown), "kernel[0].sizes[0]", "'vocab_size'"));
+  EXPECT_TRUE(has_error(errors_of(unknown), "kernel[0].arg[0].range[1]",
+                        "\"vocab_size\" names vocab_size, which no size set defines"));
   // Without a dtype, a non-stream argument is still an error.
   std::string no_dtype = text;
   no_dtype.replace(no_dtype.find("  dtype = \"int32\"\n"), 18, "");
@@ -546,7 +547,7 @@ sizes = [{ n = 1024 }]
   // Another unknown name is still an error: only the marker itself is let through.
   std::string wrong = text;
   wrong.replace(wrong.find("\"TODO\""), 6, "\"TODOS\"");
-  EXPECT_TRUE(has_error(errors_of(wrong), "kernel[0].sizes[0]", "'TODOS'")) << wrong;
+  EXPECT_TRUE(has_error(errors_of(wrong), "kernel[0].arg[0].count", "names TODOS, which no size set defines")) << wrong;
 }
 
 // [project] prelude and setup_source, and a kernel's own setup_source: files relative to the

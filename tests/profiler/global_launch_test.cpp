@@ -94,6 +94,44 @@ TEST(GlobalLaunch, TheBlockFollowsTheLaunchSiteOfTheTextCompiled) {
   EXPECT_FALSE(launch_site_block(launcher, kSource));
 }
 
+// A tile that is both the template argument and the block (one tied knob): the shim instantiates
+// the kernel as the tuned site writes it, so the block and the tile it sizes never disagree.
+TEST(GlobalLaunch, TheTemplateArgumentsFollowTheLaunchSiteWithItsBlock) {
+  const char* source = R"(#define WIDTH 4
+template <int TILE, int W>
+__global__ void gemm(float* C, int n) {
+  __shared__ float tile[TILE][TILE];
+  tile[threadIdx.y][threadIdx.x] = 0.0f;
+  if (threadIdx.x < W) C[threadIdx.x] = tile[0][threadIdx.x];
+}
+int main() {
+  const int n = 1024;
+  float* C = nullptr;
+  gemm<8, WIDTH><<<dim3((n + 7) / 8, (n + 7) / 8), dim3(8, 8)>>>(C, n);
+}
+)";
+  config::KernelSpec k;
+  k.name = "gemm";
+  k.source = "gemm.cu";
+  k.global = "gemm";
+  k.template_args = "8, 4";
+  k.grid = "ceil_div(n, block_x), ceil_div(n, block_y)";
+  k.block = "8, 8";
+  k.args = {target_arg("C", ArgRole::output, DType::float32, "n"), target_arg("n", ArgRole::size, DType::int32, "n")};
+  EXPECT_EQ(launch_site_template_args(k, source), "8, WIDTH");
+  std::string tuned = source;
+  tuned.replace(tuned.find("gemm<8, WIDTH><<<dim3((n + 7) / 8, (n + 7) / 8), dim3(8, 8)>>>"), 62,
+                "gemm<16, WIDTH><<<dim3((n + 15) / 16, (n + 15) / 16), dim3(16, 16)>>>");
+  ASSERT_EQ(launch_site_block(k, tuned), (std::vector<int64_t>{16, 16})) << tuned;
+  const std::string shim = generate_entry_shim(k, "/tmp/v/variant.cu", tuned);
+  EXPECT_NE(shim.find("gemm<16, WIDTH><<<kb_grid"), std::string::npos) << shim;
+  // A name the shim cannot see (a local of main) leaves the config's arguments.
+  std::string local = source;
+  local.replace(local.find("gemm<8, WIDTH>"), 14, "gemm<8, n>");
+  EXPECT_FALSE(launch_site_template_args(k, local));
+  EXPECT_NE(generate_entry_shim(k, "/tmp/v/variant.cu", local).find("gemm<8, 4><<<kb_grid"), std::string::npos);
+}
+
 TEST(GlobalLaunch, TheJobPassesTheHarnessStreamLast) {
   config::Config c;
   HarnessJob job = make_harness_job(c, gelu_target());
