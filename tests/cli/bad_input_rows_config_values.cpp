@@ -82,8 +82,9 @@ std::vector<BadInputRow> size_rows() {
       sizes("SizeAFraction", "sizes = [{ n = 1.5 }]", "kernel[0].sizes[0].n", "expected a positive integer"),
       sizes("SizesNotAnArray", "sizes = 4096", "kernel[0].sizes", "expected an array of tables"),
       sizes("SizeSetNotATable", "sizes = [4096]", "kernel[0].sizes[0]", "expected a table of sizes, got an integer"),
-      sizes_at("SizeSetWithoutTheName", 1, "sizes = [{ m = 4096 }]", "kernel[0].sizes[0]",
-               "size set does not define 'n', which the arguments use"),
+      // Said at the field whose expression names it, not at the size set.
+      sizes_at("SizeSetWithoutTheName", 11, "sizes = [{ m = 4096 }]", "kernel[0].arg[0].count",
+               "\"n\" names n, which no size set defines (the sizes: m)"),
       sizes_at("SizeOverInt32", 16, "sizes = [{ n = 4294967296 }]", "kernel[0].arg[1].value",
                "outside the range of int32"),
       sizes_at("SizeRuleBroken", 6, "sizes = [{ n = 4096 }]\nsize_rules = { n = { multiple_of = 3 } }",
