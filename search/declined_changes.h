@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-struct sqlite3;
+#include "search/archive_side_table.h"
 
 namespace kb::search {
 
@@ -27,9 +27,6 @@ class DeclinedChanges {
   // Opens (creating the file, its directories and the table); throws std::runtime_error naming
   // the file on failure.
   explicit DeclinedChanges(const std::filesystem::path& archive);
-  ~DeclinedChanges();
-  DeclinedChanges(const DeclinedChanges&) = delete;
-  DeclinedChanges& operator=(const DeclinedChanges&) = delete;
 
   // Records a closed PR; the same PR number of the same kernel is stored once (the newer facts win).
   void record(const DeclinedChange& change);
@@ -37,9 +34,7 @@ class DeclinedChanges {
   std::vector<DeclinedChange> of(const std::string& kernel) const;
 
  private:
-  void exec(const char* sql);
-  std::filesystem::path path_;
-  sqlite3* db_ = nullptr;
+  ArchiveSideTable table_;
 };
 
 }  // namespace kb::search

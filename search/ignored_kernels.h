@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-struct sqlite3;
+#include "search/archive_side_table.h"
 
 namespace kb::search {
 
@@ -25,9 +25,6 @@ class IgnoredKernels {
   // Opens (creating the file, its directories and the table); throws std::runtime_error naming
   // the file on failure.
   explicit IgnoredKernels(const std::filesystem::path& archive);
-  ~IgnoredKernels();
-  IgnoredKernels(const IgnoredKernels&) = delete;
-  IgnoredKernels& operator=(const IgnoredKernels&) = delete;
 
   // Records (or replaces) the kernel's request.
   void record(const IgnoredKernel& ignored);
@@ -37,9 +34,7 @@ class IgnoredKernels {
   std::vector<IgnoredKernel> all() const;
 
  private:
-  void exec(const char* sql);
-  std::filesystem::path path_;
-  sqlite3* db_ = nullptr;
+  ArchiveSideTable table_;
 };
 
 // "sha256:<hex>" of a source text, as IgnoredKernel::source_sha256 holds it.
