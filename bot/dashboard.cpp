@@ -14,17 +14,15 @@
 #include "bot/github_client.h"
 #include "common/clock.h"
 #include "common/file_write.h"
+#include "common/text.h"
 #include "core/number_format.h"
 #include "search/ignored_kernels.h"
 
 namespace kb::bot {
 namespace {
 
-std::string cell(std::string s) {
-  for (auto& c : s)
-    if (c == '\n' || c == '|') c = ' ';
-  return s.empty() ? "-" : s;
-}
+// A table cell, "-" when there is nothing to say.
+std::string dashboard_cell(const std::string& s) { return s.empty() ? "-" : markdown_cell(s); }
 
 std::unique_ptr<GitHubClient> client_for(const config::Config& config) {
   if (config.github.repository.empty()) return nullptr;
@@ -43,8 +41,9 @@ std::string render_dashboard(const StatusView& view, const std::string& now) {
   out += "| Kernel | State | Speedup | Verified | Measured | GPU | Pull request |\n|---|---|---|---|---|---|---|\n";
   for (const auto& k : view.kernels)
     out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", k.kernel, k.state,
-                       k.speedup > 0 ? format_speedup(k.speedup) : "-", cell(k.verified.substr(0, 60)),
-                       cell(k.date.substr(0, 10)), cell(k.gpu), k.pr_number ? fmt::format("#{}", k.pr_number) : "-");
+                       k.speedup > 0 ? format_speedup(k.speedup) : "-", dashboard_cell(k.verified.substr(0, 60)),
+                       dashboard_cell(k.date.substr(0, 10)), dashboard_cell(k.gpu),
+                       k.pr_number ? fmt::format("#{}", k.pr_number) : "-");
   std::string declined, ignored, untargeted;
   for (const auto& k : view.kernels) {
     const std::string line = fmt::format("- `{}`: {}\n", k.kernel, k.note);

@@ -4,19 +4,14 @@
 
 #include <map>
 
+#include "common/text.h"
 #include "core/number_format.h"
 
 namespace kb::bot {
 namespace {
 
 // A table cell: one line, no pipes.
-std::string cell(std::string s) {
-  for (auto& c : s)
-    if (c == '\n' || c == '\r') c = ' ';
-  std::string out;
-  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
-}
+std::string cell(const std::string& s) { return markdown_cell(s); }
 
 }  // namespace
 

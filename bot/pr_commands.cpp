@@ -7,6 +7,8 @@
 #include <sstream>
 #include <utility>
 
+#include "common/text.h"
+
 namespace kb::bot {
 namespace {
 
@@ -18,11 +20,6 @@ constexpr std::array<std::pair<const char*, PrCommandKind>, 6> kCommands{{
     {"unignore", PrCommandKind::unignore},
     {"help", PrCommandKind::help},
 }};
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::string trim_left(const std::string& s) {
   size_t i = 0;

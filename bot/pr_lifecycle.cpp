@@ -7,15 +7,11 @@
 #include <regex>
 
 #include "common/sha256.h"
+#include "common/text.h"
 #include "core/number_format.h"
 
 namespace kb::bot {
 namespace {
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::string pr_ref(const search::DeclinedChange& d) {
   return d.url.empty() ? fmt::format("#{}", d.number) : fmt::format("#{} ({})", d.number, d.url);
