@@ -8,18 +8,12 @@
 #include "core/number_format.h"
 
 namespace kb::bot {
-namespace {
-
-// A table cell: one line, no pipes.
-std::string cell(const std::string& s) { return markdown_cell(s); }
-
-}  // namespace
 
 std::string reverification_table(const search::Reverification& r) {
   if (r.eval.timings.empty()) return "";
   std::string out = "| Size | Original | This PR | Speedup |\n|---|---|---|---|\n";
   for (const auto& t : r.eval.timings)
-    out += fmt::format("| {} | {} us | {} us | {} |\n", cell(t.size_label), format_us(t.baseline.median_us),
+    out += fmt::format("| {} | {} us | {} us | {} |\n", markdown_cell(t.size_label), format_us(t.baseline.median_us),
                        format_us(t.candidate.median_us), format_speedup(t.speedup));
   return out;
 }
@@ -35,7 +29,7 @@ std::string explain_text(const search::SearchResult& result) {
     out += "| Step | Idea | Verdict | Speedup |\n|---|---|---|---|\n";
     for (const auto* r : result.path_to(best->id)) {
       if (r->is_original()) continue;
-      out += fmt::format("| {} | {} | {} | {} |\n", r->id, cell(r->idea.text), to_string(r->verdict()),
+      out += fmt::format("| {} | {} | {} | {} |\n", r->id, markdown_cell(r->idea.text), to_string(r->verdict()),
                          format_speedup(r->speedup()));
     }
     if (!best->idea.rationale.empty())

@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "common/text.h"
 #include "common/text_template.h"
 #include "core/number_format.h"
 
@@ -59,17 +60,6 @@ std::string timing_table(const EvalResult& eval) {
   return out;
 }
 
-// Text for one markdown table cell: pipes escaped, lines joined.
-std::string cell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
-  }
-  return out;
-}
-
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
@@ -91,13 +81,14 @@ std::string seed_list(const std::vector<uint64_t>& seeds) {
 // run, or skipped (the original fails there), with how and why; empty for a record without them.
 std::string target_archs_line(const VerificationReport& v) {
   if (v.archs_source.empty()) return "";
-  if (v.archs.empty()) return "- Target architectures: " + cell(v.archs_source) + ".\n";
-  std::string out = "- Every GPU architecture the project builds for (from " + cell(v.archs_source) + "):\n";
+  if (v.archs.empty()) return "- Target architectures: " + markdown_cell(v.archs_source) + ".\n";
+  std::string out = "- Every GPU architecture the project builds for (from " + markdown_cell(v.archs_source) + "):\n";
   // A skipped one was not compiled or run as planned: only why.
   for (const auto& a : v.archs)
-    out += a.outcome == ArchOutcome::skipped ? fmt::format("  - `{}`: skipped: {}\n", a.arch, cell(a.detail))
-                                             : fmt::format("  - `{}`: {} ({}){}\n", a.arch, to_string(a.outcome),
-                                                           cell(a.how), a.detail.empty() ? "" : ": " + cell(a.detail));
+    out += a.outcome == ArchOutcome::skipped
+               ? fmt::format("  - `{}`: skipped: {}\n", a.arch, markdown_cell(a.detail))
+               : fmt::format("  - `{}`: {} ({}){}\n", a.arch, to_string(a.outcome), markdown_cell(a.how),
+                             a.detail.empty() ? "" : ": " + markdown_cell(a.detail));
   return out;
 }
 
@@ -152,7 +143,7 @@ std::string correctness(const search::SearchResult& result, const search::Candid
       if (from_sanitizer(v.skipped_checks)) where.emplace_back("what the original does too is listed above");
       if (from_sanitizer(v.warnings)) where.emplace_back("memory it keeps allocated is in the warnings below");
       out += "found nothing held against this code" + (where.empty() ? "" : " (" + join(where, "; ") + ")") +
-             "; the tools' report: " + cell(v.sanitizer_report) + "\n";
+             "; the tools' report: " + markdown_cell(v.sanitizer_report) + "\n";
     }
   }
   std::vector<std::string> not_run;
@@ -171,7 +162,7 @@ std::string correctness(const search::SearchResult& result, const search::Candid
   for (const auto& o : v.outputs)
     out += fmt::format("| {} | {} | {:.3g} | {:.3g} | {:.0e} / {:.0e} | {} |\n", o.name, o.dtype, o.max_abs_error,
                        o.max_rel_error, o.rtol, o.atol, o.elements);
-  for (const auto& w : v.warnings) out += "\nWarning: " + cell(w) + "\n";
+  for (const auto& w : v.warnings) out += "\nWarning: " + markdown_cell(w) + "\n";
   while (!out.empty() && out.back() == '\n') out.pop_back();
   return out;
 }
@@ -266,7 +257,7 @@ std::string idea_path(const search::SearchResult& result, const search::Candidat
                               ? fmt::format("{}, {}", to_string(c->verdict()), format_speedup(c->speedup()))
                               : to_string(c->verdict());
     if (c->from_archive) outcome += " (measured in an earlier run, from the archive)";
-    std::string idea = c->is_original() ? "—" : cell(c->idea.text);
+    std::string idea = c->is_original() ? "—" : markdown_cell(c->idea.text);
     out += fmt::format("| `{}` | {} | {} | {} | {} |\n", c->id, c->round, idea,
                        c->idea.family.empty() ? "—" : c->idea.family, outcome);
   }
