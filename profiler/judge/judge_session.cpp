@@ -17,6 +17,7 @@
 #include "profiler/judge/judged_job.h"
 #include "profiler/judge/served_job.h"
 #include "profiler/judge/session_sweep.h"
+#include "profiler/judge/spare_servers.h"
 #include "profiler/judge/variant_process.h"
 
 namespace kb::judge {
@@ -24,6 +25,9 @@ namespace {
 
 constexpr double kRenewTimeoutS = 60;
 constexpr int kJobFd = 3, kReplyFd = 4;
+// Servers started ahead of their jobs (spare_servers.h): one for the next candidate, one for an
+// original that could not be kept (another kernel's, or after a metrics job).
+constexpr size_t kSpareServers = 2;
 
 // What must match for the original's server of one job to serve the next: its device, its
 // library and its launcher (the stream it was given belongs to the launcher's arguments).
@@ -35,9 +39,7 @@ std::string original_identity(const DecodedJob& job) {
 
 // Clears what the job's candidate may have left (session_sweep.h). False, with `problem`, when
 // something stays: the session then ends, and its sandbox with everything in it.
-bool sweep(pid_t keep, const SessionOptions& options, std::string& problem) {
-  std::vector<pid_t> kept;
-  if (keep > 0) kept.push_back(keep);
+bool sweep(std::vector<pid_t> kept, const SessionOptions& options, std::string& problem) {
   if (kill_stray_children(kept) < 0) {
     problem = "processes started during the job kept coming back";
     return false;
@@ -102,15 +104,21 @@ int run_session(const SessionOptions& options) {
   int devices = 0;
   (void)cudaGetDeviceCount(&devices);
   const std::optional<ProcessSettings> judge_settings = process_settings(0);
+  // The first job's spares are made for device 0 (the one a sandbox confined to one GPU sees);
+  // a job for another device ends them and starts its own.
+  SpareServers spares(kSpareServers, options.verbose);
+  if (devices > 0) spares.refill(0);
   for (uint64_t seq = 0;; ++seq) {
     std::string text;
     if (!read_frame(in, text, kMaxJobBytes)) return kExitOk;  // kernelbot is done (or gone)
     const auto start = std::chrono::steady_clock::now();
     JobProcesses processes;
     std::string identity;
+    int job_device = -1;  // the job's device, once it was read
     JudgedJob judged = judge_job(text, "the session's job", processes, [&](const DecodedJob& job, JobProcesses& p) {
       if (job.raw.under_sanitizer) throw HarnessError("a session does not run jobs under compute-sanitizer");
       identity = original_identity(job);
+      job_device = job.raw.device;
       p.device = job.raw.device;
       p.verbose = options.verbose;
       if (original && identity == original_key &&
@@ -118,10 +126,9 @@ int run_session(const SessionOptions& options) {
         p.baseline = std::move(original);
       } else {
         original.reset();
-        p.baseline = std::make_unique<VariantProcess>(Who::baseline, job.raw.device, options.verbose);
+        p.baseline = spares.take(Who::baseline, job.raw.device);
       }
-      if (!job.raw.candidate_library.empty())
-        p.candidate = std::make_unique<VariantProcess>(Who::candidate, job.raw.device, options.verbose);
+      if (!job.raw.candidate_library.empty()) p.candidate = spares.take(Who::candidate, job.raw.device);
     });
     processes.candidate.reset();  // asked to quit, then reaped: no candidate code outlives its job
     original.reset();
@@ -134,7 +141,9 @@ int run_session(const SessionOptions& options) {
     processes = {};
     judged.result.run_s = seconds_since(start);
     std::string problem;
-    bool swept = sweep(original ? original->pid() : -1, options, problem);
+    std::vector<pid_t> kept = spares.pids();
+    if (original) kept.push_back(original->pid());
+    bool swept = sweep(kept, options, problem);
     // The candidate's processes ran as this user: they could renice, re-pin or re-limit the judge
     // and the kept original, and so every later job. A changed original is replaced; a changed
     // judge ends the session (kernelbot starts a fresh one).
@@ -144,6 +153,7 @@ int run_session(const SessionOptions& options) {
       problem = "the judge's priority, CPUs or resource limits were changed during the job";
     }
     if (original && process_settings(original->pid()) != now) original.reset();
+    spares.check(now);
     nlohmann::json reply{{"seq", seq}, {"exit_code", judged.exit_code}};
     if (judged.has_result) reply["result"] = judged.result;
     const bool ends = !swept || judged.exit_code == kExitHarnessError || judged.exit_code == kExitUsage;
@@ -154,6 +164,8 @@ int run_session(const SessionOptions& options) {
     const std::string reply_text = reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (!write_frame(out, sealed_envelope(key, reply_text).dump()) || ends)
       return swept ? judged.exit_code : kExitHarnessError;
+    // While kernelbot compiles or prepares the next job: the spares it will take.
+    if (job_device >= 0) spares.refill(job_device);
   }
 }
 

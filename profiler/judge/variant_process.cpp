@@ -51,7 +51,7 @@ std::vector<std::string> server_environment() {
 
 }  // namespace
 
-VariantProcess::VariantProcess(Who who, int device, bool verbose) : who_(who) {
+VariantProcess::VariantProcess(Who who, int device, bool verbose) : who_(who), device_(device) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
     throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
@@ -125,6 +125,16 @@ bool VariantProcess::renew_job(const std::string& job_text, double timeout_s) {
   if (!send_request(fd_, q) || !send_text(fd_, job_text)) return false;
   Reply reply;
   return receive_reply(fd_, reply, timeout_s, nullptr) && reply.status == Status::ok;
+}
+
+bool VariantProcess::waiting_for_job() {
+  if (pid_ <= 0 || given_job_) return false;
+  if (::waitpid(pid_, nullptr, WNOHANG) != 0) {  // ended (reaped here), or not ours to wait for
+    pid_ = -1;
+    return false;
+  }
+  ::kill(pid_, SIGCONT);
+  return true;
 }
 
 VariantProcess::~VariantProcess() {

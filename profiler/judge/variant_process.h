@@ -64,7 +64,14 @@ class VariantProcess {
     quit_timeout_s_ = timeout_s;
   }
 
+  // A server started ahead of its job (spare_servers.h) takes its role when it is handed one.
+  void take_role(Who who) { who_ = who; }
+  // Whether it is still waiting for its job: started, given none, not ended. A stopped one (a
+  // candidate of the same user can stop it) is woken first.
+  bool waiting_for_job();
+
   Who who() const { return who_; }
+  int device() const { return device_; }
   pid_t pid() const { return pid_; }
   // The fault a sticky_fault reply named (untrusted, sanitized): for the crash's known cause only.
   const std::string& last_fault() const { return last_fault_; }
@@ -74,6 +81,7 @@ class VariantProcess {
   std::string end_status();  // waits for the child and describes how it ended
 
   Who who_;
+  int device_;
   int fd_ = -1;
   int pid_ = -1;
   bool given_job_ = false;

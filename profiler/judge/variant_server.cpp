@@ -269,6 +269,16 @@ class Server {
 
 int serve_variant(int fd, int device) {
   const Who who = Who::variant;  // whose, the judge knows (server_identity.h)
+  // The CUDA context first, before the job is read: a server the judge started ahead of its job
+  // (a session's spare, spare_servers.h) has its context when the job comes. A failure is said in
+  // the start-up reply, after the job, as before.
+  std::string context_failure;
+  try {
+    cuda_check(cudaSetDevice(device), "selecting the CUDA device");
+    cuda_check(cudaFree(nullptr), "creating the CUDA context");
+  } catch (const std::exception& e) {
+    context_failure = e.what();
+  }
   std::string text;
   if (!receive_text(fd, text, kMaxJobBytes)) {
     // The judge is gone (then nobody reads this), or sent something that is not a job.
@@ -283,8 +293,7 @@ int serve_variant(int fd, int device) {
     if (job.raw.device != device)
       throw HarnessError("the job is for device " + std::to_string(job.raw.device) + ", this server runs on device " +
                          std::to_string(device));
-    cuda_check(cudaSetDevice(device), "selecting the CUDA device");
-    cuda_check(cudaFree(nullptr), "creating the CUDA context");
+    if (!context_failure.empty()) throw HarnessError(context_failure);
     stream = std::make_unique<LauncherStream>(job);
     before.settings = device_settings(stream->handle());
   } catch (const std::exception& e) {

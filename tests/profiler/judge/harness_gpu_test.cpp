@@ -7,11 +7,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "common/frame_io.h"
 #include "common/sealed_text.h"
@@ -216,6 +219,33 @@ void kill_leftovers() {
   for (pid_t p : leftovers()) ::kill(p, SIGKILL);
 }
 
+// The session's servers once it has started its spares for the next job (it does that after
+// sending a reply, so they may still be starting when the reply is read).
+constexpr size_t kSpares = 2;
+std::vector<pid_t> servers_with_spares(pid_t session, size_t expected) {
+  std::vector<pid_t> kids = judge::child_processes(session);
+  for (int i = 0; i < 250 && kids.size() < expected; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    kids = judge::child_processes(session);
+  }
+  return kids;
+}
+
+bool contains(const std::vector<pid_t>& pids, pid_t p) { return std::find(pids.begin(), pids.end(), p) != pids.end(); }
+
+// The process started first (the kept original: spares are started after its job began).
+pid_t oldest(const std::vector<pid_t>& pids) {
+  auto start_time = [](pid_t p) {
+    const std::string stat = read_file("/proc/" + std::to_string(p) + "/stat");
+    std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+    std::string field;
+    for (int i = 3; i <= 22 && fields >> field; ++i) {
+    }
+    return std::stoull(field);  // field 22: the start time, in clock ticks since boot
+  };
+  return *std::min_element(pids.begin(), pids.end(), [&](pid_t a, pid_t b) { return start_time(a) < start_time(b); });
+}
+
 TEST(HarnessGpu, ASessionKeepsTheOriginalAndClearsWhatEachCandidateLeft) {
   kill_leftovers();
   HarnessJob leaver = saxpy_job("saxpy_ok", "saxpy_leaver", {1 << 20});
@@ -236,21 +266,43 @@ TEST(HarnessGpu, ASessionKeepsTheOriginalAndClearsWhatEachCandidateLeft) {
   for (pid_t p : leftovers())
     ADD_FAILURE() << "the daemon outlived its job: " << read_file("/proc/" + std::to_string(p) + "/stat");
   EXPECT_TRUE(fs::is_empty(dir)) << "left-behind.txt was not cleared";
-  const std::vector<pid_t> kept = judge::child_processes(session.pid());
-  ASSERT_EQ(kept.size(), 1u) << "the original's server, and nothing else";
+  // The original's server and the spares started for the next job, nothing else. The spares the
+  // first job took (started with the session) served it and ended with it.
+  const std::vector<pid_t> after_leaver = servers_with_spares(session.pid(), 1 + kSpares);
+  ASSERT_EQ(after_leaver.size(), 1 + kSpares) << "the original's server and the spares, and nothing else";
 
   HarnessJob timed = saxpy_job("saxpy_ok", "saxpy_ok", {4 << 20});
   const json first = session.run(timed);
   EXPECT_EQ(first["exit_code"], 0);
   EXPECT_EQ(first["result"]["verdict"], "not_faster") << first.dump();
-  EXPECT_EQ(judge::child_processes(session.pid()), kept) << "the original's server was kept";
+  const std::vector<pid_t> after_first = servers_with_spares(session.pid(), 1 + kSpares);
+  ASSERT_EQ(after_first.size(), 1 + kSpares) << "the original's server, the spare left and one new spare";
+  std::vector<pid_t> kept;  // kept from one job to the next: the original's server and the spare not taken
+  for (pid_t p : after_leaver)
+    if (contains(after_first, p)) kept.push_back(p);
+  EXPECT_EQ(kept.size(), 2u) << "the original's server was kept, the candidate's spare ended with its job";
+
+  // A candidate runs as the same user: it can stop or kill every server waiting beside it. The
+  // next job must still be judged right, with fresh servers where the waiting ones are gone.
+  for (pid_t p : after_first) ::kill(p, SIGSTOP);
+  const json stopped = session.run(timed);
+  EXPECT_EQ(stopped["exit_code"], 0);
+  EXPECT_EQ(stopped["result"]["verdict"], "not_faster") << "after the servers were stopped: " << stopped.dump();
+  for (pid_t p : servers_with_spares(session.pid(), 1 + kSpares)) ::kill(p, SIGKILL);
+  const json killed = session.run(timed);
+  EXPECT_EQ(killed["exit_code"], 0);
+  EXPECT_EQ(killed["result"]["verdict"], "not_faster") << "after the servers were killed: " << killed.dump();
 
   HarnessJob metrics = saxpy_job("saxpy_ok", "saxpy_ok", {1 << 20});
   metrics.mode = JobMode::metrics;
+  const std::vector<pid_t> before_metrics = servers_with_spares(session.pid(), 1 + kSpares);
   const json counted = session.run(metrics);
   EXPECT_EQ(counted["exit_code"], 0);
   EXPECT_THAT(counted["result"]["candidate_metrics"].value("status", std::string()), HasSubstr("ok")) << counted.dump();
-  EXPECT_TRUE(judge::child_processes(session.pid()).empty()) << "after CUPTI metrics the original is not kept";
+  const std::vector<pid_t> after_metrics = servers_with_spares(session.pid(), kSpares);
+  EXPECT_EQ(after_metrics.size(), kSpares) << "after CUPTI metrics the original is not kept, only spares wait";
+  ASSERT_FALSE(before_metrics.empty());
+  EXPECT_FALSE(contains(after_metrics, oldest(before_metrics))) << "the original's server of the metrics job was kept";
 
   HarnessJob crash = saxpy_job("saxpy_ok", "saxpy_crash", {1 << 20});
   crash.mode = JobMode::verify;
