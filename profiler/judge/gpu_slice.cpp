@@ -1,8 +1,5 @@
 #include "profiler/judge/gpu_slice.h"
 
-#include <exception>
-#include <thread>
-
 #include "profiler/judge/cuda_check.h"
 
 namespace kb::judge {
@@ -52,6 +49,18 @@ const GreenApi& green_api() {
 }
 
 std::string driver_error(const char* call, CUresult r) { return std::string(call) + " returned " + std::to_string(r); }
+
+// Makes the thread's context at construction current again at destruction.
+class RestoreContext {
+ public:
+  RestoreContext() { green_api().get_current(&saved_); }
+  ~RestoreContext() { green_api().set_current(saved_); }
+  RestoreContext(const RestoreContext&) = delete;
+  RestoreContext& operator=(const RestoreContext&) = delete;
+
+ private:
+  CUcontext saved_ = nullptr;
+};
 
 }  // namespace
 
@@ -111,11 +120,12 @@ GpuSlice::~GpuSlice() {
   if (green_) green_api().destroy(green_);
 }
 
-namespace {
-
-// The call itself, on the thread call_on_slice starts: the slice's context current, the launcher
-// called, its work waited for.
-Reply call_in_slice_context(EntryFn fn, Who who, ArgSet& slot, const GpuSlice& slice) {
+Reply call_on_slice(EntryFn fn, Who who, ArgSet& slot, const GpuSlice& slice) {
+  for (size_t i = 0; i < slot.arg_count(); ++i)
+    if (slot.arg(i).is_stream()) slot.set_stream(i, slice.stream());
+  RestoreContext restore;
+  (void)cudaGetLastError();
+  cuda_check(cudaStreamSynchronize(slice.stream()), "waiting for the slice's stream");
   if (CUresult r = green_api().set_current(slice.context()); r != CUDA_SUCCESS)
     throw HarnessError(driver_error("cuCtxSetCurrent (the slice's context)", r));
   int rc = 0;
@@ -134,33 +144,6 @@ Reply call_in_slice_context(EntryFn fn, Who who, ArgSet& slot, const GpuSlice& s
     check_variant_sync(cudaDeviceSynchronize(), who, "(on a slice of the GPU)");
   }
   return make_reply(Status::ok, "", slice.sm_count(), slice.device_sm_count());
-}
-
-}  // namespace
-
-Reply call_on_slice(EntryFn fn, Who who, ArgSet& slot, const GpuSlice& slice) {
-  for (size_t i = 0; i < slot.arg_count(); ++i)
-    if (slot.arg(i).is_stream()) slot.set_stream(i, slice.stream());
-  (void)cudaGetLastError();
-  cuda_check(cudaStreamSynchronize(slice.stream()), "waiting for the slice's stream");
-  // On a thread of its own: the runtime makes a thread's per-thread default stream (code built with
-  // --default-stream per-thread, or cudaStreamPerThread) in the context current at the thread's first
-  // use of it. This server's thread made its own in the whole GPU's context during the main trials,
-  // and using that one with the slice's context current is cudaErrorInvalidResourceHandle: a
-  // failure of the judge, not of the candidate. A caller's thread on a smaller GPU or under MPS has
-  // one stream in one context, as this fresh thread has.
-  Reply reply;
-  std::exception_ptr failed;
-  std::thread caller([&] {
-    try {
-      reply = call_in_slice_context(fn, who, slot, slice);
-    } catch (...) {
-      failed = std::current_exception();
-    }
-  });
-  caller.join();
-  if (failed) std::rethrow_exception(failed);
-  return reply;
 }
 
 }  // namespace kb::judge
