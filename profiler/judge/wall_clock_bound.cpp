@@ -19,9 +19,16 @@ size_t wall_clock_calls(double baseline_event_us, double candidate_event_us, siz
 }
 
 double wall_clock_limit_us(const WallClockEvidence& e) {
-  const double original_overhead = std::max(0.0, e.baseline_wall_us - e.baseline_event_us);
+  const double fixed_per_call = std::min(e.baseline_batch_fixed_us / std::max(1, e.calls),
+                                         kBatchJitterShare * e.baseline_wall_us);
+  const double original_overhead = std::max({0.0, e.baseline_wall_us - e.baseline_event_us, fixed_per_call});
   const double jitter = std::min(kBatchJitterUs / std::max(1, e.calls), kBatchJitterShare * e.baseline_wall_us);
   return kWallFactor * e.candidate_event_us + original_overhead + kWallAllowanceUs + jitter;
+}
+
+double batch_fixed_cost_us(double one_call_batch_us, double batch_us, int calls) {
+  if (calls < 2 || one_call_batch_us <= 0 || batch_us <= 0) return 0;
+  return std::max(0.0, (calls * one_call_batch_us - batch_us) / (calls - 1));
 }
 
 std::string wall_clock_disagreement(const WallClockEvidence& e) {

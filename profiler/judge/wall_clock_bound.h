@@ -19,10 +19,20 @@ struct WallClockEvidence {
   double candidate_event_us = 0;
   double baseline_wall_us = 0;  // per call, the judge's clock (best of the batches)
   double candidate_wall_us = 0;
+  // The batch's fixed cost (the request, the final synchronize), measured on the original's server
+  // by the judge's clock from batches of one call and of `calls` calls; 0 when not measured. The
+  // original's clock-minus-event time holds that cost only when its samples are no slower than its
+  // batch calls, and they are slower when the samples start from a flushed L2 cache and the batch's
+  // back-to-back calls do not (seen on an H200, 2026-11-29: a 4096x4096 layernorm, 3 calls a batch,
+  // the original 1570 us in its samples and 1420 us by the clock, an honest 73.5 us candidate
+  // 166 us by the clock). Measured on the original's server, the candidate cannot raise it.
+  double baseline_batch_fixed_us = 0;
 };
 
 // The slack the rule allows: a candidate's clock time per call may exceed its event time by
-// kWallFactor times it, plus the original's own overhead per call (clock minus event time), plus
+// kWallFactor times it, plus the original's own overhead per call (clock minus event time, or its
+// batch's measured fixed cost over the calls when that is more, at most kBatchJitterShare of the
+// original's clock time per call), plus
 // kWallAllowanceUs (launch latency; the check is loose for calls shorter than about 20 us), plus
 // kBatchJitterUs / calls (at most kBatchJitterShare of the original's clock time per call).
 // The batch's fixed cost (a request to the server, its final synchronize) varies by tens of
@@ -49,6 +59,10 @@ size_t wall_clock_calls(double baseline_event_us, double candidate_event_us, siz
 
 // The most a candidate's clock time per call may be for its event time to be believed.
 double wall_clock_limit_us(const WallClockEvidence& e);
+
+// A batch's fixed cost from the best times of a batch of one call and of `calls` calls (T = fixed
+// + calls x per-call): (calls x one - many) / (calls - 1), never below 0; 0 for fewer than 2 calls.
+double batch_fixed_cost_us(double one_call_batch_us, double batch_us, int calls);
 
 // Empty when the claim agrees with the clock; otherwise the rejection's reason, naming both numbers.
 std::string wall_clock_disagreement(const WallClockEvidence& e);
