@@ -15,7 +15,9 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -26,6 +28,7 @@
 #include "core/number_format.h"
 #include "profiler/device_query.h"
 #include "profiler/evaluate/gpu_evaluator.h"
+#include "profiler/evaluate/nvcc_phase_times.h"
 #include "search/archive.h"
 #include "search/builtin/builtin_proposer.h"
 #include "search/screening.h"
@@ -175,6 +178,36 @@ void print_idle_gpu_table(const std::vector<Row>& rows) {
                "unexplained: between rounds, process handling around jobs)\n\n";
 }
 
+// Where this run's compiles spent their time: nvcc's own phase report, kept beside every library
+// the run compiled (the compile cache's entries written since `since`).
+void print_compile_phase_table(const std::filesystem::path& cache, std::filesystem::file_time_type since) {
+  std::map<std::string, double> seconds;
+  int compiles = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(cache, ec)) {
+    const auto report = entry.path() / kb::profiler::kNvccTimeFile;
+    if (!entry.is_directory() || !std::filesystem::exists(report) || std::filesystem::last_write_time(report) < since)
+      continue;
+    std::ifstream in(report);
+    std::stringstream text;
+    text << in.rdbuf();
+    for (const auto& [phase, s] : kb::profiler::nvcc_phase_seconds(text.str())) seconds[phase] += s;
+    ++compiles;
+  }
+  if (compiles == 0) {
+    std::cout << "compile phases: no library compiled in this run (every variant came from the compile cache)\n\n";
+    return;
+  }
+  double total = 0;
+  for (const auto& [phase, s] : seconds) total += s;
+  std::cout << fmt::format("{:<32} {:>10} {:>8} {:>12}\n", "compile phase", "seconds", "share", "per compile");
+  for (const auto& [phase, s] : seconds)
+    std::cout << fmt::format("{:<32} {:>10.2f} {:>7.1f}% {:>12.3f}\n", phase, s, 100 * s / total, s / compiles);
+  std::cout << fmt::format("(nvcc's own report of the {} libraries this run compiled, summed: {:.2f} s of tool time; "
+                           "parallel compiles overlap, so it is more than their wall time)\n\n",
+                           compiles, total);
+}
+
 // A repeated candidate: the same variant compiled again comes from the compile cache.
 void print_repeat_compile(kb::Evaluator& evaluator, const kb::config::KernelSpec& spec,
                           const kb::search::SearchResult& first) {
@@ -282,6 +315,7 @@ int main(int argc, char** argv) {
     std::mutex printing;
     const bool queue = evaluators.size() > 1 && !one_kernel_at_a_time && names.size() > 1;
     const auto all_start = Clock::now();
+    const auto run_started = std::filesystem::file_time_type::clock::now();
     if (!queue) {
       for (size_t i = 0; i < names.size(); ++i) {
         auto [row, result] = search(names[i], evaluators.front().get(), more);
@@ -319,6 +353,7 @@ int main(int argc, char** argv) {
     print_job_phase_table(rows);
     print_pass_table(rows);
     print_idle_gpu_table(rows);
+    print_compile_phase_table(std::filesystem::absolute(config.resolve(config.search.work_dir)) / "cache", run_started);
     const auto* spec = config.find_kernel(names.front());
     print_repeat_compile(*evaluators.front(), *spec, *first);
     print_repeat_search(config, *spec, evaluators.front().get(), more);

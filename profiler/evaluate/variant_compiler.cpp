@@ -19,6 +19,7 @@
 #include "profiler/evaluate/compile_log_order.h"
 #include "profiler/evaluate/entry_shim.h"
 #include "profiler/evaluate/nvcc_flag_paths.h"
+#include "profiler/evaluate/nvcc_phase_times.h"
 #include "profiler/evaluate/ptxas_report.h"
 #include "profiler/evaluate/setup_source.h"
 #include "profiler/sandbox/sandbox_process.h"
@@ -409,6 +410,9 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
   auto run_nvcc = [&](const std::vector<std::string>& argv, const char* what) {
     SandboxCommand cmd;
     cmd.argv = argv;
+    // nvcc's report of where the compile's time went, kept beside the library (nvcc_phase_times.h);
+    // not part of the cache key: it changes nothing nvcc builds.
+    cmd.argv.insert(cmd.argv.begin() + 1, {"--time", (build / kNvccTimeFile).string()});
     cmd.working_dir = build;
     cmd.limits.wall_time_s =
         std::max(std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count(), 0.01);

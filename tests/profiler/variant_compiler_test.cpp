@@ -17,6 +17,7 @@
 #include "common/file_io.h"
 #include "config/config_loader.h"
 #include "core/gpu_arch.h"
+#include "profiler/evaluate/nvcc_phase_times.h"
 #include "profiler/sandbox/sandbox_process.h"
 #include "tests/support/running_processes.h"
 
@@ -194,6 +195,26 @@ TEST_F(VariantCompilerTest, FlagsIncludeRepositoryConfigAndVariant) {
   EXPECT_GT(std::find(f.begin(), f.end(), "--use_fast_math") - f.begin(),
             std::find(f.begin(), f.end(), "-DPROJECT_WIDE=1") - f.begin());
   EXPECT_FALSE(compiler.nvcc_version().empty());
+}
+
+// Every compile keeps nvcc's report of its phases beside the library it made (the throughput
+// benchmark sums them); the report is not part of what the cache key covers.
+TEST_F(VariantCompilerTest, EachLibraryKeepsNvccsReportOfItsPhases) {
+  VariantCompiler compiler(config_, options());
+  const CompiledVariant compiled = compiler.compile(config_.kernels[0], original());
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  const fs::path report = fs::path(compiled.library_path).parent_path() / kNvccTimeFile;
+  ASSERT_TRUE(fs::exists(report)) << report;
+  std::ifstream in(report);
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto phases = nvcc_phase_seconds(text.str());
+  EXPECT_GT(phases.count("ptxas") ? phases.at("ptxas") : 0.0, 0.0) << text.str();
+  EXPECT_GT(phases.count("cicc (device front end)") ? phases.at("cicc (device front end)") : 0.0, 0.0) << text.str();
+  EXPECT_GT(phases.count("host compiler") ? phases.at("host compiler") : 0.0, 0.0) << text.str();
+  const CompiledVariant again = compiler.compile(config_.kernels[0], original());
+  EXPECT_TRUE(again.from_cache);
+  EXPECT_EQ(again.cache_key, compiled.cache_key);
 }
 
 // The project's architecture flags are its target architectures (target_archs.h), not this
