@@ -46,26 +46,26 @@ ShapeChoice RequestShape::now() const {
           system_role_.load()};
 }
 
-RequestShape::Adaptation RequestShape::adapt(const ShapeChoice& sent, const std::string& parameter,
+RequestShape::Adaptation RequestShape::adapt(const ShapeChoice& sent, RequestFeature refused,
                                              const config::LlmConfig& llm, std::string& what) {
   using enum Adaptation;
-  const bool auto_tokens = llm.token_parameter == "auto";
-  if (parameter == "max_tokens" || parameter == "max_completion_tokens") {
-    const bool refused_completion = parameter == "max_completion_tokens";
-    if (sent.max_completion_tokens != refused_completion || !auto_tokens) return none;
-    if (max_completion_tokens_.exchange(!refused_completion) == !refused_completion) return already_learned;
-    what = refused_completion ? "sends max_tokens instead of max_completion_tokens"
-                              : "sends max_completion_tokens instead of max_tokens";
-    return learned;
+  const std::string said(provider_fact(refused).adaptation);
+  switch (refused) {
+    case RequestFeature::max_tokens:
+    case RequestFeature::max_completion_tokens: {
+      const bool refused_completion = refused == RequestFeature::max_completion_tokens;
+      if (sent.max_completion_tokens != refused_completion || llm.token_parameter != "auto") return none;
+      if (max_completion_tokens_.exchange(!refused_completion) == !refused_completion) return already_learned;
+      what = said;
+      return learned;
+    }
+    case RequestFeature::temperature:
+      return turn_off(temperature_, sent.temperature, llm.send_temperature == "auto", said, what);
+    case RequestFeature::stream_options:
+      return turn_off(stream_options_, sent.stream && sent.stream_options, true, said, what);
+    case RequestFeature::stream: return turn_off(stream_, sent.stream, true, said, what);
+    case RequestFeature::system_role: return turn_off(system_role_, sent.system_role, true, said, what);
   }
-  if (parameter == "temperature")
-    return turn_off(temperature_, sent.temperature, llm.send_temperature == "auto", "sends no temperature", what);
-  if (parameter == "stream_options")
-    return turn_off(stream_options_, sent.stream && sent.stream_options, true,
-                    "streams without stream_options (token counts are estimated)", what);
-  if (parameter == "stream") return turn_off(stream_, sent.stream, true, "does not stream", what);
-  if (parameter == "system_role")
-    return turn_off(system_role_, sent.system_role, true, "folds the system message into the user's", what);
   return none;
 }
 

@@ -16,6 +16,7 @@
 
 #include "config/config.h"
 #include "search/llm/chat_backend.h"
+#include "search/llm/provider_facts.h"
 
 namespace kb::search {
 
@@ -39,9 +40,9 @@ class RequestShape {
     learned,          // changed now, for every later request
     already_learned,  // another request changed it meanwhile: send this one again as it is now
   };
-  // After the server refused `parameter` of a request sent as `sent`. `what` says what changed.
-  Adaptation adapt(const ShapeChoice& sent, const std::string& parameter, const config::LlmConfig& llm,
-                   std::string& what);
+  // After the server refused `refused` of a request sent as `sent`. `what` says what changed (the
+  // feature's adaptation in provider_facts.h).
+  Adaptation adapt(const ShapeChoice& sent, RequestFeature refused, const config::LlmConfig& llm, std::string& what);
 
  private:
   std::atomic<bool> max_completion_tokens_, temperature_, stream_, stream_options_, system_role_;

@@ -184,22 +184,22 @@ OpenAiChatClient::Next OpenAiChatClient::on_bad_request(const ProviderError& err
                                    overflow->context ? fmt::format(" of {} tokens", *overflow->context) : "")),
         overflow->context);
   }
-  if (std::string parameter = rejected_parameter(error); !parameter.empty()) {
+  if (const auto feature = refused_feature(error)) {
+    const ProviderFact& fact = provider_fact(*feature);
     std::string what;
-    auto adaptation = shape_->adapt(sent, parameter, llm_, what);
+    auto adaptation = shape_->adapt(sent, *feature, llm_, what);
     if (adaptation == RequestShape::Adaptation::learned)
-      spdlog::warn("{} refuses {} ({}): kernelbot {} from now on", describe(), parameter, error.message, what);
+      spdlog::warn("{} refuses {} ({}): kernelbot {} from now on", describe(), fact.field, error.message, what);
     if (adaptation != RequestShape::Adaptation::none && state.rewrites < kMaxRewrites) {
       ++state.rewrites;
       return Next::resend;
     }
-    std::string key = parameter == "temperature"                                          ? "send_temperature"
-                      : parameter == "max_tokens" || parameter == "max_completion_tokens" ? "token_parameter"
-                                                                                          : "";
-    throw ChatError(refused(error, key.empty() ? ""
-                                               : fmt::format(" (set [llm].{} = \"auto\" to let kernelbot "
-                                                             "adapt, or to what the model takes)",
-                                                             key)),
+    // The configuration fixed it (a key other than "auto"): name the key that lets kernelbot adapt.
+    const bool has_auto = fact.config_key == "token_parameter" || fact.config_key == "send_temperature";
+    throw ChatError(refused(error, !has_auto ? ""
+                                             : fmt::format(" (set [llm].{} = \"auto\" to let kernelbot "
+                                                           "adapt, or to what the model takes)",
+                                                           fact.config_key)),
                     ChatFailure::configuration);
   }
   throw ChatError(refused(error, " (check [llm].model and [llm].extra_body)"), ChatFailure::configuration);

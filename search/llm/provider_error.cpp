@@ -61,32 +61,33 @@ ProviderError read_provider_error(const HttpResponse& response) {
   return out;
 }
 
-std::string rejected_parameter(const ProviderError& error) {
-  if (error.status != 400 && error.status != 422) return "";
-  static const char* kKnown[] = {"max_completion_tokens", "max_tokens", "temperature", "stream_options", "stream"};
+std::optional<RequestFeature> refused_feature(const ProviderError& error) {
+  if (error.status != 400 && error.status != 422) return std::nullopt;
   const std::string message = lower(error.message);
   const std::string code = lower(error.code);
   static const std::regex refusal(
       R"(unsupported (parameter|value)|not supported|unrecognized (request )?argument|unknown (parameter|field|argument)|extra (inputs|fields) (are )?not permitted|not allowed|does not support|is not available)");
   const bool refused = code == "unsupported_parameter" || code == "unsupported_value" ||
                        std::regex_search(message, refusal);
-  if (!refused) return "";
-  for (const char* name : kKnown)
-    if (error.param == name) return name;
+  if (!refused) return std::nullopt;
+  const auto named = [](const ProviderFact& fact) { return fact.feature != RequestFeature::system_role; };
+  for (const auto& fact : provider_facts())
+    if (named(fact) && error.param == fact.field) return fact.feature;
   // o1-mini and its kind: "Unsupported value: 'messages[0].role' does not support 'system' ...".
   if ((error.param.rfind("messages", 0) == 0 || message.find("'messages[") != std::string::npos) &&
       message.find("system") != std::string::npos)
-    return "system_role";
+    return RequestFeature::system_role;
   // Without `param`: the field the message names first, quoted or not ("Unsupported parameter:
   // 'max_tokens' ... Use 'max_completion_tokens' instead." is about max_tokens).
-  std::string first;
+  std::optional<RequestFeature> first;
   size_t first_at = std::string::npos;
-  for (const char* name : kKnown) {
+  for (const auto& fact : provider_facts()) {
+    if (!named(fact)) continue;
     std::smatch m;
-    if (std::regex_search(message, m, std::regex("(^|[^a-z_])(" + std::string(name) + ")([^a-z_]|$)")) &&
+    if (std::regex_search(message, m, std::regex("(^|[^a-z_])(" + std::string(fact.field) + ")([^a-z_]|$)")) &&
         static_cast<size_t>(m.position(2)) < first_at) {
       first_at = static_cast<size_t>(m.position(2));
-      first = name;
+      first = fact.feature;
     }
   }
   return first;

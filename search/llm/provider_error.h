@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/http_client.h"
+#include "search/llm/provider_facts.h"
 
 namespace kb::search {
 
@@ -24,10 +25,10 @@ struct ProviderError {
 
 ProviderError read_provider_error(const HttpResponse& response);
 
-// The request field the server refuses ("max_tokens", "max_completion_tokens", "temperature",
-// "stream", "stream_options"; "system_role" for a model that takes no system message), when the
-// error is that kind of refusal; "" otherwise.
-std::string rejected_parameter(const ProviderError& error);
+// The request feature the server refuses (provider_facts.h), when the error is that kind of
+// refusal: the field it names in `param` or first in its message, or the system message's role
+// ("'messages[0].role' does not support 'system'"); nullopt otherwise.
+std::optional<RequestFeature> refused_feature(const ProviderError& error);
 
 // The account has no quota or credit left: waiting does not help (OpenAI's insufficient_quota).
 bool is_insufficient_quota(const ProviderError& error);

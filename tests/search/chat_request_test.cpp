@@ -109,26 +109,33 @@ TEST(ChatRequest, TheKeyGoesInTheConfiguredHeader) {
   EXPECT_EQ(request_headers(llm, "").size(), 2u);  // no key, no key header
 }
 
+// The field of the feature a refusal is about, "" when it is no refusal of one.
+std::string refused_field(const ProviderError& error) {
+  const auto feature = refused_feature(error);
+  return feature ? std::string(provider_fact(*feature).field) : "";
+}
+
 TEST(ChatRequest, ARefusedParameterIsLearnedOnceUnlessTheConfigFixedIt) {
   auto llm = llm_with("http://gw/v1", "prod-deployment");
   RequestShape shape(initial_shape(llm));
   const ShapeChoice sent = shape.now();
   std::string what;
-  EXPECT_EQ(shape.adapt(sent, "max_tokens", llm, what), RequestShape::Adaptation::learned);
+  EXPECT_EQ(shape.adapt(sent, RequestFeature::max_tokens, llm, what), RequestShape::Adaptation::learned);
   EXPECT_EQ(what, "sends max_completion_tokens instead of max_tokens");
   EXPECT_TRUE(shape.now().max_completion_tokens);
   // A request sent before the change, refused the same way: sent again, nothing new learned.
-  EXPECT_EQ(shape.adapt(sent, "max_tokens", llm, what), RequestShape::Adaptation::already_learned);
-  EXPECT_EQ(shape.adapt(sent, "temperature", llm, what), RequestShape::Adaptation::learned);
+  EXPECT_EQ(shape.adapt(sent, RequestFeature::max_tokens, llm, what), RequestShape::Adaptation::already_learned);
+  EXPECT_EQ(shape.adapt(sent, RequestFeature::temperature, llm, what), RequestShape::Adaptation::learned);
   EXPECT_FALSE(shape.now().temperature);
-  EXPECT_EQ(shape.adapt(shape.now(), "temperature", llm, what), RequestShape::Adaptation::none);  // not sent
+  EXPECT_EQ(shape.adapt(shape.now(), RequestFeature::temperature, llm, what),
+            RequestShape::Adaptation::none);  // not sent
 
   llm.token_parameter = "max_tokens";
   llm.send_temperature = "true";
   RequestShape fixed(initial_shape(llm));
-  EXPECT_EQ(fixed.adapt(fixed.now(), "max_tokens", llm, what), RequestShape::Adaptation::none);
-  EXPECT_EQ(fixed.adapt(fixed.now(), "temperature", llm, what), RequestShape::Adaptation::none);
-  EXPECT_EQ(fixed.adapt(fixed.now(), "stream_options", llm, what), RequestShape::Adaptation::learned);
+  EXPECT_EQ(fixed.adapt(fixed.now(), RequestFeature::max_tokens, llm, what), RequestShape::Adaptation::none);
+  EXPECT_EQ(fixed.adapt(fixed.now(), RequestFeature::temperature, llm, what), RequestShape::Adaptation::none);
+  EXPECT_EQ(fixed.adapt(fixed.now(), RequestFeature::stream_options, llm, what), RequestShape::Adaptation::learned);
 }
 
 TEST(ProviderError, OpenAisUnsupportedParameterAndValueName) {
@@ -136,25 +143,25 @@ TEST(ProviderError, OpenAisUnsupportedParameterAndValueName) {
       400,
       R"({"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}})");
   EXPECT_EQ(tokens.code, "unsupported_parameter");
-  EXPECT_EQ(rejected_parameter(tokens), "max_tokens");
+  EXPECT_EQ(refused_field(tokens), "max_tokens");
   tokens.param = "";  // from the words alone: the first parameter named
-  EXPECT_EQ(rejected_parameter(tokens), "max_tokens");
+  EXPECT_EQ(refused_field(tokens), "max_tokens");
   auto temperature = error_of(
       400,
       R"({"error": {"message": "Unsupported value: 'temperature' does not support 0.7 with this model. Only the default (1) value is supported.", "type": "invalid_request_error", "param": "temperature", "code": "unsupported_value"}})");
-  EXPECT_EQ(rejected_parameter(temperature), "temperature");
+  EXPECT_EQ(refused_field(temperature), "temperature");
   auto azure = error_of(
       400,
       R"({"error":{"message":"Unrecognized request argument supplied: max_completion_tokens","type":"invalid_request_error","param":null,"code":null}})");
-  EXPECT_EQ(rejected_parameter(azure), "max_completion_tokens");
+  EXPECT_EQ(refused_field(azure), "max_completion_tokens");
   auto system = error_of(
       400,
       R"({"error": {"message": "Unsupported value: 'messages[0].role' does not support 'system' with this model.", "type": "invalid_request_error", "param": "messages[0].role", "code": "unsupported_value"}})");
-  EXPECT_EQ(rejected_parameter(system), "system_role");
+  EXPECT_EQ(refused_field(system), "system_role");
   auto other = error_of(
       400,
       R"({"error": {"message": "Invalid 'messages': empty array.", "type": "invalid_request_error", "param": "messages", "code": "empty_array"}})");
-  EXPECT_EQ(rejected_parameter(other), "");
+  EXPECT_EQ(refused_field(other), "");
 }
 
 TEST(ProviderError, ContextOverflowsInEachServersWords) {
@@ -166,7 +173,7 @@ TEST(ProviderError, ContextOverflowsInEachServersWords) {
   ASSERT_TRUE(o);
   EXPECT_EQ(o->context, 4096);
   EXPECT_EQ(o->prompt, 250);
-  EXPECT_EQ(rejected_parameter(vllm), "");  // too large is not unsupported
+  EXPECT_EQ(refused_field(vllm), "");  // too large is not unsupported
   // vLLM (older, {"object": "error"} at the top).
   auto old = error_of(
       400,
