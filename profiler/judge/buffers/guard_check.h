@@ -8,7 +8,7 @@
 
 #include "profiler/judge/buffers/arg_set.h"
 #include "profiler/judge/buffers/guard_layout.h"
-#include "profiler/judge/call/judged_call.h"
+#include "profiler/judge/outputs/verification_outcome.h"
 
 namespace kb::judge {
 

@@ -12,16 +12,10 @@
 #include "core/result_types.h"
 #include "profiler/judge/buffers/arg_set.h"
 #include "profiler/judge/call/judge.h"
+#include "profiler/judge/outputs/verification_outcome.h"
 #include "profiler/judge/wire/job_io.h"
 
 namespace kb::judge {
-
-// How a verification (or one of its passes) ended; `verdict` is pending when it passed.
-struct VerificationOutcome {
-  Verdict verdict = Verdict::pending;
-  std::string reason;
-  bool failed() const { return verdict != Verdict::pending; }
-};
 
 // One call's plan: which size, which seed, which distribution.
 struct TrialPlan {
