@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bot/kernel_outcome.h"
 #include "bot/kernel_search.h"
 #include "bot/publish.h"
 #include "bot/shard.h"
@@ -21,23 +22,6 @@ struct MainJobOptions {
   std::optional<Shard> shard;  // only this shard's part of the targets (bot/sweep_shard.h)
   bool no_publish = false;     // search into `out` for `kernelbot publish`: no git, no GitHub, no token
   std::filesystem::path out;
-};
-
-// One row of the summary.
-struct KernelOutcome {
-  std::string kernel;
-  double baseline_us = 0;  // at the first size set
-  double best_us = 0;
-  double speedup = 0;
-  // "PR opened", "PR updated", "dry-run PR", "no faster kernel", "no PR", "PR vetoed" (the PR's
-  // text failed its re-verification: a result, exit 0), "refused", "failed" (exit 1); what people
-  // asked for (exit 0): "ignored", "declined before", "left to a person", "base moved"
-  std::string verdict;
-  std::string pr;  // URL or PR.md path
-  std::string note;
-  bool failed = false;
-  // Verified speedups no PR can deliver (search/advisory_findings.h), in words.
-  std::vector<std::string> advisories;
 };
 
 // The row of a kernel whose search result went through publish_result. When the PR's text was

@@ -7,10 +7,11 @@
 #include <functional>
 #include <vector>
 
-#include "bot/main_job.h"
+#include "bot/kernel_outcome.h"
 #include "bot/shard.h"
 #include "config/config.h"
 #include "profiler/evaluate/evaluator.h"
+#include "search/search_types.h"
 
 namespace kb::bot {
 

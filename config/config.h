@@ -291,7 +291,7 @@ struct Config {
   const std::string& setup_source_for(const KernelSpec& kernel) const;
 };
 
-// The input distributions the harness generates (profiler/judge/input_distribution.h), and the
+// The input distributions the harness generates (profiler/judge/inputs/input_distribution.h), and the
 // values [[kernel.arg]] error_scale takes.
 const std::vector<const char*>& distribution_names();
 const std::vector<const char*>& error_scale_names();

@@ -32,7 +32,7 @@ inline constexpr int64_t kDefaultTrials = 5;
 inline constexpr double kDefaultMinSpeedup = 1.05;
 
 // The input distributions the judge generates, in the order of its Distribution enum
-// (profiler/judge/input_distribution.h). Every one of them is the default, cycled over the trials.
+// (profiler/judge/inputs/input_distribution.h). Every one of them is the default, cycled over the trials.
 inline constexpr std::array<const char*, 6> kDistributionNames = {"uniform",    "normal", "large",
                                                                   "mixed_sign", "offset", "extreme"};
 inline std::vector<std::string> default_distributions() {

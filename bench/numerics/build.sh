@@ -12,7 +12,7 @@ nvcc $F -c "$R/tests/profiler/candidates/row_sum_warp.cu" -Dlaunch_row_sum=cand_
 nvcc $F -c "$R/tests/profiler/candidates/layernorm_warp.cu" -Dlaunch_layernorm=cand_launch_layernorm -o "$O/cand_ln.o"
 nvcc $F -c "$R/examples/src/reduction.cu" -o "$O/orig_rs.o"
 nvcc $F -c "$R/examples/src/layernorm.cu" -o "$O/orig_ln.o"
-nvcc $F "$R/bench/numerics/numerics_gpu_check.cu" "$R/profiler/judge/input_generator.cpp" \
-  "$R/profiler/judge/dtype_codec.cpp" "$R/profiler/judge/output_comparator.cpp" \
+nvcc $F "$R/bench/numerics/numerics_gpu_check.cu" "$R/profiler/judge/inputs/input_generator.cpp" \
+  "$R/profiler/judge/inputs/dtype_codec.cpp" "$R/profiler/judge/outputs/output_comparator.cpp" \
   "$O/cand_rs.o" "$O/cand_ln.o" "$O/orig_rs.o" "$O/orig_ln.o" -o "$O/numerics_gpu_check"
 rm -f "$O/cand_rs.o" "$O/cand_ln.o" "$O/orig_rs.o" "$O/orig_ln.o"

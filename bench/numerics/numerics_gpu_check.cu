@@ -10,8 +10,8 @@
 #include <cstring>
 #include <vector>
 
-#include "profiler/judge/input_generator.h"
-#include "profiler/judge/output_comparator.h"
+#include "profiler/judge/inputs/input_generator.h"
+#include "profiler/judge/outputs/output_comparator.h"
 
 using namespace kb::judge;
 

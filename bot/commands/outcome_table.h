@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "bot/main_job.h"
+#include "bot/kernel_outcome.h"
 
 namespace kb::bot {
 

@@ -8,7 +8,7 @@
 namespace kb::profiler {
 namespace {
 
-// The judge's guard zones reach 64 KiB past a buffer (profiler/judge/guard_layout.h): memcheck's
+// The judge's guard zones reach 64 KiB past a buffer (profiler/judge/buffers/guard_layout.h): memcheck's
 // padding after every allocation reaches as far, so that an over-read the guards let pass (a
 // read changes no guard byte) lands outside every allocation instead of in the buffer that
 // happens to follow (seen on an H200: one float past a 2 MiB buffer read the next buffer's first

@@ -36,16 +36,16 @@
 
 #include "common/clock.h"
 #include "common/sealed_text.h"
-#include "profiler/judge/calibration.h"
-#include "profiler/judge/cuda_check.h"
-#include "profiler/judge/job_io.h"
-#include "profiler/judge/job_modes.h"
-#include "profiler/judge/judge_session.h"
-#include "profiler/judge/judged_job.h"
-#include "profiler/judge/variant_call.h"
-#include "profiler/judge/variant_library.h"
-#include "profiler/judge/variant_process.h"
-#include "profiler/judge/variant_server.h"
+#include "profiler/judge/library/variant_library.h"
+#include "profiler/judge/runtime/cuda_check.h"
+#include "profiler/judge/runtime/variant_call.h"
+#include "profiler/judge/server/variant_server.h"
+#include "profiler/judge/session/job_modes.h"
+#include "profiler/judge/session/judge_session.h"
+#include "profiler/judge/session/judged_job.h"
+#include "profiler/judge/timing/calibration.h"
+#include "profiler/judge/wire/job_io.h"
+#include "profiler/judge/wire/variant_process.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "profiler/judge/alignment_cases.h"
+#include "profiler/judge/plans/alignment_cases.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "profiler/judge/call_order.h"
+#include "profiler/judge/tracing/call_order.h"
 
 #include <gtest/gtest.h>
 

@@ -9,9 +9,9 @@
 #include <random>
 #include <vector>
 
-#include "profiler/judge/device_checks.h"
-#include "profiler/judge/dtype_codec.h"
-#include "profiler/judge/output_comparator.h"
+#include "profiler/judge/inputs/dtype_codec.h"
+#include "profiler/judge/outputs/device_checks.h"
+#include "profiler/judge/outputs/output_comparator.h"
 
 namespace kb::judge {
 namespace {

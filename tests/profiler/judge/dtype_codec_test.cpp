@@ -1,4 +1,4 @@
-#include "profiler/judge/dtype_codec.h"
+#include "profiler/judge/inputs/dtype_codec.h"
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,13 @@
 // The judge's side of generalization sizes: the configured and verification-only size sets of a
 // job, the one call each verification-only set gets, and how a reason names it.
-#include "profiler/judge/generalization_plan.h"
+#include "profiler/judge/plans/generalization_plan.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "profiler/judge/served_job.h"
+#include "profiler/judge/wire/served_job.h"
 
 namespace kb::judge {
 namespace {

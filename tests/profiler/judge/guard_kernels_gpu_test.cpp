@@ -1,7 +1,7 @@
 // The guard zones' device code (guard_kernels.h) on real memory: a zone fills with bytes that
 // vary with the key and the position, checks clean after the fill, and counts every changed byte
 // with the nearest and farthest offset, whatever the zone's alignment and length.
-#include "profiler/judge/guard_kernels.h"
+#include "profiler/judge/buffers/guard_kernels.h"
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>

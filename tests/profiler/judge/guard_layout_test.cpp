@@ -1,4 +1,4 @@
-#include "profiler/judge/guard_layout.h"
+#include "profiler/judge/buffers/guard_layout.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -20,7 +20,7 @@
 #include "common/frame_io.h"
 #include "common/sealed_text.h"
 #include "core/harness_job.h"
-#include "profiler/judge/session_sweep.h"
+#include "profiler/judge/session/session_sweep.h"
 
 namespace kb {
 namespace {

@@ -1,4 +1,4 @@
-#include "profiler/judge/input_generator.h"
+#include "profiler/judge/inputs/input_generator.h"
 
 #include <gtest/gtest.h>
 

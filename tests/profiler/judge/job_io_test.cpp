@@ -1,4 +1,4 @@
-#include "profiler/judge/job_io.h"
+#include "profiler/judge/wire/job_io.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // The ledger of many calls (ledger_compare.h): what counts against a candidate is what it leaves
 // behind beyond the original, and a condition the original fails is skipped.
-#include "profiler/judge/ledger_compare.h"
+#include "profiler/judge/tracing/ledger_compare.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

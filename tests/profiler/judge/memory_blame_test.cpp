@@ -1,7 +1,7 @@
 // Whose GPU memory it was (memory_blame.h): a shortage or a skipped size is the candidate's only
 // when its process held more than the original's by more than the slack, and for a skip only when
 // that extra memory would have made the size fit.
-#include "profiler/judge/memory_blame.h"
+#include "profiler/judge/call/memory_blame.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "profiler/judge/metrics_aggregate.h"
+#include "profiler/judge/tracing/metrics_aggregate.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "profiler/judge/output_comparator.h"
+#include "profiler/judge/outputs/output_comparator.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "profiler/judge/input_generator.h"
+#include "profiler/judge/inputs/input_generator.h"
 
 namespace kb::judge {
 namespace {

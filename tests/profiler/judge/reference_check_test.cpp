@@ -1,6 +1,6 @@
 // A reference that proves nothing (reference_check.h): an output the original never writes, or
 // writes only NaN and Inf, is an error naming it; a constant one is a warning.
-#include "profiler/judge/reference_check.h"
+#include "profiler/judge/outputs/reference_check.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <limits>
 #include <vector>
 
-#include "profiler/judge/dtype_codec.h"
+#include "profiler/judge/inputs/dtype_codec.h"
 
 namespace kb::judge {
 namespace {

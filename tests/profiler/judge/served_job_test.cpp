@@ -1,12 +1,12 @@
 // What a variant server is told (served_job.h): enough to serve its own library, nothing about
 // the judging. The server's process runs the variant, so these are the facts a candidate could read.
-#include "profiler/judge/served_job.h"
+#include "profiler/judge/wire/served_job.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "profiler/judge/job_io.h"
+#include "profiler/judge/wire/job_io.h"
 
 namespace kb::judge {
 namespace {

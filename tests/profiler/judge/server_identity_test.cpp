@@ -1,7 +1,7 @@
 // What a variant server is told about itself (server_identity.h): both servers of a job start
 // with the same argv, nothing in it says whose variant it serves or that it is judged, and the
 // judge reads a crash from the server's exit code.
-#include "profiler/judge/server_identity.h"
+#include "profiler/judge/runtime/server_identity.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "profiler/judge/server_wire.h"
+#include "profiler/judge/wire/server_wire.h"
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>

@@ -2,7 +2,7 @@
 // becomes the subreaper, as the judge does): a daemon that double-forked and left its session is
 // still found and killed, the kept process is not; files a candidate locked down are removed
 // without following links out; System V objects go, in an IPC namespace of the test's own.
-#include "profiler/judge/session_sweep.h"
+#include "profiler/judge/session/session_sweep.h"
 
 #include <gtest/gtest.h>
 #include <sched.h>

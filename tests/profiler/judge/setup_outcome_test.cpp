@@ -1,5 +1,5 @@
 // The words the judge passes on when a library's one-time setup (kb_setup) fails.
-#include "profiler/judge/setup_outcome.h"
+#include "profiler/judge/library/setup_outcome.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "profiler/judge/special_values_plan.h"
+#include "profiler/judge/plans/special_values_plan.h"
 
 #include <gtest/gtest.h>
 

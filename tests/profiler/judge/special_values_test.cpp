@@ -10,10 +10,10 @@
 #include <map>
 #include <vector>
 
-#include "profiler/judge/non_finite_rule.h"
-#include "profiler/judge/output_comparator.h"
-#include "profiler/judge/special_outputs.h"
-#include "profiler/judge/special_values.h"
+#include "profiler/judge/inputs/special_values.h"
+#include "profiler/judge/outputs/non_finite_rule.h"
+#include "profiler/judge/outputs/output_comparator.h"
+#include "profiler/judge/outputs/special_outputs.h"
 
 namespace kb::judge {
 namespace {

@@ -1,4 +1,4 @@
-#include "profiler/judge/state_change_plan.h"
+#include "profiler/judge/plans/state_change_plan.h"
 
 #include <gtest/gtest.h>
 

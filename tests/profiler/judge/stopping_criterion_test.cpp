@@ -1,4 +1,4 @@
-#include "profiler/judge/stopping_criterion.h"
+#include "profiler/judge/timing/stopping_criterion.h"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
 // The host decisions of the stream contract (stream_choice.h, stream_pass_plan.h): which stream a
 // launcher is given, where the judge orders its own work around a call, and when and where the
 // per-thread default-stream pass runs and how it reads.
-#include "profiler/judge/stream_pass_plan.h"
+#include "profiler/judge/plans/stream_pass_plan.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "profiler/judge/stream_choice.h"
+#include "profiler/judge/buffers/stream_choice.h"
 
 namespace kb::judge {
 namespace {

@@ -1,4 +1,4 @@
-#include "profiler/judge/timing_compare.h"
+#include "profiler/judge/timing/timing_compare.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "profiler/judge/timing_stats.h"
+#include "profiler/judge/timing/timing_stats.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The warning for an output whose check cannot fail near zero: its reference never exceeds atol.
-#include "profiler/judge/tolerance_warning.h"
+#include "profiler/judge/outputs/tolerance_warning.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "profiler/judge/output_comparator.h"
+#include "profiler/judge/outputs/output_comparator.h"
 
 namespace kb::judge {
 namespace {

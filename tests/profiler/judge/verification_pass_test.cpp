@@ -1,6 +1,6 @@
 // The registry of verification passes (verification_pass.h): the order they run in, each pass's
 // plan for a job, and docs/verdicts.md, which lists the passes in the registry's order.
-#include "profiler/judge/verification_pass.h"
+#include "profiler/judge/plans/verification_pass.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "profiler/judge/wall_clock_bound.h"
+#include "profiler/judge/timing/wall_clock_bound.h"
 
 #include <gtest/gtest.h>
 
