@@ -41,12 +41,11 @@ TEST(NvccPhaseTimes, RunsAppendedToOneReportAddUp) {
 }
 
 TEST(NvccPhaseTimes, MalformedLinesAndOtherUnitsAreSkipped) {
-  const auto s = nvcc_phase_seconds(
-      "garbage\n"
-      "a.cu , ptxas , in , out , sm_90 , nvcc , not-a-number , ms\n"
-      "a.cu , ptxas , in , out , sm_90 , nvcc , 5 , s\n"
-      "a.cu , ptxas , in , out , sm_90 , nvcc , -3 , ms\n"
-      "a.cu , a phase a later nvcc adds , in , out , sm_90 , nvcc , 12.5 , ms\r\n");
+  const auto s = nvcc_phase_seconds("garbage\n"
+                                    "a.cu , ptxas , in , out , sm_90 , nvcc , not-a-number , ms\n"
+                                    "a.cu , ptxas , in , out , sm_90 , nvcc , 5 , s\n"
+                                    "a.cu , ptxas , in , out , sm_90 , nvcc , -3 , ms\n"
+                                    "a.cu , a phase a later nvcc adds , in , out , sm_90 , nvcc , 12.5 , ms\r\n");
   EXPECT_EQ(s.count("ptxas"), 0u);
   EXPECT_NEAR(s.at("a phase a later nvcc adds"), 0.0125, 1e-12);
   EXPECT_TRUE(nvcc_phase_seconds("").empty());
