@@ -405,7 +405,7 @@ TEST_F(PrConversationTest, ADryRunRebaseMergesAndMeasuresAndWritesWhatItWouldPos
 TEST_F(PrConversationTest, ANightWithoutAWinnerClosesThePrNamingTheFileWhenItsRebaseConflicts) {
   open_the_pr();
   const std::string pushed_before = ref_target(bare_, "refs/heads/kernelbot/saxpy");
-  move_main("// Slow: 32-thread blocks", "// Slow (measured on an A100): 32-thread blocks");
+  move_main("saxpy_kernel<<<grid, SAXPY_BLOCK>>>(x, y, a, n);", "saxpy_kernel<<<grid, SAXPY_BLOCK, 0, 0>>>(x, y, a, n);");
   SimulatedEvaluator gpu(saxpy_cost(saxpy_winner_as_searched()));
   auto done = night_without_a_winner(gpu);
   EXPECT_EQ(done.withheld, "base moved") << done.note;
