@@ -40,8 +40,8 @@ std::string RunCommandActions::remeasure(const std::string& kernel, const std::s
   auto result = load_result(config_.root, kernel);
   const std::string path = source_path_of(config_, spec);
   if (read_text_file(config_.resolve(spec.source)) != result.original_source())
-    throw Error(fmt::format("`{}` on `{}` is not the text this change was measured against; kernelbot searches the "
-                            "new code on its next run",
+    throw Error(fmt::format("`{}` on `{}` is not the text this change was measured against; `@kernelbot rebase` "
+                            "replays the change onto it and re-measures it there",
                             path, config_.github.base_branch));
   if (dry_run_)
     return fmt::format("kernelbot would re-measure `{}` against `{}` and update this PR's tables.", path,

@@ -301,14 +301,13 @@ TEST(PrBody, ARebasedBodyReplacesOnlyTheMeasurement) {
   }
   const std::string out = kb::bot::rebased_pr_body(body, rebased, "saxpy", "main", "9d41c07be2aa5e0f");
   EXPECT_NE(out.find("**`saxpy` is 1.250x faster**"), std::string::npos) << out;
-  EXPECT_EQ(out.find("is " + kb::format_speedup(result.reverification.eval.speedup) + " faster**"),
-            std::string::npos)
+  EXPECT_EQ(out.find("is " + kb::format_speedup(result.reverification.eval.speedup) + " faster**"), std::string::npos)
       << out;
   EXPECT_NE(out.find("after it was rebased onto `main` (9d41c07be2aa)"), std::string::npos) << out;
   EXPECT_NE(out.find("| **1.250x**"), std::string::npos) << out;
   EXPECT_EQ(out.find("The search had measured its winner"), std::string::npos) << out;
-  for (const char* kept : {"### Reproduce", "How it was found: the path of ideas", "Hardware profile", "### Timing",
-                           "### Correctness"})
+  for (const char* kept :
+       {"### Reproduce", "How it was found: the path of ideas", "Hardware profile", "### Timing", "### Correctness"})
     EXPECT_NE(out.find(kept), std::string::npos) << kept;
   // A body without those sections (written by hand) keeps its text and gets the measurement after it.
   const std::string plain = kb::bot::rebased_pr_body("Tune saxpy.\n", rebased, "saxpy", "main", "9d41c07be2aa");

@@ -367,6 +367,35 @@ TEST_F(PrConversationTest, RebaseReplaysTheChangeOntoABaseThatChangedTheFileElse
   EXPECT_NE(pull.body.find("### Reproduce"), std::string::npos) << "the rest of the body is kept";
 }
 
+// Who may rebase is GitHub's word: triage access is refused, and nothing is merged, measured or pushed.
+TEST_F(PrConversationTest, ARebaseFromSomeoneWithoutWriteAccessChangesNothing) {
+  open_the_pr();
+  move_main("// saxpy: y = a * x + y.", "// saxpy: y = a * x + y (BLAS level 1).");
+  const std::string pushed_before = ref_target(bare_, "refs/heads/kernelbot/saxpy");
+  const std::string body_before = the_pr().body;
+  gh_.add_comment(pr_, "tom", "@kernelbot rebase");
+  SimulatedEvaluator gpu(saxpy_cost(saxpy_winner_as_searched()));
+  auto rows = converse({}, false, &gpu);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].outcome, "refused");
+  EXPECT_EQ(ref_target(bare_, "refs/heads/kernelbot/saxpy"), pushed_before);
+  EXPECT_EQ(the_pr().body, body_before);
+  EXPECT_TRUE(gpu.fully_evaluated_sources().empty());
+}
+
+// A rebench measures the archived winner against the base as it is: on a base that changed the
+// file it says so, and points to the command that replays the PR's own change.
+TEST_F(PrConversationTest, RebenchOnAMovedBaseSaysSoAndPointsToRebase) {
+  move_main("// saxpy: y = a * x + y.", "// saxpy: y = a * x + y (BLAS level 1).");
+  gh_.add_comment(pr_, "ada", "@kernelbot rebench");
+  auto rows = converse();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].outcome, "failed");
+  ASSERT_EQ(replies().size(), 1u);
+  EXPECT_NE(replies()[0].body.find("`@kernelbot rebase` replays the change onto it"), std::string::npos)
+      << replies()[0].body;
+}
+
 // `kernelbot run --dry-run`: the rebase is merged and measured as in a real run, but nothing is
 // pushed, posted, reacted to or closed; the reply and what the PR would become are written down.
 TEST_F(PrConversationTest, ADryRunRebaseMergesAndMeasuresAndWritesWhatItWouldPost) {
@@ -405,7 +434,8 @@ TEST_F(PrConversationTest, ADryRunRebaseMergesAndMeasuresAndWritesWhatItWouldPos
 TEST_F(PrConversationTest, ANightWithoutAWinnerClosesThePrNamingTheFileWhenItsRebaseConflicts) {
   open_the_pr();
   const std::string pushed_before = ref_target(bare_, "refs/heads/kernelbot/saxpy");
-  move_main("saxpy_kernel<<<grid, SAXPY_BLOCK>>>(x, y, a, n);", "saxpy_kernel<<<grid, SAXPY_BLOCK, 0, 0>>>(x, y, a, n);");
+  move_main("saxpy_kernel<<<grid, SAXPY_BLOCK>>>(x, y, a, n);",
+            "saxpy_kernel<<<grid, SAXPY_BLOCK, 0, 0>>>(x, y, a, n);");
   SimulatedEvaluator gpu(saxpy_cost(saxpy_winner_as_searched()));
   auto done = night_without_a_winner(gpu);
   EXPECT_EQ(done.withheld, "base moved") << done.note;
