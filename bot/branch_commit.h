@@ -26,7 +26,7 @@ std::string commit_pull_request(GitRepo& repo, const PullRequest& pr);
 std::vector<std::string> files_moved_on_base(const GitRepo& repo, const PullRequest& pr);
 
 // The PR body's measured-on lines (pr_lifecycle.h): one per file the change was measured against,
-// which a later run without a winner compares with the base (Forge::close_if_base_moved).
+// which a later run without a winner compares with the base (Forge::follow_base).
 std::string measured_on_lines(const GitRepo& repo, const PullRequest& pr);
 
 }  // namespace kb::bot

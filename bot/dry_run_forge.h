@@ -5,10 +5,12 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 
 #include "bot/forge.h"
 #include "bot/git_repo.h"
+#include "bot/github_forge.h"
 
 namespace kb::bot {
 
@@ -19,12 +21,19 @@ class DryRunForge : public Forge {
       : root_(std::move(root)), repo_(std::move(repo)) {}
   std::string name() const override { return "dry-run"; }
   PullRequestOutcome open_or_update(const PullRequest& pr) override;
+  // With a repository on GitHub and a token: `github` reads the bot's open PRs and replays them
+  // onto a base that moved (Forge::follow_base), writing what it would post instead of posting it.
+  void follow_base_through(std::unique_ptr<GitHubForge> github) { github_ = std::move(github); }
+  std::optional<PullRequestOutcome> follow_base(const FollowBase& request) override {
+    return github_ ? github_->follow_base(request) : std::nullopt;
+  }
   // Where the PR for `head` is written: "kernelbot/saxpy" -> <root>/.kernelbot/prs/kernelbot-saxpy.
   std::filesystem::path directory_for(const std::string& head) const;
 
  private:
   std::filesystem::path root_;
   std::optional<GitRepo> repo_;
+  std::unique_ptr<GitHubForge> github_;
 };
 
 }  // namespace kb::bot

@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "search/declined_changes.h"
+#include "search/search_types.h"
 
 namespace kb::bot {
 
@@ -56,6 +58,28 @@ struct PullRequestOutcome {
   std::string withheld;
   // PRs closed without merging that the forge learned of, for the archive to remember.
   std::vector<search::DeclinedChange> declined;
+  // After a rebase (Forge::follow_base): the measurement of the rebased text, when it was made;
+  // and the files whose merge conflicted, when it could not be made.
+  std::optional<search::Reverification> remeasured;
+  std::vector<std::string> conflicts;
+};
+
+// A PR's change replayed onto a new base: what is re-verified there, and then pushed.
+struct RebasedText {
+  std::string path;       // relative to the repository
+  std::string base_text;  // the file on the new base: the original it is measured against
+  std::string text;       // the merged text, exactly as the PR will contain it
+};
+// Re-verifies a rebased text against the base's (bot/reverify.h) and returns the record.
+using Remeasure = std::function<search::Reverification(const RebasedText&)>;
+
+// What to do about the bot's open PR on `head` when `base` may have moved under it.
+struct FollowBase {
+  std::string head;  // "kernelbot/<kernel>"
+  std::string base;
+  // `@kernelbot rebase`: replay and re-measure even when no file the PR was measured on changed.
+  bool always = false;
+  Remeasure remeasure;  // empty: this job has no GPU
 };
 
 class Forge {
@@ -66,13 +90,14 @@ class Forge {
   // the same head branch instead of opening a second one. Throws std::runtime_error with the
   // forge's own message on failure.
   virtual PullRequestOutcome open_or_update(const PullRequest& pr) = 0;
-  // For a run with no winner to publish: closes the bot's open PR on `head` when a file it was
-  // measured against has changed on `base` since (the PR body's measured-on lines), with the
-  // base-moved comment, and says so ("base moved"); nullopt when it left everything as it was.
-  virtual std::optional<PullRequestOutcome> close_if_base_moved(const std::string& /*head*/,
-                                                                const std::string& /*base*/) {
-    return std::nullopt;
-  }
+  // For a run with no winner to publish, and for `@kernelbot rebase`: when a file the bot's open
+  // PR on `head` was measured against has changed on `base` since (the PR body's measured-on
+  // lines), replays the PR's change onto the base (a three-way merge), re-measures the merged
+  // text there and, when it is still a publishable win, pushes it (never over a person's commits)
+  // and updates the PR's title, tables and measured-on lines (published). It closes the PR with a
+  // note when the merge conflicts or the win is gone ("base moved"), and leaves it open with a
+  // note when this job cannot measure. nullopt when it left everything as it was.
+  virtual std::optional<PullRequestOutcome> follow_base(const FollowBase& /*request*/) { return std::nullopt; }
 };
 
 }  // namespace kb::bot

@@ -19,8 +19,21 @@ std::string github_token(const config::GithubConfig& github) {
 
 std::unique_ptr<Forge> make_forge(const config::Config& config, bool dry_run) {
   auto repo = GitRepo::discover(config.root);
-  if (dry_run || config.github.repository.empty()) return std::make_unique<DryRunForge>(config.root, std::move(repo));
   std::string token = github_token(config.github);
+  if (dry_run || config.github.repository.empty()) {
+    auto dry = std::make_unique<DryRunForge>(config.root, repo);
+    if (!config.github.repository.empty() && !token.empty() && repo) {
+      // Reads only: the open PRs a moved base concerns are followed as a run would, and what it
+      // would post goes to a file.
+      auto github = std::make_unique<GitHubForge>(config.github, *repo, push_target_for(config.github, *repo, true),
+                                                  token,
+                                                  std::make_unique<GitHubClient>(config.github.api_url,
+                                                                                 config.github.repository, token));
+      github->write_instead_of_posting(config.root / ".kernelbot" / "prs" / "rebases.md");
+      dry->follow_base_through(std::move(github));
+    }
+    return dry;
+  }
   if (token.empty())
     throw UsageError("[github].repository is " + config.github.repository + " but $" + config.github.token_env +
                      (config.github.token_env == "GITHUB_TOKEN" ? " is" : " and $GITHUB_TOKEN are") +

@@ -9,10 +9,22 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 struct git_repository;
 
 namespace kb::bot {
+
+// A commit's change replayed onto a base (a cherry-pick: the three-way merge of the commit's
+// parent, the base and the commit).
+struct ReplayedChange {
+  std::string base_commit;             // the commit `base` resolved to (hex)
+  std::vector<std::string> conflicts;  // paths the merge could not resolve; when any, `files` is empty
+  // Each path the commit changed (relative to the workdir) -> its merged text, and -> its text on
+  // the base (nullopt when the base has no such file).
+  std::map<std::string, std::string> files;
+  std::map<std::string, std::optional<std::string>> at_base;
+};
 
 class GitRepo {
  public:
@@ -36,6 +48,17 @@ class GitRepo {
   // The content of `path` (relative to workdir) in the commit `base` resolves to (as for
   // commit_on_branch), or nullopt when that commit has no such file.
   std::optional<std::string> file_at(const std::string& base, const std::string& path) const;
+
+  // Fetches refs/heads/<branch> of `remote` (as for push, token included) into
+  // refs/kernelbot/fetched/<branch>, and returns the commit id it points at; "" when the remote
+  // has no such branch. Throws std::runtime_error with libgit2's message, never the token.
+  std::string fetch_branch(const std::string& remote, const std::string& branch, const std::string& token);
+
+  // Replays the change of `commit` (hex id, relative to its first parent) onto what `base`
+  // resolves to, as `git cherry-pick` would, in memory: nothing is checked out or committed.
+  // Throws std::runtime_error when the commit or its parent is not in the repository (a shallow
+  // clone without that history), or when the change deletes a file.
+  ReplayedChange replay_onto(const std::string& commit, const std::string& base) const;
 
   // The URL of the configured remote `name`, or "" when there is none by that name.
   std::string remote_url(const std::string& name) const;

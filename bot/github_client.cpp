@@ -401,10 +401,26 @@ GitHubPermission GitHubClient::collaborator_permission(const std::string& user) 
   }
 }
 
-bool GitHubClient::react_to_comment(int64_t comment_id, const std::string& content) {
+GitHubReaction GitHubClient::react_to_comment(int64_t comment_id, const std::string& content) {
   auto response = send("POST", "/issues/comments/" + std::to_string(comment_id) + "/reactions",
                        json{{"content", content}}.dump());
-  return response.status == 201;
+  GitHubReaction reaction;
+  reaction.created = response.status == 201;
+  json j = parse(response, "reaction");
+  if (j.is_object()) {
+    reaction.id = j.value("id", int64_t{0});
+    reaction.created_at = j.contains("created_at") && j["created_at"].is_string() ? j["created_at"].get<std::string>()
+                                                                                  : "";
+  }
+  return reaction;
+}
+
+void GitHubClient::delete_comment_reaction(int64_t comment_id, int64_t reaction_id) {
+  try {
+    send("DELETE", "/issues/comments/" + std::to_string(comment_id) + "/reactions/" + std::to_string(reaction_id), "");
+  } catch (const GitHubError& e) {
+    if (e.status != 404) throw;  // gone already: another run removed it first
+  }
 }
 
 GitHubClient::Created GitHubClient::create_pull(const std::string& title, const std::string& body,

@@ -62,6 +62,14 @@ struct GitHubIssue {
   std::string html_url;
 };
 
+// A reaction of the token's account on a comment, as POST /issues/comments/{id}/reactions
+// answers: the one this call added (201), or the one that account had already made (200).
+struct GitHubReaction {
+  bool created = false;    // this call added it
+  int64_t id = 0;          // what a DELETE addresses
+  std::string created_at;  // ISO 8601 UTC, as GitHub reports it: when the reaction was first made
+};
+
 // A person's access to the repository (GET /collaborators/{user}/permission).
 struct GitHubPermission {
   std::string permission = "none";  // admin, write, read or none
@@ -120,10 +128,13 @@ class GitHubClient {
   std::vector<GitHubComment> issue_comments(int64_t number);
   // What `user` may do on the repository; "none" when GitHub says they are no collaborator (404).
   GitHubPermission collaborator_permission(const std::string& user);
-  // Reacts to an issue comment as the token's account: true when this call added the reaction
-  // (201), false when that account had already reacted so (GitHub answers 200). One account
-  // reacts with one emoji once, so this is the atomic "first one wins" for two runs at once.
-  bool react_to_comment(int64_t comment_id, const std::string& content);
+  // Reacts to an issue comment as the token's account: `created` when this call added the
+  // reaction (201), not when that account had already reacted so (GitHub answers 200 with the
+  // existing reaction, its id and time). One account reacts with one emoji once, so this is the
+  // atomic "first one wins" for two runs at once.
+  GitHubReaction react_to_comment(int64_t comment_id, const std::string& content);
+  // Deletes a reaction from an issue comment; one already gone (404) is not an error.
+  void delete_comment_reaction(int64_t comment_id, int64_t reaction_id);
   // The open issues with `label`, oldest first; PRs (which GitHub lists as issues too) left out.
   std::vector<GitHubIssue> open_issues_labeled(const std::string& label);
   GitHubIssue create_issue(const std::string& title, const std::string& body, const std::vector<std::string>& labels);

@@ -4,11 +4,14 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 
 #include "bot/branch_commit.h"
 #include "bot/github_body_limit.h"
+#include "bot/pr_body.h"
 #include "bot/pr_lifecycle.h"
+#include "core/number_format.h"
 
 namespace kb::bot {
 namespace {
@@ -88,13 +91,11 @@ std::optional<PullRequestOutcome> GitHubForge::withheld_by_people(const PullRequ
   const auto moved = files_moved_on_base(repo_, pr);
   if (!moved.empty()) {
     // The change was measured against text the base no longer has: never pushed. The open PR was
-    // made from an earlier base too, so it is closed with the reason rather than left to rot.
-    std::string note = fmt::format("{} changed on {} since the winner was measured; no PR", moved.front(), pr.base);
-    for (const auto& p : open) {
-      client_->close_pull(p.number, base_moved_comment(moved, pr.base));
-      note += fmt::format("; closed #{} with a note", p.number);
-    }
-    return stop("base moved", note, open.empty() ? nullptr : &open.front());
+    // made from an earlier base too; the caller has it follow the base (follow_base).
+    return stop("base moved",
+                fmt::format("{} changed on {} since the winner was measured; no PR from this winner", moved.front(),
+                            pr.base),
+                open.empty() ? nullptr : &open.front());
   }
 
   std::vector<search::DeclinedChange> declined = pr.declined;
@@ -134,27 +135,135 @@ std::optional<PullRequestOutcome> GitHubForge::withheld_by_people(const PullRequ
   return std::nullopt;
 }
 
-std::optional<PullRequestOutcome> GitHubForge::close_if_base_moved(const std::string& head, const std::string& base) {
+bool GitHubForge::comment_once(int64_t number, const std::string& body) {
+  const std::string text = fit_github_body(body);
+  const auto said = client_->comments(number);
+  if (std::find(said.begin(), said.end(), text) != said.end()) return false;
+  if (!dry_run_file_.empty()) write_would(fmt::format("Would comment on #{}", number), text);
+  else client_->comment(number, text);
+  return true;
+}
+
+void GitHubForge::write_would(const std::string& what, const std::string& text) {
+  std::filesystem::create_directories(dry_run_file_.parent_path());
+  std::ofstream file(dry_run_file_, std::ios::app);
+  file << "## " << what << "\n\n" << text << "\n\n";
+  if (!file) throw std::runtime_error("cannot write " + dry_run_file_.string());
+}
+
+std::optional<PullRequestOutcome> GitHubForge::follow_base(const FollowBase& request) {
   std::optional<PullRequestOutcome> out;
-  for (const auto& p : client_->open_pulls(head)) {
-    const auto measured = parse_measured_on(p.body);
-    std::map<std::string, std::optional<std::string>> at_base;
-    for (const auto& [path, hash] : measured) at_base[path] = repo_.file_at(base, path);
-    const auto moved = files_changed_since_measured(measured, at_base);
-    if (moved.empty()) continue;
-    client_->close_pull(p.number, base_moved_comment(moved, base));
-    if (!out) {
-      out = PullRequestOutcome{};
-      out->published = false;
-      out->withheld = "base moved";
-      out->number = p.number;
-      out->url = p.html_url;
-      out->note = fmt::format("{} changed on {} since #{} was measured", moved.front(), base, p.number);
-    }
-    out->note += fmt::format("; closed #{} with a note", p.number);
-    spdlog::info("{}: {}", head, out->note);
+  for (const auto& p : client_->open_pulls(request.head)) {
+    auto one = follow_base_of(p, request);
+    if (!one) continue;
+    spdlog::info("{}: {}", request.head, one->note);
+    if (!out) out = std::move(one);
+    else out->note += "; " + one->note;
   }
   return out;
+}
+
+// One open PR of the branch: replayed onto the base, re-measured, then pushed and updated, or
+// closed with the reason, or left with a note (a person's commits, no GPU here).
+std::optional<PullRequestOutcome> GitHubForge::follow_base_of(const GitHubPull& pull, const FollowBase& request) {
+  const auto measured = parse_measured_on(pull.body);
+  std::map<std::string, std::optional<std::string>> at_base;
+  for (const auto& [path, hash] : measured) at_base[path] = repo_.file_at(request.base, path);
+  const auto moved = files_changed_since_measured(measured, at_base);
+  if (moved.empty() && !request.always) return std::nullopt;
+
+  PullRequestOutcome o;
+  o.published = false;
+  o.number = pull.number;
+  o.url = pull.html_url;
+  const std::string what = moved.empty() ? fmt::format("#{}", pull.number)
+                                         : fmt::format("{} changed on {} since #{} was measured", moved.front(),
+                                                       request.base, pull.number);
+
+  const bool dry = !dry_run_file_.empty();
+  auto close = [&](const std::string& comment) {
+    if (dry) write_would(fmt::format("Would close #{} with this comment", pull.number), comment);
+    else client_->close_pull(pull.number, comment);
+  };
+  std::vector<BranchCommit> commits;
+  for (const auto& c : client_->pull_commits(pull.number))
+    commits.push_back({c.sha, c.author_name, c.author_email, c.committer_email});
+  const auto others = commits_by_others(commits, github_.author_email);
+  if (!others.empty()) {
+    if (!moved.empty()) comment_once(pull.number, rebase_left_to_person_comment(moved, request.base, others));
+    o.withheld = "left to a person";
+    o.note = fmt::format("{}; not rebased: the branch carries {} commit{} kernelbot did not make", what, others.size(),
+                         others.size() == 1 ? "" : "s");
+    return o;
+  }
+
+  const std::string head = repo_.fetch_branch(push_target_, request.head, token_);
+  if (head.empty())
+    throw std::runtime_error(
+        fmt::format("#{}: its branch {} is not on the remote; nothing to rebase", pull.number, request.head));
+  ReplayedChange replayed = repo_.replay_onto(head, request.base);
+  if (!replayed.conflicts.empty()) {
+    close(rebase_conflict_comment(moved.empty() ? replayed.conflicts : moved, replayed.conflicts, request.base));
+    o.withheld = "base moved";
+    o.conflicts = replayed.conflicts;
+    o.note = fmt::format("{}; replaying #{} onto {} conflicts in {}; {} #{} with a note", what, pull.number,
+                         request.base, replayed.conflicts.front(), dry ? "would close" : "closed", pull.number);
+    return o;
+  }
+  if (replayed.files.size() != 1)
+    throw std::runtime_error(fmt::format("#{} changes {} files; kernelbot re-measures a change of one file",
+                                         pull.number, replayed.files.size()));
+  const auto& [path, text] = *replayed.files.begin();
+  const std::string base_text = replayed.at_base[path].value_or("");
+  if (!request.remeasure) {
+    if (!moved.empty()) comment_once(pull.number, rebase_waits_for_gpu_comment(moved, request.base));
+    o.withheld = "base moved";
+    o.note = fmt::format("{}; the change still applies, left open for a run with a GPU to re-measure", what);
+    return o;
+  }
+  search::Reverification record = request.remeasure({path, base_text, text});
+  o.remeasured = record;
+  if (!record.passed && record.eval.verdict == Verdict::infra_error)
+    // The GPU failed, not the change: the PR stays as it is for the next run.
+    throw std::runtime_error("the rebased change could not be re-measured: " + record.eval.reason);
+  if (!record.passed) {
+    close(rebase_win_gone_comment(moved.empty() ? std::vector<std::string>{path} : moved, request.base,
+                                  replayed.base_commit, record));
+    o.withheld = "base moved";
+    o.note = fmt::format("{}; rebased and re-measured: {} ({}); {} #{} with the new numbers", what,
+                         format_speedup(record.eval.speedup), record.failure, dry ? "would close" : "closed",
+                         pull.number);
+    return o;
+  }
+
+  const std::string kernel = request.head.substr(request.head.rfind('/') + 1);
+  const std::string gpu = record.eval.device.name.empty() ? "the GPU" : record.eval.device.name;
+  std::string message = fmt::format("{}: {} faster, rebased onto {} (verified on {})\n\n", kernel,
+                                    format_speedup(record.eval.speedup), request.base, gpu);
+  for (const auto& t : record.eval.timings)
+    message += fmt::format("{}: {} us -> {} us ({})\n", t.size_label, format_us(t.baseline.median_us),
+                           format_us(t.candidate.median_us), format_speedup(t.speedup));
+  o.commit = repo_.commit_on_branch(request.base, request.head, replayed.files, message, github_.author_name,
+                                    github_.author_email);
+  const std::string title = fmt::format("kernelbot: {} {} faster", kernel, format_speedup(record.eval.speedup));
+  const std::string body = change_marker(change_id_of({{path, text}}), record.eval.speedup) + "\n" +
+                           measured_on_marker(path, base_text) + "\n" +
+                           rebased_pr_body(without_markers(pull.body), record, kernel, request.base,
+                                           replayed.base_commit);
+  if (dry) {
+    write_would(fmt::format("Would force-push {} ({}, on {} {}) and update #{} to", request.head,
+                            o.commit.substr(0, 12), request.base, replayed.base_commit.substr(0, 12), pull.number),
+                "# " + title + "\n\n" + body);
+  } else {
+    repo_.push(push_target_, request.head, token_);  // forced: only the bot's own commits are there (checked above)
+    client_->update_pull(pull.number, title, body);
+  }
+  o.published = true;
+  o.note = fmt::format("{}; {} #{} onto {} ({}) and re-measured: {}{}", what, dry ? "would rebase" : "rebased",
+                       pull.number, request.base, replayed.base_commit.substr(0, 12),
+                       format_speedup(record.eval.speedup),
+                       dry ? " (dry run: what it would post is in " + dry_run_file_.string() + ")" : "");
+  return o;
 }
 
 PullRequestOutcome GitHubForge::open_or_update(const PullRequest& pr) {

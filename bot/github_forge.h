@@ -3,9 +3,11 @@
 // instead of opening a second one. [github].max_open_prs caps how many of the bot's PRs are open.
 // Before anything is pushed, the branch's PRs are read for what people did with them
 // (bot/pr_lifecycle.h): an ignore label, PRs closed without merging, commits of their own; and
-// a base that moved under the change closes the open PR with a note instead of pushing.
+// a winner measured against a base that has moved since is not pushed (the open PR follows the
+// base instead: Forge::follow_base rebases and re-measures it, or closes it with a note).
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -24,9 +26,17 @@ class GitHubForge : public Forge {
               std::unique_ptr<GitHubClient> client);
   std::string name() const override { return "github"; }
   PullRequestOutcome open_or_update(const PullRequest& pr) override;
-  std::optional<PullRequestOutcome> close_if_base_moved(const std::string& head, const std::string& base) override;
+  std::optional<PullRequestOutcome> follow_base(const FollowBase& request) override;
+  // From now on follow_base reads GitHub and the remote as usual but changes nothing there: what
+  // it would post (comments, closing notes, a rebased PR's title and body) is appended to `file`,
+  // and a rebased commit is made on the local branch only (the dry run's forge uses this).
+  void write_instead_of_posting(std::filesystem::path file) { dry_run_file_ = std::move(file); }
 
  private:
+  std::optional<PullRequestOutcome> follow_base_of(const GitHubPull& pull, const FollowBase& request);
+  // Posts `body` on PR `number` unless the PR already has exactly that comment (a nightly run
+  // finds the same state every night); whether it was posted.
+  bool comment_once(int64_t number, const std::string& body);
   std::optional<PullRequestOutcome> withheld_by_people(const PullRequest& pr,
                                                        const std::vector<GitHubPull>& branch_pulls,
                                                        const std::vector<GitHubPull>& open, PullRequestOutcome& outcome,
@@ -36,6 +46,9 @@ class GitHubForge : public Forge {
   std::string push_target_;
   std::string token_;
   std::unique_ptr<GitHubClient> client_;
+  std::filesystem::path dry_run_file_;
+  // What follow_base would post, in a dry run.
+  void write_would(const std::string& what, const std::string& text);
 };
 
 // Where to push for `github`: with a token, any network remote (HTTPS, SSH, whatever URL

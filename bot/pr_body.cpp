@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 #include "common/text.h"
 #include "common/text_template.h"
@@ -93,17 +94,16 @@ std::string target_archs_line(const VerificationReport& v) {
 }
 
 // Only what ran is claimed: every line comes from the re-verification's own report, and a check
-// that did not run is named as such, with the setting that decides it.
-std::string correctness(const search::SearchResult& result, const search::CandidateRecord& best) {
-  const search::Reverification& r = result.reverification;
+// that did not run is named as such, with the setting that decides it. `when` says when the PR's
+// text was measured ("after the search"), `history` what was measured before it.
+std::string correctness_of(const search::Reverification& r, const std::string& when, const std::string& history) {
   const auto& v = r.eval.verification;
   std::string out = fmt::format(
       "This file, exactly as this PR changes it, was compiled with the project's flags, verified against the original "
-      "and timed by `{}` on {}{}, after the search: {}. The search had measured its winner `{}` at {}{}. "
+      "and timed by `{}` on {}{}, {}: {}. {} "
       "The timings above and the evidence below are from this re-verification of the PR's text.\n\n",
-      r.by, r.eval.device.name.empty() ? "the GPU" : r.eval.device.name, r.at.empty() ? "" : " (" + r.at + ")",
-      format_speedup(r.eval.speedup), best.id, format_speedup(best.speedup()),
-      best.from_archive ? ", in an earlier run (kernelbot's archive)" : "");
+      r.by, r.eval.device.name.empty() ? "the GPU" : r.eval.device.name, r.at.empty() ? "" : " (" + r.at + ")", when,
+      format_speedup(r.eval.speedup), history);
   out += "Checks that ran, with the original as the reference:\n\n";
   out += fmt::format(
       "- {} trial{} on fresh random inputs (never zeros) at {} size set{} ({}), input distributions {}{}.\n", v.trials,
@@ -165,6 +165,13 @@ std::string correctness(const search::SearchResult& result, const search::Candid
   for (const auto& w : v.warnings) out += "\nWarning: " + markdown_cell(w) + "\n";
   while (!out.empty() && out.back() == '\n') out.pop_back();
   return out;
+}
+
+std::string correctness(const search::SearchResult& result, const search::CandidateRecord& best) {
+  return correctness_of(result.reverification, "after the search",
+                        fmt::format("The search had measured its winner `{}` at {}{}.", best.id,
+                                    format_speedup(best.speedup()),
+                                    best.from_archive ? ", in an earlier run (kernelbot's archive)" : ""));
 }
 
 // Known CUPTI metrics with a reader's name; others are shown under their key.
@@ -295,15 +302,67 @@ std::string render_pr_title(const search::SearchResult& result) {
   return fmt::format("kernelbot: {} {} faster", result.kernel, format_speedup(result.reverification.eval.speedup));
 }
 
+namespace {
+
+std::string verdict_line(const std::string& kernel, const EvalResult& measured, const DeviceInfo& d,
+                         const std::string& when) {
+  return fmt::format(
+      "**`{}` is {} faster** (geometric mean over {} size set{}): this PR's file, verified against the original "
+      "on {} trials and timed on {} {}.",
+      kernel, format_speedup(measured.speedup), measured.timings.size(), measured.timings.size() == 1 ? "" : "s",
+      measured.verification.trials, d.name.empty() ? "unnamed GPU" : d.name, when);
+}
+
+// The text of `body` between the line `heading` and the next line starting with `next`; npos
+// positions when either is missing.
+std::pair<size_t, size_t> section_span(const std::string& body, const std::string& heading, const std::string& next) {
+  const size_t head = body.find("\n" + heading + "\n");
+  if (head == std::string::npos) return {std::string::npos, std::string::npos};
+  const size_t start = head + heading.size() + 2;
+  const size_t end = body.find("\n" + next, start);
+  return {start, end};
+}
+
+}  // namespace
+
+std::string rebased_pr_body(const std::string& body, const search::Reverification& record, const std::string& kernel,
+                            const std::string& base_branch, const std::string& base_commit) {
+  const std::string when = fmt::format("after it was rebased onto `{}` ({})", base_branch, base_commit.substr(0, 12));
+  const std::string history = fmt::format(
+      "The search measured this change on an earlier base; kernelbot replayed it onto `{}` with a three-way merge, "
+      "and this is the merged text measured against the file at that commit.",
+      base_branch);
+  std::string out = body;
+  auto replace_section = [&](const std::string& heading, const std::string& next, const std::string& text) {
+    auto [start, end] = section_span(out, heading, next);
+    if (start == std::string::npos || end == std::string::npos) return false;
+    out.replace(start, end - start, "\n" + text + "\n");
+    return true;
+  };
+  const bool timing = replace_section("### Timing", "### Correctness", timing_table(record.eval));
+  const bool evidence = replace_section("### Correctness", "Candidates were compiled and run",
+                                        correctness_of(record, when, history));
+  const std::string verdict = verdict_line(kernel, record.eval, record.eval.device, when);
+  const size_t old_verdict = out.find("**`" + kernel + "` is ");
+  if (old_verdict != std::string::npos) {
+    size_t end = out.find('\n', old_verdict);
+    out.replace(old_verdict, end == std::string::npos ? std::string::npos : end - old_verdict, verdict);
+  } else {
+    out = verdict + "\n\n" + out;
+  }
+  // A body this kernelbot did not write (or one a person edited) keeps its text; the new
+  // measurement follows it.
+  if (!timing || !evidence)
+    out += "\n### Re-measured after the rebase\n\n" + timing_table(record.eval) + "\n\n" +
+           correctness_of(record, when, history) + "\n";
+  return out;
+}
+
 std::string render_pr_body(const search::SearchResult& result, const SourceChange& change, const PrContext& ctx) {
   const search::CandidateRecord* best = &verified_winner(result);
   const EvalResult& measured = result.reverification.eval;
   const DeviceInfo& d = measured.device.name.empty() ? result.device : measured.device;
-  std::string verdict = fmt::format(
-      "**`{}` is {} faster** (geometric mean over {} size set{}): this PR's file, verified against the original "
-      "on {} trials and timed on {} after the search.",
-      ctx.kernel, format_speedup(measured.speedup), measured.timings.size(), measured.timings.size() == 1 ? "" : "s",
-      measured.verification.trials, d.name.empty() ? "unnamed GPU" : d.name);
+  std::string verdict = verdict_line(ctx.kernel, measured, d, "after the search");
   std::string summary = fmt::format("This changes `{}` only. The winning candidate is `{}`: {}", ctx.source_path,
                                     best->id, best->idea.text.empty() ? "(no idea text)" : best->idea.text);
   if (!change.edits.empty()) {

@@ -31,4 +31,11 @@ std::string render_pr_title(const search::SearchResult& result);
 // The body. Throws std::invalid_argument as render_pr_title does.
 std::string render_pr_body(const search::SearchResult& result, const SourceChange& change, const PrContext& context);
 
+// The body of a PR whose change was rebased onto a new base and re-verified there: `body` (without
+// the invisible marker lines, which are the caller's) with its verdict line, Timing and
+// Correctness sections replaced by `record`'s, the rebased text measured against the base's at
+// `base_commit` of `base_branch`. A body without those sections gets the measurement appended.
+std::string rebased_pr_body(const std::string& body, const search::Reverification& record, const std::string& kernel,
+                            const std::string& base_branch, const std::string& base_commit);
+
 }  // namespace kb::bot

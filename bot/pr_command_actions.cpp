@@ -40,8 +40,8 @@ std::string RunCommandActions::remeasure(const std::string& kernel, const std::s
   auto result = load_result(config_.root, kernel);
   const std::string path = source_path_of(config_, spec);
   if (read_text_file(config_.resolve(spec.source)) != result.original_source())
-    throw Error(fmt::format("`{}` on `{}` is not the text this change was measured against; kernelbot searches the "
-                            "new code on its next run",
+    throw Error(fmt::format("`{}` on `{}` is not the text this change was measured against; `@kernelbot rebase` "
+                            "replays the change onto it and re-measures it there",
                             path, config_.github.base_branch));
   if (dry_run_)
     return fmt::format("kernelbot would re-measure `{}` against `{}` and update this PR's tables.", path,
@@ -74,9 +74,36 @@ std::string RunCommandActions::rebase(const std::string& kernel, const GitHubPul
                             "person's work:{}\n\nRebase the branch yourself, or drop those commits and ask again.",
                             pull.head_ref, who));
   }
-  // The bot's branch is always one commit on the base: committing the change again on the
-  // current base and pushing is the rebase; re-measuring it there is what makes it safe.
-  return remeasure(kernel, "@kernelbot rebase");
+  // The PR's change, replayed onto the current base by a three-way merge, is what is measured
+  // and pushed: the base may have changed the file elsewhere since the change was measured.
+  const auto& spec = spec_of(kernel);
+  const std::string& base = config_.github.base_branch;
+  if (!evaluator_) throw Error("this job has no GPU to measure on; ask again when `kernelbot run` runs on one");
+  // A dry run merges and measures as well; its forge only writes down what it would post.
+  auto done = forge_.follow_base(
+      {pull.head_ref, base, true, remeasure_on(config_, spec, evaluator_, "kernelbot run (@kernelbot rebase)")});
+  if (!done) throw Error("kernelbot found no open PR on `" + pull.head_ref + "` to rebase");
+  const std::string closes = dry_run_ ? "kernelbot would close this PR (dry run)" : "kernelbot closed this PR";
+  if (!done->conflicts.empty()) {
+    std::string files;
+    for (const auto& f : done->conflicts) files += (files.empty() ? "`" : ", `") + f + "`";
+    return fmt::format("replaying this change onto `{}` conflicts in {}: it no longer applies to the new code, and "
+                       "{}. Its next run searches the new code.",
+                       base, files, closes);
+  }
+  if (!done->remeasured) return done->note;
+  const auto& r = *done->remeasured;
+  const std::string gpu = r.eval.device.name.empty() ? "the GPU" : r.eval.device.name;
+  if (done->published)
+    return fmt::format("replayed this change onto `{}` and re-measured it there on {}: **{}**; {}, and the title, "
+                       "tables and measured-on lines above {}.\n\n{}",
+                       base, gpu, format_speedup(r.eval.speedup),
+                       dry_run_ ? "kernelbot would push it (dry run)"
+                                : "pushed as `" + done->commit.substr(0, 12) + "`",
+                       dry_run_ ? "would be updated" : "are updated", reverification_table(r));
+  return fmt::format("replayed this change onto `{}` and re-measured it there on {}: {}, so the win is gone ({}); "
+                     "{}.\n\n{}",
+                     base, gpu, format_speedup(r.eval.speedup), r.failure, closes, reverification_table(r));
 }
 
 std::string RunCommandActions::explain(const std::string& kernel) {

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <ctime>
 #include <fstream>
 #include <regex>
 #include <set>
 
+#include "bot/comment_claim.h"
 #include "bot/github_body_limit.h"
 
 namespace kb::bot {
@@ -63,13 +65,17 @@ std::vector<AnsweredComment> answer_pr_commands(GitHubClient& client, PrCommandA
       if (!command || answered.count(c.id)) continue;
       const bool measuring = command->kind == PrCommandKind::rebench || command->kind == PrCommandKind::rebase;
       if (measuring && !options.measures) continue;
-      AnsweredComment row{pull.number, c.id, c.user_login, pr_command_name(command->kind), "", ""};
-      if (!dry && !client.react_to_comment(c.id, kClaimReaction)) {
-        row.outcome = "taken by another run";
-        spdlog::info("#{}: comment {} by {} ({}) is being answered by another run", pull.number, c.id, c.user_login,
-                     row.command);
-        out.push_back(row);
-        continue;
+      AnsweredComment row{pull.number, c.id, c.user_login, pr_command_name(command->kind), "", "", false};
+      if (!dry) {
+        const CommentClaim claim = claim_comment(client, c.id, kClaimReaction, std::time(nullptr));
+        if (claim == CommentClaim::held_elsewhere) {
+          row.outcome = "taken by another run";
+          spdlog::info("#{}: comment {} by {} ({}) is being answered by another run", pull.number, c.id, c.user_login,
+                       row.command);
+          out.push_back(row);
+          continue;
+        }
+        row.took_over = claim == CommentClaim::taken_over;
       }
       const auto access = client.collaborator_permission(c.user_login);
       std::string text;

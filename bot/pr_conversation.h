@@ -2,10 +2,11 @@
 // gives a command (bot/pr_commands.h) is answered with a comment, once. Who may command is
 // GitHub's word (write access or more); a comment from anyone else is answered with a refusal.
 //
-// Answered once, even by two runs at the same time: before acting on a comment the run reacts to
-// it with "eyes" as the bot's account. GitHub keeps one reaction per account and emoji and answers
-// 201 to the first request and 200 to every later one, so exactly one run wins each comment; the
-// loser leaves it alone. Every reply also ends with an invisible `kernelbot-answered` marker
+// Answered once, even by two runs at the same time: before acting on a comment the run claims it
+// with an "eyes" reaction as the bot's account (bot/comment_claim.h): GitHub keeps one reaction per
+// account and emoji and answers 201 to the first request and 200 to every later one, so exactly
+// one run wins each comment; the loser leaves it alone. A claim older than the lease (30 minutes)
+// whose run never replied is taken over, once. Every reply also ends with an invisible `kernelbot-answered` marker
 // naming the comment, so later runs (and dry runs, which react to nothing) skip it without asking.
 #pragma once
 
@@ -51,6 +52,7 @@ struct AnsweredComment {
   // to the file says
   std::string outcome;
   std::string reply;
+  bool took_over = false;  // a claim older than the lease, whose run never replied, was taken over
 };
 
 // Reads the comments of every open PR on a kernelbot/<kernel> branch and answers the commands

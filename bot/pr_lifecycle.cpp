@@ -6,12 +6,19 @@
 #include <cctype>
 #include <regex>
 
+#include "bot/explain_text.h"
 #include "common/sha256.h"
 #include "common/text.h"
 #include "core/number_format.h"
 
 namespace kb::bot {
 namespace {
+
+std::string code_list(const std::vector<std::string>& files) {
+  std::string list;
+  for (const auto& f : files) list += (list.empty() ? "`" : ", `") + f + "`";
+  return list;
+}
 
 std::string pr_ref(const search::DeclinedChange& d) {
   return d.url.empty() ? fmt::format("#{}", d.number) : fmt::format("#{} ({})", d.number, d.url);
@@ -130,12 +137,60 @@ std::string person_commits_comment(const std::vector<BranchCommit>& others, cons
 }
 
 std::string base_moved_comment(const std::vector<std::string>& files, const std::string& base) {
-  std::string list;
-  for (const auto& f : files) list += (list.empty() ? "`" : ", `") + f + "`";
+  const std::string list = code_list(files);
   return fmt::format("Closing: {} changed on `{}` since this change was measured, so the numbers above no longer "
                      "describe what merging it would do. kernelbot searches the new code on its next run and "
                      "proposes again only what it verifies there.",
                      list, base);
+}
+
+std::string without_markers(const std::string& body) {
+  std::string out = body;
+  for (;;) {
+    const bool marker = out.rfind("<!-- kernelbot-change: ", 0) == 0 ||
+                        out.rfind("<!-- kernelbot-measured-on: ", 0) == 0;
+    const size_t end = out.find('\n');
+    if (!marker || end == std::string::npos) return out;
+    out.erase(0, end + 1);
+  }
+}
+
+std::string rebase_conflict_comment(const std::vector<std::string>& moved, const std::vector<std::string>& conflicts,
+                                    const std::string& base) {
+  return fmt::format("Closing: {} changed on `{}` since this change was measured, and the change no longer applies "
+                     "to the new code: replaying it onto `{}` conflicts in {}. kernelbot searches the new code on its "
+                     "next run and proposes again only what it verifies there.",
+                     code_list(moved), base, base, code_list(conflicts));
+}
+
+std::string rebase_win_gone_comment(const std::vector<std::string>& moved, const std::string& base,
+                                    const std::string& base_commit, const search::Reverification& record) {
+  const std::string gpu = record.eval.device.name.empty() ? "the GPU" : record.eval.device.name;
+  return fmt::format("Closing: {} changed on `{}` since this change was measured. kernelbot replayed the change onto "
+                     "`{}` ({}) and re-measured it there on {}: {}, so the win is gone: {}.\n\n{}\nkernelbot "
+                     "searches the new code on its next run and proposes again only what it verifies there.",
+                     code_list(moved), base, base, base_commit.substr(0, 12), gpu, format_speedup(record.eval.speedup),
+                     record.failure, reverification_table(record));
+}
+
+std::string rebase_waits_for_gpu_comment(const std::vector<std::string>& moved, const std::string& base) {
+  return fmt::format("{} changed on `{}` since this change was measured. The change still applies to the new code, "
+                     "but this job has no GPU to re-measure it: the numbers above describe the old base until a "
+                     "`kernelbot run` on a GPU rebases and re-measures it (or a maintainer comments "
+                     "`@kernelbot rebase`).",
+                     code_list(moved), base);
+}
+
+std::string rebase_left_to_person_comment(const std::vector<std::string>& moved, const std::string& base,
+                                          const std::vector<BranchCommit>& others) {
+  std::string who;
+  for (const auto& c : others)
+    who += fmt::format("- {} by {} <{}>\n", c.sha.substr(0, 12), c.author_name, c.author_email);
+  return fmt::format("{} changed on `{}` since this change was measured, so the numbers above describe the old base. "
+                     "kernelbot did not rebase this branch: it carries commits kernelbot did not make, and it never "
+                     "force-pushes over a person's work.\n\n{}\nRebase it onto `{}` yourself, or drop those commits "
+                     "and comment `@kernelbot rebase`.",
+                     code_list(moved), base, who, base);
 }
 
 }  // namespace kb::bot

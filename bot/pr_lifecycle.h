@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "search/declined_changes.h"
+#include "search/search_types.h"
 
 namespace kb::bot {
 
@@ -72,7 +73,26 @@ std::vector<BranchCommit> commits_by_others(const std::vector<BranchCommit>& com
 // The comment left instead of a force-push: whose commits were found, and the new winner's numbers.
 std::string person_commits_comment(const std::vector<BranchCommit>& others, const std::string& branch,
                                    const std::string& title, const std::string& numbers);
-// The comment a PR is closed with when its base moved under it.
+// The comment a PR is closed with when its base moved under it and nothing could be re-measured.
 std::string base_moved_comment(const std::vector<std::string>& files, const std::string& base);
+
+// `body` without the invisible marker lines the bot puts first (change and measured-on), which a
+// rebased PR gets anew.
+std::string without_markers(const std::string& body);
+
+// When the base moved under an open PR, kernelbot replays the PR's change onto the new base (a
+// three-way merge, bot/git_repo.h) and re-measures the merged text there. These are what the PR
+// is told when that does not end in an updated PR:
+// the change no longer applies: the PR is closed, naming the files whose merge conflicts;
+std::string rebase_conflict_comment(const std::vector<std::string>& moved, const std::vector<std::string>& conflicts,
+                                    const std::string& base);
+// the rebased change is no longer a publishable win: the PR is closed with the new numbers;
+std::string rebase_win_gone_comment(const std::vector<std::string>& moved, const std::string& base,
+                                    const std::string& base_commit, const search::Reverification& record);
+// this job has no GPU to re-measure the rebased change: the PR is left open, to a run that has one;
+std::string rebase_waits_for_gpu_comment(const std::vector<std::string>& moved, const std::string& base);
+// the branch carries a person's commits: never force-pushed over, so the person rebases it.
+std::string rebase_left_to_person_comment(const std::vector<std::string>& moved, const std::string& base,
+                                          const std::vector<BranchCommit>& others);
 
 }  // namespace kb::bot

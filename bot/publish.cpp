@@ -87,7 +87,36 @@ void remember_declined(const std::filesystem::path& archive, const std::vector<s
   }
 }
 
+// The open PR of the kernel, when the base moved under it: rebased, re-measured on this job's
+// evaluator and updated, or closed with the reason; what became of it joins the outcome's note.
+void follow_moved_base(const config::Config& config, const config::KernelSpec& spec, Forge& forge,
+                       const PublishOptions& options, PublishOutcome& outcome) {
+  auto followed = forge.follow_base({"kernelbot/" + spec.name, config.github.base_branch, false,
+                                     remeasure_on(config, spec, options.evaluator, options.by)});
+  if (!followed) return;
+  if (!followed->published) outcome.withheld = followed->withheld;
+  outcome.pr = followed->url;
+  outcome.note += (outcome.note.empty() ? "" : "; ") + followed->note;
+}
+
 }  // namespace
+
+Remeasure remeasure_on(const config::Config& config, const config::KernelSpec& spec, Evaluator* evaluator,
+                       const std::string& by) {
+  if (!evaluator) return {};
+  const std::string source = std::filesystem::relative(config.resolve(spec.source), config.root).generic_string();
+  return [&config, &spec, evaluator, by, source](const RebasedText& rebased) {
+    // The PR's file is the kernel's source; git names it from the repository's root, which may
+    // lie above kernelbot.toml's directory.
+    if (rebased.path != source && !rebased.path.ends_with("/" + source))
+      throw std::runtime_error("the PR changes " + rebased.path + ", not " + spec.name + "'s source " + source);
+    SourceChange change;
+    change.path = source;
+    change.original = rebased.base_text;
+    change.updated = rebased.text;
+    return reverify_pr_text(config, spec, change, "rebased", *evaluator, by);
+  };
+}
 
 bool is_ignored_kernel(const config::Config& config, const std::string& kernel) {
   const auto& ignored = config.github.ignore_kernels;
@@ -119,12 +148,8 @@ PublishOutcome publish_result(const config::Config& config, const config::Kernel
                                      format_speedup(result.best()->speedup()), format_speedup(config.bench.min_speedup))
                        : "the best candidate is not an accepted, significant win";
     // No new winner, but the kernel's open PR may have been measured on text the base no longer
-    // has: it is closed with the reason rather than left open against code that moved on.
-    if (auto closed = forge.close_if_base_moved("kernelbot/" + spec.name, config.github.base_branch)) {
-      outcome.withheld = closed->withheld;
-      outcome.pr = closed->url;
-      outcome.note += "; " + closed->note;
-    }
+    // has: it is rebased and re-measured there, or closed with the reason.
+    follow_moved_base(config, spec, forge, options, outcome);
     return outcome;
   }
   const auto source_file = config.resolve(spec.source);
@@ -217,6 +242,9 @@ PublishOutcome publish_result(const config::Config& config, const config::Kernel
   if (!done.note.empty()) notes.push_back(done.note);
   for (const auto& n : change.notes) notes.push_back(n);
   for (const auto& n : notes) outcome.note += (outcome.note.empty() ? "" : "; ") + n;
+  // This winner was measured on a base that has moved since; the open PR, made from an earlier
+  // base still, follows the new one.
+  if (done.withheld == "base moved") follow_moved_base(config, spec, forge, options, outcome);
   return outcome;
 }
 

@@ -6,13 +6,12 @@
 
 #include <string>
 
+#include "bot/forge.h"
 #include "config/config.h"
 #include "profiler/evaluate/evaluator.h"
 #include "search/search_types.h"
 
 namespace kb::bot {
-
-class Forge;
 
 // How the PR's text is known to be faster.
 struct PublishOptions {
@@ -48,6 +47,12 @@ const search::CandidateRecord* pr_worthy_winner(const config::Config& config, co
 
 // Whether [github].ignore_kernels names the kernel: no search, no PR.
 bool is_ignored_kernel(const config::Config& config, const std::string& kernel);
+
+// How a PR rebased onto a moved base is re-verified (Forge::follow_base): the merged text of the
+// kernel's source against the base's, on `evaluator`, as `by`. Empty without an evaluator. The
+// config and spec must outlive it.
+Remeasure remeasure_on(const config::Config& config, const config::KernelSpec& spec, Evaluator* evaluator,
+                       const std::string& by);
 
 // Saves `result` first; then, when it has a PR-worthy winner, turns it into an edit of the
 // kernel's source, re-verifies that text (or checks the result's record of it, see

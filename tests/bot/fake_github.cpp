@@ -42,6 +42,16 @@ std::map<std::string, std::string> query_of(const std::string& target) {
   return q;
 }
 
+// GitHub's timestamps: "2026-11-29T09:30:00Z".
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 json read_template(const std::string& name) {
   std::ifstream in(std::string(KB_SOURCE_DIR) + "/tests/bot/data/github/" + name);
   if (!in) throw std::runtime_error("fake GitHub: cannot read the template tests/bot/data/github/" + name);
@@ -114,7 +124,7 @@ FakeComment& FakeGitHub::new_comment(FakePull& p, const std::string& user, const
                                      const std::string& body) {
   p.comments.push_back(body);
   // GitHub's comment ids are large and shared by every issue of the repository.
-  comments_.push_back({900000 + static_cast<int64_t>(comments_.size()) + 1, p.number, body, user, user_type, {}});
+  comments_.push_back({900000 + static_cast<int64_t>(comments_.size()) + 1, p.number, body, user, user_type, {}, {}});
   return comments_.back();
 }
 
@@ -226,13 +236,48 @@ LoopbackResponse FakeGitHub::serve_reaction(const std::string& comment_id, const
     return error(422, "Validation Failed",
                  json::array({{{"resource", "Reaction"}, {"field", "content"}, {"code", "invalid"}}}));
   const std::string key = std::string(kBotLogin) + ":" + content;
-  const bool exists = std::find(c->reactions.begin(), c->reactions.end(), key) != c->reactions.end();
-  if (!exists) c->reactions.push_back(key);
+  const auto found = std::find(c->reactions.begin(), c->reactions.end(), key);
+  const bool exists = found != c->reactions.end();
+  if (!exists) {
+    c->reactions.push_back(key);
+    c->reaction_meta.emplace_back(++next_reaction_id_, utc_now());
+  }
+  const auto& meta = c->reaction_meta.at(static_cast<size_t>(
+      exists ? found - c->reactions.begin() : static_cast<std::ptrdiff_t>(c->reactions.size()) - 1));
   json r = reaction_template_;
+  r["id"] = meta.first;
+  r["created_at"] = meta.second;
   r["content"] = content;
   r["user"]["login"] = kBotLogin;
   r["user"]["type"] = "Bot";
   return json_response(exists ? 200 : 201, r.dump());
+}
+
+int64_t FakeGitHub::add_bot_reaction(int64_t comment_id, const std::string& content, const std::string& created_at) {
+  std::lock_guard lock(mutex_);
+  for (auto& c : comments_)
+    if (c.id == comment_id) {
+      c.reactions.push_back(std::string(kBotLogin) + ":" + content);
+      c.reaction_meta.emplace_back(++next_reaction_id_, created_at);
+      return next_reaction_id_;
+    }
+  throw std::runtime_error("fake GitHub: no comment " + std::to_string(comment_id));
+}
+
+// DELETE /issues/comments/{comment_id}/reactions/{reaction_id}: 204, or 404 when it is not there.
+LoopbackResponse FakeGitHub::serve_reaction_delete(const std::string& comment_id, const std::string& reaction_id) {
+  for (auto& c : comments_) {
+    if (std::to_string(c.id) != comment_id) continue;
+    for (size_t i = 0; i < c.reaction_meta.size(); ++i)
+      if (std::to_string(c.reaction_meta[i].first) == reaction_id) {
+        c.reactions.erase(c.reactions.begin() + static_cast<std::ptrdiff_t>(i));
+        c.reaction_meta.erase(c.reaction_meta.begin() + static_cast<std::ptrdiff_t>(i));
+        LoopbackResponse gone;
+        gone.status = 204;
+        return gone;
+      }
+  }
+  return error(404, "Not Found");
 }
 
 LoopbackResponse FakeGitHub::serve_permission(const std::string& user) const {
@@ -485,6 +530,12 @@ LoopbackResponse FakeGitHub::serve(const LoopbackRequest& request) {
     const auto slash = rest.find('/');
     if (slash == std::string::npos || rest.substr(slash) != "/reactions") return error(404, "Not Found");
     return serve_reaction(rest.substr(0, slash), body);
+  }
+  if (path.rfind("/issues/comments/", 0) == 0 && request.method == "DELETE") {
+    std::string rest = path.substr(std::string("/issues/comments/").size());
+    const auto slash = rest.find("/reactions/");
+    if (slash == std::string::npos) return error(404, "Not Found");
+    return serve_reaction_delete(rest.substr(0, slash), rest.substr(slash + std::string("/reactions/").size()));
   }
   if (path.rfind("/collaborators/", 0) == 0 && request.method == "GET") {
     std::string rest = path.substr(std::string("/collaborators/").size());

@@ -39,12 +39,13 @@ struct FakePull {
 };
 
 // A conversation comment: who wrote it, and the reactions on it ("<login>:<content>", one per
-// account and emoji, as GitHub keeps them).
+// account and emoji, as GitHub keeps them), each with its id and created_at in `reaction_meta`.
 struct FakeComment {
   int64_t id = 0;
   int64_t issue = 0;
   std::string body, user, user_type = "User";
   std::vector<std::string> reactions;
+  std::vector<std::pair<int64_t, std::string>> reaction_meta;
 };
 
 // A fault served instead of the real answer to the next request matching `method` and a path
@@ -77,6 +78,9 @@ class FakeGitHub {
   // A person's access (GET /collaborators/{user}/permission): "admin", "maintain", "write",
   // "triage" or "read". Anyone not set is no collaborator: 404, as GitHub answers.
   void set_permission(const std::string& user, const std::string& role);
+  // A reaction the bot's account made at `created_at` ("2026-11-29T08:00:00Z"): the claim of a
+  // run that is gone, or of one still at work. Its id.
+  int64_t add_bot_reaction(int64_t comment_id, const std::string& content, const std::string& created_at);
   std::vector<FakeComment> comments_on(int64_t number) const;
   // Issues (not PRs): GitHub numbers both in one sequence; here issues count from 1001, so that a
   // PR's number stays its place in pulls().
@@ -106,6 +110,7 @@ class FakeGitHub {
   nlohmann::json issue_json(const FakePull& i) const;
   LoopbackResponse issues_list(const LoopbackRequest& request) const;
   LoopbackResponse serve_reaction(const std::string& comment_id, const nlohmann::json& body);
+  LoopbackResponse serve_reaction_delete(const std::string& comment_id, const std::string& reaction_id);
   LoopbackResponse serve_permission(const std::string& user) const;
   FakeComment& new_comment(FakePull& p, const std::string& user, const std::string& user_type, const std::string& body);
 
@@ -120,6 +125,7 @@ class FakeGitHub {
   std::vector<FakePull> issues_;
   std::vector<FakeComment> comments_;
   std::map<std::string, std::string> permissions_;
+  int64_t next_reaction_id_ = 7000;
   std::deque<FakeFault> faults_;
   LoopbackHttpServer server_;  // last: its thread calls handle() on the members above
 };

@@ -9,6 +9,7 @@
 
 #include "bot/pr_body.h"
 #include "bot/reverify.h"
+#include "core/number_format.h"
 #include "tests/bot/git_fixture.h"
 
 namespace {
@@ -281,6 +282,38 @@ TEST(PrBody, CorrectnessStatesOnlyTheChecksThatRan) {
   body = kb::bot::render_pr_body(result, change, kContext);
   EXPECT_NE(body.find("- 1 trial on fresh random inputs"), std::string::npos) << body;
   EXPECT_EQ(body.find("Consecutive calls"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// A rebased PR keeps its body but for the measurement: the verdict line, Timing and Correctness
+// are the rebased text's, and the rest (the change, the path of ideas, Reproduce) is kept.
+TEST(PrBody, ARebasedBodyReplacesOnlyTheMeasurement) {
+  auto result = stored_result();
+  const std::string body = kb::bot::render_pr_body(result, change_for(result), kContext);
+  kb::search::Reverification rebased = result.reverification;
+  rebased.eval.speedup = 1.25;
+  for (auto& t : rebased.eval.timings) {
+    t.candidate.median_us = t.baseline.median_us / 1.25;
+    t.speedup = 1.25;
+  }
+  const std::string out = kb::bot::rebased_pr_body(body, rebased, "saxpy", "main", "9d41c07be2aa5e0f");
+  EXPECT_NE(out.find("**`saxpy` is 1.250x faster**"), std::string::npos) << out;
+  EXPECT_EQ(out.find("is " + kb::format_speedup(result.reverification.eval.speedup) + " faster**"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("after it was rebased onto `main` (9d41c07be2aa)"), std::string::npos) << out;
+  EXPECT_NE(out.find("| **1.250x**"), std::string::npos) << out;
+  EXPECT_EQ(out.find("The search had measured its winner"), std::string::npos) << out;
+  for (const char* kept :
+       {"### Reproduce", "How it was found: the path of ideas", "Hardware profile", "### Timing", "### Correctness"})
+    EXPECT_NE(out.find(kept), std::string::npos) << kept;
+  // A body without those sections (written by hand) keeps its text and gets the measurement after it.
+  const std::string plain = kb::bot::rebased_pr_body("Tune saxpy.\n", rebased, "saxpy", "main", "9d41c07be2aa");
+  EXPECT_EQ(plain.rfind("**`saxpy` is 1.250x faster**", 0), 0u) << plain;
+  EXPECT_NE(plain.find("Tune saxpy.\n"), std::string::npos);
+  EXPECT_NE(plain.find("### Re-measured after the rebase"), std::string::npos) << plain;
 }
 
 }  // namespace

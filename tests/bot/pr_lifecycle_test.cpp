@@ -1,7 +1,8 @@
 // The bot's PRs after people have had them, against the fake GitHub and real git repositories:
 // a PR closed without merging declines its change (remembered by GitHub and by the archive), an
 // ignore label keeps the bot away, a person's commits on the branch are never force-pushed over,
-// and a base that moved under the change closes the PR with a note. Plus the pure rules.
+// and a base that moved under the change has the PR follow it (closed with a note when the change
+// no longer applies). Plus the pure rules.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -214,7 +215,7 @@ TEST_F(PrLifecycleTest, APersonsCommitOnTheBranchIsNeverForcePushedOver) {
             1u);
 }
 
-TEST_F(PrLifecycleTest, ABaseThatMovedClosesTheOpenPrWithANoteInsteadOfPushing) {
+TEST_F(PrLifecycleTest, AWinnerMeasuredOnAnOldBaseIsNotPushedAndTheOpenPrFollowsTheBase) {
   FakeGitHub gh("acme/widgets", kLifecycleToken);
   auto f = forge(gh);
   auto first = f.open_or_update(winner("#define SAXPY_BLOCK 256\n", 1.5));
@@ -226,16 +227,56 @@ TEST_F(PrLifecycleTest, ABaseThatMovedClosesTheOpenPrWithANoteInsteadOfPushing) 
   auto out = f.open_or_update(winner("#define SAXPY_BLOCK 512\n", 1.6));
   EXPECT_FALSE(out.published);
   EXPECT_EQ(out.withheld, "base moved");
-  EXPECT_NE(out.note.find("closed #1"), std::string::npos) << out.note;
+  EXPECT_NE(out.note.find("no PR from this winner"), std::string::npos) << out.note;
+  EXPECT_EQ(ref_target(bare_, "refs/heads/kernelbot/saxpy"), pushed);
+  EXPECT_EQ(gh.pulls()[0].state, "open");
+
+  // The open PR follows the base: both sides rewrote the same line, so replaying the PR's change
+  // conflicts, and the PR is closed naming the file.
+  auto followed = f.follow_base({"kernelbot/saxpy", "main", false, {}});
+  ASSERT_TRUE(followed);
+  EXPECT_EQ(followed->withheld, "base moved");
+  EXPECT_EQ(followed->conflicts, std::vector<std::string>{"src/saxpy.cu"});
   EXPECT_EQ(ref_target(bare_, "refs/heads/kernelbot/saxpy"), pushed);
   const auto pull = gh.pulls()[0];
   EXPECT_EQ(pull.state, "closed");
   ASSERT_EQ(pull.comments.size(), 1u);
   EXPECT_NE(pull.comments[0].find("`src/saxpy.cu` changed on `main`"), std::string::npos) << pull.comments[0];
+  EXPECT_NE(pull.comments[0].find("conflicts in `src/saxpy.cu`"), std::string::npos) << pull.comments[0];
   EXPECT_FALSE(first.url.empty());
 }
 
-TEST_F(PrLifecycleTest, ANightWithNoWinnerClosesTheOpenPrOnlyWhenItsFileMovedOnTheBase) {
+// A job without a GPU (`kernelbot publish`) cannot re-measure a change that still applies to the
+// new base: the PR stays open, told once why its numbers are old.
+TEST_F(PrLifecycleTest, WithoutAGpuAChangeThatStillAppliesIsLeftOpenWithANoteOnce) {
+  const std::string longer = "#define SAXPY_BLOCK 32\n// one\n// two\n// three\n// four\n// five\n// six\n// end\n";
+  auto repo = kb::bot::GitRepo::discover(work_);
+  repo->commit_on_branch("main", "main", {{"src/saxpy.cu", longer}}, "longer", "Ada", "ada@x.org");
+  FakeGitHub gh("acme/widgets", kLifecycleToken);
+  auto f = forge(gh);
+  auto pr = winner("#define SAXPY_BLOCK 256\n" + longer.substr(longer.find('\n') + 1), 1.5);
+  pr.originals.begin()->second = longer;
+  ASSERT_TRUE(f.open_or_update(pr).created);
+  const std::string pushed = ref_target(bare_, "refs/heads/kernelbot/saxpy");
+  std::string moved = longer;
+  moved.replace(moved.find("// end"), 6, "// end, edited on main");
+  repo->commit_on_branch("main", "main", {{"src/saxpy.cu", moved}}, "edit", "Ada", "ada@x.org");
+
+  auto followed = f.follow_base({"kernelbot/saxpy", "main", false, {}});
+  ASSERT_TRUE(followed);
+  EXPECT_FALSE(followed->published);
+  EXPECT_EQ(followed->withheld, "base moved");
+  EXPECT_NE(followed->note.find("left open for a run with a GPU"), std::string::npos) << followed->note;
+  EXPECT_TRUE(followed->conflicts.empty());
+  EXPECT_EQ(gh.pulls()[0].state, "open");
+  ASSERT_EQ(gh.pulls()[0].comments.size(), 1u);
+  EXPECT_NE(gh.pulls()[0].comments[0].find("still applies to the new code"), std::string::npos);
+  EXPECT_EQ(ref_target(bare_, "refs/heads/kernelbot/saxpy"), pushed);
+  f.follow_base({"kernelbot/saxpy", "main", false, {}});
+  EXPECT_EQ(gh.pulls()[0].comments.size(), 1u) << "the same note twice";
+}
+
+TEST_F(PrLifecycleTest, ANightWithNoWinnerTouchesTheOpenPrOnlyWhenItsFileMovedOnTheBase) {
   FakeGitHub gh("acme/widgets", kLifecycleToken);
   auto f = forge(gh);
   auto first = f.open_or_update(winner("#define SAXPY_BLOCK 256\n", 1.5));
@@ -247,20 +288,21 @@ TEST_F(PrLifecycleTest, ANightWithNoWinnerClosesTheOpenPrOnlyWhenItsFileMovedOnT
   EXPECT_EQ(measured.begin()->second, "sha256:" + kb::sha256_hex(kOriginal));
 
   // The next night finds nothing faster on the same base: the PR stays as it is.
-  EXPECT_FALSE(f.close_if_base_moved("kernelbot/saxpy", "main"));
+  const kb::bot::FollowBase no_gpu{"kernelbot/saxpy", "main", false, {}};
+  EXPECT_FALSE(f.follow_base(no_gpu));
   EXPECT_EQ(gh.pulls()[0].state, "open");
   EXPECT_TRUE(gh.pulls()[0].comments.empty());
 
   // An unrelated file changes on main: still nothing to do.
   auto repo = kb::bot::GitRepo::discover(work_);
   repo->commit_on_branch("main", "main", {{"README.md", "docs\n"}}, "docs", "Ada", "ada@x.org");
-  EXPECT_FALSE(f.close_if_base_moved("kernelbot/saxpy", "main"));
+  EXPECT_FALSE(f.follow_base(no_gpu));
   EXPECT_EQ(gh.pulls()[0].state, "open");
 
-  // Someone changes the kernel on main; the night after finds nothing faster in the new code: the
-  // PR, measured on the old text, is closed with the reason.
+  // Someone changes the kernel's line on main; the night after finds nothing faster in the new
+  // code, and the PR's change no longer applies to it: closed with the reason.
   repo->commit_on_branch("main", "main", {{"src/saxpy.cu", "#define SAXPY_BLOCK 64\n"}}, "tune", "Ada", "ada@x.org");
-  auto closed = f.close_if_base_moved("kernelbot/saxpy", "main");
+  auto closed = f.follow_base(no_gpu);
   ASSERT_TRUE(closed);
   EXPECT_EQ(closed->withheld, "base moved");
   EXPECT_EQ(closed->number, first.number);
@@ -272,7 +314,7 @@ TEST_F(PrLifecycleTest, ANightWithNoWinnerClosesTheOpenPrOnlyWhenItsFileMovedOnT
 
   // An open PR that says nothing of what it was measured on (an older kernelbot's) is left alone.
   gh.add_pull("kernelbot/saxpy", "kernelbot: saxpy 1.40x faster");
-  EXPECT_FALSE(f.close_if_base_moved("kernelbot/saxpy", "main"));
+  EXPECT_FALSE(f.follow_base(no_gpu));
   EXPECT_EQ(gh.pulls()[1].state, "open");
 }
 

@@ -4,6 +4,7 @@
 // under .kernelbot/, which upload-artifact skips by default).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -115,8 +116,32 @@ TEST_P(WorkflowPaths, KeepWhatRunWritesFromOneVariable) {
   EXPECT_EQ(spelled, 0u) << GetParam() << " spells " << dir << "/ instead of ${{ env.KB_DIR }}/";
 }
 
-INSTANTIATE_TEST_SUITE_P(Shipped, WorkflowPaths, ::testing::Values("kernelbot-nightly.yml", "kernelbot-sweep.yml"),
+INSTANTIATE_TEST_SUITE_P(Shipped, WorkflowPaths,
+                         ::testing::Values("kernelbot-nightly.yml", "kernelbot-sweep.yml", "kernelbot-commands.yml"),
                          [](const auto& info) { return info.param.substr(10, info.param.size() - 14); });
+
+// The commands workflow: on a new comment on a PR, the command that answers comments, with the
+// permissions the answers need (a rebase pushes, replies and claims write to the PR and its
+// comments), in the nightly run's concurrency group so that two runs never answer at once.
+TEST(CommandsWorkflow, AnswersCommentsOnPullRequestsWithWhatTheAnswersNeed) {
+  const auto lines = lines_of(fs::path(KB_SOURCE_DIR) / ".github" / "workflows" / "kernelbot-commands.yml");
+  const auto nightly = lines_of(fs::path(KB_SOURCE_DIR) / ".github" / "workflows" / "kernelbot-nightly.yml");
+  auto has = [](const std::vector<std::string>& in, const std::string& line) {
+    return std::any_of(in.begin(), in.end(), [&](const std::string& l) { return trimmed(l) == line; });
+  };
+  EXPECT_TRUE(has(lines, "issue_comment:"));
+  EXPECT_TRUE(has(lines, "types: [created]"));
+  for (const char* permission : {"contents: write", "pull-requests: write", "issues: write"})
+    EXPECT_TRUE(has(lines, permission)) << permission;
+  EXPECT_TRUE(has(lines, "github.event.issue.pull_request &&")) << "only comments on PRs";
+  const std::string group = "group: kernelbot-${{ github.ref }}";
+  EXPECT_TRUE(has(lines, group));
+  EXPECT_TRUE(has(nightly, group)) << "the nightly run's group";
+  const auto run = step(lines, "kernelbot run");
+  ASSERT_FALSE(run.empty());
+  EXPECT_EQ(values(run, "args"), std::vector<std::string>{"run --kernel ${{ steps.pr.outputs.result }} --rounds 1"});
+  EXPECT_EQ(values(run, "uses"), std::vector<std::string>{"./"});
+}
 
 }  // namespace
 }  // namespace kb::bot

@@ -16,6 +16,7 @@ const USED = [
   "issues/create-comment",
   "issues/list-comments",
   "reactions/create-for-issue-comment",
+  "reactions/delete-for-issue-comment",
   "repos/get-collaborator-permission-level",
   "issues/list-for-repo",
   "issues/create",
