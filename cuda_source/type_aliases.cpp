@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "common/file_io.h"
+#include "common/text.h"
 #include "cuda_source/include_dirs_guess.h"
 #include "cuda_source/preprocessor_directives.h"
 
@@ -34,13 +35,6 @@ std::string without_comments(const std::string& s) {
 
 int line_at(const std::string& text, size_t offset) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(offset), '\n'));
-}
-
-std::string trim(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  size_t i = 0;
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  return s.substr(i);
 }
 
 // Evaluates a #if expression as the preprocessor would, as far as it can: defined(M), integer
