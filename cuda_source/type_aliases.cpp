@@ -175,9 +175,9 @@ void AliasReader::read_text(const std::string& original, const std::filesystem::
   static const std::regex typedef_re(R"(\btypedef\s+([^;{}()#]+?)\s+([A-Za-z_]\w*)\s*;)");
   static const std::regex using_re(R"(\busing\s+([A-Za-z_]\w*)\s*=\s*([^;{}()#]+?)\s*;)");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), typedef_re); it != std::sregex_iterator(); ++it)
-    events.push_back({static_cast<size_t>(it->position(0)), nullptr, (*it)[2], trim((*it)[1])});
+    events.push_back({static_cast<size_t>(it->position(0)), nullptr, (*it)[2], trim((*it)[1].str())});
   for (auto it = std::sregex_iterator(text.begin(), text.end(), using_re); it != std::sregex_iterator(); ++it)
-    events.push_back({static_cast<size_t>(it->position(0)), nullptr, (*it)[1], trim((*it)[2])});
+    events.push_back({static_cast<size_t>(it->position(0)), nullptr, (*it)[1], trim((*it)[2].str())});
   std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.offset < b.offset; });
 
   std::vector<Frame> frames;
