@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "bot/pr_lifecycle.h"
+#include "core/errors.h"
 
 namespace kb::bot {
 
@@ -17,22 +18,21 @@ std::string commit_pull_request(GitRepo& repo, const PullRequest& pr) {
   for (const auto& [path, content] : pr.files) {
     std::string rel = path_in_repo(repo, path);
     if (rel.empty() || rel.rfind("..", 0) == 0)
-      throw std::runtime_error(path + " is outside the git repository at " +
-                               std::filesystem::weakly_canonical(repo.workdir()).string());
+      throw Error(path + " is outside the git repository at " +
+                  std::filesystem::weakly_canonical(repo.workdir()).string());
     auto original = pr.originals.find(path);
     if (original != pr.originals.end()) {
       auto at_base = repo.file_at(pr.base, rel);
       const std::string base = repo.resolve_base(pr.base);
       if (!at_base)
-        throw std::runtime_error(rel + " is not in " + base +
-                                 ": commit it before kernelbot can open a PR that changes it");
+        throw Error(rel + " is not in " + base + ": commit it before kernelbot can open a PR that changes it");
       if (*at_base != original->second)
-        throw std::runtime_error(rel + " in " + base +
-                                 " is not the version the winner was measured against (the "
-                                 "working tree has other changes, or " +
-                                 pr.base +
-                                 " moved on): commit or stash "
-                                 "them, then publish the saved winner again with `kernelbot pr`");
+        throw Error(rel + " in " + base +
+                    " is not the version the winner was measured against (the "
+                    "working tree has other changes, or " +
+                    pr.base +
+                    " moved on): commit or stash "
+                    "them, then publish the saved winner again with `kernelbot pr`");
     }
     files[rel] = content;
   }

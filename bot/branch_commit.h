@@ -15,7 +15,7 @@ namespace kb::bot {
 std::string path_in_repo(const GitRepo& repo, const std::string& path);
 
 // Commits `pr.files` on refs/heads/<pr.head> from <pr.base> and returns the commit id. Throws
-// std::runtime_error when a file lies outside the repository, or when the base branch's version
+// kb::Error when a file lies outside the repository, or when the base branch's version
 // of a file is not the one the change was made against (`pr.originals`): the PR would otherwise
 // undo someone's work or carry uncommitted edits.
 std::string commit_pull_request(GitRepo& repo, const PullRequest& pr);

@@ -87,7 +87,7 @@ class Forge {
   virtual ~Forge() = default;
   virtual std::string name() const = 0;
   // Commits the change on the head branch and opens the PR, or updates the bot's open PR for
-  // the same head branch instead of opening a second one. Throws std::runtime_error with the
+  // the same head branch instead of opening a second one. Throws kb::Error with the
   // forge's own message on failure.
   virtual PullRequestOutcome open_or_update(const PullRequest& pr) = 0;
   // For a run with no winner to publish, and for `@kernelbot rebase`: when a file the bot's open

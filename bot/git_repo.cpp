@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/errors.h"
+
 namespace kb::bot {
 namespace {
 
@@ -19,7 +21,7 @@ void init_once() {
 void check(int rc, const std::string& what) {
   if (rc >= 0) return;
   const git_error* e = git_error_last();
-  throw std::runtime_error("git: " + what + ": " + (e && e->message ? e->message : "error " + std::to_string(rc)));
+  throw Error("git: " + what + ": " + (e && e->message ? e->message : "error " + std::to_string(rc)));
 }
 
 template <typename T, void (*Free)(T*)>
@@ -113,8 +115,7 @@ std::string GitRepo::resolve_base(const std::string& base) const {
     Object object;
     if (git_revparse_single(object.out(), repo_.get(), spec.c_str()) == 0) return spec;
   }
-  throw std::runtime_error("git: no branch '" + base + "' (local or origin/" + base +
-                           ") and no HEAD commit to build on");
+  throw Error("git: no branch '" + base + "' (local or origin/" + base + ") and no HEAD commit to build on");
 }
 
 std::optional<std::string> GitRepo::file_at(const std::string& base, const std::string& path) const {
@@ -269,7 +270,7 @@ void GitRepo::push(const std::string& remote_name, const std::string& branch, co
   char* specs[] = {refspec.data()};
   git_strarray refspecs{specs, 1};
   check(git_remote_push(remote.get(), &refspecs, &options), "push " + branch + " to " + remote_name);
-  if (!state.rejected.empty()) throw std::runtime_error("git: the remote rejected " + state.rejected);
+  if (!state.rejected.empty()) throw Error("git: the remote rejected " + state.rejected);
 }
 
 }  // namespace kb::bot

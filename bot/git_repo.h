@@ -42,7 +42,7 @@ class GitRepo {
 
   // Force-pushes refs/heads/<branch> to `remote` (a configured remote's name, or a URL/path).
   // `token` (may be empty) is offered as the password of user "x-access-token" for HTTPS.
-  // Throws std::runtime_error with libgit2's message, never the token.
+  // Throws kb::Error with libgit2's message, never the token.
   void push(const std::string& remote, const std::string& branch, const std::string& token);
 
   // The content of `path` (relative to workdir) in the commit `base` resolves to (as for

@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "common/text.h"
+
 namespace kb::bot {
 namespace {
 
@@ -20,12 +22,6 @@ std::vector<std::string> lines_of(const std::string& text) {
     pos = nl + 1;
   }
   return lines;
-}
-
-std::string joined(const std::vector<std::string>& lines) {
-  std::string out;
-  for (size_t i = 0; i < lines.size(); ++i) out += (i ? "\n" : "") + lines[i];
-  return out;
 }
 
 bool table_row(const std::string& line) { return !line.empty() && line[0] == '|'; }
@@ -70,7 +66,7 @@ size_t github_chars(const std::string& text) {
 std::string fit_github_body(const std::string& body, size_t max_chars) {
   if (github_chars(body) <= max_chars) return body;
   std::vector<std::string> lines = fold_tables(lines_of(body));
-  std::string folded = joined(lines);
+  std::string folded = join(lines, "\n");
   if (github_chars(folded) <= max_chars) return folded;
 
   const std::string note = fmt::format(

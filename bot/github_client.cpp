@@ -13,6 +13,7 @@
 
 #include "bot/github_body_limit.h"
 #include "bot/version.h"
+#include "common/text.h"
 
 namespace kb::bot {
 namespace {
@@ -82,13 +83,8 @@ std::string github_message(const HttpResponse& r) {
   }
 }
 
-bool contains_ci(std::string haystack, std::string needle) {
-  auto lower = [](std::string& s) {
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  };
-  lower(haystack);
-  lower(needle);
-  return haystack.find(needle) != std::string::npos;
+bool contains_ci(const std::string& haystack, const std::string& needle) {
+  return lower(haystack).find(lower(needle)) != std::string::npos;
 }
 
 }  // namespace
@@ -134,8 +130,7 @@ std::string url_origin(const std::string& url) {
   std::string origin = url.substr(0, host_end);
   // user:password@ before the host would make "api.github.com@evil.example" look like the API.
   if (origin.find('@') != std::string::npos) return "";
-  std::transform(origin.begin(), origin.end(), origin.begin(), [](unsigned char c) { return std::tolower(c); });
-  return origin;
+  return lower(origin);
 }
 
 std::string GitHubClient::url(const std::string& path) const {

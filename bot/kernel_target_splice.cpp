@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "core/errors.h"
 #include "cuda_source/kernel_launch_sites.h"
 
 namespace kb::bot {
@@ -12,13 +13,12 @@ std::string splice_function(const config::KernelSpec& spec, const std::string& o
   cuda_source::scan_source(original_text, spec.source, scan);
   const auto sites = cuda_source::kernel_launch_sites(scan, spec.global);
   if (sites.empty())
-    throw std::runtime_error(spec.source + " does not launch the kernel target's " + spec.global +
-                             ": there is no launch site to splice the winner at");
+    throw Error(spec.source + " does not launch the kernel target's " + spec.global +
+                ": there is no launch site to splice the winner at");
   for (const auto& s : sites)
     if (s.function != sites.front().function)
-      throw std::runtime_error(spec.source + " launches " + spec.global + " from several functions (" +
-                               sites.front().function + ", " + s.function +
-                               "): the winner is not spliced where one of them would not be the code measured");
+      throw Error(spec.source + " launches " + spec.global + " from several functions (" + sites.front().function +
+                  ", " + s.function + "): the winner is not spliced where one of them would not be the code measured");
   return sites.front().function;
 }
 

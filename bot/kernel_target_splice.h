@@ -12,7 +12,7 @@
 namespace kb::bot {
 
 // The spec's launcher; for a kernel target, the function of its kernel's launch site in
-// `original_text`. Throws std::runtime_error naming the kernel and file when there is no single one.
+// `original_text`. Throws kb::Error naming the kernel and file when there is no single one.
 std::string splice_function(const config::KernelSpec& spec, const std::string& original_text);
 
 // The same, for naming what a PR edits (its tuned literals): never throws; the kernel target's

@@ -10,6 +10,7 @@
 
 #include "common/text.h"
 #include "common/text_template.h"
+#include "core/errors.h"
 #include "core/number_format.h"
 
 namespace kb::embedded {
@@ -58,12 +59,6 @@ std::string timing_table(const EvalResult& eval) {
       "quartiles of the first size: {} – {} before, {} – {} after.",
       first.baseline.l2_flushed ? "flushed" : "not flushed", us(first.baseline.q1_us), us(first.baseline.q3_us),
       us(first.candidate.q1_us), us(first.candidate.q3_us));
-  return out;
-}
-
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
   return out;
 }
 
@@ -280,9 +275,9 @@ namespace {
 // A PR is rendered only from a winner whose spliced text passed its re-verification.
 const search::CandidateRecord& verified_winner(const search::SearchResult& result) {
   const auto* best = result.best();
-  if (!best) throw std::invalid_argument("the search for '" + result.kernel + "' has no winner to open a PR for");
+  if (!best) throw Error("the search for '" + result.kernel + "' has no winner to open a PR for");
   if (!result.reverification.ran || !result.reverification.passed)
-    throw std::invalid_argument("the PR's text for '" + result.kernel + "' has not passed a re-verification");
+    throw Error("the PR's text for '" + result.kernel + "' has not passed a re-verification");
   return *best;
 }
 

@@ -25,10 +25,10 @@ struct PrContext {
 };
 
 // The PR title: "kernelbot: saxpy 4.49x faster" (the re-verified speedup). Throws
-// std::invalid_argument when the result has no winner or its re-verification did not pass.
+// kb::Error when the result has no winner or its re-verification did not pass.
 std::string render_pr_title(const search::SearchResult& result);
 
-// The body. Throws std::invalid_argument as render_pr_title does.
+// The body. Throws kb::Error as render_pr_title does.
 std::string render_pr_body(const search::SearchResult& result, const SourceChange& change, const PrContext& context);
 
 // The body of a PR whose change was rebased onto a new base and re-verified there: `body` (without

@@ -58,7 +58,7 @@ Remeasure remeasure_on(const config::Config& config, const config::KernelSpec& s
 // kernel's source, re-verifies that text (or checks the result's record of it, see
 // PublishOptions), saves the result again with the record, runs the project's build/test on the
 // change, and publishes it through `forge` with the re-verification's numbers. Throws
-// std::runtime_error when a step fails after the save (splicing, git, the forge).
+// kb::Error when a step fails after the save (splicing, git, the forge).
 PublishOutcome publish_result(const config::Config& config, const config::KernelSpec& spec,
                               const search::SearchResult& result, Forge& forge, const PublishOptions& options);
 

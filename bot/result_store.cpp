@@ -7,11 +7,11 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/errors.h"
+
 namespace kb::bot {
-namespace {
-// Write then rename, so a crash never leaves half a file where a complete one was.
-void write(const std::filesystem::path& path, const std::string& text) { write_file_atomically(path, text); }
-}  // namespace
+// Every file here is written whole or not at all (common/file_write.h): a crash never leaves half
+// a result where a complete one was.
 
 std::filesystem::path results_directory(const std::filesystem::path& root, const std::string& kernel) {
   return root / ".kernelbot" / "results" / kernel;
@@ -28,7 +28,7 @@ SavedResult save_result_in(const std::filesystem::path& directory, const search:
   saved.directory = directory;
   std::filesystem::create_directories(saved.directory);
   saved.result_json = saved.directory / "result.json";
-  write(saved.result_json, nlohmann::json(result).dump(2) + "\n");
+  write_file_atomically(saved.result_json, nlohmann::json(result).dump(2) + "\n");
   const auto* best = result.best();
   if (!change && best && !best->variant.source.empty()) {
     // Before the splice: the winning translation unit as it was compiled, -D values written in,
@@ -40,14 +40,14 @@ SavedResult save_result_in(const std::filesystem::path& directory, const search:
             "  // kernelbot: the winner was compiled with -D" + d + "\n";
     }
     saved.candidate = saved.directory / "candidate.cu";
-    write(saved.candidate, tu + best->variant.source);
+    write_file_atomically(saved.candidate, tu + best->variant.source);
   }
   if (change) {
     auto ext = std::filesystem::path(change->path).extension().string();
     saved.candidate = saved.directory / ("candidate" + (ext.empty() ? std::string(".cu") : ext));
-    write(saved.candidate, change->updated);
+    write_file_atomically(saved.candidate, change->updated);
     saved.patch = saved.directory / "change.patch";
-    write(saved.patch, change->patch);
+    write_file_atomically(saved.patch, change->patch);
   }
   return saved;
 }
@@ -55,18 +55,18 @@ SavedResult save_result_in(const std::filesystem::path& directory, const search:
 search::SearchResult load_result(const std::filesystem::path& root, const std::string& kernel) {
   auto path = results_directory(root, kernel) / "result.json";
   if (!std::filesystem::exists(path))
-    throw std::runtime_error("no saved result for '" + kernel + "': " + path.string() +
-                             " is missing (run `kernelbot run` or `kernelbot search` first)");
+    throw UsageError("no saved result for '" + kernel + "': " + path.string() +
+                     " is missing (run `kernelbot run` or `kernelbot search` first)");
   return load_result_file(path);
 }
 
 search::SearchResult load_result_file(const std::filesystem::path& path) {
   const std::optional<std::string> text = try_read_text_file(path, kDataFileLimitBytes);
-  if (!text) throw std::runtime_error("cannot read " + path.string());
+  if (!text) throw UsageError("cannot read " + path.string());
   try {
     return nlohmann::json::parse(*text).get<search::SearchResult>();
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path.string() + ": not a kernelbot result: " + e.what());
+    throw Error(path.string() + ": not a kernelbot result: " + e.what());
   }
 }
 

@@ -29,10 +29,10 @@ SavedResult save_result(const std::filesystem::path& root, const search::SearchR
 SavedResult save_result_in(const std::filesystem::path& directory, const search::SearchResult& result,
                            const SourceChange* change);
 
-// Reads back result.json (for `kernelbot pr`). Throws std::runtime_error naming the file.
+// Reads back result.json (for `kernelbot pr`). Throws kb::Error naming the file.
 search::SearchResult load_result(const std::filesystem::path& root, const std::string& kernel);
 
-// Reads a result.json at `path`. Throws std::runtime_error naming the file.
+// Reads a result.json at `path`. Throws kb::Error naming the file.
 search::SearchResult load_result_file(const std::filesystem::path& path);
 
 }  // namespace kb::bot

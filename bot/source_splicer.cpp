@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/unified_diff.h"
+#include "core/errors.h"
 #include "cuda_source/literal_diff.h"
 #include "cuda_source/literal_knobs.h"
 #include "cuda_source/original_layout.h"
@@ -16,8 +17,7 @@ SourceChange make_source_change(const std::string& path, const std::string& orig
   SourceChange change{path, original_text, original_text, "", "", {}, {}};
   // A probe of a caller-chosen argument measures what no edit of this file can deliver.
   if (auto probe = cuda_source::find_advisory_probe(winner.source))
-    throw std::runtime_error("the variant is an advisory probe of " + probe->subject +
-                             ": it is reported, never published");
+    throw Error("the variant is an advisory probe of " + probe->subject + ": it is reported, never published");
   bool same_source = winner.source.empty() || winner.source == original_text;
   std::vector<std::string> defines;
   if (!same_source) {

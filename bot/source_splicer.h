@@ -37,7 +37,7 @@ struct SourceChange {
 
 // `launcher` is the spec's launcher (possibly qualified: ns::launch_x), used to name tuned
 // literals: when the result differs from the original only in integer literals, `edits` names
-// them ("block size literal in launch_gelu: 32 -> 256"). Throws std::runtime_error when the winner
+// them ("block size literal in launch_gelu: 32 -> 256"). Throws kb::Error when the winner
 // is an advisory probe (search/advisory_findings.h), which is never published.
 SourceChange make_source_change(const std::string& path, const std::string& original_text, const std::string& launcher,
                                 const Variant& winner);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "common/sha256.h"
+#include "core/errors.h"
 
 namespace kb {
 
@@ -19,7 +20,7 @@ std::string hmac_sha256_hex(std::string_view key, std::string_view message) {
   unsigned char mac[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
   if (!HMAC(EVP_sha256(), key_bytes, static_cast<int>(key.size()), message_bytes, message.size(), mac, &size))
-    throw std::runtime_error("libcrypto could not compute HMAC-SHA256");
+    throw Error("libcrypto could not compute HMAC-SHA256");
   return lowercase_hex(std::string_view(reinterpret_cast<const char*>(mac), size));
 }
 
@@ -30,7 +31,7 @@ bool equal_in_constant_time(std::string_view a, std::string_view b) {
 std::string random_key_hex() {
   unsigned char bytes[32];
   if (RAND_bytes(bytes, sizeof bytes) != 1)
-    throw std::runtime_error("libcrypto's random generator failed: no randomness for the result key");
+    throw Error("libcrypto's random generator failed: no randomness for the result key");
   return lowercase_hex(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes));
 }
 

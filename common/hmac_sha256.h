@@ -9,13 +9,13 @@
 
 namespace kb {
 
-// Lowercase hex of HMAC-SHA256(key, message). Throws std::runtime_error if libcrypto fails.
+// Lowercase hex of HMAC-SHA256(key, message). Throws kb::Error if libcrypto fails.
 std::string hmac_sha256_hex(std::string_view key, std::string_view message);
 
 // Constant-time comparison of two strings of equal length (false when lengths differ).
 bool equal_in_constant_time(std::string_view a, std::string_view b);
 
-// 32 bytes from libcrypto's CSPRNG, as 64 hex digits. Throws std::runtime_error.
+// 32 bytes from libcrypto's CSPRNG, as 64 hex digits. Throws kb::Error.
 std::string random_key_hex();
 
 }  // namespace kb

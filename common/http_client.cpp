@@ -13,19 +13,10 @@
 #include <memory>
 #include <mutex>
 
+#include "common/text.h"
+
 namespace kb {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
 
 // What one transfer's callbacks share: the response being filled, the caller's body callback and
 // when the last byte moved (for the idle limit).

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/errors.h"
+
 namespace kb {
 
 struct HttpRequest {
@@ -42,9 +44,9 @@ struct HttpResponse {
 };
 
 // The request never got a whole HTTP answer: DNS, connect, TLS, timeout, or the server hung up.
-struct HttpTransportError : std::runtime_error {
+struct HttpTransportError : Error {
   HttpTransportError(const std::string& what, bool is_timeout, bool was_sent = false)
-      : std::runtime_error(what), timed_out(is_timeout), sent(was_sent) {}
+      : Error(what), timed_out(is_timeout), sent(was_sent) {}
   bool timed_out;
   bool sent;  // the request reached the server (a reply may have been under way): it may have cost
 };

@@ -4,12 +4,14 @@
 
 #include <stdexcept>
 
+#include "core/errors.h"
+
 namespace kb {
 
 uint64_t random_u64() {
   uint64_t value = 0;
   if (RAND_bytes(reinterpret_cast<unsigned char*>(&value), sizeof value) != 1)
-    throw std::runtime_error("libcrypto's random generator failed: no randomness for a seed");
+    throw Error("libcrypto's random generator failed: no randomness for a seed");
   return value;
 }
 

@@ -6,7 +6,7 @@
 
 namespace kb {
 
-// 64 random bits. Throws std::runtime_error if libcrypto has no randomness to give.
+// 64 random bits. Throws kb::Error if libcrypto has no randomness to give.
 uint64_t random_u64();
 
 }  // namespace kb

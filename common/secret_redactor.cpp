@@ -8,6 +8,8 @@
 #include <set>
 #include <vector>
 
+#include "common/text.h"
+
 namespace kb {
 namespace {
 
@@ -26,12 +28,6 @@ struct LongestFirst {
 std::set<std::string, LongestFirst>& secrets() {
   static std::set<std::string, LongestFirst> s;
   return s;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
 }
 
 // A token shape: the regex runs only where one of its literal anchors occurs (std::regex is

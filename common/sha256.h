@@ -12,7 +12,7 @@ struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX, kept out of this header
 
 namespace kb {
 
-// Incremental SHA-256. Throws std::runtime_error if libcrypto fails (out of memory).
+// Incremental SHA-256. Throws kb::Error if libcrypto fails (out of memory).
 class Sha256 {
  public:
   Sha256();

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "core/errors.h"
+
 namespace kb {
 
 std::string fill_template(const std::string& text, const std::map<std::string, std::string>& values) {
@@ -25,7 +27,7 @@ std::string fill_template(const std::string& text, const std::map<std::string, s
     pos = close + 2;
   }
   out += text.substr(pos);
-  if (!missing.empty()) throw std::logic_error("prompt placeholders without a value: " + missing);
+  if (!missing.empty()) throw Error("prompt placeholders without a value: " + missing);
   return out;
 }
 

@@ -7,7 +7,7 @@
 
 namespace kb {
 
-// `text` with every {{NAME}} replaced by values.at(NAME). Throws std::logic_error naming the
+// `text` with every {{NAME}} replaced by values.at(NAME). Throws kb::Error naming the
 // placeholders that have no value.
 std::string fill_template(const std::string& text, const std::map<std::string, std::string>& values);
 

@@ -6,13 +6,15 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "core/errors.h"
+
 namespace kb {
 namespace {
 
 void check(int rc, const std::string& what) {
   if (rc >= 0) return;
   const git_error* e = git_error_last();
-  throw std::runtime_error(what + ": " + (e && e->message ? e->message : "libgit2 error"));
+  throw Error(what + ": " + (e && e->message ? e->message : "libgit2 error"));
 }
 
 struct PatchFree {

@@ -3,13 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/text.h"
+
 namespace kb::config {
 namespace {
-
-std::string trimmed(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
 
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
@@ -40,20 +37,20 @@ const std::vector<std::string>& kernel_target_reserved_names() {
 
 std::vector<std::string> launch_components(const std::string& expression) {
   std::vector<std::string> parts;
-  if (trimmed(expression).empty()) return parts;
+  if (trim(expression).empty()) return parts;
   int depth = 0;
   std::string current;
   for (char c : expression) {
     if (c == '(' || c == '[' || c == '{') ++depth;
     if (c == ')' || c == ']' || c == '}') --depth;
     if (c == ',' && depth == 0) {
-      parts.push_back(trimmed(current));
+      parts.push_back(trim(current));
       current.clear();
       continue;
     }
     current += c;
   }
-  parts.push_back(trimmed(current));
+  parts.push_back(trim(current));
   return parts;
 }
 

@@ -8,10 +8,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.h"
+
 namespace kb::config {
 
-struct ExpressionError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+// A size expression of the config is wrong: the user must change what they wrote (exit 2).
+struct ExpressionError : UsageError {
+  using UsageError::UsageError;
 };
 
 // Evaluates `text` with the names bound by `sizes`. Integer arithmetic stays exact as long as

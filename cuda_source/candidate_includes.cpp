@@ -8,11 +8,6 @@ namespace kb::cuda_source {
 namespace fs = std::filesystem;
 namespace {
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // Whether `p` (lexically normal) lies inside `dir` (lexically normal, absolute).
 bool inside(const fs::path& p, fs::path dir) {
   if (!dir.has_filename()) dir = dir.parent_path();  // "/repo/" -> "/repo"
@@ -83,13 +78,13 @@ bool known_toolkit_header(const std::string& name) {
   static const char* const kDirectories[] = {"cub/",  "thrust/", "cuda/", "cooperative_groups/", "nv/", "crt/",
                                              "cute/", "nvtx3/",  "cccl/"};
   for (const char* d : kDirectories)
-    if (starts_with(name, d)) return true;
+    if (name.starts_with(d)) return true;
   if (name.find('/') != std::string::npos) return false;
   // cuda_runtime.h, cuda_fp16.h, cuda_bf16.h, cuda_fp8.h, cuda_pipeline.h, cuda.h, cudaTypedefs.h...
-  if (starts_with(name, "cuda") || starts_with(name, "cublas") || starts_with(name, "curand") ||
-      starts_with(name, "cufft") || starts_with(name, "cusparse") || starts_with(name, "cusolver") ||
-      starts_with(name, "nvrtc") || starts_with(name, "nvToolsExt") || starts_with(name, "sm_"))
-    return ends_with(name, ".h") || ends_with(name, ".hpp") || ends_with(name, ".cuh");
+  if (name.starts_with("cuda") || name.starts_with("cublas") || name.starts_with("curand") ||
+      name.starts_with("cufft") || name.starts_with("cusparse") || name.starts_with("cusolver") ||
+      name.starts_with("nvrtc") || name.starts_with("nvToolsExt") || name.starts_with("sm_"))
+    return name.ends_with(".h") || name.ends_with(".hpp") || name.ends_with(".cuh");
   static const std::set<std::string> kHeaders = {"cooperative_groups.h",
                                                  "mma.h",
                                                  "vector_types.h",

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "core/errors.h"
 #include "cuda_source/helper_launches.h"
 #include "cuda_source/original_layout.h"
 #include "cuda_source/piece_placement.h"
@@ -97,8 +98,7 @@ DefinitionSplice splice_definitions(const std::string& path, const std::string& 
   Parsed original(original_text, path);
   Parsed candidate(candidate_text, path);
   const auto* old_launcher = original.launcher(launcher);
-  if (!old_launcher)
-    throw std::runtime_error(path + " has no definition of the launcher '" + launcher + "' that launches a kernel");
+  if (!old_launcher) throw Error(path + " has no definition of the launcher '" + launcher + "' that launches a kernel");
   const auto* new_launcher = candidate.launcher(launcher);
   // A reply's launcher that launches through a helper the file has and the reply does not repeat
   // (detail::launch_kernel<...>(...)): its launches, read with the file's helpers known.
@@ -109,8 +109,8 @@ DefinitionSplice splice_definitions(const std::string& path, const std::string& 
       new_launcher = &through_file_helpers;
     }
   if (!new_launcher)
-    throw std::runtime_error("the new code has no definition of the launcher '" + launcher +
-                             "' that launches a kernel the scanner can read");
+    throw Error("the new code has no definition of the launcher '" + launcher +
+                "' that launches a kernel the scanner can read");
   // Overloads (softmax_forward(float*, ...) and softmax_forward(floatX*, ...)): the winner's edit
   // is in the overload whose text changed. Pairs are made by signature (the parameters' types),
   // so the edit lands on the same overload in the repository's file, never on its sibling.
@@ -150,7 +150,7 @@ DefinitionSplice splice_definitions(const std::string& path, const std::string& 
   for (const auto& name : new_kernels) {
     const auto* k = candidate.kernel(name);
     if (!k && original.kernel(name)) continue;  // the file's own kernel, launched as it is
-    if (!k) throw std::runtime_error("the new code launches '" + name + "' but does not define it");
+    if (!k) throw Error("the new code launches '" + name + "' but does not define it");
     spliced.push_back({k->begin, k->end});
     if (const auto* old = original.kernel(name)) {
       replace({old->begin, old->end}, {k->begin, k->end});

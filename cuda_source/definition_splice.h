@@ -26,7 +26,7 @@ struct DefinitionSplice {
 };
 
 // `launcher` may be qualified (ns::launch_x); overloads are paired by their parameters' types.
-// Throws std::runtime_error when the base or the replacement has no definition of the launcher
+// Throws kb::Error when the base or the replacement has no definition of the launcher
 // that launches a kernel, when the replacement launches a kernel it does not define, or when the
 // definitions to replace overlap.
 DefinitionSplice splice_definitions(const std::string& path, const std::string& base, const std::string& launcher,

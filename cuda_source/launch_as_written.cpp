@@ -4,6 +4,7 @@
 #include <regex>
 #include <set>
 
+#include "common/text.h"
 #include "cuda_source/code_tokens.h"
 #include "cuda_source/preprocessor_directives.h"
 #include "cuda_source/source_scanner.h"
@@ -145,7 +146,7 @@ std::optional<CeilDivision> ceil_division(const std::string& written) {
   if (std::regex_match(c, m, call)) {
     std::string f = m[1].str();
     f.erase(std::remove(f.begin(), f.end(), '_'), f.end());
-    std::transform(f.begin(), f.end(), f.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    f = lower(f);
     if (f == "ceildiv" || f == "cdiv" || f == "divup" || f == "idivup" || f == "divceil")
       return CeilDivision{trimmed(m[2].str()), m[3].str()};
   }

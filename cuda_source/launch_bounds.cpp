@@ -5,17 +5,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/text.h"
 #include "cuda_source/preprocessor_directives.h"
 #include "cuda_source/source_scanner.h"
 
 namespace kb::cuda_source {
 namespace {
-
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
 
 bool is_identifier(const std::string& s) { return std::regex_match(s, std::regex("[A-Za-z_][A-Za-z0-9_]*")); }
 bool is_integer(const std::string& s) { return std::regex_match(s, std::regex("[0-9]+[uU]?")); }

@@ -9,6 +9,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "common/text.h"
+#include "core/errors.h"
 #include "cuda_source/code_tokens.h"
 #include "cuda_source/preprocessor_directives.h"
 
@@ -61,9 +63,7 @@ std::string text_of(const std::string& text, const Tokens& t, Span s) {
 }
 
 bool contains_ci(const std::string& haystack, const std::string& needle) {
-  std::string h = haystack;
-  std::transform(h.begin(), h.end(), h.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return h.find(needle) != std::string::npos;
+  return lower(haystack).find(needle) != std::string::npos;
 }
 
 // One <<<...>>> site of the launcher's body.
@@ -844,8 +844,7 @@ std::string apply_text_edits(const std::string& text, std::vector<TextEdit> edit
   std::sort(edits.begin(), edits.end(), [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
   for (size_t i = 1; i < edits.size(); ++i)
     if (edits[i].begin < edits[i - 1].end)
-      throw std::invalid_argument(
-          fmt::format("overlapping source edits at bytes {} and {}", edits[i - 1].begin, edits[i].begin));
+      throw Error(fmt::format("overlapping source edits at bytes {} and {}", edits[i - 1].begin, edits[i].begin));
   std::string out = text;
   for (auto it = edits.rbegin(); it != edits.rend(); ++it) out.replace(it->begin, it->end - it->begin, it->text);
   return out;

@@ -35,7 +35,7 @@ struct TextEdit {
   std::string text;
 };
 
-// `text` with `edits` applied back to front. Throws std::invalid_argument when two overlap.
+// `text` with `edits` applied back to front. Throws kb::Error when two overlap.
 std::string apply_text_edits(const std::string& text, std::vector<TextEdit> edits);
 
 // One place in the text that carries a knob's value.

@@ -7,8 +7,6 @@
 namespace kb::cuda_source {
 namespace {
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
 // Names refused wherever they appear, after normalize(): the libc and POSIX functions and objects
 // whose only use is reaching the system. Not where the name is the candidate's own (own_names.h:
 // a member `x.fork`, a local `cudaEvent_t fork` and its uses in scope).
@@ -170,11 +168,11 @@ std::string strip_prefixes(std::string name, bool* open_ended = nullptr) {
   bool open = name.empty();
   for (const char* prefix : kPrefixes) {
     const std::string p = prefix;
-    if (starts_with(name, p)) {
+    if (name.starts_with(p)) {
       name.erase(0, p.size());
       strip_underscores();
       open |= name.empty();
-    } else if (starts_with(p, name)) {
+    } else if (p.starts_with(name)) {
       open = true;
     }
   }
@@ -225,7 +223,7 @@ bool refused(const std::string& name) { return !refused_name_rule(name).empty() 
 
 std::string refused_name_rule(const std::string& name) {
   if (build_context_names().count(name)) return "build context";
-  if (starts_with(name, "SYS_") || starts_with(name, "__NR_")) return "system call";
+  if (name.starts_with("SYS_") || name.starts_with("__NR_")) return "system call";
   auto it = refused_names().find(normalize(name));
   return it == refused_names().end() ? std::string() : it->second;
 }
@@ -246,16 +244,16 @@ std::string pasted_refused_name(const std::vector<std::string>& list) {
   for (const std::string& a : pieces) {
     bool open = false;
     const std::string core = strip_prefixes(a, &open);
-    for (const auto& w : whole) open |= w.size() > a.size() && starts_with(w, a);
+    for (const auto& w : whole) open |= w.size() > a.size() && w.starts_with(a);
     if (open) {
       // Few distinct pieces are only decoration: each is tried with every piece.
       for (const std::string& b : pieces)
         if (refused(a + b)) return a + b;
       continue;
     }
-    if (starts_with(a, "SYS_") || starts_with(a, "__NR_")) return a + *pieces.begin();
+    if (a.starts_with("SYS_") || a.starts_with("__NR_")) return a + *pieces.begin();
     // The core begins a refused name, which the other piece ends, with its suffixes...
-    for (auto it = targets().lower_bound(core); it != targets().end() && starts_with(*it, core); ++it)
+    for (auto it = targets().lower_bound(core); it != targets().end() && it->starts_with(core); ++it)
       for (const auto& tail : suffix_tails())
         if (completes(a, it->substr(core.size()) + tail)) return a + it->substr(core.size()) + tail;
     // ...or holds a whole refused name and the start of its suffixes.
@@ -263,7 +261,7 @@ std::string pasted_refused_name(const std::vector<std::string>& list) {
       if (!targets().count(core.substr(0, n))) continue;
       const std::string rest = core.substr(n);
       for (const auto& tail : suffix_tails())
-        if (tail.size() > rest.size() && starts_with(tail, rest) && completes(a, tail.substr(rest.size())))
+        if (tail.size() > rest.size() && tail.starts_with(rest) && completes(a, tail.substr(rest.size())))
           return a + tail.substr(rest.size());
     }
   }

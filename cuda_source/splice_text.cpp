@@ -4,6 +4,8 @@
 #include <cctype>
 #include <stdexcept>
 
+#include "core/errors.h"
+
 namespace kb::cuda_source {
 namespace {
 
@@ -100,7 +102,7 @@ std::string apply_edits(const std::string& path, const std::string& text, std::v
   });
   for (size_t i = 1; i < edits.size(); ++i)
     if (edits[i].range.overlaps(edits[i - 1].range))
-      throw std::runtime_error(path + ": the definitions to replace overlap; cannot splice the winner");
+      throw Error(path + ": the definitions to replace overlap; cannot splice the winner");
   std::string out = text;
   for (auto it = edits.rbegin(); it != edits.rend(); ++it)
     out.replace(it->range.begin, it->range.end - it->range.begin, it->text);

@@ -40,7 +40,7 @@ std::string normalized(const std::string& s);
 // piece of code (`{return v*v;}` and `{ return v * v; }`), for telling a copy from a change.
 std::string compact_code(const std::string& s);
 
-// `text` with the edits applied; throws std::runtime_error naming `path` when two overlap. At one
+// `text` with the edits applied; throws kb::Error naming `path` when two overlap. At one
 // offset, insertions come before a replacement, in the order given.
 std::string apply_edits(const std::string& path, const std::string& text, std::vector<Edit> edits);
 

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "common/file_io.h"
+#include "common/text.h"
 #include "cuda_source/include_dirs_guess.h"
 #include "cuda_source/preprocessor_directives.h"
 
@@ -34,13 +35,6 @@ std::string without_comments(const std::string& s) {
 
 int line_at(const std::string& text, size_t offset) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(offset), '\n'));
-}
-
-std::string trim(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  size_t i = 0;
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  return s.substr(i);
 }
 
 // Evaluates a #if expression as the preprocessor would, as far as it can: defined(M), integer
@@ -181,9 +175,9 @@ void AliasReader::read_text(const std::string& original, const std::filesystem::
   static const std::regex typedef_re(R"(\btypedef\s+([^;{}()#]+?)\s+([A-Za-z_]\w*)\s*;)");
   static const std::regex using_re(R"(\busing\s+([A-Za-z_]\w*)\s*=\s*([^;{}()#]+?)\s*;)");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), typedef_re); it != std::sregex_iterator(); ++it)
-    events.push_back({static_cast<size_t>(it->position(0)), nullptr, (*it)[2], trim((*it)[1])});
+    events.push_back({static_cast<size_t>(it->position(0)), nullptr, (*it)[2], trim((*it)[1].str())});
   for (auto it = std::sregex_iterator(text.begin(), text.end(), using_re); it != std::sregex_iterator(); ++it)
-    events.push_back({static_cast<size_t>(it->position(0)), nullptr, (*it)[1], trim((*it)[2])});
+    events.push_back({static_cast<size_t>(it->position(0)), nullptr, (*it)[1], trim((*it)[2].str())});
   std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.offset < b.offset; });
 
   std::vector<Frame> frames;

@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "common/sha256.h"
+#include "core/errors.h"
 #include "search/content_hash.h"
 
 namespace kb::search {
@@ -18,7 +19,7 @@ class Statement {
  public:
   Statement(sqlite3* db, const char* sql) : db_(db) {
     if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
-      throw std::runtime_error(std::string("archive: cannot prepare a query: ") + sqlite3_errmsg(db));
+      throw Error(std::string("archive: cannot prepare a query: ") + sqlite3_errmsg(db));
   }
   ~Statement() { sqlite3_finalize(stmt_); }
   Statement(const Statement&) = delete;
@@ -41,7 +42,7 @@ class Statement {
     int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
-    throw std::runtime_error(std::string("archive: ") + sqlite3_errmsg(db_));
+    throw Error(std::string("archive: ") + sqlite3_errmsg(db_));
   }
   std::string text(int col) const {
     const unsigned char* t = sqlite3_column_text(stmt_, col);
@@ -52,7 +53,7 @@ class Statement {
 
  private:
   void check(int rc) {
-    if (rc != SQLITE_OK) throw std::runtime_error(std::string("archive: ") + sqlite3_errmsg(db_));
+    if (rc != SQLITE_OK) throw Error(std::string("archive: ") + sqlite3_errmsg(db_));
   }
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
@@ -117,14 +118,13 @@ ArchiveKey make_archive_key(const config::Config& config, const config::KernelSp
 Archive::Archive(const std::filesystem::path& path) : path_(path) {
   std::error_code ec;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec)
-    throw std::runtime_error(fmt::format("archive: cannot create {}: {}", path.parent_path().string(), ec.message()));
+  if (ec) throw Error(fmt::format("archive: cannot create {}: {}", path.parent_path().string(), ec.message()));
   if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                       nullptr) != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     db_ = nullptr;
-    throw std::runtime_error(fmt::format("archive: cannot open {}: {}", path.string(), msg));
+    throw Error(fmt::format("archive: cannot open {}: {}", path.string(), msg));
   }
   try {
     sqlite3_busy_timeout(db_, 10'000);  // another kernelbot on the same archive: wait, do not fail
@@ -137,8 +137,8 @@ Archive::Archive(const std::filesystem::path& path) : path_(path) {
       if (s.step()) version = s.integer(0);
     }
     if (version > kSchemaVersion)
-      throw std::runtime_error(fmt::format("archive {} has schema version {}, newer than this kernelbot's {}",
-                                           path.string(), version, kSchemaVersion));
+      throw Error(fmt::format("archive {} has schema version {}, newer than this kernelbot's {}", path.string(),
+                              version, kSchemaVersion));
     if (version < 1) {
       exec("BEGIN");
       exec("CREATE TABLE IF NOT EXISTS candidates ("
@@ -170,7 +170,7 @@ void Archive::exec(const char* sql) {
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
     std::string msg = error ? error : "unknown error";
     sqlite3_free(error);
-    throw std::runtime_error(fmt::format("archive {}: {} ({})", path_.string(), msg, sql));
+    throw Error(fmt::format("archive {}: {} ({})", path_.string(), msg, sql));
   }
 }
 

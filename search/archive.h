@@ -44,7 +44,7 @@ class Archive {
  public:
   static constexpr int kSchemaVersion = 1;
 
-  // Opens (creating the file and its directories) and migrates; throws std::runtime_error
+  // Opens (creating the file and its directories) and migrates; throws kb::Error
   // naming the file on failure, or when it was written by a newer schema.
   explicit Archive(const std::filesystem::path& path);
   ~Archive();

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/errors.h"
+
 namespace kb::search {
 namespace {
 
@@ -43,24 +45,23 @@ void write_archive_export(const std::filesystem::path& path, const std::vector<A
 
 std::vector<ArchiveRow> read_archive_export(const std::filesystem::path& path) {
   const std::optional<std::string> text = try_read_text_file(path, kDataFileLimitBytes);
-  if (!text) throw std::runtime_error("cannot read the archive export " + path.string());
+  if (!text) throw Error("cannot read the archive export " + path.string());
   try {
     auto j = nlohmann::json::parse(*text);
     if (!j.is_object() || j.value("format", "") != kArchiveExportFormat)
-      throw std::runtime_error(
-          fmt::format("not a kernelbot archive export (no \"format\": \"{}\")", kArchiveExportFormat));
+      throw Error(fmt::format("not a kernelbot archive export (no \"format\": \"{}\")", kArchiveExportFormat));
     int version = j.at("version").get<int>();
     if (version > kArchiveExportVersion)
-      throw std::runtime_error(fmt::format("written in export version {}, newer than this kernelbot's {}: upgrade "
-                                           "kernelbot where the archives are merged",
-                                           version, kArchiveExportVersion));
+      throw Error(fmt::format("written in export version {}, newer than this kernelbot's {}: upgrade "
+                              "kernelbot where the archives are merged",
+                              version, kArchiveExportVersion));
     std::vector<ArchiveRow> rows;
     for (const auto& r : j.at("rows")) rows.push_back(row_from_json(r));
     return rows;
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path.string() + ": not a kernelbot archive export: " + e.what());
+    throw Error(path.string() + ": not a kernelbot archive export: " + e.what());
   } catch (const std::runtime_error& e) {
-    throw std::runtime_error(path.string() + ": " + e.what());
+    throw Error(path.string() + ": " + e.what());
   }
 }
 

@@ -16,7 +16,7 @@ constexpr int kArchiveExportVersion = 1;
 
 void write_archive_export(const std::filesystem::path& path, const std::vector<ArchiveRow>& rows);
 
-// Throws std::runtime_error naming the file when it is missing, not an export, or newer than
+// Throws kb::Error naming the file when it is missing, not an export, or newer than
 // this kernelbot reads.
 std::vector<ArchiveRow> read_archive_export(const std::filesystem::path& path);
 

@@ -5,6 +5,8 @@
 
 #include <stdexcept>
 
+#include "core/errors.h"
+
 namespace kb::search {
 
 ArchiveSideTable::ArchiveSideTable(const std::filesystem::path& archive, std::string purpose, const char* create_sql)
@@ -16,7 +18,7 @@ ArchiveSideTable::ArchiveSideTable(const std::filesystem::path& archive, std::st
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     db_ = nullptr;
-    throw std::runtime_error(fmt::format("archive: cannot open {}: {}", archive.string(), msg));
+    throw Error(fmt::format("archive: cannot open {}: {}", archive.string(), msg));
   }
   sqlite3_busy_timeout(db_, 10'000);  // the archive's own connection may be writing
   try {
@@ -38,7 +40,7 @@ sqlite3_stmt* ArchiveSideTable::prepare(const char* sql) const {
 
 void ArchiveSideTable::check(int rc) const {
   if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
-    throw std::runtime_error(fmt::format("archive {}: {}: {}", path_.string(), purpose_, sqlite3_errmsg(db_)));
+    throw Error(fmt::format("archive {}: {}: {}", path_.string(), purpose_, sqlite3_errmsg(db_)));
 }
 
 void ArchiveSideTable::exec(const char* sql) const {
@@ -46,7 +48,7 @@ void ArchiveSideTable::exec(const char* sql) const {
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
     std::string msg = error ? error : "unknown error";
     sqlite3_free(error);
-    throw std::runtime_error(fmt::format("archive {}: {}: {}", path_.string(), purpose_, msg));
+    throw Error(fmt::format("archive {}: {}: {}", path_.string(), purpose_, msg));
   }
 }
 

@@ -2,7 +2,7 @@
 // does not touch): the PRs reviewers declined, the kernels a reviewer asked kernelbot to ignore.
 // One connection per table, opened on the archive's file (its directories and the table created
 // where missing), waiting for the archive's own connection when it writes; every failure throws
-// std::runtime_error naming the file and the table's purpose.
+// kb::Error naming the file and the table's purpose.
 #pragma once
 
 #include <filesystem>

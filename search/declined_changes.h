@@ -24,7 +24,7 @@ struct DeclinedChange {
 
 class DeclinedChanges {
  public:
-  // Opens (creating the file, its directories and the table); throws std::runtime_error naming
+  // Opens (creating the file, its directories and the table); throws kb::Error naming
   // the file on failure.
   explicit DeclinedChanges(const std::filesystem::path& archive);
 

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/text.h"
+
 namespace kb::search {
 namespace {
 
@@ -41,11 +43,6 @@ const std::vector<FamilyInfo>& family_table() {
       {"original", "the original code", {}},
   };
   return table;
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
 }
 
 }  // namespace

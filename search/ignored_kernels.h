@@ -22,7 +22,7 @@ struct IgnoredKernel {
 
 class IgnoredKernels {
  public:
-  // Opens (creating the file, its directories and the table); throws std::runtime_error naming
+  // Opens (creating the file, its directories and the table); throws kb::Error naming
   // the file on failure.
   explicit IgnoredKernels(const std::filesystem::path& archive);
 

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "core/errors.h"
+
 namespace kb::search {
 
 SecondsClock steady_seconds() {
@@ -21,11 +23,9 @@ SearchBudget::SearchBudget(const config::SearchConfig& config, SecondsClock cloc
       max_cost_usd_(config.max_cost_usd) {
   // Never "no time at all" (or no candidate): a search that could not try anything is a mistake.
   if (max_candidates_ <= 0)
-    throw std::invalid_argument(
-        fmt::format("search.max_candidates must be greater than zero, not {}", max_candidates_));
+    throw UsageError(fmt::format("search.max_candidates must be greater than zero, not {}", max_candidates_));
   if (!(max_wall_time_s_ > 0))
-    throw std::invalid_argument(
-        fmt::format("search.max_wall_time_s must be greater than zero, not {:g}", max_wall_time_s_));
+    throw UsageError(fmt::format("search.max_wall_time_s must be greater than zero, not {:g}", max_wall_time_s_));
 }
 
 bool SearchBudget::reserve_candidate() {

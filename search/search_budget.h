@@ -23,7 +23,7 @@ SecondsClock steady_seconds();
 // The budgets of one search and what has been spent of them.
 class SearchBudget {
  public:
-  // Throws std::invalid_argument when max_candidates or max_wall_time_s is not positive (the
+  // Throws kb::UsageError when max_candidates or max_wall_time_s is not positive (the
   // config loader refuses those; a caller that builds a config in code gets the same rule).
   explicit SearchBudget(const config::SearchConfig& config, SecondsClock clock = steady_seconds());
 

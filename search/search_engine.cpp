@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "core/errors.h"
 #include "core/number_format.h"
 #include "profiler/evaluate/original_variant.h"
 #include "search/advisory_findings.h"
@@ -105,8 +106,8 @@ class Engine {
                     prefetch_->started());
     }
     if (!verdict_is_correct(profile.verdict))
-      throw std::runtime_error(fmt::format("the original of kernel '{}' fails on its own inputs ({}): {}", spec_.name,
-                                           to_string(profile.verdict), profile.reason));
+      throw Error(fmt::format("the original of kernel '{}' fails on its own inputs ({}): {}", spec_.name,
+                              to_string(profile.verdict), profile.reason));
     result_.baseline_profile = profile;
     std::string hash = variant_hash(original);
     result_.tree.push_back(baseline_record(original, hash, profile));
@@ -516,7 +517,7 @@ class Engine {
 
 SearchResult run_search(const SearchRequest& request) {
   if (!request.config || !request.spec || !request.evaluator || !request.proposer)
-    throw std::invalid_argument("run_search needs a config, a kernel spec, an evaluator and a proposer");
+    throw Error("run_search needs a config, a kernel spec, an evaluator and a proposer");
   Engine engine(request);
   return engine.run();
 }

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "common/text.h"
 #include "common/text_table.h"
 #include "core/number_format.h"
 
@@ -29,12 +30,6 @@ std::string pct_value(double v) { return v <= 0 ? "-" : format_fixed(v, 1) + "%"
 std::string metric(const KernelMetrics& m, const std::string& key) {
   auto it = m.values.find(key);
   return it == m.values.end() ? "-" : format_fixed(it->second, 1);
-}
-
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
 }
 
 std::string metrics_block(const std::string& title, const KernelMetrics& m) {

@@ -10,6 +10,7 @@
 #include "bot/config_relative_paths.h"
 #include "bot/starter_config.h"
 #include "common/file_write.h"
+#include "core/errors.h"
 #include "cuda_source/source_scanner.h"
 
 namespace kb::bot {
@@ -23,9 +24,11 @@ void ignore_work_directory(const std::filesystem::path& config_dir) {
   std::error_code ec;
   if (std::filesystem::exists(ignore, ec)) return;
   std::filesystem::create_directories(dir, ec);
-  std::ofstream out(ignore);
-  out << "# kernelbot's results, archive and work files: not part of the repository\n*\n";
-  if (!out) spdlog::warn("could not write {}: add .kernelbot/ to your .gitignore", ignore.string());
+  try {  // only where nothing is yet: a .gitignore the user wrote there stays theirs
+    write_new_file(ignore, "# kernelbot's results, archive and work files: not part of the repository\n*\n");
+  } catch (const Error&) {
+    spdlog::warn("could not write {}: add .kernelbot/ to your .gitignore", ignore.string());
+  }
 }
 
 // The files the tables point at (setup source stubs), each only where nothing is yet: a file the

@@ -5,32 +5,10 @@
 #include <optional>
 #include <string_view>
 
+#include "common/text.h"
+
 namespace kb::profiler {
 namespace {
-
-bool has_prefix(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
-std::vector<std::string> split_on(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::string item;
-  for (char c : text) {
-    if (c == sep) {
-      out.push_back(item);
-      item.clear();
-    } else {
-      item += c;
-    }
-  }
-  out.push_back(item);
-  return out;
-}
-
-std::string trimmed(const std::string& s) {
-  size_t begin = 0, end = s.size();
-  while (begin < end && std::isspace(static_cast<unsigned char>(s[begin]))) ++begin;
-  while (end > begin && std::isspace(static_cast<unsigned char>(s[end - 1]))) --end;
-  return s.substr(begin, end - begin);
-}
 
 void add_arch(ArchReading& r, const GpuArch& arch) {
   if (std::find(r.archs.begin(), r.archs.end(), arch) == r.archs.end()) r.archs.push_back(arch);
@@ -46,9 +24,9 @@ bool is_keyword(const std::string& word) { return word == "native" || word == "a
 
 // One -arch value: "sm_80", "compute_90a", "native", "all", or a comma-separated list of them.
 void read_arch_value(ArchReading& r, const std::string& flag, const std::string& value) {
-  for (const std::string& word : split_on(value, ',')) {
+  for (const std::string& word : split(value, ',')) {
     if (is_keyword(word)) add_keyword(r, word);
-    else if (auto arch = parse_gpu_arch(word); arch && (has_prefix(word, "sm_") || has_prefix(word, "compute_")))
+    else if (auto arch = parse_gpu_arch(word); arch && (word.starts_with("sm_") || word.starts_with("compute_")))
       add_arch(r, *arch);
     else r.unread.push_back(flag + " " + value + ": '" + word + "' is not an architecture kernelbot reads");
   }
@@ -57,10 +35,10 @@ void read_arch_value(ArchReading& r, const std::string& flag, const std::string&
 // One -gencode value: "arch=compute_80,code=sm_80", "arch=compute_80,code=[sm_80,compute_80]".
 void read_gencode_value(ArchReading& r, const std::string& flag, std::string value) {
   value.erase(std::remove_if(value.begin(), value.end(), [](char c) { return c == '"' || c == '\''; }), value.end());
-  for (const std::string& field : split_on(value, ','))
-    if (has_prefix(field, "arch=")) {
+  for (const std::string& field : split(value, ','))
+    if (field.starts_with("arch=")) {
       const std::string word = field.substr(5);
-      if (auto arch = parse_gpu_arch(word); arch && (has_prefix(word, "compute_") || has_prefix(word, "sm_")))
+      if (auto arch = parse_gpu_arch(word); arch && (word.starts_with("compute_") || word.starts_with("sm_")))
         add_arch(r, *arch);
       else r.unread.push_back(flag + " " + value + ": '" + word + "' is not an architecture kernelbot reads");
       return;
@@ -88,7 +66,7 @@ FlagMatch match_arch_flag(const std::string& a) {
   for (const auto& [flag, kind] : kFlags) {
     const std::string f = flag;
     if (a == f) return {kind, f, ""};
-    if (has_prefix(a, f + "=")) return {kind, f, a.substr(f.size() + 1)};
+    if (a.starts_with(f + "=")) return {kind, f, a.substr(f.size() + 1)};
   }
   return {};
 }
@@ -117,11 +95,6 @@ std::vector<std::string> cmake_arguments(const std::string& text) {
   }
   if (in_word) out.push_back(word);
   return out;
-}
-
-std::string lowercase(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // The values of one CMake architecture setting; `where` names it ("CMakeLists.txt:12: CUDA_ARCHITECTURES").
@@ -189,18 +162,18 @@ std::vector<std::string> without_arch_flags(const std::vector<std::string>& flag
 ArchReading archs_from_cmake_value(const std::string& value) {
   ArchReading r;
   const std::string upper = [&] {
-    std::string u = trimmed(value);
+    std::string u = trim(value);
     for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     return u;
   }();
   if (upper == "OFF" || upper == "FALSE" || upper == "NO" || upper == "0") {
-    r.unread.push_back(trimmed(value) +
+    r.unread.push_back(trim(value) +
                        ": CMake passes no architecture flag, so nvcc builds for its default architecture, which "
                        "kernelbot does not guess");
     return r;
   }
-  for (std::string item : split_on(value, ';')) {
-    item = trimmed(item);
+  for (std::string item : split(value, ';')) {
+    item = trim(item);
     if (item.empty()) continue;
     if (is_keyword(item)) {
       add_keyword(r, item);
@@ -219,8 +192,8 @@ ArchReading archs_from_cmake_value(const std::string& value) {
 
 ArchReading archs_from_cmake_cache(const std::string& text) {
   ArchReading r;
-  for (const std::string& line : split_on(text, '\n')) {
-    if (!has_prefix(line, "CMAKE_CUDA_ARCHITECTURES:") && !has_prefix(line, "CMAKE_CUDA_ARCHITECTURES=")) continue;
+  for (const std::string& line : split(text, '\n')) {
+    if (!line.starts_with("CMAKE_CUDA_ARCHITECTURES:") && !line.starts_with("CMAKE_CUDA_ARCHITECTURES=")) continue;
     const size_t eq = line.find('=');
     if (eq == std::string::npos) continue;
     std::string value = line.substr(eq + 1);
@@ -258,7 +231,7 @@ ArchReading archs_from_cmakelists(const std::string& text, const std::string& fi
       ++name_end;
     size_t open = name_end;
     while (open < text.size() && (text[open] == ' ' || text[open] == '\t')) ++open;
-    const std::string name = lowercase(text.substr(i, name_end - i));
+    const std::string name = lower(text.substr(i, name_end - i));
     if (open >= text.size() || text[open] != '(' ||
         (name != "set" && name != "set_target_properties" && name != "set_property")) {
       i = name_end - 1;

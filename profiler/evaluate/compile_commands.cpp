@@ -12,8 +12,6 @@ namespace kb::profiler {
 namespace fs = std::filesystem;
 namespace {
 
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
 fs::path normalized(const fs::path& p) {
   std::error_code ec;
   fs::path c = fs::weakly_canonical(p, ec);
@@ -39,10 +37,10 @@ void collect(const std::vector<std::string>& args, const fs::path& directory, st
         if (std::string(spelling) == "-I") out.push_back("-I" + absolute(args[++i]));
         else out.push_back(spelling), out.push_back(absolute(args[++i]));
         matched = true;
-      } else if (starts_with(a, flag) && a.size() > f.size()) {
+      } else if (a.starts_with(flag) && a.size() > f.size()) {
         std::string value = a.substr(f.size());
         if (value[0] == '=') value = value.substr(1);
-        else if (starts_with(f, "--")) continue;  // "--include-pathX" is not this flag; "-Idir", "-isystemdir" are
+        else if (f.starts_with("--")) continue;  // "--include-pathX" is not this flag; "-Idir", "-isystemdir" are
         if (std::string(spelling) == "-I") out.push_back("-I" + absolute(value));
         else out.push_back(spelling), out.push_back(absolute(value));
         matched = true;
@@ -52,11 +50,11 @@ void collect(const std::vector<std::string>& args, const fs::path& directory, st
     if (matched) continue;
     if ((a == "-D" || a == "-U" || a == "--define-macro" || a == "--undefine-macro") && i + 1 < args.size()) {
       out.push_back((a == "-D" || a == "--define-macro" ? "-D" : "-U") + args[++i]);
-    } else if (starts_with(a, "-D") || starts_with(a, "-U")) {
+    } else if (a.starts_with("-D") || a.starts_with("-U")) {
       out.push_back(a);
-    } else if (starts_with(a, "--define-macro=")) {
+    } else if (a.starts_with("--define-macro=")) {
       out.push_back("-D" + a.substr(15));
-    } else if (starts_with(a, "-std=") || starts_with(a, "--std=")) {
+    } else if (a.starts_with("-std=") || a.starts_with("--std=")) {
       out.push_back(a[1] == '-' ? a.substr(1) : a);
     } else if (a == "-std" && i + 1 < args.size()) {
       out.push_back("-std=" + args[++i]);
@@ -65,7 +63,7 @@ void collect(const std::vector<std::string>& args, const fs::path& directory, st
       out.push_back(a);
     } else if ((a == "--options-file" || a == "-optf") && i + 1 < args.size() && depth < 4) {
       collect(split_command_line(try_read_text_file(absolute(args[++i])).value_or("")), directory, out, depth + 1);
-    } else if (starts_with(a, "@") && depth < 4) {
+    } else if (a.starts_with("@") && depth < 4) {
       collect(split_command_line(try_read_text_file(absolute(a.substr(1))).value_or("")), directory, out, depth + 1);
     }
   }
@@ -76,10 +74,10 @@ std::vector<std::string> tidy(const std::vector<std::string>& flags) {
   std::vector<std::string> out;
   std::string last_std;
   for (const auto& f : flags)
-    if (starts_with(f, "-std=")) last_std = f;
+    if (f.starts_with("-std=")) last_std = f;
   for (size_t i = 0; i < flags.size(); ++i) {
     const auto& f = flags[i];
-    if (starts_with(f, "-std=")) continue;
+    if (f.starts_with("-std=")) continue;
     if (f == "-isystem" && i + 1 < flags.size()) {
       out.push_back(f);
       out.push_back(flags[++i]);
@@ -147,7 +145,7 @@ std::vector<fs::path> find_compile_databases(const fs::path& root, const std::st
   std::vector<fs::path> found;
   if (fs::exists(root / "compile_commands.json", ec)) found.push_back(root / "compile_commands.json");
   for (const auto& e : fs::directory_iterator(root, ec)) {
-    if (!e.is_directory(ec) || !starts_with(e.path().filename().string(), "build")) continue;
+    if (!e.is_directory(ec) || !e.path().filename().string().starts_with("build")) continue;
     if (fs::exists(e.path() / "compile_commands.json", ec)) found.push_back(e.path() / "compile_commands.json");
     for (const auto& sub : fs::directory_iterator(e.path(), ec))
       if (sub.is_directory(ec) && fs::exists(sub.path() / "compile_commands.json", ec))
@@ -168,7 +166,7 @@ std::vector<std::string> expand_response_files(const std::vector<std::string>& a
       const std::string& a = words[i];
       std::string file;
       if ((a == "--options-file" || a == "-optf") && i + 1 < words.size()) file = words[++i];
-      else if (starts_with(a, "@") && a.size() > 1) file = a.substr(1);
+      else if (a.starts_with("@") && a.size() > 1) file = a.substr(1);
       if (file.empty() || depth >= 4) {
         if (file.empty()) out.push_back(a);
         continue;

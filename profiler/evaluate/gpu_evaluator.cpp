@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "config/size_expression.h"
+#include "core/errors.h"
 #include "core/number_format.h"
 #include "profiler/device_query.h"
 #include "profiler/evaluate/generalization_sizes.h"
@@ -88,7 +89,7 @@ SandboxKind candidate_sandbox(const config::Config& config) {
     });
     return SandboxKind::process;
   }
-  if (std::string problem = namespace_sandbox_problem(); !problem.empty()) throw std::runtime_error(problem);
+  if (std::string problem = namespace_sandbox_problem(); !problem.empty()) throw Error(problem);
   return SandboxKind::namespaces;
 }
 

@@ -18,7 +18,7 @@
 namespace kb::profiler {
 
 // [verify].sandbox as a SandboxKind. "process" is logged as a warning (once); "namespaces" throws
-// std::runtime_error naming the package and the sysctl when bubblewrap cannot run here.
+// kb::Error naming the package and the sysctl when bubblewrap cannot run here.
 SandboxKind candidate_sandbox(const config::Config& config);
 
 // One GPU's evaluator. Besides the Evaluator interface it profiles the original alone

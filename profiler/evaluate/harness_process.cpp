@@ -7,9 +7,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/file_write.h"
 #include "common/hmac_sha256.h"
 #include "common/sealed_text.h"
 #include "common/secret_redactor.h"
+#include "core/errors.h"
 #include "profiler/evaluate/variant_compiler.h"
 #include "profiler/sandbox/sandbox_process.h"
 
@@ -24,16 +26,6 @@ fs::path self_dir() {
 }
 
 bool executable(const fs::path& p) { return access(p.c_str(), X_OK) == 0 && !fs::is_directory(p); }
-
-void write_file(const fs::path& p, const std::string& text) {
-  fs::path tmp = p.string() + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    if (!f) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, p);
-}
 
 std::string absolute(const std::string& p) { return p.empty() ? p : fs::absolute(p).lexically_normal().string(); }
 
@@ -68,7 +60,7 @@ FilesystemView harness_view(const std::string& harness, const fs::path& job_dir,
 
 std::string find_harness() {
   if (const char* env = std::getenv("KERNELBOT_HARNESS"); env && *env) {
-    if (!executable(env)) throw std::runtime_error(std::string("KERNELBOT_HARNESS=") + env + " is not an executable");
+    if (!executable(env)) throw UsageError(std::string("KERNELBOT_HARNESS=") + env + " is not an executable");
     return env;
   }
   const fs::path dir = self_dir();
@@ -84,8 +76,8 @@ std::string find_harness() {
     searched += ' ';
     searched += p.lexically_normal().string();
   }
-  throw std::runtime_error("kernelbot-harness (the judge) not found; looked in" + searched + " and PATH; " +
-                           missing_gpu_part_advice("KERNELBOT_HARNESS"));
+  throw Error("kernelbot-harness (the judge) not found; looked in" + searched + " and PATH; " +
+              missing_gpu_part_advice("KERNELBOT_HARNESS"));
 }
 
 std::string missing_gpu_part_advice(const std::string& override_var) {
@@ -118,7 +110,7 @@ HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, co
   fs::remove(result_file);
   HarnessJob sent = job;
   sent.device = device_index_inside(limits.gpu, job.device);
-  write_file(job_file, nlohmann::json(sent).dump(1));
+  write_file_atomically(job_file, nlohmann::json(sent).dump(1));
 
   // The judge seals its result with a key handed over on stdin; the candidate's server shares the
   // sandbox and the job directory, but never sees the key (the judge reads it before starting any
@@ -198,7 +190,7 @@ DeviceInfo calibrated_device(const DeviceInfo& queried, const fs::path& cache_di
                    {"name", queried.name},
                    {"driver", queried.driver_version},
                    {"measured", measured}};
-  write_file(file, j.dump(2));
+  write_file_atomically(file, j.dump(2));
   return measured;
 }
 
@@ -216,8 +208,7 @@ DeviceInfo run_calibration(const std::string& harness, int device, const fs::pat
   apply_confinement(limits.gpu, cmd);
   SandboxResult r = run_sandboxed(cmd);
   if (!r.succeeded() || !fs::exists(out))
-    throw std::runtime_error("device calibration (kernelbot-harness --calibrate) failed: " + r.describe() + "\n" +
-                             r.err);
+    throw Error("device calibration (kernelbot-harness --calibrate) failed: " + r.describe() + "\n" + r.err);
   nlohmann::json parsed = nlohmann::json::parse(read_text_file(out));
   redact_result_strings(parsed);
   return parsed.get<DeviceInfo>();

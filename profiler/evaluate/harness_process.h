@@ -17,7 +17,7 @@ namespace kb::profiler {
 
 // $KERNELBOT_HARNESS, else kernelbot-harness next to the running executable (/proc/self/exe),
 // in ../profiler/ of it (the build tree) or ../libexec/kernelbot/, else PATH. Throws
-// std::runtime_error naming the places searched when it is nowhere.
+// kb::Error naming the places searched when it is nowhere.
 std::string find_harness();
 
 // What to do about a GPU part kernelbot did not find (the harness, the injection library): put it
@@ -69,7 +69,7 @@ HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, co
 DeviceInfo calibrated_device(const DeviceInfo& queried, const std::filesystem::path& cache_dir,
                              const std::function<DeviceInfo()>& calibrate);
 
-// Runs `harness --calibrate --device N --out FILE` sandboxed; throws std::runtime_error when it fails.
+// Runs `harness --calibrate --device N --out FILE` sandboxed; throws kb::Error when it fails.
 DeviceInfo run_calibration(const std::string& harness, int device, const std::filesystem::path& dir,
                            const HarnessLimits& limits);
 

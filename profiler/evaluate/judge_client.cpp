@@ -4,6 +4,7 @@
 
 #include "common/hmac_sha256.h"
 #include "common/sealed_text.h"
+#include "core/errors.h"
 #include "profiler/evaluate/variant_compiler.h"
 
 namespace kb::profiler {
@@ -82,9 +83,9 @@ HarnessRun JudgeClient::run(const HarnessJob& job, double timeout_s) {
   nlohmann::json reply;
   try {
     const std::optional<std::string> text = open_sealed(seal_key_, *x.reply);
-    if (!text) throw std::runtime_error("its seal does not verify");
+    if (!text) throw Error("its seal does not verify");
     reply = nlohmann::json::parse(*text);
-    if (reply.at("seq").get<uint64_t>() != seq) throw std::runtime_error("it answers another job");
+    if (reply.at("seq").get<uint64_t>() != seq) throw Error("it answers another job");
   } catch (const std::exception& e) {
     // Only the judge holds the key; anything else on the channel came from inside the sandbox.
     run.forged = true;

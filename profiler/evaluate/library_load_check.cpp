@@ -17,8 +17,6 @@ std::string demangled(const std::string& symbol) {
   return status == 0 && d ? std::string(d.get()) : symbol;
 }
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
 // The toolkit's libraries, by the prefix their C API uses. Longer prefixes first (cublasLt
 // before cublas). cu + capital letter is the driver API (libcuda, from the driver, not the toolkit).
 struct KnownLibrary {
@@ -34,8 +32,8 @@ constexpr KnownLibrary kKnown[] = {
 
 std::string known_provider(const std::string& symbol) {
   for (const auto& k : kKnown)
-    if (starts_with(symbol, k.prefix)) return std::string("lib") + k.library + " (link_libs = [\"" + k.library + "\"])";
-  if (symbol.size() > 2 && starts_with(symbol, "cu") && symbol[2] >= 'A' && symbol[2] <= 'Z')
+    if (symbol.starts_with(k.prefix)) return std::string("lib") + k.library + " (link_libs = [\"" + k.library + "\"])";
+  if (symbol.size() > 2 && symbol.starts_with("cu") && symbol[2] >= 'A' && symbol[2] <= 'Z')
     return "libcuda, the driver API (link_libs = [\"cuda\"])";
   return "";
 }
@@ -76,7 +74,7 @@ std::string likely_provider(const std::string& symbol, const std::vector<fs::pat
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(dir, ec)) {
       const std::string name = entry.path().filename().string();
-      if (!starts_with(name, "lib") || name.find(".so") == std::string::npos) continue;
+      if (!name.starts_with("lib") || name.find(".so") == std::string::npos) continue;
       if (!entry.is_regular_file(ec)) continue;  // follows links: the versioned file is read once per name
       if (defines(entry.path(), symbol)) return entry.path().string();
     }
@@ -104,7 +102,7 @@ LoadCheck check_library_loads(const std::string& harness, const std::string& lib
   }
   std::string text = r.err;
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  if (starts_with(text, "kb-harness: ")) text = text.substr(12);
+  if (text.starts_with("kb-harness: ")) text = text.substr(12);
   check.message = text.empty() ? "kernelbot-harness --load-check: " + r.describe() : text;
   check.undefined_symbol = undefined_symbol_in(text);
   check.provider = likely_provider(check.undefined_symbol, search_dirs);

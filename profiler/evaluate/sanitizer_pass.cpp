@@ -5,6 +5,8 @@
 #include <regex>
 #include <sstream>
 
+#include "common/text.h"
+
 namespace kb::profiler {
 namespace {
 
@@ -43,12 +45,6 @@ std::string plural(int64_t n, const std::string& word) { return std::to_string(n
 
 std::string memory_text(int64_t allocations, int64_t bytes) {
   return plural(allocations, "allocation") + " (" + with_commas(bytes) + " bytes)";
-}
-
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
 }
 
 // What a second round of calls (one more at each size set) left allocated beyond the first.

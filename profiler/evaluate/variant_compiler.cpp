@@ -11,8 +11,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/file_write.h"
 #include "common/secret_redactor.h"
 #include "common/sha256.h"
+#include "core/errors.h"
 #include "profiler/evaluate/arch_flags.h"
 #include "profiler/evaluate/compile_commands.h"
 #include "profiler/evaluate/compile_dependencies.h"
@@ -27,20 +29,6 @@
 namespace kb::profiler {
 namespace fs = std::filesystem;
 namespace {
-
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
-// Writes through a temporary name and a rename, so a reader never sees half a file.
-void write_file_atomic(const fs::path& p, const std::string& text) {
-  static std::atomic<int> counter{0};
-  fs::path tmp = p.string() + ".tmp" + std::to_string(getpid()) + "-" + std::to_string(counter++);
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    if (!f) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, p);
-}
 
 // What ran out, when nvcc was stopped by one of the compile's limits; empty otherwise. An
 // allocation refused by the address-space backstop ends the compiler with its own message.
@@ -62,7 +50,7 @@ std::string compile_limit_reason(const SandboxResult& run, const std::string& lo
 std::vector<std::string> link_arguments(const config::Config& config, const std::vector<std::string>& libs) {
   std::vector<std::string> out;
   for (const auto& lib : libs) {
-    if (starts_with(lib, "-")) out.push_back(lib);
+    if (lib.starts_with("-")) out.push_back(lib);
     else if (lib.find('/') != std::string::npos || lib.find(".so") != std::string::npos ||
              (lib.size() > 2 && lib.substr(lib.size() - 2) == ".a"))
       out.push_back(config.resolve(lib).string());
@@ -105,7 +93,7 @@ FilesystemView compile_view(const std::vector<std::string>& argv, const fs::path
       pending.clear();
     } else {
       for (const char* flag : kPathFlags)
-        if (starts_with(arg, flag)) {
+        if (arg.starts_with(flag)) {
           arg = arg.substr(std::string(flag).size());
           if (arg.empty()) pending = flag;
           break;
@@ -114,7 +102,7 @@ FilesystemView compile_view(const std::vector<std::string>& argv, const fs::path
     }
     if (arg.empty() || arg[0] != '/') continue;
     std::error_code ec;
-    if (fs::exists(arg, ec) && !starts_with(fs::path(arg).lexically_normal().string(), build_dir.string()))
+    if (fs::exists(arg, ec) && !fs::path(arg).lexically_normal().string().starts_with(build_dir.string()))
       view.read_only.push_back(arg);
   }
   return view;
@@ -123,8 +111,8 @@ FilesystemView compile_view(const std::vector<std::string>& argv, const fs::path
 std::string resolve_cuda_arch(const std::string& configured, int cc_major, int cc_minor) {
   if (!configured.empty()) {
     std::string a = configured;
-    if (starts_with(a, "sm_")) return a;
-    if (starts_with(a, "compute_")) return "sm_" + a.substr(8);
+    if (a.starts_with("sm_")) return a;
+    if (a.starts_with("compute_")) return "sm_" + a.substr(8);
     a.erase(std::remove(a.begin(), a.end(), '.'), a.end());
     return "sm_" + a;
   }
@@ -164,11 +152,11 @@ bool variant_flag_allowed(const std::string& flag) {
       "-ftz=",        "--ftz=",   "-prec-div=",       "--prec-div=",    "-prec-sqrt=",
       "--prec-sqrt=", "-fmad=",   "--fmad=",          "-std=",          "--default-stream="};
   for (const char* p : kPrefixes)
-    if (starts_with(flag, p) && flag.size() > std::string(p).size()) {
+    if (flag.starts_with(p) && flag.size() > std::string(p).size()) {
       // -O takes a level only; ptxas options must not smuggle in an output file.
       if (std::string(p) == "-O") return flag.size() == 3 && std::isdigit(static_cast<unsigned char>(flag[2]));
       const std::string value = flag.substr(std::string(p).size());
-      return value.find(' ') == std::string::npos && !starts_with(value, "-o") &&
+      return value.find(' ') == std::string::npos && !value.starts_with("-o") &&
              value.find(",-o") == std::string::npos && value.find("--output") == std::string::npos;
     }
   return false;
@@ -178,12 +166,12 @@ VariantCompiler::VariantCompiler(const config::Config& config, CompilerOptions o
     : config_(config), options_(std::move(options)) {
   if (options_.nvcc.empty()) options_.nvcc = find_nvcc();
   if (options_.nvcc.empty())
-    throw std::runtime_error("nvcc not found: set CUDA_HOME or put the CUDA toolkit's bin directory on PATH");
+    throw Error("nvcc not found: set CUDA_HOME or put the CUDA toolkit's bin directory on PATH");
   SandboxCommand cmd;
   cmd.argv = {options_.nvcc, "--version"};
   cmd.limits.wall_time_s = 60;
   SandboxResult r = run_sandboxed(cmd);
-  if (!r.succeeded()) throw std::runtime_error(options_.nvcc + " --version failed: " + r.describe() + "\n" + r.err);
+  if (!r.succeeded()) throw Error(options_.nvcc + " --version failed: " + r.describe() + "\n" + r.err);
   nvcc_version_ = r.out;
   fs::create_directories(options_.work_dir / "cache");
 }
@@ -374,7 +362,7 @@ std::vector<cuda_source::PolicyFinding> VariantCompiler::policy_violations(const
   scope.source_dir = source.parent_path().lexically_normal();
   for (size_t i = 0; i < flags.size(); ++i)
     for (const char* flag : {"-I", "-isystem", "-iquote"})
-      if (starts_with(flags[i], flag)) {
+      if (flags[i].starts_with(flag)) {
         std::string dir = flags[i].substr(std::string(flag).size());
         if (dir.empty() && i + 1 < flags.size()) dir = flags[i + 1];
         if (!dir.empty()) scope.include_dirs.push_back(fs::path(dir).lexically_normal());
@@ -482,21 +470,20 @@ CompiledVariant VariantCompiler::compile_uncached(const config::KernelSpec& spec
     if (dependency_tracked(d, build, roots)) deps.push_back(fs::path(d).lexically_normal().string());
   std::string manifest;
   for (const auto& d : deps) manifest += d + "\n";
-  write_file_atomic(cache / (key1 + ".deps"), manifest);
+  write_file_atomically(cache / (key1 + ".deps"), manifest);
   const std::string key2 = dependency_key(key1, deps);
   const fs::path entry = cache / key2;
 
   result.ok = true;
   result.cache_key = key2;
   result.library_path = (entry / "variant.so").string();
-  write_file_atomic(build / "result.json", nlohmann::json(result).dump(1));
+  write_file_atomically(build / "result.json", nlohmann::json(result).dump(1));
   std::error_code ec;
   fs::rename(build, entry, ec);
   if (ec) {
     // Another process stored the same variant first: theirs is identical, use it.
     fs::remove_all(build);
-    if (!fs::exists(entry / "variant.so"))
-      throw std::runtime_error("cannot store " + entry.string() + ": " + ec.message());
+    if (!fs::exists(entry / "variant.so")) throw Error("cannot store " + entry.string() + ": " + ec.message());
   }
   return result;
 }

@@ -6,22 +6,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/text.h"
 #include "profiler/sandbox/sandbox_process.h"
 
 namespace kb::profiler {
 namespace fs = std::filesystem;
 namespace {
-
-std::string trimmed(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 // The "Key: value" lines of one GPU's information file.
 struct GpuEntry {
@@ -34,7 +24,7 @@ GpuEntry read_entry(const fs::path& file) {
   for (std::string line; std::getline(in, line);) {
     const size_t colon = line.find(':');
     if (colon == std::string::npos) continue;
-    const std::string key = trimmed(line.substr(0, colon)), value = trimmed(line.substr(colon + 1));
+    const std::string key = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
     if (key == "GPU UUID") e.uuid = lower(value);
     else if (key == "Bus Location") e.bus = normal_pci_bus_id(value);
     else if (key == "Device Minor") e.minor = value;
@@ -49,7 +39,7 @@ bool all_digits(const std::string& s) {
 }  // namespace
 
 std::string normal_pci_bus_id(const std::string& id) {
-  std::string s = lower(trimmed(id));
+  std::string s = lower(trim(id));
   const size_t colon = s.find(':');
   // "00000000:1b:00.0" -> "0000:1b:00.0"; a bus id without a domain is taken as it is.
   if (colon != std::string::npos && s.find(':', colon + 1) != std::string::npos && colon > 4) s = s.substr(colon - 4);

@@ -35,8 +35,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
 // In the forked child, before exec: no capabilities now or after exec (root's exec would grant
 // them all again unless the bounding set is empty and SECBIT_NOROOT set), no privilege gained
 // through setuid files. Failures are ignored: a non-root parent has nothing to drop.
@@ -109,7 +107,7 @@ bool env_name_allowed(const std::string& name) {
   static const char* const kExact[] = {"PATH", "HOME", "LANG", "TMPDIR", "TZ", "LD_LIBRARY_PATH"};
   for (const char* e : kExact)
     if (name == e) return true;
-  return starts_with(name, "LC_") || starts_with(name, "CUDA_");
+  return name.starts_with("LC_") || name.starts_with("CUDA_");
 }
 
 void harden_parent_process() { prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
@@ -162,7 +160,7 @@ std::vector<std::string> child_argv(const SandboxCommand& command, const std::ve
                                     std::string& exe, SandboxResult& result) {
   std::string path_list = "/usr/local/bin:/usr/bin:/bin";
   for (const auto& e : env)
-    if (starts_with(e, "PATH=")) path_list = e.substr(5);
+    if (e.starts_with("PATH=")) path_list = e.substr(5);
   exe = find_executable(command.argv[0], path_list);
   if (exe.empty()) {
     result.start_error = "'" + command.argv[0] + "' not found in PATH";

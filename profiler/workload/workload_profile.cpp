@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "core/errors.h"
+
 namespace kb::profiler {
 namespace {
 
@@ -58,7 +60,7 @@ std::string kernel_base_name(const std::string& demangled, bool strip_scope_and_
 
 WorkloadRecording read_workload_recording(const std::filesystem::path& file) {
   std::ifstream f(file);
-  if (!f) throw std::runtime_error("cannot read the workload profile " + file.string());
+  if (!f) throw Error("cannot read the workload profile " + file.string());
   WorkloadRecording r;
   try {
     nlohmann::json j = nlohmann::json::parse(f);
@@ -84,7 +86,7 @@ WorkloadRecording read_workload_recording(const std::filesystem::path& file) {
       r.groups.push_back(std::move(g));
     }
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(file.string() + ": not a kernelbot workload profile (" + e.what() + ")");
+    throw Error(file.string() + ": not a kernelbot workload profile (" + e.what() + ")");
   }
   return r;
 }

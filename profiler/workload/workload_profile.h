@@ -35,7 +35,7 @@ struct WorkloadRecording {
   std::vector<LaunchGroup> groups;
 };
 
-// Reads a file the injection library wrote; throws std::runtime_error naming the file.
+// Reads a file the injection library wrote; throws kb::Error naming the file.
 WorkloadRecording read_workload_recording(const std::filesystem::path& file);
 
 // One kernel in the ranking, its launch shapes merged.

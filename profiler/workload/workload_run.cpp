@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/errors.h"
 #include "profiler/evaluate/harness_process.h"
 
 namespace kb::profiler {
@@ -9,14 +10,14 @@ namespace fs = std::filesystem;
 
 std::string find_inject_library() {
   if (const char* env = std::getenv("KERNELBOT_INJECT_LIBRARY"); env && *env) {
-    if (!fs::exists(env)) throw std::runtime_error(std::string("KERNELBOT_INJECT_LIBRARY=") + env + " does not exist");
+    if (!fs::exists(env)) throw UsageError(std::string("KERNELBOT_INJECT_LIBRARY=") + env + " does not exist");
     return env;
   }
   std::string found = find_kernelbot_file("libkernelbot_inject.so", "profiler/workload/inject");
   if (found.empty())
-    throw std::runtime_error("libkernelbot_inject.so (the CUPTI injection library) not found next to kernelbot or in "
-                             "../lib; " +
-                             missing_gpu_part_advice("KERNELBOT_INJECT_LIBRARY"));
+    throw Error("libkernelbot_inject.so (the CUPTI injection library) not found next to kernelbot or in "
+                "../lib; " +
+                missing_gpu_part_advice("KERNELBOT_INJECT_LIBRARY"));
   return fs::absolute(found).string();
 }
 

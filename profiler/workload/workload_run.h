@@ -22,7 +22,7 @@ WorkloadRun run_workload(const std::vector<std::string>& command, const std::str
                          const std::filesystem::path& out_dir, double timeout_s);
 
 // libkernelbot_inject.so as installed or built beside kernelbot, or $KERNELBOT_INJECT_LIBRARY.
-// Throws std::runtime_error when it is nowhere.
+// Throws kb::Error when it is nowhere.
 std::string find_inject_library();
 
 }  // namespace kb::profiler

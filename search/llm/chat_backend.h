@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.h"
 #include "search/proposer.h"
 
 namespace kb::search {
@@ -65,9 +66,9 @@ enum class ChatFailure {
 };
 
 // The model could not be asked, or gave nothing usable.
-struct ChatError : std::runtime_error {
+struct ChatError : Error {
   explicit ChatError(const std::string& what, ChatFailure failure = ChatFailure::service)
-      : std::runtime_error(what), kind(failure) {}
+      : Error(what), kind(failure) {}
   ChatFailure kind;
 };
 

@@ -6,13 +6,10 @@
 #include <mutex>
 #include <regex>
 
+#include "common/text.h"
+
 namespace kb::search {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 std::string host_of(const std::string& url) {
   size_t start = url.find("://");

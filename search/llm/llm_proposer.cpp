@@ -5,6 +5,7 @@
 
 #include <future>
 
+#include "core/errors.h"
 #include "search/builtin/builtin_rules.h"
 #include "search/builtin/tuning_space.h"
 #include "search/content_hash.h"
@@ -55,7 +56,7 @@ SourceView LlmProposer::source_view(const ProposalContext& ctx, const std::vecto
   // a kernel target's (config/kernel_target.h), which has no launcher to cut the file around.
   if (view.excerpts && (spec_.is_global() || !shorter_excerpt(view, *longest_text))) view.excerpts = false;
   if (!view.excerpts && too_long && longest_text != &ctx.original_source)
-    throw std::runtime_error(fmt::format(
+    throw Error(fmt::format(
         "the code to show ({} characters) is too long to show whole and its launcher's excerpt cannot be made "
         "(the scanner finds no {} that launches a kernel in it)",
         longest, spec_.launcher));

@@ -46,7 +46,7 @@ class LlmProposer : public Proposer {
   // Whether a prompt shows the launcher's excerpt of a long file (prompt_source.h): when the
   // original, or any code the prompt shows (`shown`: a seed a round grew past the prompt's size,
   // a crossover's mate, a failed candidate), is too long to show whole. Throws
-  // std::runtime_error when such code has no excerpt either (its launcher cannot be found): it is
+  // kb::Error when such code has no excerpt either (its launcher cannot be found): it is
   // never shown cut while the prompt asks for the complete file.
   SourceView source_view(const ProposalContext& ctx, const std::vector<const std::string*>& shown = {});
   // The prompts of this round's context shown as `view`, fitted to the model's context when known.

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "core/errors.h"
+
 namespace kb::embedded {
 extern const char* const prompt_system;
 extern const char* const prompt_ideas;
@@ -18,7 +20,7 @@ const char* prompt_text(const std::string& name) {
   if (name == "implement") return embedded::prompt_implement;
   if (name == "repair") return embedded::prompt_repair;
   if (name == "crossover") return embedded::prompt_crossover;
-  throw std::logic_error("no prompt named '" + name + "'");
+  throw Error("no prompt named '" + name + "'");
 }
 
 }  // namespace kb::search

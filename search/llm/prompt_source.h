@@ -37,7 +37,7 @@ std::optional<std::string> shorter_excerpt(const SourceView& view, const std::st
 
 // The whole candidate from `code`, what the model wrote: as it is when the prompts showed whole
 // files; spliced into `base` (the file the model started from) when they showed excerpts, the
-// #define values it changed applied. Throws std::runtime_error saying why it cannot be spliced.
+// #define values it changed applied. Throws kb::Error saying why it cannot be spliced.
 std::string whole_source(const SourceView& view, const std::string& base, const std::string& code);
 
 }  // namespace kb::search

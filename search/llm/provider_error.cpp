@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "common/text.h"
+
 namespace kb::search {
 namespace {
 
@@ -28,11 +30,6 @@ void read_fields(const nlohmann::json& e, ProviderError& out) {
   out.param = text_of(e, "param");
   out.n_ctx = integer_of(e, "n_ctx");
   out.n_prompt_tokens = integer_of(e, "n_prompt_tokens");
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
 }
 
 std::optional<int64_t> first_number(const std::string& text, const std::regex& pattern) {

@@ -10,6 +10,7 @@
 
 #include "common/clock.h"
 #include "common/secret_redactor.h"
+#include "core/errors.h"
 
 namespace kb::search {
 namespace {
@@ -55,7 +56,7 @@ ReplayEntry entry_from_json(const nlohmann::json& j) {
 }
 
 void add_line(ReplayFile& file, const nlohmann::json& j, const std::string& where) {
-  if (!j.is_object()) throw std::runtime_error(where + ": expected a JSON object");
+  if (!j.is_object()) throw Error(where + ": expected a JSON object");
   if (j.contains("kernelbot_replay")) {
     file.header = j;
     return;
@@ -71,8 +72,8 @@ void add_line(ReplayFile& file, const nlohmann::json& j, const std::string& wher
   try {
     file.entries.push_back(entry_from_json(j));
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(where + ": an exchange needs string fields step, key and reply (or an error object) (" +
-                             e.what() + ")");
+    throw Error(where + ": an exchange needs string fields step, key and reply (or an error object) (" + e.what() +
+                ")");
   }
 }
 
@@ -80,13 +81,13 @@ void add_line(ReplayFile& file, const nlohmann::json& j, const std::string& wher
 
 ReplayFile read_replay_file(const std::filesystem::path& path) {
   const std::optional<std::string> contents = try_read_text_file(path, kDataFileLimitBytes);
-  if (!contents) throw std::runtime_error("cannot read the replay file " + path.string());
+  if (!contents) throw Error("cannot read the replay file " + path.string());
   std::string text = *contents;
   ReplayFile file;
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '[') {
     auto j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.is_array()) throw std::runtime_error(path.string() + ": not a valid JSON array");
+    if (j.is_discarded() || !j.is_array()) throw Error(path.string() + ": not a valid JSON array");
     for (size_t i = 0; i < j.size(); ++i) add_line(file, j[i], fmt::format("{}: element {}", path.string(), i));
     return file;
   }
@@ -97,7 +98,7 @@ ReplayFile read_replay_file(const std::filesystem::path& path) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto j = nlohmann::json::parse(line, nullptr, false);
     std::string where = fmt::format("{}:{}", path.string(), number);
-    if (j.is_discarded()) throw std::runtime_error(where + ": not valid JSON");
+    if (j.is_discarded()) throw Error(where + ": not valid JSON");
     add_line(file, j, where);
   }
   return file;
@@ -157,7 +158,7 @@ RecordingChatBackend::RecordingChatBackend(std::unique_ptr<ChatBackend> inner, c
     : inner_(std::move(inner)), path_(path) {
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   out_.open(path, std::ios::trunc);
-  if (!out_) throw std::runtime_error("cannot write the recording " + path.string());
+  if (!out_) throw Error("cannot write the recording " + path.string());
   header["kernelbot_replay"] = 1;
   header["created"] = now_iso8601();
   header["backend"] = inner_->describe();

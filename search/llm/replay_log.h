@@ -69,7 +69,7 @@ struct ReplayFile {
   nlohmann::json result = nlohmann::json::object();  // the recorded run's outcome, when written
 };
 
-// Throws std::runtime_error naming the file and line of anything it cannot read.
+// Throws kb::Error naming the file and line of anything it cannot read.
 ReplayFile read_replay_file(const std::filesystem::path& path);
 
 // Serves recorded replies; spends no tokens. A missing reply throws ReplayMissing ("no reply

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/text.h"
 #include "cuda_source/source_scanner.h"
 #include "search/idea_family.h"
 #include "search/llm/incomplete_code.h"
@@ -27,12 +28,6 @@ std::vector<std::string> lines_of(const std::string& text) {
     lines.push_back(line);
   }
   return lines;
-}
-
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
 // Fenced blocks (``` or ~~~, three or more, optional language tag).

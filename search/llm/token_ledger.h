@@ -9,13 +9,14 @@
 #include <string>
 
 #include "config/config.h"
+#include "core/errors.h"
 #include "search/proposer.h"
 
 namespace kb::search {
 
 // A request was refused because the token or money budget is spent.
-struct BudgetExhausted : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct BudgetExhausted : Error {
+  using Error::Error;
 };
 
 // Thread-safe token and cost accounting with the hard limits.

@@ -9,6 +9,7 @@
 
 #include "bot/pr_body.h"
 #include "bot/reverify.h"
+#include "core/errors.h"
 #include "core/number_format.h"
 #include "tests/bot/git_fixture.h"
 
@@ -168,8 +169,8 @@ TEST(PrBody, WhatTheEditCannotCarryIsShownBeforeTheNumbers) {
 TEST(PrBody, NoWinnerIsAnError) {
   auto result = stored_result();
   result.best_id.clear();
-  EXPECT_THROW(kb::bot::render_pr_title(result), std::invalid_argument);
-  EXPECT_THROW(kb::bot::render_pr_body(result, {}, kContext), std::invalid_argument);
+  EXPECT_THROW(kb::bot::render_pr_title(result), kb::Error);
+  EXPECT_THROW(kb::bot::render_pr_body(result, {}, kContext), kb::Error);
 }
 
 // A PR is rendered only from a text that passed its re-verification.
@@ -178,10 +179,10 @@ TEST(PrBody, AWinnerWhosePrTextWasNotReverifiedOrFailedIsAnError) {
   const auto change = change_for(result);
   EXPECT_NO_THROW(kb::bot::render_pr_body(result, change, kContext));
   result.reverification.passed = false;
-  EXPECT_THROW(kb::bot::render_pr_title(result), std::invalid_argument);
-  EXPECT_THROW(kb::bot::render_pr_body(result, change, kContext), std::invalid_argument);
+  EXPECT_THROW(kb::bot::render_pr_title(result), kb::Error);
+  EXPECT_THROW(kb::bot::render_pr_body(result, change, kContext), kb::Error);
   result.reverification = {};
-  EXPECT_THROW(kb::bot::render_pr_body(result, change, kContext), std::invalid_argument);
+  EXPECT_THROW(kb::bot::render_pr_body(result, change, kContext), kb::Error);
 }
 
 // The passes after the main trials, the sizes nobody configured and the conditions skipped because

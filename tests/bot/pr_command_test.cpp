@@ -229,7 +229,7 @@ TEST_F(PrCommandTest, WithoutAGpuARecordThatFailedIsRefused) {
 TEST_F(PrCommandTest, NoSavedResultFailsNamingTheFile) {
   init_repo_with_commit(repo_);
   KernelbotRun r = kernelbot("pr --kernel saxpy --dry-run", "");
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);  // the user must run `kernelbot run` or `search` first: bad usage, not a failure
   EXPECT_NE(r.err.find(".kernelbot/results/saxpy/result.json"), std::string::npos) << r.err;
   EXPECT_EQ(kernelbot("pr --kernel nope --dry-run", "").exit_code, 2);
 }

@@ -142,6 +142,12 @@ std::vector<BadInputRow> command_line_rows() {
       // pr and publish.
       {"PrWithoutKernel", "pr", {}, 2, {"--kernel is required"}},
       {"PrUnknownKernel", "pr --kernel rleu --dry-run", {}, 2, {"no [[kernel]] named 'rleu'"}},
+      // A kernel never searched has no result to publish: the user runs `kernelbot run` first (exit 2).
+      {"PrNoSavedResult",
+       "pr --kernel relu --dry-run",
+       {},
+       2,
+       {"no saved result for 'relu'", "run `kernelbot run` or `kernelbot search` first"}},
       {"PublishWithoutDirectory", "publish", {}, 2, {"DIR is required"}},
       {"PublishDirectoryMissing", "publish --dry-run no_such_shard", {}, 2, {"no_such_shard is not a directory"}},
       {"PublishFileNotDirectory", "publish --dry-run src/relu.cu", {}, 2, {"src/relu.cu is not a directory"}},

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include <stdexcept>
+#include "core/errors.h"
 
 using kb::fill_template;
 
@@ -12,7 +12,7 @@ TEST(TextTemplate, FillsEveryPlaceholderAndReportsMissingOnes) {
   try {
     fill_template("{{A}} {{B}} {{A}}", {{"A", ""}});
     FAIL() << "expected an error";
-  } catch (const std::logic_error& e) {
+  } catch (const kb::Error& e) {
     EXPECT_NE(std::string(e.what()).find("B"), std::string::npos);
   }
 }

@@ -10,6 +10,29 @@ TEST(Text, LowerChangesAsciiLettersOnly) {
   EXPECT_EQ(lower(""), "");
 }
 
+TEST(Text, TrimDropsWhiteSpaceAtBothEndsOnly) {
+  EXPECT_EQ(trim(" \t\r\n a  b \v\f\n"), "a  b");
+  EXPECT_EQ(trim("a"), "a");
+  EXPECT_EQ(trim(" \n\t "), "");
+  EXPECT_EQ(trim(""), "");
+  EXPECT_EQ(trim("\xC2\xA0x\xC2\xA0"), "\xC2\xA0x\xC2\xA0");  // not ASCII white space: kept
+}
+
+TEST(Text, SplitKeepsEmptyPiecesSoJoinGivesTheTextBack) {
+  EXPECT_EQ(split("a,,b", ','), (std::vector<std::string>{"a", "", "b"}));
+  EXPECT_EQ(split("", ','), (std::vector<std::string>{""}));
+  EXPECT_EQ(split(",", ','), (std::vector<std::string>{"", ""}));
+  EXPECT_EQ(split("no separator", ','), (std::vector<std::string>{"no separator"}));
+  for (const std::string text : {"a;b;c", ";x;", "", ";;"}) EXPECT_EQ(join(split(text, ';'), ";"), text);
+}
+
+TEST(Text, JoinPutsTheSeparatorBetweenPartsOnly) {
+  EXPECT_EQ(join({"a", "b", "c"}, ", "), "a, b, c");
+  EXPECT_EQ(join({"a"}, ", "), "a");
+  EXPECT_EQ(join({}, ", "), "");
+  EXPECT_EQ(join({"", "b"}, "|"), "|b");  // an empty part still has its place
+}
+
 TEST(Text, AMarkdownCellIsOneLineWithItsPipesEscaped) {
   EXPECT_EQ(markdown_cell("a|b\nc\r\nd"), "a\\|b c  d");
   EXPECT_EQ(markdown_cell("plain"), "plain");

@@ -7,6 +7,8 @@
 
 #include <stdexcept>
 
+#include "core/errors.h"
+
 using namespace kb::cuda_source;
 
 namespace {
@@ -264,7 +266,7 @@ void launch_fixed(const float* src, const int* idx, float* dst, int n, const int
 }
 
 TEST(LiteralKnobs, OverlappingEditsAreRefused) {
-  EXPECT_THROW(apply_text_edits("abcdef", {{1, 3, "x"}, {2, 4, "y"}}), std::invalid_argument);
+  EXPECT_THROW(apply_text_edits("abcdef", {{1, 3, "x"}, {2, 4, "y"}}), kb::Error);
   EXPECT_EQ(apply_text_edits("abcdef", {{4, 5, "E"}, {0, 1, "AA"}}), "AAbcdEf");
 }
 

@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <optional>
-#include <stdexcept>
 #include <string>
 
+#include "core/errors.h"
 #include "profiler/evaluate/harness_process.h"
 #include "profiler/workload/workload_run.h"
 #include "tests/support/scoped_env.h"
@@ -15,10 +15,14 @@ namespace {
 
 using kb::testing::ScopedEnv;
 
+// The error's message; "usage: " before it when it is a kb::UsageError (exit 2: the user set a
+// variable wrong), nothing when it is a kb::Error (exit 1: the part is missing from this machine).
 std::string error_of(std::string (*find)()) {
   try {
     return "found " + find();
-  } catch (const std::runtime_error& e) {
+  } catch (const kb::UsageError& e) {
+    return std::string("usage: ") + e.what();
+  } catch (const kb::Error& e) {
     return e.what();
   }
 }
@@ -29,7 +33,18 @@ TEST(GpuPartsLookup, HarnessOverrideIsUsedOrNamedWhenWrong) {
     EXPECT_EQ(kb::profiler::find_harness(), "/bin/true");
   }
   ScopedEnv harness("KERNELBOT_HARNESS", "/no/such/kernelbot-harness");
-  EXPECT_EQ(error_of(kb::profiler::find_harness), "KERNELBOT_HARNESS=/no/such/kernelbot-harness is not an executable");
+  EXPECT_EQ(error_of(kb::profiler::find_harness),
+            "usage: KERNELBOT_HARNESS=/no/such/kernelbot-harness is not an executable");
+}
+
+TEST(GpuPartsLookup, InjectLibraryOverrideIsUsedOrNamedWhenWrong) {
+  {
+    ScopedEnv inject("KERNELBOT_INJECT_LIBRARY", "/bin/true");
+    EXPECT_EQ(kb::profiler::find_inject_library(), "/bin/true");
+  }
+  ScopedEnv inject("KERNELBOT_INJECT_LIBRARY", "/no/such/libkernelbot_inject.so");
+  EXPECT_EQ(error_of(kb::profiler::find_inject_library),
+            "usage: KERNELBOT_INJECT_LIBRARY=/no/such/libkernelbot_inject.so does not exist");
 }
 
 TEST(GpuPartsLookup, NothingFoundSaysWhatToDo) {
@@ -39,9 +54,8 @@ TEST(GpuPartsLookup, NothingFoundSaysWhatToDo) {
   ScopedEnv path("PATH", "/nonexistent");
   const std::string no_harness = error_of(kb::profiler::find_harness);
   const std::string no_inject = error_of(kb::profiler::find_inject_library);
-  EXPECT_NE(no_harness.find("kernelbot-harness (the judge) not found"), std::string::npos) << no_harness;
-  EXPECT_NE(no_inject.find("libkernelbot_inject.so (the CUPTI injection library) not found"), std::string::npos)
-      << no_inject;
+  EXPECT_EQ(no_harness.rfind("kernelbot-harness (the judge) not found", 0), 0u) << no_harness;  // exit 1
+  EXPECT_EQ(no_inject.rfind("libkernelbot_inject.so (the CUPTI injection library) not found", 0), 0u) << no_inject;
   if (KB_HAVE_CUPTI) {
     EXPECT_NE(no_harness.find("set KERNELBOT_HARNESS"), std::string::npos) << no_harness;
     EXPECT_NE(no_inject.find("set KERNELBOT_INJECT_LIBRARY"), std::string::npos) << no_inject;

@@ -1,6 +1,7 @@
 // Small pieces of the search: content hashes, variant changes, prompts, idea families, budgets.
 #include <gtest/gtest.h>
 
+#include "core/errors.h"
 #include "search/candidate_cost.h"
 #include "search/content_hash.h"
 #include "search/idea_family.h"
@@ -226,10 +227,10 @@ TEST(SearchBudget, KeepsRoomForTheNextCandidateOnItsClock) {
 TEST(SearchBudget, RefusesABudgetOfNothing) {
   config::SearchConfig c;
   c.max_wall_time_s = 0;
-  EXPECT_THROW(SearchBudget{c}, std::invalid_argument);
+  EXPECT_THROW(SearchBudget{c}, kb::UsageError);
   c.max_wall_time_s = 10;
   c.max_candidates = 0;
-  EXPECT_THROW(SearchBudget{c}, std::invalid_argument);
+  EXPECT_THROW(SearchBudget{c}, kb::UsageError);
 }
 
 TEST(CandidateCost, GuessesFromTheOriginalThenTakesTheLongestSeen) {

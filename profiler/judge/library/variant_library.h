@@ -6,14 +6,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.h"
 #include "core/setup_contract.h"
 #include "profiler/judge/runtime/variant_call.h"
 
 namespace kb::judge {
 
 // The library could not be loaded or lacks the entry symbol.
-struct LibraryError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct LibraryError : Error {
+  using Error::Error;
 };
 
 struct VariantLibrary {

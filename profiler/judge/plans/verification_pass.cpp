@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/arg_types.h"
+#include "core/errors.h"
 #include "profiler/judge/plans/alignment_cases.h"
 #include "profiler/judge/plans/stream_pass_plan.h"
 
@@ -127,7 +128,7 @@ std::span<const PassInfo> verification_passes() { return kPasses; }
 const PassInfo& pass_info(PassKey key) {
   for (const PassInfo& p : kPasses)
     if (p.key == key) return p;
-  throw std::logic_error("a verification pass missing from the registry");
+  throw Error("a verification pass missing from the registry");
 }
 
 }  // namespace kb::judge

@@ -7,11 +7,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.h"
+
 namespace kb::judge {
 
 // The harness could not do its job (no device, out of memory, CUPTI missing...).
-struct HarnessError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct HarnessError : Error {
+  using Error::Error;
 };
 
 // "an illegal memory access was encountered (cudaErrorIllegalAddress)"

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.h"
+
 namespace kb::judge {
 
 // `variant`: the variant a server serves. A server is not told whose variant it is (server_identity.h);
@@ -19,8 +21,8 @@ const char* to_string(Who who);
 // A variant failed: a launch error, a fault while its work ran, or a non-zero kb_launch return.
 // `sticky` means the CUDA context is unusable (illegal address and the like): nothing more can
 // run in this process.
-struct VariantFault : std::runtime_error {
-  VariantFault(Who w, bool s, const std::string& what) : std::runtime_error(what), who(w), sticky(s) {}
+struct VariantFault : Error {
+  VariantFault(Who w, bool s, const std::string& what) : Error(what), who(w), sticky(s) {}
   Who who;
   bool sticky;
 };

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <utility>
 
+#include "core/errors.h"
 #include "profiler/judge/wire/server_wire.h"
 
 namespace kb::judge {
@@ -213,13 +214,13 @@ void write_json_file(const std::string& path, const nlohmann::json& j) {
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp);
+    if (!out) throw Error("cannot write " + tmp);
     out << j.dump(2) << "\n";
-    if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
+    if (!out.flush()) throw Error("cannot write " + tmp);
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
-  if (ec) throw std::runtime_error("cannot move " + tmp + " to " + path + ": " + ec.message());
+  if (ec) throw Error("cannot move " + tmp + " to " + path + ": " + ec.message());
 }
 
 void write_result(const std::string& path, const EvalResult& result) { write_json_file(path, nlohmann::json(result)); }

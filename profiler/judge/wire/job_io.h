@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.h"
 #include "core/harness_job.h"
 #include "core/result_types.h"
 #include "profiler/judge/inputs/dtype_codec.h"
@@ -17,8 +18,8 @@
 namespace kb::judge {
 
 // A job file that cannot be read or does not make sense.
-struct JobError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct JobError : Error {
+  using Error::Error;
 };
 
 // An integer input's range = [lo, hi] at one size set: values drawn from lo <= v < hi.
@@ -74,7 +75,7 @@ std::string read_job_text(const std::string& path);
 double parse_value(const DecodedArg& arg, size_t size_index);
 
 // Writes JSON atomically (a temporary file renamed over `path`), so a reader never sees half a
-// result. Throws std::runtime_error.
+// result. Throws kb::Error.
 void write_json_file(const std::string& path, const nlohmann::json& j);
 void write_result(const std::string& path, const EvalResult& result);
 

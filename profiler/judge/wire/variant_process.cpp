@@ -15,6 +15,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/errors.h"
 #include "profiler/judge/outputs/output_comparator.h"
 #include "profiler/judge/runtime/cuda_check.h"
 #include "profiler/judge/runtime/server_identity.h"
@@ -54,7 +55,7 @@ std::vector<std::string> server_environment() {
 VariantProcess::VariantProcess(Who who, int device, bool verbose) : who_(who), device_(device) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
-    throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
+    throw Error(std::string("socketpair: ") + std::strerror(errno));
   // The same argv and environment for either server: nothing says whose variant it serves.
   std::vector<std::string> args = server_arguments(device, verbose);
   std::vector<std::string> env = server_environment();
@@ -66,7 +67,7 @@ VariantProcess::VariantProcess(Who who, int device, bool verbose) : who_(who), d
   argv.push_back(nullptr);
   const pid_t judge = ::getpid();
   const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid < 0) throw Error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     // The server dies with the judge, writes nothing to the judge's stdout, and holds only its
     // socket: no other descriptor of the judge's reaches variant code.

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.h"
 #include "profiler/judge/runtime/variant_call.h"
 #include "profiler/judge/wire/server_wire.h"
 
@@ -17,9 +18,8 @@ namespace kb::judge {
 // The server died, stopped answering, or broke the protocol. The judge builds the verdict from
 // how it ended (`how`: "killed by signal 11 (SIGSEGV)", "did not answer within 30 s"), never from
 // what it printed.
-struct VariantGone : std::runtime_error {
-  VariantGone(Who w, bool t, bool s, const std::string& what)
-      : std::runtime_error(what), who(w), timed_out(t), sticky(s) {}
+struct VariantGone : Error {
+  VariantGone(Who w, bool t, bool s, const std::string& what) : Error(what), who(w), timed_out(t), sticky(s) {}
   Who who;
   bool timed_out;
   bool sticky;  // it reported a fault that lost its CUDA context, then ended
