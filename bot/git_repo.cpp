@@ -208,9 +208,9 @@ ReplayedChange GitRepo::replay_onto(const std::string& commit_hex, const std::st
   check(git_commit_lookup(commit.out(), repo, &commit_id), "look up " + commit_hex);
   Commit parent;
   if (git_commit_parent(parent.out(), commit.get(), 0) != 0)
-    throw std::runtime_error("git: the parent of " + commit_hex.substr(0, 12) +
-                             " is not in this repository (a shallow clone? check out with the history, e.g. "
-                             "actions/checkout's fetch-depth: 0)");
+    throw kb::Error("git: the parent of " + commit_hex.substr(0, 12) +
+                    " is not in this repository (a shallow clone? check out with the history, e.g. "
+                    "actions/checkout's fetch-depth: 0)");
   const std::string used = resolve_base(base);
   Object base_object;
   check(git_revparse_single(base_object.out(), repo, (used + "^{commit}").c_str()), "resolve " + used);
@@ -247,8 +247,8 @@ ReplayedChange GitRepo::replay_onto(const std::string& commit_hex, const std::st
     const std::string path = delta->new_file.path;
     const git_index_entry* merged = git_index_get_bypath(index.get(), path.c_str(), 0);
     if (delta->status == GIT_DELTA_DELETED || !merged)
-      throw std::runtime_error("git: " + commit_hex.substr(0, 12) + " deletes " + path +
-                               "; kernelbot replays only changes that edit files");
+      throw kb::Error("git: " + commit_hex.substr(0, 12) + " deletes " + path +
+                      "; kernelbot replays only changes that edit files");
     out.files[path] = blob_text(repo, merged->id, path);
     out.at_base[path] = text_in_tree(repo, base_tree.get(), path);
   }

@@ -11,6 +11,7 @@
 #include "bot/github_body_limit.h"
 #include "bot/pr_body.h"
 #include "bot/pr_lifecycle.h"
+#include "core/errors.h"
 #include "core/number_format.h"
 
 namespace kb::bot {
@@ -148,7 +149,7 @@ void GitHubForge::write_would(const std::string& what, const std::string& text) 
   std::filesystem::create_directories(dry_run_file_.parent_path());
   std::ofstream file(dry_run_file_, std::ios::app);
   file << "## " << what << "\n\n" << text << "\n\n";
-  if (!file) throw std::runtime_error("cannot write " + dry_run_file_.string());
+  if (!file) throw kb::Error("cannot write " + dry_run_file_.string());
 }
 
 std::optional<PullRequestOutcome> GitHubForge::follow_base(const FollowBase& request) {
@@ -199,7 +200,7 @@ std::optional<PullRequestOutcome> GitHubForge::follow_base_of(const GitHubPull& 
 
   const std::string head = repo_.fetch_branch(push_target_, request.head, token_);
   if (head.empty())
-    throw std::runtime_error(
+    throw kb::Error(
         fmt::format("#{}: its branch {} is not on the remote; nothing to rebase", pull.number, request.head));
   ReplayedChange replayed = repo_.replay_onto(head, request.base);
   if (!replayed.conflicts.empty()) {
@@ -211,8 +212,8 @@ std::optional<PullRequestOutcome> GitHubForge::follow_base_of(const GitHubPull& 
     return o;
   }
   if (replayed.files.size() != 1)
-    throw std::runtime_error(fmt::format("#{} changes {} files; kernelbot re-measures a change of one file",
-                                         pull.number, replayed.files.size()));
+    throw kb::Error(fmt::format("#{} changes {} files; kernelbot re-measures a change of one file", pull.number,
+                                replayed.files.size()));
   const auto& [path, text] = *replayed.files.begin();
   const std::string base_text = replayed.at_base[path].value_or("");
   if (!request.remeasure) {
@@ -225,7 +226,7 @@ std::optional<PullRequestOutcome> GitHubForge::follow_base_of(const GitHubPull& 
   o.remeasured = record;
   if (!record.passed && record.eval.verdict == Verdict::infra_error)
     // The GPU failed, not the change: the PR stays as it is for the next run.
-    throw std::runtime_error("the rebased change could not be re-measured: " + record.eval.reason);
+    throw kb::Error("the rebased change could not be re-measured: " + record.eval.reason);
   if (!record.passed) {
     close(rebase_win_gone_comment(moved.empty() ? std::vector<std::string>{path} : moved, request.base,
                                   replayed.base_commit, record));

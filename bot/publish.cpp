@@ -15,6 +15,7 @@
 #include "bot/source_splicer.h"
 #include "bot/version.h"
 #include "common/file_io.h"
+#include "core/errors.h"
 #include "core/number_format.h"
 #include "core/speedup_rule.h"
 #include "search/declined_changes.h"
@@ -109,7 +110,7 @@ Remeasure remeasure_on(const config::Config& config, const config::KernelSpec& s
     // The PR's file is the kernel's source; git names it from the repository's root, which may
     // lie above kernelbot.toml's directory.
     if (rebased.path != source && !rebased.path.ends_with("/" + source))
-      throw std::runtime_error("the PR changes " + rebased.path + ", not " + spec.name + "'s source " + source);
+      throw kb::Error("the PR changes " + rebased.path + ", not " + spec.name + "'s source " + source);
     SourceChange change;
     change.path = source;
     change.original = rebased.base_text;

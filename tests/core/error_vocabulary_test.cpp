@@ -20,7 +20,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kProductFolders = {"common", "core", "config", "cuda_source", "profiler", "search", "bot"};
+const std::vector<std::string> kProductFolders = {"common",   "core",   "config", "cuda_source",
+                                                  "profiler", "search", "bot"};
 
 // The standard exception types a product throw or base class must not name.
 const std::string kStandardErrors =
@@ -52,8 +53,8 @@ std::vector<std::string> vocabulary_breaks(const std::string& file, const std::s
   const std::string text = without_line_comments(source);
   std::vector<std::string> breaks;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), bare_throw); it != std::sregex_iterator(); ++it)
-    breaks.push_back(file + ":" + std::to_string(line_at(text, static_cast<size_t>(it->position()))) + ": throws std::" +
-                     (*it)[1].str() + ": throw kb::Error or kb::UsageError (core/errors.h)");
+    breaks.push_back(file + ":" + std::to_string(line_at(text, static_cast<size_t>(it->position()))) +
+                     ": throws std::" + (*it)[1].str() + ": throw kb::Error or kb::UsageError (core/errors.h)");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), standard_base); it != std::sregex_iterator(); ++it) {
     if (file == "core/errors.h" && (*it)[2].str() == "Error") continue;
     breaks.push_back(file + ":" + std::to_string(line_at(text, static_cast<size_t>(it->position()))) + ": " +
@@ -109,19 +110,18 @@ TEST(ErrorVocabulary, NoProductFileThrowsOrDerivesFromAStandardExceptionDirectly
 }
 
 TEST(ErrorVocabulary, TheScanFindsEachKindOfBreakAndWhere) {
-  const std::string source =
-      "#include <stdexcept>\n"
-      "// throw std::runtime_error(\"in a comment: allowed\");\n"
-      "struct Fine : kb::Error {};\n"
-      "struct Stray : std::runtime_error {\n"
-      "  using std::runtime_error::runtime_error;\n"
-      "};\n"
-      "class Split\n"
-      "    : public std::logic_error {};\n"
-      "void f() { throw std::runtime_error(\"x\"); }\n"
-      "void g() {\n"
-      "  throw   std::invalid_argument(\"y\");\n"
-      "}\n";
+  const std::string source = "#include <stdexcept>\n"
+                             "// throw std::runtime_error(\"in a comment: allowed\");\n"
+                             "struct Fine : kb::Error {};\n"
+                             "struct Stray : std::runtime_error {\n"
+                             "  using std::runtime_error::runtime_error;\n"
+                             "};\n"
+                             "class Split\n"
+                             "    : public std::logic_error {};\n"
+                             "void f() { throw std::runtime_error(\"x\"); }\n"
+                             "void g() {\n"
+                             "  throw   std::invalid_argument(\"y\");\n"
+                             "}\n";
   const auto breaks = vocabulary_breaks("search/x.cpp", source);
   ASSERT_EQ(breaks.size(), 4u);
   EXPECT_EQ(breaks[0].rfind("search/x.cpp:9: throws std::runtime_error", 0), 0u) << breaks[0];

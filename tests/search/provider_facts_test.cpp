@@ -10,9 +10,9 @@
 namespace kb::search {
 namespace {
 
-constexpr RequestFeature kEveryFeature[] = {RequestFeature::max_tokens,     RequestFeature::max_completion_tokens,
-                                            RequestFeature::temperature,    RequestFeature::stream_options,
-                                            RequestFeature::stream,         RequestFeature::system_role};
+constexpr RequestFeature kEveryFeature[] = {RequestFeature::max_tokens,  RequestFeature::max_completion_tokens,
+                                            RequestFeature::temperature, RequestFeature::stream_options,
+                                            RequestFeature::stream,      RequestFeature::system_role};
 
 TEST(ProviderFacts, EveryFeatureHasOneRowAndItsFieldNamesIt) {
   EXPECT_EQ(provider_facts().size(), std::size(kEveryFeature));
@@ -34,8 +34,8 @@ TEST(ProviderFacts, TheLlmPageListsEveryRow) {
   page << in.rdbuf();
   for (const ProviderFact& fact : provider_facts()) {
     const std::string key = fact.config_key.empty() ? "-" : "`" + std::string(fact.config_key) + "`";
-    const std::string row =
-        "| `" + std::string(fact.field) + "` | " + std::string(fact.adaptation) + " | " + key + " |";
+    const std::string row = "| `" + std::string(fact.field) + "` | " + std::string(fact.adaptation) + " | " + key +
+                            " |";
     EXPECT_NE(page.str().find(row), std::string::npos) << "docs/llm.md lacks the row\n" << row;
   }
 }
