@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "common/text.h"
+
 namespace kb::profiler {
 namespace {
 
@@ -17,12 +19,6 @@ std::string phase_group(const std::string& phase) {
   return phase;  // ptxas, fatbinary, nvlink, and any phase a later nvcc adds
 }
 
-std::string trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return std::string(s);
-}
-
 }  // namespace
 
 std::map<std::string, double> nvcc_phase_seconds(std::string_view report) {
@@ -34,11 +30,8 @@ std::map<std::string, double> nvcc_phase_seconds(std::string_view report) {
     const std::string_view line = report.substr(pos, end - pos);
     pos = end + 1;
     // source , phase , inputs , output , arch , tool , metric , unit
-    std::vector<std::string> fields;
-    size_t from = 0;
-    for (size_t comma; (comma = line.find(',', from)) != std::string_view::npos; from = comma + 1)
-      fields.push_back(trimmed(line.substr(from, comma - from)));
-    fields.push_back(trimmed(line.substr(from)));
+    std::vector<std::string> fields = split(line, ',');
+    for (auto& field : fields) field = trim(field);
     if (fields.size() < 8 || fields[1].empty() || fields[7] != "ms") continue;  // the header's unit is "unit"
     char* parsed_end = nullptr;
     const double ms = std::strtod(fields[6].c_str(), &parsed_end);
