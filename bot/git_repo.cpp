@@ -66,8 +66,7 @@ int credentials(git_credential** out, const char*, const char*, unsigned int all
 std::string blob_text(git_repository* repo, const git_oid& id, const std::string& path) {
   Blob blob;
   check(git_blob_lookup(blob.out(), repo, &id), "read " + path);
-  return std::string(static_cast<const char*>(git_blob_rawcontent(blob.get())),
-                     static_cast<size_t>(git_blob_rawsize(blob.get())));
+  return {static_cast<const char*>(git_blob_rawcontent(blob.get())), static_cast<size_t>(git_blob_rawsize(blob.get()))};
 }
 
 std::optional<std::string> text_in_tree(git_repository* repo, git_tree* tree, const std::string& path) {

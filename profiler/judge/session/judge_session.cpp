@@ -39,7 +39,7 @@ std::string original_identity(const DecodedJob& job) {
 
 // Clears what the job's candidate may have left (session_sweep.h). False, with `problem`, when
 // something stays: the session then ends, and its sandbox with everything in it.
-bool sweep(std::vector<pid_t> kept, const SessionOptions& options, std::string& problem) {
+bool sweep(const std::vector<pid_t>& kept, const SessionOptions& options, std::string& problem) {
   if (kill_stray_children(kept) < 0) {
     problem = "processes started during the job kept coming back";
     return false;
