@@ -15,7 +15,6 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -24,6 +23,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "common/file_io.h"
 #include "config/config_loader.h"
 #include "core/number_format.h"
 #include "profiler/device_query.h"
@@ -188,10 +188,9 @@ void print_compile_phase_table(const std::filesystem::path& cache, std::filesyst
     const auto report = entry.path() / kb::profiler::kNvccTimeFile;
     if (!entry.is_directory() || !std::filesystem::exists(report) || std::filesystem::last_write_time(report) < since)
       continue;
-    std::ifstream in(report);
-    std::stringstream text;
-    text << in.rdbuf();
-    for (const auto& [phase, s] : kb::profiler::nvcc_phase_seconds(text.str())) seconds[phase] += s;
+    const auto text = kb::try_read_text_file(report);
+    if (!text) continue;
+    for (const auto& [phase, s] : kb::profiler::nvcc_phase_seconds(*text)) seconds[phase] += s;
     ++compiles;
   }
   if (compiles == 0) {

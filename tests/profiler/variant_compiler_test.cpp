@@ -205,13 +205,11 @@ TEST_F(VariantCompilerTest, EachLibraryKeepsNvccsReportOfItsPhases) {
   ASSERT_TRUE(compiled.ok) << compiled.log;
   const fs::path report = fs::path(compiled.library_path).parent_path() / kNvccTimeFile;
   ASSERT_TRUE(fs::exists(report)) << report;
-  std::ifstream in(report);
-  std::stringstream text;
-  text << in.rdbuf();
-  const auto phases = nvcc_phase_seconds(text.str());
-  EXPECT_GT(phases.count("ptxas") ? phases.at("ptxas") : 0.0, 0.0) << text.str();
-  EXPECT_GT(phases.count("cicc (device front end)") ? phases.at("cicc (device front end)") : 0.0, 0.0) << text.str();
-  EXPECT_GT(phases.count("host compiler") ? phases.at("host compiler") : 0.0, 0.0) << text.str();
+  const std::string text = read_text_file(report);
+  const auto phases = nvcc_phase_seconds(text);
+  EXPECT_GT(phases.count("ptxas") ? phases.at("ptxas") : 0.0, 0.0) << text;
+  EXPECT_GT(phases.count("cicc (device front end)") ? phases.at("cicc (device front end)") : 0.0, 0.0) << text;
+  EXPECT_GT(phases.count("host compiler") ? phases.at("host compiler") : 0.0, 0.0) << text;
   const CompiledVariant again = compiler.compile(config_.kernels[0], original());
   EXPECT_TRUE(again.from_cache);
   EXPECT_EQ(again.cache_key, compiled.cache_key);
