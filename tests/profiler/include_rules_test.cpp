@@ -217,31 +217,46 @@ TEST(IncludeRules, TheCheckFindsALoopInTheRules) {
   EXPECT_EQ(rule_loop(folders), "p/a -> p/b -> p/c -> p/a");
 }
 
-TEST(IncludeRules, EveryFolderOfProfilerWithCodeStatesItsRules) {
-  const auto folders = code_folders(KB_SOURCE_DIR, "profiler");
-  EXPECT_GE(folders.size(), 15u);  // profiler/, its four folders, the judge's rooms
-  for (const auto& [folder, rules] : folders) {
-    EXPECT_TRUE(rules.has_readme) << folder << "/ holds code and has no README.md";
-    EXPECT_TRUE(!rules.has_readme || rules.ruled) << folder << "/README.md has no `May include:` line";
-  }
+// The trees whose folders state their include rules; a tree joins when every folder of it has a
+// README with its `May include:` line.
+const std::vector<std::string> kRuledTrees = {"profiler"};
+// The trees none of whose folders may hold over 40 files flat.
+const std::vector<std::string> kRoomedTrees = {"profiler/judge"};
+
+TEST(IncludeRules, ProfilerHasItsRooms) {
+  EXPECT_GE(code_folders(KB_SOURCE_DIR, "profiler").size(), 15u);  // profiler/, its four folders, the judge's rooms
 }
 
-TEST(IncludeRules, EveryIncludeUnderProfilerFollowsItsFoldersRules) {
-  for (const std::string& violation : include_violations(KB_SOURCE_DIR, code_folders(KB_SOURCE_DIR, "profiler")))
-    ADD_FAILURE() << violation;
+TEST(IncludeRules, EveryFolderOfARuledTreeWithCodeStatesItsRules) {
+  for (const std::string& tree : kRuledTrees)
+    for (const auto& [folder, rules] : code_folders(KB_SOURCE_DIR, tree)) {
+      EXPECT_TRUE(rules.has_readme) << folder << "/ holds code and has no README.md";
+      EXPECT_TRUE(!rules.has_readme || rules.ruled) << folder << "/README.md has no `May include:` line";
+    }
 }
 
-TEST(IncludeRules, TheFoldersRulesFormALadder) { EXPECT_EQ(rule_loop(code_folders(KB_SOURCE_DIR, "profiler")), ""); }
+TEST(IncludeRules, EveryIncludeOfARuledTreeFollowsItsFoldersRules) {
+  for (const std::string& tree : kRuledTrees)
+    for (const std::string& violation : include_violations(KB_SOURCE_DIR, code_folders(KB_SOURCE_DIR, tree)))
+      ADD_FAILURE() << violation;
+}
 
-TEST(IncludeRules, NoFolderOfTheJudgeIsOverFortyFiles) {
-  for (const auto& entry : fs::recursive_directory_iterator(fs::path(KB_SOURCE_DIR) / "profiler/judge")) {
-    if (!entry.is_directory()) continue;
-    const auto files = std::count_if(fs::directory_iterator(entry.path()), fs::directory_iterator(),
-                                     [](const fs::directory_entry& e) { return e.is_regular_file(); });
-    EXPECT_LE(files, 40) << entry.path().string() << " holds " << files << " files: split it into rooms";
+TEST(IncludeRules, TheFoldersRulesFormALadder) {
+  std::map<std::string, FolderRules> all;
+  for (const std::string& tree : kRuledTrees) all.merge(code_folders(KB_SOURCE_DIR, tree));
+  EXPECT_EQ(rule_loop(all), "");
+}
+
+TEST(IncludeRules, NoFolderOfARoomedTreeIsOverFortyFiles) {
+  const auto files_in = [](const fs::path& dir) {
+    return std::count_if(fs::directory_iterator(dir), fs::directory_iterator(),
+                         [](const fs::directory_entry& e) { return e.is_regular_file(); });
+  };
+  for (const std::string& tree : kRoomedTrees) {
+    const fs::path top = fs::path(KB_SOURCE_DIR) / tree;
+    EXPECT_LE(files_in(top), 40) << top.string() << ": split it into rooms";
+    for (const auto& entry : fs::recursive_directory_iterator(top))
+      if (entry.is_directory())
+        EXPECT_LE(files_in(entry.path()), 40) << entry.path().string() << ": split it into rooms";
   }
-  const auto top = std::count_if(fs::directory_iterator(fs::path(KB_SOURCE_DIR) / "profiler/judge"),
-                                 fs::directory_iterator(),
-                                 [](const fs::directory_entry& e) { return e.is_regular_file(); });
-  EXPECT_LE(top, 40);
 }
