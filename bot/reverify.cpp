@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <exception>
 
 #include "common/clock.h"
@@ -59,6 +60,7 @@ search::Reverification reverify_pr_text(const config::Config& config, const conf
   const Variant original{change.original, {}, {}, "original"};
   const Variant pr_text{change.updated, {}, {}, "pr-text"};
   EvalResult& eval = record.eval;
+  const auto started = std::chrono::steady_clock::now();
   try {
     const DeviceInfo device = evaluator.device();  // the record says where, whatever the outcome
     eval.device = device;
@@ -89,6 +91,14 @@ search::Reverification reverify_pr_text(const config::Config& config, const conf
     eval.verdict = Verdict::infra_error;
     eval.reason = e.what();
   }
+  // Where the re-verification's time went (compiles, the judge's job, the sanitizer, the other
+  // architectures), for a run's log: it is outside the search's budget.
+  std::string phases;
+  for (const auto& [phase, s] : eval.phase_s)
+    phases += fmt::format("{}{} {:.1f} s", phases.empty() ? "" : ", ", phase, s);
+  spdlog::info("{}: re-verification took {:.1f} s{}", spec.name,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+               phases.empty() ? "" : " (" + phases + ")");
   record.failure = why_not_publishable(eval, config.bench.min_speedup);
   record.passed = record.failure.empty();
   for (const auto& w : eval.verification.warnings) spdlog::warn("{}: {}", spec.name, w);

@@ -109,6 +109,9 @@ struct VerifyConfig {
   // PR text when it is re-verified, before any PR: a finding is no PR. Cheap next to a search (one
   // call at the smallest and one at the largest size set per tool).
   bool sanitize_winner = true;
+  // How many of those tools run at once (each a process with its own GPU context and the job's
+  // buffers): 4, all of them, by default; 1 for a GPU or host with little memory to spare.
+  int64_t sanitizer_jobs = 4;
   double strict_speedup = 10.0;  // a claimed speedup above this triggers an extra-strict pass
   double timeout_s = 120;        // wall-time limit for one candidate's child process
   int64_t max_host_memory_mb = 16384;

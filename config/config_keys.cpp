@@ -84,6 +84,8 @@ const std::vector<ConfigKey>& config_keys() {
        "run compute-sanitizer (memcheck with leak check, racecheck, synccheck, initcheck; smallest and largest size "
        "set) on every candidate's full evaluation"},
       {KEY(verify, sanitize_winner), "run the same compute-sanitizer tools on the winner's PR text before any PR"},
+      {KEY(verify, sanitizer_jobs),
+       "how many compute-sanitizer tools run at once (each its own process, GPU context and buffers)", positive},
       {KEY(verify, strict_speedup), "a claimed speedup above this triggers an extra-strict pass", positive},
       {KEY(verify, timeout_s), "wall-time limit of one candidate's child process", positive},
       {KEY(verify, max_host_memory_mb), "host memory limit of that process", positive},

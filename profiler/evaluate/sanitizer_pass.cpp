@@ -1,6 +1,8 @@
 #include "profiler/evaluate/sanitizer_pass.h"
 
 #include <algorithm>
+#include <deque>
+#include <future>
 #include <limits>
 #include <regex>
 #include <sstream>
@@ -189,11 +191,32 @@ SanitizerRun read_sanitizer_run(const SanitizerTool& tool, const HarnessRun& run
   return r;
 }
 
-SanitizerOutcome run_sanitizer_pass(const SanitizerRunner& run, const std::vector<std::string>& sizes) {
+SanitizerOutcome run_sanitizer_pass(const SanitizerRunner& run, const std::vector<std::string>& sizes,
+                                    int64_t at_once) {
   SanitizerOutcome out;
   const std::string at = (sizes.size() == 1 ? "one call at " : "one call at each of ") + join(sizes, ", ");
-  for (const SanitizerTool& tool : sanitizer_tools()) {
-    const SanitizerRun candidate = run(tool, false, 1);
+  const std::vector<SanitizerTool>& tools = sanitizer_tools();
+  // The candidate's first run of each tool, started ahead: the tool being read holds one of the
+  // `at_once` places (its own further runs, when it needs them, run in it), the others start the
+  // next tools' first runs. A pass that ends early waits for those already started (each is
+  // bounded by its timeout): their futures end with this scope.
+  std::deque<std::future<SanitizerRun>> first_runs;
+  size_t started = 0;
+  const auto start_next = [&] {
+    const SanitizerTool& tool = tools[started++];
+    first_runs.push_back(std::async(std::launch::async, [&run, &tool] { return run(tool, false, 1); }));
+  };
+  const size_t ahead = static_cast<size_t>(std::max<int64_t>(1, at_once)) - 1;
+  for (const SanitizerTool& tool : tools) {
+    SanitizerRun candidate;
+    if (ahead == 0) {
+      candidate = run(tool, false, 1);
+      ++started;
+    } else {
+      while (started < tools.size() && first_runs.size() <= ahead) start_next();
+      candidate = first_runs.front().get();
+      first_runs.pop_front();
+    }
     if (ended(tool, candidate, out)) return out;
     const SanitizerFindings& found = candidate.findings;
     if (found.errors > 0) out.report += found.report;

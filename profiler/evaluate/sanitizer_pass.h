@@ -103,6 +103,14 @@ struct SanitizerOutcome {
 //    too (any count), and a leak per call no larger than the original's, are not held against the
 //    candidate (`skipped`); otherwise the verdict is rejected, naming the tool, the count and what
 //    the tool checks, or the leak's bytes and allocations per call.
-SanitizerOutcome run_sanitizer_pass(const SanitizerRunner& run, const std::vector<std::string>& sizes);
+//
+// `at_once` tools run at a time (each its own process, GPU context and copy of the job's buffers):
+// the first candidate run of the next tools starts while an earlier tool's runs go on, so four
+// tools cost about the longest one instead of their sum. Their results are still read in the
+// tools' order, so the outcome is the one a run of one tool at a time gives; a tool started
+// before an earlier one ended the pass only costs its time. `run` must then be safe to call from
+// several threads at once.
+SanitizerOutcome run_sanitizer_pass(const SanitizerRunner& run, const std::vector<std::string>& sizes,
+                                    int64_t at_once = 1);
 
 }  // namespace kb::profiler

@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 
 namespace kb::profiler {
 namespace {
@@ -264,6 +267,7 @@ struct FakeRunner {
   }
   std::map<std::string, Answer> answers;  // "memcheck candidate 1"
   std::vector<std::string> asked;
+  std::mutex asking;  // the pass may run several tools at once
 
   static std::string key(const std::string& tool, bool original, int64_t calls) {
     return tool + (original ? " original " : " candidate ") + std::to_string(calls);
@@ -271,7 +275,10 @@ struct FakeRunner {
   SanitizerRunner runner() {
     return [this](const SanitizerTool& tool, bool original, int64_t calls) {
       const std::string k = key(tool.name, original, calls);
-      asked.push_back(k);
+      {
+        std::lock_guard lock(asking);
+        asked.push_back(k);
+      }
       Answer a;
       if (auto it = answers.find(k); it != answers.end()) a = it->second;
       else
@@ -464,6 +471,82 @@ TEST(SanitizerOutput, ACandidatesOwnSummaryOfDigitsIsReadWithoutOverflowingTheSt
   forged.out = "LEAK SUMMARY: " + std::string(100 * 1024, '7') + " bytes leaked in 1 allocation\n" +
                "========= ERROR SUMMARY: 0 errors\n";
   EXPECT_TRUE(read_sanitizer_output("memcheck", forged, 86).ran);
+}
+
+}  // namespace
+}  // namespace kb::profiler
+
+namespace kb::profiler {
+namespace {
+
+// Wraps a runner: counts the runs under way, and holds each run until `together` are under way
+// at once (or `patience` has passed), so that runs meant to overlap are seen to overlap.
+struct OverlapProbe {
+  std::mutex m;
+  std::condition_variable changed;
+  int running = 0;
+  int most = 0;
+  SanitizerRunner wrap(SanitizerRunner inner, int together, std::chrono::milliseconds patience) {
+    return [this, inner, together, patience](const SanitizerTool& tool, bool original, int64_t calls) {
+      {
+        std::unique_lock lock(m);
+        most = std::max(most, ++running);
+        changed.notify_all();
+        changed.wait_for(lock, patience, [&] { return most >= together; });
+      }
+      SanitizerRun r = inner(tool, original, calls);
+      std::lock_guard lock(m);
+      --running;
+      changed.notify_all();
+      return r;
+    };
+  }
+};
+
+TEST(SanitizerPass, ToolsAtOnceRunTogetherAndGiveTheOutcomeOfOneAtATime) {
+  FakeRunner fake;
+  OverlapProbe probe;
+  const auto started = std::chrono::steady_clock::now();
+  const SanitizerOutcome o = run_sanitizer_pass(probe.wrap(fake.runner(), 4, std::chrono::seconds(5)), kSizes,
+                                                /*at_once=*/4);
+  EXPECT_EQ(probe.most, 4) << "the four tools' runs did not overlap";
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(4))
+      << "the runs waited for each other: they ran one after another";
+  EXPECT_EQ(o.verdict, Verdict::pending);
+  EXPECT_EQ(o.tools, (std::vector<std::string>{"memcheck (with leak check)", "racecheck", "synccheck", "initcheck"}));
+  std::vector<std::string> asked = fake.asked;
+  std::sort(asked.begin(), asked.end());
+  EXPECT_EQ(asked, (std::vector<std::string>{"initcheck candidate 1", "memcheck candidate 1", "racecheck candidate 1",
+                                             "synccheck candidate 1"}));
+}
+
+TEST(SanitizerPass, AFindingOfAnEarlierToolDecidesWhateverTheLaterToolsFoundMeanwhile) {
+  for (const int64_t at_once : {1, 4}) {
+    FakeRunner fake;
+    fake.answers["memcheck candidate 1"] =
+        FakeRunner::answer("========= Invalid __global__ read of size 4 bytes\n========= ERROR SUMMARY: 1 error\n", 86);
+    fake.answers["synccheck candidate 1"] = FakeRunner::answer("", -1, true);  // a later tool's hang
+    const SanitizerOutcome o = run_sanitizer_pass(fake.runner(), kSizes, at_once);
+    EXPECT_EQ(o.verdict, Verdict::rejected) << "at_once " << at_once << ": " << o.reason;
+    EXPECT_NE(o.reason.find("compute-sanitizer memcheck found 1 error"), std::string::npos) << o.reason;
+    EXPECT_EQ(o.tools, (std::vector<std::string>{"memcheck (with leak check)"}));
+  }
+}
+
+TEST(SanitizerPass, NoMoreThanAtOnceRunsAreUnderWayCountingAToolsFurtherRuns) {
+  FakeRunner fake;
+  // memcheck needs three more runs (a second call, and the original's two), while later tools wait.
+  fake.answers["memcheck candidate 1"] = FakeRunner::answer(leaks(2, 4096), 86);
+  fake.answers["memcheck candidate 2"] = FakeRunner::answer(leaks(4, 4096), 86);
+  fake.answers["memcheck original 1"] = FakeRunner::answer(leaks(2, 4096), 86);
+  fake.answers["memcheck original 2"] = FakeRunner::answer(leaks(4, 4096), 86);
+  OverlapProbe probe;
+  const SanitizerOutcome o = run_sanitizer_pass(probe.wrap(fake.runner(), 3, std::chrono::milliseconds(100)), kSizes,
+                                                /*at_once=*/2);
+  EXPECT_EQ(probe.most, 2);
+  EXPECT_EQ(o.verdict, Verdict::pending) << o.reason;
+  EXPECT_EQ(o.tools.size(), 4u);
+  EXPECT_EQ(fake.asked.size(), 7u);
 }
 
 }  // namespace
