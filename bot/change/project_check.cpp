@@ -17,7 +17,7 @@ void copy_tree(const std::filesystem::path& from, const std::filesystem::path& t
   fs::create_directories(to);
   for (const auto& entry : fs::directory_iterator(from)) {
     std::string name = entry.path().filename().string();
-    if (name == ".git" || name == ".kernelbot" || name.rfind("build", 0) == 0) continue;
+    if (name == ".git" || name == ".kernelbot" || name.starts_with("build")) continue;
     fs::copy(entry.path(), to / name, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   }
 }

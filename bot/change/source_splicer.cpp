@@ -54,7 +54,7 @@ SourceChange make_source_change(const std::string& path, const std::string& orig
   for (const auto& name : missing) {
     std::string value;
     for (const auto& d : defines)
-      if (d.rfind(name + "=", 0) == 0 || d == name) value = d;
+      if (d.starts_with(name + "=") || d == name) value = d;
     change.notes.push_back("The winner was built with -D" + value + ", but " + path + " has no `#define " + name +
                            "` line to change: add -D" + value + " to the build of " + path +
                            " (the timings below are of this PR's text, built without it).");

@@ -26,7 +26,7 @@ bool in_repository(const std::string& file, const config::Config& config) {
   const std::string root = fs::absolute(config.root).lexically_normal().string() + "/";
   const std::string path = fs::path(file).is_absolute() ? fs::path(file).lexically_normal().string()
                                                         : (config.root / file).lexically_normal().string();
-  return path.rfind(root, 0) == 0 && path.find("/.kernelbot/") == std::string::npos && fs::exists(path);
+  return path.starts_with(root) && path.find("/.kernelbot/") == std::string::npos && fs::exists(path);
 }
 
 std::string relative(const std::string& file, const config::Config& config) {

@@ -17,7 +17,7 @@ std::string commit_pull_request(GitRepo& repo, const PullRequest& pr) {
   std::map<std::string, std::string> files;
   for (const auto& [path, content] : pr.files) {
     std::string rel = path_in_repo(repo, path);
-    if (rel.empty() || rel.rfind("..", 0) == 0)
+    if (rel.empty() || rel.starts_with(".."))
       throw Error(path + " is outside the git repository at " +
                   std::filesystem::weakly_canonical(repo.workdir()).string());
     auto original = pr.originals.find(path);

@@ -75,6 +75,13 @@ std::optional<std::string> text_in_tree(git_repository* repo, git_tree* tree, co
   return blob_text(repo, *git_tree_entry_id(entry.get()), path);
 }
 
+// Opens `name` as a configured remote, else as a URL or path (an anonymous remote, which writes
+// nothing to .git/config): push and fetch_branch take either.
+void open_remote(Remote& remote, git_repository* repo, const std::string& name) {
+  if (git_remote_lookup(remote.out(), repo, name.c_str()) != 0)
+    check(git_remote_create_anonymous(remote.out(), repo, name.c_str()), "open remote " + name);
+}
+
 int push_status(const char* ref, const char* status, void* payload) {
   if (status) static_cast<PushState*>(payload)->rejected = std::string(ref) + ": " + status;
   return 0;
@@ -177,8 +184,7 @@ std::string GitRepo::commit_on_branch(const std::string& base, const std::string
 std::string GitRepo::fetch_branch(const std::string& remote_name, const std::string& branch, const std::string& token) {
   git_repository* repo = repo_.get();
   Remote remote;
-  if (git_remote_lookup(remote.out(), repo, remote_name.c_str()) != 0)
-    check(git_remote_create_anonymous(remote.out(), repo, remote_name.c_str()), "open remote " + remote_name);
+  open_remote(remote, repo, remote_name);
   PushState state{token, 0, ""};
   git_fetch_options options;
   check(git_fetch_options_init(&options, GIT_FETCH_OPTIONS_VERSION), "init fetch options");
@@ -257,8 +263,7 @@ ReplayedChange GitRepo::replay_onto(const std::string& commit_hex, const std::st
 void GitRepo::push(const std::string& remote_name, const std::string& branch, const std::string& token) {
   git_repository* repo = repo_.get();
   Remote remote;
-  if (git_remote_lookup(remote.out(), repo, remote_name.c_str()) != 0)
-    check(git_remote_create_anonymous(remote.out(), repo, remote_name.c_str()), "open remote " + remote_name);
+  open_remote(remote, repo, remote_name);
   PushState state{token, 0, ""};
   git_push_options options;
   check(git_push_options_init(&options, GIT_PUSH_OPTIONS_VERSION), "init push options");

@@ -84,7 +84,7 @@ std::string fit_github_body(const std::string& body, size_t max_chars) {
     if (kept_chars + n > room) break;
     kept += line + "\n";
     kept_chars += n;
-    if (line.rfind("```", 0) == 0) in_fence = !in_fence;
+    if (line.starts_with("```")) in_fence = !in_fence;
     if (line.find("<details") != std::string::npos) ++open_details;
     if (line.find("</details>") != std::string::npos && open_details > 0) --open_details;
   }

@@ -110,7 +110,7 @@ GitHubClient::GitHubClient(std::string api_url, std::string repository, std::str
       repository_(std::move(repository)),
       token_(std::move(token)),
       policy_(std::move(policy)) {
-  while (!api_url_.empty() && api_url_.back() == '/') api_url_.pop_back();
+  while (api_url_.ends_with('/')) api_url_.pop_back();
   owner_ = repository_.substr(0, repository_.find('/'));
   if (!policy_.sleep) policy_.sleep = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
   if (!policy_.now)
@@ -134,7 +134,7 @@ std::string url_origin(const std::string& url) {
 }
 
 std::string GitHubClient::url(const std::string& path) const {
-  if (path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0) {
+  if (path.starts_with("http://") || path.starts_with("https://")) {
     // A URL from a response (a Link header's next page) carries the token only to the API host.
     if (url_origin(path).empty() || url_origin(path) != url_origin(api_url_))
       throw GitHubError(0, "GitHub: refusing to send the token to " + path +

@@ -26,7 +26,7 @@ std::string web_url(const std::string& api_url) {
   if (api != std::string::npos) url.erase(api + 3, 4);
   auto v3 = url.find("/api/v3");
   if (v3 != std::string::npos) url.erase(v3);
-  while (!url.empty() && url.back() == '/') url.pop_back();
+  while (url.ends_with('/')) url.pop_back();
   return url;
 }
 
@@ -47,7 +47,7 @@ std::string push_target_for(const config::GithubConfig& github, const GitRepo& r
   std::string url = repo.remote_url(github.remote);
   if (url.empty()) url = github.remote;  // not a remote's name: a URL or a path
   // A local path (a mirror, a test's bare repository) is pushed to as it is: no token goes there.
-  const bool network = url.find("://") != std::string::npos || url.rfind("git@", 0) == 0 ||
+  const bool network = url.find("://") != std::string::npos || url.starts_with("git@") ||
                        (url.find(':') != std::string::npos && url.find(':') < url.find('/'));
   // The token goes only to [github].repository on the API's own host: .git/config is a file of
   // the checkout, which whatever ran in it could have rewritten.
@@ -282,7 +282,7 @@ PullRequestOutcome GitHubForge::open_or_update(const PullRequest& pr) {
     // The cap counts the bot's open PRs for other kernels; updating our own never needs a slot.
     auto open = client_->open_pulls();
     auto bots = std::count_if(open.begin(), open.end(),
-                              [](const GitHubPull& p) { return p.head_ref.rfind(kBranchPrefix, 0) == 0; });
+                              [](const GitHubPull& p) { return p.head_ref.starts_with(kBranchPrefix); });
     if (bots >= github_.max_open_prs) {
       outcome.published = false;
       outcome.note = fmt::format("not opened: {} kernelbot PRs are open, [github].max_open_prs is {}; the winner is "

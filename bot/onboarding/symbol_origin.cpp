@@ -40,7 +40,7 @@ int declarator_index(const std::vector<cuda_source::CodeToken>& statement, const
 
 std::string name_in_code(const std::string& symbol) {
   std::string s = symbol.substr(0, symbol.find('('));
-  while (!s.empty() && s.back() == ' ') s.pop_back();
+  while (s.ends_with(' ')) s.pop_back();
   const size_t colon = s.rfind("::");
   return colon == std::string::npos ? s : s.substr(colon + 2);
 }

@@ -132,7 +132,7 @@ std::string correctness_of(const search::Reverification& r, const std::string& w
       // What the tools reported but the verdict did not hold against this code, and where it is said.
       auto from_sanitizer = [](const std::vector<std::string>& lines) {
         return std::any_of(lines.begin(), lines.end(),
-                           [](const std::string& l) { return l.rfind("compute-sanitizer", 0) == 0; });
+                           [](const std::string& l) { return l.starts_with("compute-sanitizer"); });
       };
       std::vector<std::string> where;
       if (from_sanitizer(v.skipped_checks)) where.emplace_back("what the original does too is listed above");
@@ -158,7 +158,7 @@ std::string correctness_of(const search::Reverification& r, const std::string& w
     out += fmt::format("| {} | {} | {:.3g} | {:.3g} | {:.0e} / {:.0e} | {} |\n", o.name, o.dtype, o.max_abs_error,
                        o.max_rel_error, o.rtol, o.atol, o.elements);
   for (const auto& w : v.warnings) out += "\nWarning: " + markdown_cell(w) + "\n";
-  while (!out.empty() && out.back() == '\n') out.pop_back();
+  while (out.ends_with('\n')) out.pop_back();
   return out;
 }
 
@@ -370,7 +370,7 @@ std::string render_pr_body(const search::SearchResult& result, const SourceChang
     summary += "\n\nThe search took this winner from kernelbot's archive (measured in an earlier run on the same GPU "
                "model and source); the numbers below are not that run's but this PR's text re-verified and re-timed "
                "after the search.";
-  while (!summary.empty() && summary.back() == '\n') summary.pop_back();
+  while (summary.ends_with('\n')) summary.pop_back();
   std::string notes;
   if (!change.notes.empty()) {
     notes = "\n### Needs your attention\n\n";

@@ -24,6 +24,15 @@ std::string pr_ref(const search::DeclinedChange& d) {
   return d.url.empty() ? fmt::format("#{}", d.number) : fmt::format("#{} ({})", d.number, d.url);
 }
 
+// `commits` as a markdown list, a line each ("- 1a2b3c4d5e6f by Ada <ada@example.com>"): how the
+// comments that leave a person's branch alone name the commits they pushed.
+std::string commit_lines(const std::vector<BranchCommit>& commits) {
+  std::string lines;
+  for (const auto& c : commits)
+    lines += fmt::format("- {} by {} <{}>\n", c.sha.substr(0, 12), c.author_name, c.author_email);
+  return lines;
+}
+
 }  // namespace
 
 std::string change_id_of(const std::map<std::string, std::string>& files) {
@@ -126,9 +135,7 @@ std::vector<BranchCommit> commits_by_others(const std::vector<BranchCommit>& com
 
 std::string person_commits_comment(const std::vector<BranchCommit>& others, const std::string& branch,
                                    const std::string& title, const std::string& numbers) {
-  std::string who;
-  for (const auto& c : others)
-    who += fmt::format("- {} by {} <{}>\n", c.sha.substr(0, 12), c.author_name, c.author_email);
+  const std::string who = commit_lines(others);
   return fmt::format("kernelbot has a new winner for this kernel but left `{}` alone: it carries commits that "
                      "kernelbot did not make, and it never force-pushes over a person's work.\n\n{}\nThe new "
                      "winner: **{}**\n\n```\n{}```\n\nTo let kernelbot update this PR again, drop those commits "
@@ -147,8 +154,7 @@ std::string base_moved_comment(const std::vector<std::string>& files, const std:
 std::string without_markers(const std::string& body) {
   std::string out = body;
   for (;;) {
-    const bool marker = out.rfind("<!-- kernelbot-change: ", 0) == 0 ||
-                        out.rfind("<!-- kernelbot-measured-on: ", 0) == 0;
+    const bool marker = out.starts_with("<!-- kernelbot-change: ") || out.starts_with("<!-- kernelbot-measured-on: ");
     const size_t end = out.find('\n');
     if (!marker || end == std::string::npos) return out;
     out.erase(0, end + 1);
@@ -183,9 +189,7 @@ std::string rebase_waits_for_gpu_comment(const std::vector<std::string>& moved, 
 
 std::string rebase_left_to_person_comment(const std::vector<std::string>& moved, const std::string& base,
                                           const std::vector<BranchCommit>& others) {
-  std::string who;
-  for (const auto& c : others)
-    who += fmt::format("- {} by {} <{}>\n", c.sha.substr(0, 12), c.author_name, c.author_email);
+  const std::string who = commit_lines(others);
   return fmt::format("{} changed on `{}` since this change was measured, so the numbers above describe the old base. "
                      "kernelbot did not rebase this branch: it carries commits kernelbot did not make, and it never "
                      "force-pushes over a person's work.\n\n{}\nRebase it onto `{}` yourself, or drop those commits "

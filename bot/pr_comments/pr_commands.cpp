@@ -34,14 +34,14 @@ std::optional<PrCommand> parse_pr_command(const std::string& comment_body) {
   std::string line;
   bool in_code = false;
   while (std::getline(lines, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();  // GitHub stores what browsers send: CRLF
+    if (line.ends_with('\r')) line.pop_back();  // GitHub stores what browsers send: CRLF
     const std::string text = trim_left(line);
     // A fenced block shows a command (in docs, in the bot's own help) without giving it.
-    if (text.rfind("```", 0) == 0 || text.rfind("~~~", 0) == 0) {
+    if (text.starts_with("```") || text.starts_with("~~~")) {
       in_code = !in_code;
       continue;
     }
-    if (in_code || text.rfind('>', 0) == 0) continue;  // quoted: someone else's command
+    if (in_code || text.starts_with('>')) continue;  // quoted: someone else's command
     static const std::string kMention = "@kernelbot";
     if (lower(text.substr(0, kMention.size())) != kMention) continue;
     std::string rest = text.substr(kMention.size());

@@ -53,7 +53,7 @@ std::vector<AnsweredComment> answer_pr_commands(GitHubClient& client, PrCommandA
   const bool dry = !options.dry_run_file.empty();
   std::vector<AnsweredComment> out;
   for (const auto& pull : client.open_pulls()) {
-    if (pull.head_ref.rfind(kBranchPrefix, 0) != 0) continue;
+    if (!pull.head_ref.starts_with(kBranchPrefix)) continue;
     const std::string kernel = pull.head_ref.substr(std::string(kBranchPrefix).size());
     const auto comments = client.issue_comments(pull.number);
     const auto answered = answered_ids(comments);

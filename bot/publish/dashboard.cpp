@@ -75,7 +75,7 @@ std::set<std::string> requested_searches(const std::string& body) {
   std::istringstream lines(body);
   std::string line;
   while (std::getline(lines, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.ends_with('\r')) line.pop_back();
     std::smatch m;
     if (std::regex_match(line, m, ticked)) out.insert(m[1].str());
   }
@@ -88,7 +88,7 @@ namespace {
 std::vector<GitHubIssue> dashboards(GitHubClient& client) {
   std::vector<GitHubIssue> out;
   for (auto& i : client.open_issues_labeled(kDashboardLabel))
-    if (i.body.rfind(kDashboardMarker, 0) == 0) out.push_back(std::move(i));
+    if (i.body.starts_with(kDashboardMarker)) out.push_back(std::move(i));
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.number < b.number; });
   return out;
 }

@@ -84,7 +84,7 @@ StatusView gather_status(const config::Config& config, GitHubClient* client) {
   } else {
     try {
       for (const auto& p : client->open_pulls())
-        if (p.head_ref.rfind("kernelbot/", 0) == 0 && !open.count(p.head_ref)) open[p.head_ref] = p;
+        if (p.head_ref.starts_with("kernelbot/") && !open.count(p.head_ref)) open[p.head_ref] = p;
       view.forge_asked = true;
     } catch (const std::exception& e) {
       view.forge_note = std::string("GitHub could not be asked: ") + e.what();

@@ -311,7 +311,7 @@ Table render_table(const ScannedLauncher& l, const std::string& name, const cuda
       bool numeric_default = !p.default_value.empty() &&
                              std::regex_match(p.default_value, std::regex(R"(-?[0-9.]+(e-?[0-9]+)?[fF]?)"));
       std::string value = numeric_default ? p.default_value : "1.5";
-      if (!value.empty() && (value.back() == 'f' || value.back() == 'F')) value.pop_back();
+      if (value.ends_with('f') || value.ends_with('F')) value.pop_back();
       if (value.find_first_of(".eE") == std::string::npos) value += ".0";
       out += "  role = \"scalar\"\n  dtype = \"" + dtype + "\"\n  value = " + value + "\n";
       notes.push_back(numeric_default ? "its default argument"
@@ -337,7 +337,7 @@ std::string commented(const std::string& text) {
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     std::string line = text.substr(start, end - start);
-    out += (line.rfind('#', 0) == 0 ? line : "# " + line) + "\n";
+    out += (line.starts_with('#') ? line : "# " + line) + "\n";
     start = end + 1;
   }
   return out;
@@ -463,7 +463,7 @@ StarterConfig render_starter_config(const cuda_source::ScanResult& scan, const s
     if (cuda_source::unqualified_name(launcher.name) == "main") continue;
     if (!chosen(launcher.name, launcher.file, options)) continue;
     std::string name = cuda_source::unqualified_name(launcher.name);
-    if (name.rfind("launch_", 0) == 0) name = name.substr(7);
+    if (name.starts_with("launch_")) name = name.substr(7);
     std::string unique = name;
     for (int k = 2; !used_names.insert(unique).second; ++k) unique = name + "_" + std::to_string(k);
     Siblings siblings;

@@ -181,7 +181,7 @@ SourceNeeds source_needs(const std::string& file, const cuda_source::ScannedKern
     g.line = cuda_source::line_of(kernel_text, s.tokens.front().begin);
     g.declaration = line_text(kernel_text, g.line);
     for (const auto& t : cuda_source::tokenize_code(kernel_text)) {
-      if (t.kind != CodeToken::identifier || t.text.rfind("cudaMemcpyToSymbol", 0) != 0) continue;
+      if (t.kind != CodeToken::identifier || !t.text.starts_with("cudaMemcpyToSymbol")) continue;
       const int at = cuda_source::line_of(kernel_text, t.begin);
       const std::string text = line_text(kernel_text, at);
       if (config::expression_reads(text, name))

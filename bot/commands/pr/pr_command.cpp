@@ -52,7 +52,7 @@ void register_pr_command(CLI::App& app, CliContext& ctx) {
     auto outcome = publish_result(config, *spec, result, *forge, {gpu.get(), "kernelbot pr"});
     if (!outcome.published) {
       const std::string prefix = "no PR: ";  // publish's notes say it already; said once here
-      std::string why = outcome.note.rfind(prefix, 0) == 0 ? outcome.note.substr(prefix.size()) : outcome.note;
+      std::string why = outcome.note.starts_with(prefix) ? outcome.note.substr(prefix.size()) : outcome.note;
       throw Error("no PR for '" + *kernel + "': " + why);
     }
     if (ctx.options.json) {
