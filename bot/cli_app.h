@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "bot/cli_context.h"
+#include "bot/cli/cli_context.h"
 
 namespace kb::bot {
 
@@ -15,7 +15,7 @@ void build_cli(CLI::App& app, CliContext& ctx);
 
 // What a person reads for a command line CLI11 refused: "unknown command 'fro'; did you mean
 // 'pr'?" for a word that names no command (CLI11 says "A subcommand is required"), else CLI11's
-// own words (its validators in bot/cli_checks.h say what the value must be).
+// own words (its validators in bot/cli/cli_checks.h say what the value must be).
 std::string parse_error_message(const CLI::App& app, const CLI::ParseError& error,
                                 const std::vector<std::string>& args);
 

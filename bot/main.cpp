@@ -13,8 +13,8 @@
 #include <cstring>
 #include <iostream>
 
+#include "bot/cli/cli_context.h"
 #include "bot/cli_app.h"
-#include "bot/cli_context.h"
 #include "bot/failure_report.h"
 #include "common/secret_redactor.h"
 #include "config/config_error.h"

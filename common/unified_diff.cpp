@@ -26,7 +26,7 @@ struct PatchFree {
 std::string unified_diff(const std::string& before, const std::string& after, const std::string& name) {
   if (before == after) return "";
   // libgit2 must be initialized once before any call; it counts initializations, so this one
-  // coexists with the bot's own (bot/git_repo.cpp).
+  // coexists with the bot's own (bot/forge/git_repo.cpp).
   static std::once_flag once;
   std::call_once(once, [] { git_libgit2_init(); });
   // git_diff_options_init, not GIT_DIFF_OPTIONS_INIT: the macro leaves fields out of its braces,

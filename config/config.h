@@ -163,7 +163,7 @@ struct GithubConfig {
   std::string author_name = "kernelbot";
   std::string author_email = "kernelbot@users.noreply.github.com";
   // A kernel whose PR was closed without merging gets a new PR only for a winner at least this
-  // many times as fast as the closed one's (bot/pr_lifecycle.h); the same change never again.
+  // many times as fast as the closed one's (bot/pr/pr_lifecycle.h); the same change never again.
   double reopen_margin = 1.10;
   // Kernels the bot neither searches nor proposes (as a `kernelbot: ignore` label on a PR does).
   std::vector<std::string> ignore_kernels;

@@ -5,7 +5,7 @@
 // left out, and what is new (helpers, constants, types, includes, macros, new kernels) goes before
 // its first use, in its own namespaces (piece_placement.h). Internal definitions only the replaced
 // code used go (unused_definitions.h); the rest of the base stays byte-identical.
-// The PR splicer (bot/source_splicer.h) edits the repository's file this way, and the llm
+// The PR splicer (bot/change/source_splicer.h) edits the repository's file this way, and the llm
 // proposer makes a whole candidate from a reply that holds only the launcher and its kernels.
 #pragma once
 

@@ -8,7 +8,7 @@
 // and final newline (or its absence) are kept; a definition another file can reach (not `static`,
 // `inline`, a template or in an anonymous namespace) that the candidate no longer defines is put
 // back. None of this changes what the code computes, and the PR's text is compiled, verified and
-// timed again before it is published (bot/reverify.h) in any case.
+// timed again before it is published (bot/change/reverify.h) in any case.
 #pragma once
 
 #include <cstddef>

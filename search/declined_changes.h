@@ -1,7 +1,7 @@
 // The changes reviewers turned down: one row per kernelbot PR closed without merging, kept in
 // the archive's SQLite file (its own table, beside the candidates) so that the same change is
 // never proposed again even after GitHub's branch or PR is gone, and a later winner is measured
-// against the speedup that was declined (bot/pr_lifecycle.h decides).
+// against the speedup that was declined (bot/pr/pr_lifecycle.h decides).
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,7 @@ namespace kb::search {
 
 struct DeclinedChange {
   std::string kernel;
-  std::string change_id;  // "sha256:<hex>" of the PR's file text (bot/pr_lifecycle.h), "" when unknown
+  std::string change_id;  // "sha256:<hex>" of the PR's file text (bot/pr/pr_lifecycle.h), "" when unknown
   double speedup = 0;     // what the PR claimed; 0 when unknown
   int64_t number = 0;     // the PR
   std::string url;

@@ -104,7 +104,7 @@ struct BudgetUse {
   int64_t llm_requests = 0;
 };
 
-// The PR's exact text measured after the search (bot/reverify.h fills it; the search never does):
+// The PR's exact text measured after the search (bot/change/reverify.h fills it; the search never does):
 // the kernel's file as the PR changes it, compiled with nothing but the project's own flags,
 // verified and timed against the original in the job that publishes it, or that saves it for
 // `kernelbot publish`. A PR is opened only on a record that passed and is of the same two texts;

@@ -3,7 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "bot/cli_context.h"
+#include "bot/cli/cli_context.h"
 
 namespace kb::bot {
 

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "bot/kernel_outcome.h"
+#include "bot/job/kernel_outcome.h"
 
 namespace kb::bot {
 

@@ -6,7 +6,7 @@
 // (as every verification pass holds the candidate only to what the original does).
 //
 // Where it runs, and why there: a file's `kernelbot eval` and the PR text's re-verification
-// before any PR (bot/reverify.h), not the search's candidates. Each architecture costs two
+// before any PR (bot/change/reverify.h), not the search's candidates. Each architecture costs two
 // compiles and one verification job (no timing) per candidate; the search ranks candidates by
 // speed on the judge's GPU and would pay that for every one of them, while only the text a PR
 // publishes must hold for every architecture. A winner that fails one is no PR, with the

@@ -1,6 +1,6 @@
 // `init --config ci/kb.toml`: the starter's paths, written relative to the scanned root, are
 // rewritten relative to the directory the config goes to, comments and other keys untouched.
-#include "bot/config_relative_paths.h"
+#include "bot/commands/init/config_relative_paths.h"
 
 #include <gtest/gtest.h>
 

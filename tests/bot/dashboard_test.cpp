@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "bot/dashboard.h"
-#include "bot/github_client.h"
-#include "bot/kernel_status.h"
-#include "bot/result_store.h"
+#include "bot/change/result_store.h"
+#include "bot/forge/github_client.h"
+#include "bot/publish/dashboard.h"
+#include "bot/publish/kernel_status.h"
 #include "config/config_loader.h"
 #include "search/declined_changes.h"
 #include "search/ignored_kernels.h"

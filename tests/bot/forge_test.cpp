@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <optional>
 
-#include "bot/cli_context.h"
-#include "bot/dry_run_forge.h"
-#include "bot/forge_factory.h"
-#include "bot/github_forge.h"
+#include "bot/cli/cli_context.h"
+#include "bot/forge/dry_run_forge.h"
+#include "bot/forge/forge_factory.h"
+#include "bot/forge/github_forge.h"
 #include "tests/bot/fake_github.h"
 #include "tests/bot/git_fixture.h"
 #include "tests/support/scoped_env.h"

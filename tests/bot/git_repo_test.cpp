@@ -17,8 +17,8 @@
 #include <filesystem>
 #include <sstream>
 
-#include "bot/branch_commit.h"
-#include "bot/git_repo.h"
+#include "bot/forge/branch_commit.h"
+#include "bot/forge/git_repo.h"
 #include "tests/bot/git_fixture.h"
 #include "tests/support/loopback_http_server.h"
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "bot/github_body_limit.h"
+#include "bot/forge/github_body_limit.h"
 
 using kb::bot::fit_github_body;
 using kb::bot::github_chars;

@@ -13,8 +13,8 @@
 #include <sstream>
 #include <thread>
 
-#include "bot/github_body_limit.h"
-#include "bot/github_client.h"
+#include "bot/forge/github_body_limit.h"
+#include "bot/forge/github_client.h"
 #include "tests/bot/fake_github.h"
 
 using namespace kb::testing;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "bot/github_client.h"
+#include "bot/forge/github_client.h"
 
 using kb::bot::GitHubClient;
 using kb::bot::GitHubError;

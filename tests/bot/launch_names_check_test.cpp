@@ -1,7 +1,7 @@
 // The names a kernel target's launch expressions may read: arguments, block_x..., the helpers,
 // and what the source defines at file scope; a template parameter, a local of main(), a buffer or
 // a size no argument passes is reported with the field it is in.
-#include "bot/launch_names_check.h"
+#include "bot/checks/launch_names_check.h"
 
 #include <gtest/gtest.h>
 

@@ -9,8 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "bot/main_job.h"
-#include "bot/source_splicer.h"
+#include "bot/change/source_splicer.h"
+#include "bot/job/main_job.h"
 #include "search/advisory_findings.h"
 #include "search/builtin/builtin_proposer.h"
 #include "search/search_engine.h"

@@ -21,7 +21,7 @@
 #include <iterator>
 #include <mutex>
 
-#include "bot/source_splicer.h"
+#include "bot/change/source_splicer.h"
 #include "config/config_loader.h"
 #include "search/llm/chat_backend.h"
 #include "search/llm/llm_proposer.h"

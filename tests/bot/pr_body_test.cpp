@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "bot/pr_body.h"
-#include "bot/reverify.h"
+#include "bot/change/reverify.h"
+#include "bot/pr/pr_body.h"
 #include "core/errors.h"
 #include "core/number_format.h"
 #include "tests/bot/git_fixture.h"

@@ -3,7 +3,7 @@
 // limit and a 502 on the way). One open PR with the right body after the first run; the second
 // run updates it (PATCH, no second POST). The binary runs with no GPU visible
 // (CUDA_VISIBLE_DEVICES empty, on any machine), so it publishes only on the saved result's
-// re-verification record, made here by bot/reverify on the simulated GPU as `kernelbot run` saves it.
+// re-verification record, made here by bot/change/reverify on the simulated GPU as `kernelbot run` saves it.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -11,10 +11,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "bot/pr_body.h"
-#include "bot/pr_lifecycle.h"
-#include "bot/result_store.h"
-#include "bot/version.h"
+#include "bot/change/result_store.h"
+#include "bot/cli/version.h"
+#include "bot/pr/pr_body.h"
+#include "bot/pr/pr_lifecycle.h"
 #include "config/config_loader.h"
 #include "search/declined_changes.h"
 #include "tests/bot/fake_github.h"

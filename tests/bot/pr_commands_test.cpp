@@ -1,6 +1,6 @@
 // The commands people write to the bot in PR comments: how they are spelled, what is not one, and
 // who may give them.
-#include "bot/pr_commands.h"
+#include "bot/pr_comments/pr_commands.h"
 
 #include <gtest/gtest.h>
 

@@ -11,14 +11,14 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "bot/comment_claim.h"
-#include "bot/forge_factory.h"
-#include "bot/github_forge.h"
-#include "bot/pr_command_actions.h"
-#include "bot/pr_conversation.h"
-#include "bot/pr_lifecycle.h"
-#include "bot/publish.h"
-#include "bot/result_store.h"
+#include "bot/change/result_store.h"
+#include "bot/forge/forge_factory.h"
+#include "bot/forge/github_forge.h"
+#include "bot/pr/pr_lifecycle.h"
+#include "bot/pr_comments/comment_claim.h"
+#include "bot/pr_comments/pr_command_actions.h"
+#include "bot/pr_comments/pr_conversation.h"
+#include "bot/publish/publish.h"
 #include "common/clock.h"
 #include "common/sha256.h"
 #include "config/config_loader.h"

@@ -7,8 +7,8 @@
 
 #include <filesystem>
 
-#include "bot/github_forge.h"
-#include "bot/pr_lifecycle.h"
+#include "bot/forge/github_forge.h"
+#include "bot/pr/pr_lifecycle.h"
 #include "common/sha256.h"
 #include "search/declined_changes.h"
 #include "tests/bot/fake_github.h"

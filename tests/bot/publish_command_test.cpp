@@ -3,7 +3,7 @@
 // to push to and the fake GitHub. One PR per kernel on the first run, the same PRs updated on the
 // second; a kernel whose original no longer matches the base branch is refused; a kernel whose
 // shard did not re-verify its PR text is refused; a missing shard fails naming its kernels. The
-// shards' re-verification records are made by bot/reverify on the simulated GPU, as a shard on a
+// shards' re-verification records are made by bot/change/reverify on the simulated GPU, as a shard on a
 // GPU runner saves them.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "bot/git_repo.h"
-#include "bot/result_store.h"
-#include "bot/sweep_bundle.h"
+#include "bot/change/result_store.h"
+#include "bot/forge/git_repo.h"
+#include "bot/job/sweep_bundle.h"
 #include "config/config_loader.h"
 #include "search/archive.h"
 #include "search/archive_exchange.h"

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "bot/dry_run_forge.h"
-#include "bot/publish.h"
+#include "bot/forge/dry_run_forge.h"
+#include "bot/publish/publish.h"
 #include "config/config_loader.h"
 #include "tests/bot/git_fixture.h"
 #include "tests/bot/simulated_saxpy.h"

@@ -14,11 +14,11 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "bot/dry_run_forge.h"
-#include "bot/github_forge.h"
-#include "bot/publish.h"
-#include "bot/result_store.h"
-#include "bot/reverify.h"
+#include "bot/change/result_store.h"
+#include "bot/change/reverify.h"
+#include "bot/forge/dry_run_forge.h"
+#include "bot/forge/github_forge.h"
+#include "bot/publish/publish.h"
 #include "common/sha256.h"
 #include "config/config_loader.h"
 #include "search/archive.h"
@@ -285,7 +285,7 @@ TEST_F(ReverifyPublish, APassingTextIsPublishedWithItsOwnNumbersAndIsTheTextMeas
   ASSERT_EQ(github.pulls().size(), 1u);
   const auto pr = github.pulls()[0];
   EXPECT_EQ(pr.title, "kernelbot: saxpy 2.00x faster");
-  // After the invisible first line that records the change and its speedup (bot/pr_lifecycle.h).
+  // After the invisible first line that records the change and its speedup (bot/pr/pr_lifecycle.h).
   EXPECT_EQ(pr.body.rfind("<!-- kernelbot-change: sha256:", 0), 0u) << pr.body.substr(0, 300);
   // Then the line that says what it was measured on, then the text.
   EXPECT_NE(pr.body.find(" 2.0000x -->\n<!-- kernelbot-measured-on: src/saxpy.cu sha256:"), std::string::npos)

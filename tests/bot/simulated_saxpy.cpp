@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "bot/reverify.h"
-#include "bot/source_splicer.h"
+#include "bot/change/reverify.h"
+#include "bot/change/source_splicer.h"
 
 namespace kb::testing {
 

@@ -15,7 +15,7 @@ inline SimBehaviour saxpy_winner_as_searched() { return SimBehaviour{64.5, false
 
 SimCost saxpy_cost(SimBehaviour winner);
 
-// `result`'s winner spliced into its original, as publish splices it, re-verified by bot/reverify
+// `result`'s winner spliced into its original, as publish splices it, re-verified by bot/change/reverify
 // on a simulated GPU with `cost` and recorded in `result` as `by` would have saved it. `config`
 // holds the result's kernel (examples/kernelbot.toml's, for the fixture).
 void add_simulated_reverification(const config::Config& config, search::SearchResult& result,

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bot/source_splicer.h"
+#include "bot/change/source_splicer.h"
 #include "search/search_types.h"
 #include "tests/bot/git_fixture.h"
 

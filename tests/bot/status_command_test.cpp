@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "bot/result_store.h"
+#include "bot/change/result_store.h"
 #include "config/config_loader.h"
 #include "tests/bot/fake_github.h"
 #include "tests/bot/git_fixture.h"

@@ -7,12 +7,12 @@
 
 #include <set>
 
-#include "bot/dry_run_forge.h"
-#include "bot/result_store.h"
-#include "bot/shard.h"
-#include "bot/sweep_bundle.h"
-#include "bot/sweep_publish.h"
-#include "bot/sweep_shard.h"
+#include "bot/change/result_store.h"
+#include "bot/commands/publish/sweep_publish.h"
+#include "bot/forge/dry_run_forge.h"
+#include "bot/job/shard.h"
+#include "bot/job/sweep_bundle.h"
+#include "bot/job/sweep_shard.h"
 #include "common/file_io.h"
 #include "core/errors.h"
 #include "search/archive.h"

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "bot/compile_hints.h"
-#include "bot/original_compile_failure.h"
-#include "bot/symbol_origin.h"
+#include "bot/checks/compile_hints.h"
+#include "bot/checks/original_compile_failure.h"
+#include "bot/onboarding/symbol_origin.h"
 
 namespace fs = std::filesystem;
 using namespace kb::bot;

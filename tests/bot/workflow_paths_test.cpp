@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "bot/dry_run_forge.h"
-#include "bot/result_store.h"
+#include "bot/change/result_store.h"
+#include "bot/forge/dry_run_forge.h"
 #include "config/config.h"
 
 namespace kb::bot {

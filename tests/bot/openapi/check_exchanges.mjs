@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { GitHubDescription } from "./github_openapi.mjs";
 
-// The operations kernelbot's GitHub client calls (bot/github_client.cpp).
+// The operations kernelbot's GitHub client calls (bot/forge/github_client.cpp).
 const USED = [
   "pulls/list",
   "pulls/create",

@@ -15,7 +15,7 @@ const here = fileURLToPath(new URL(".", import.meta.url));  // import.meta.dirna
 const d = new GitHubDescription();
 const pull = JSON.parse(readFileSync(join(here, "../data/github/pull-request.json"), "utf8"));
 const headers = { accept: "application/vnd.github+json", "x-github-api-version": "2022-11-28", "content-type": "application/json" };
-// What bot/github_client.cpp sends to open a PR, and what GitHub answers.
+// What bot/forge/github_client.cpp sends to open a PR, and what GitHub answers.
 const create = (body, extra = {}) => ({
   test: "selftest",
   method: "POST",
