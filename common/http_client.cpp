@@ -49,7 +49,7 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   t->touch();
   auto* response = t->response;
   std::string line(data, size * count);
-  if (line.rfind("HTTP/", 0) == 0) response->headers.clear();  // a new response (after 100-continue, redirects)
+  if (line.starts_with("HTTP/")) response->headers.clear();  // a new response (after 100-continue, redirects)
   auto colon = line.find(':');
   if (colon != std::string::npos) response->headers[lower(trim(line.substr(0, colon)))] = trim(line.substr(colon + 1));
   return size * count;

@@ -105,12 +105,10 @@ bool env_name_looks_secret(const std::string& name) {
   std::string upper = name;
   std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
   for (const char* s : kSecretSuffixes)
-    if (upper.size() >= std::string(s).size() &&
-        upper.compare(upper.size() - std::string(s).size(), std::string::npos, s) == 0)
-      return true;
+    if (upper.ends_with(s)) return true;
   for (const char* p : kSecretParts)
     if (upper.find(p) != std::string::npos) return true;
-  return upper.rfind("GITHUB_", 0) == 0;
+  return upper.starts_with("GITHUB_");
 }
 
 void register_secret(const std::string& value) {

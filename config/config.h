@@ -188,7 +188,7 @@ struct ProjectConfig {
   std::string compile_commands = "auto";  // path, "auto" (look in build*/), or "none"
   std::string cuda_arch;                  // empty = the GPU's own
   // The GPU architectures the project builds for ("sm_80", "sm_90a", "86"), each verified or at
-  // least compiled before a PR (profiler/evaluate/target_archs.h). Empty: read from the project's
+  // least compiled before a PR (profiler/evaluate/archs/target_archs.h). Empty: read from the project's
   // nvcc flags, compile_commands.json or CMake settings.
   std::vector<std::string> target_archs;
   std::string build;  // shell command run on the changed tree before a PR

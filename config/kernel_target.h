@@ -1,7 +1,7 @@
 // Kernel targets: a [[kernel]] that names the __global__ function itself (`global = "..."`)
 // instead of a host launcher, for code that launches inline (from main(), or from functions
 // whose parameters kernelbot cannot drive). The harness launches the kernel through the entry
-// shim (profiler/evaluate/global_launch.h) as
+// shim (profiler/evaluate/compile/global_launch.h) as
 //
 //   global<template_args><<<grid, block, shared_bytes, the harness's stream>>>(args...)
 //

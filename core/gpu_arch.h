@@ -2,7 +2,7 @@
 // an optional suffix for code that runs on that architecture only (sm_90a) or on its family
 // (sm_100f). The project's target architectures ([project] target_archs, its nvcc flags, its CMake
 // settings) and the judge's own are values of this one type, so that "which of them can this GPU
-// run" is one comparison (profiler/evaluate/arch_plan.h).
+// run" is one comparison (profiler/evaluate/archs/arch_plan.h).
 #pragma once
 
 #include <optional>

@@ -43,7 +43,7 @@ struct TimingStats {
 
 // One call timed alone (one launch per sample) whose event-timed median is more than 5% under the
 // GPU time CUPTI traced for it: work the caller's stream never waited for. The judge notes it in
-// `notes`; kernelbot's verdict (evaluate/evaluation_outcome) decides on this same predicate, not
+// `notes`; kernelbot's verdict (evaluate/verdict/evaluation_outcome) decides on this same predicate, not
 // on the note's words.
 inline bool escaped_timed_region(const TimingStats& t) {
   return t.launches_per_sample == 1 && t.cupti_span_us > 0 && t.median_us < 0.95 * t.cupti_span_us;

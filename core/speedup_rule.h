@@ -1,6 +1,6 @@
 // The speedup rule: whether a verified candidate's timings make it a win. Decided here once for
 // both sides of the process boundary: the judge reports it in its result, kernelbot decides it
-// again on the result it receives (evaluate/evaluation_outcome.h) and checks it before a PR
+// again on the result it receives (evaluate/verdict/evaluation_outcome.h) and checks it before a PR
 // (bot/). A candidate is accepted when the geometric-mean speedup reaches min_speedup, at least
 // one size is significantly faster and none is significantly slower. Whether one size's ratio is
 // significant is a measurement, the judge's (SizeTiming::significant); this is a pure function of

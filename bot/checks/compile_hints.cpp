@@ -8,7 +8,7 @@
 #include "bot/onboarding/symbol_origin.h"
 #include "common/file_io.h"
 #include "core/setup_contract.h"
-#include "profiler/evaluate/setup_source.h"
+#include "profiler/evaluate/compile/setup_source.h"
 
 namespace kb::bot {
 namespace fs = std::filesystem;

@@ -1,5 +1,5 @@
 // `config check` of the names a kernel target's grid, block and shared_bytes read. The entry shim
-// (profiler/evaluate/global_launch.h) evaluates them with only the [[kernel.arg]]s bound by name,
+// (profiler/evaluate/compile/global_launch.h) evaluates them with only the [[kernel.arg]]s bound by name,
 // block_x/y/z, ceil_div, min and max, after the kernel's source (its macros and file-scope
 // constants); any other name (a template parameter of the kernel, a local of main(), a typo) would
 // fail `check --compile` inside the generated shim, far from the cause. Reported here instead, at

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "profiler/evaluate/arch_plan.h"
+#include "profiler/evaluate/archs/arch_plan.h"
 
 namespace kb::profiler {
 namespace {

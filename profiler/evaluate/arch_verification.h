@@ -16,8 +16,8 @@
 #include "config/config.h"
 #include "core/result_types.h"
 #include "core/variant.h"
+#include "profiler/evaluate/archs/target_archs.h"
 #include "profiler/evaluate/evaluator.h"
-#include "profiler/evaluate/target_archs.h"
 
 namespace kb::profiler {
 

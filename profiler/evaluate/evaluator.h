@@ -41,7 +41,7 @@ class Evaluator {
     return GpuArch{d.cc_major * 10 + d.cc_minor, 0};
   }
   // Builds one variant for another of the project's target architectures, as `build` says
-  // (profiler/evaluate/arch_plan.h). One that cannot (this default) answers with a machine
+  // (profiler/evaluate/archs/arch_plan.h). One that cannot (this default) answers with a machine
   // failure, so the architecture is reported as not checked, never as passed.
   virtual CompiledVariant compile_for_arch(const config::KernelSpec& spec, const Variant& variant,
                                            const ArchBuild& build) {

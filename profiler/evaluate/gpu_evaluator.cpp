@@ -12,9 +12,9 @@
 #include "core/errors.h"
 #include "core/number_format.h"
 #include "profiler/device_query.h"
-#include "profiler/evaluate/generalization_sizes.h"
-#include "profiler/evaluate/harness_job_builder.h"
-#include "profiler/evaluate/sanitizer_pass.h"
+#include "profiler/evaluate/jobs/generalization_sizes.h"
+#include "profiler/evaluate/jobs/harness_job_builder.h"
+#include "profiler/evaluate/verdict/sanitizer_pass.h"
 
 namespace kb::profiler {
 namespace fs = std::filesystem;
@@ -27,7 +27,7 @@ std::vector<fs::path> link_lib_dirs(const config::Config& config, const config::
   std::vector<fs::path> dirs;
   for (const auto* libs : {&config.project.link_libs, &spec.link_libs})
     for (const auto& lib : *libs) {
-      if (lib.rfind("-L", 0) == 0 && lib.size() > 2) dirs.push_back(config.resolve(lib.substr(2)));
+      if (lib.starts_with("-L") && lib.size() > 2) dirs.push_back(config.resolve(lib.substr(2)));
       else if (lib.find('/') != std::string::npos) dirs.push_back(config.resolve(lib).parent_path());
     }
   return dirs;

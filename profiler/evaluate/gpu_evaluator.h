@@ -8,12 +8,12 @@
 #include <optional>
 
 #include "config/config.h"
-#include "profiler/evaluate/evaluation_outcome.h"
+#include "profiler/evaluate/compile/variant_compiler.h"
 #include "profiler/evaluate/evaluator.h"
-#include "profiler/evaluate/harness_process.h"
-#include "profiler/evaluate/judge_client.h"
-#include "profiler/evaluate/library_load_check.h"
-#include "profiler/evaluate/variant_compiler.h"
+#include "profiler/evaluate/jobs/harness_process.h"
+#include "profiler/evaluate/jobs/judge_client.h"
+#include "profiler/evaluate/jobs/library_load_check.h"
+#include "profiler/evaluate/verdict/evaluation_outcome.h"
 
 namespace kb::profiler {
 

@@ -129,7 +129,7 @@ std::vector<std::string> gpu_device_nodes(const fs::path& dev_dir, const std::st
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dev_dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.rfind("nvidia", 0) != 0) continue;
+    if (!name.starts_with("nvidia")) continue;
     // /dev/nvidiaN is one GPU's; the others (nvidiactl, nvidia-uvm, nvidia-caps/) serve them all.
     const bool one_gpus = name.size() > 6 &&
                           std::all_of(name.begin() + 6, name.end(), [](unsigned char c) { return std::isdigit(c); });

@@ -172,7 +172,7 @@ std::vector<std::string> child_argv(const SandboxCommand& command, const std::ve
     result.start_error = problem;
     return {};
   }
-  args[0] = exe.find('/') == 0 ? exe : std::filesystem::absolute(exe).string();
+  args[0] = exe.starts_with('/') ? exe : std::filesystem::absolute(exe).string();
   args = bwrap_argv(find_bwrap(), command.view, args, command.working_dir);
   exe = args[0];
   return args;

@@ -3,7 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/errors.h"
-#include "profiler/evaluate/harness_process.h"
+#include "profiler/evaluate/jobs/harness_process.h"
 
 namespace kb::profiler {
 namespace fs = std::filesystem;
@@ -25,7 +25,7 @@ WorkloadRun run_workload(const std::vector<std::string>& command, const std::str
                          const fs::path& out_dir, double timeout_s) {
   fs::create_directories(out_dir);
   for (const auto& e : fs::directory_iterator(out_dir))
-    if (e.path().filename().string().rfind("profile-", 0) == 0) fs::remove(e.path());
+    if (e.path().filename().string().starts_with("profile-")) fs::remove(e.path());
   SandboxCommand cmd;
   cmd.argv = command;
   cmd.scrub_env = false;
@@ -37,7 +37,7 @@ WorkloadRun run_workload(const std::vector<std::string>& command, const std::str
   run.process = run_sandboxed(cmd);
   for (const auto& e : fs::directory_iterator(out_dir)) {
     const std::string name = e.path().filename().string();
-    if (name.rfind("profile-", 0) != 0 || e.path().extension() != ".json") continue;
+    if (!name.starts_with("profile-") || e.path().extension() != ".json") continue;
     try {
       run.recordings.push_back(read_workload_recording(e.path()));
     } catch (const std::exception& ex) {

@@ -1,6 +1,6 @@
 // The builtin tuner's knobs of a kernel target (config/kernel_target.h), whose kernel the harness
 // launches itself. The block it launches with follows the launch site in the text compiled
-// (profiler/evaluate/global_launch.h), so:
+// (profiler/evaluate/compile/global_launch.h), so:
 //   - where the kernel's one launch site writes its block as literal knobs, those knobs are
 //     tuned as a launcher's are (the PR edits them there, and the PR's text is measured with the
 //     block it writes);

@@ -1,8 +1,8 @@
 // Reading a build's target architectures from nvcc's flags and CMake's settings
-// (profiler/evaluate/arch_flags.h): every spelling nvcc and CMake accept, what the words mean
+// (profiler/evaluate/compile/arch_flags.h): every spelling nvcc and CMake accept, what the words mean
 // (only arch= counts; nvcc keeps the last -arch and adds every -gencode), keywords, and what the
 // reader cannot read, which it says instead of guessing.
-#include "profiler/evaluate/arch_flags.h"
+#include "profiler/evaluate/compile/arch_flags.h"
 
 #include <gtest/gtest.h>
 

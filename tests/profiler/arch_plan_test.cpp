@@ -1,8 +1,8 @@
-// What happens to each target architecture on the judge's GPU (profiler/evaluate/arch_plan.h):
+// What happens to each target architecture on the judge's GPU (profiler/evaluate/archs/arch_plan.h):
 // on an H200 (compute capability 9.0, the judge compiling -arch=sm_90), older architectures run
 // as their PTX through the JIT, sm_90 is the evaluation itself, sm_90a runs as its own SASS, and
 // newer or other-specific ones are compiled only, each with the flags of its compile.
-#include "profiler/evaluate/arch_plan.h"
+#include "profiler/evaluate/archs/arch_plan.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 
 #include "common/file_io.h"
 #include "config/config_loader.h"
-#include "profiler/evaluate/variant_compiler.h"
+#include "profiler/evaluate/compile/variant_compiler.h"
 #include "tests/support/running_processes.h"
 
 namespace kb::profiler {

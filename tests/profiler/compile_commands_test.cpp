@@ -1,5 +1,5 @@
 // Reading the repository's compile flags from compile_commands.json.
-#include "profiler/evaluate/compile_commands.h"
+#include "profiler/evaluate/compile/compile_commands.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // The generated entry shim: its text, and that nvcc compiles it against real launchers.
-#include "profiler/evaluate/entry_shim.h"
+#include "profiler/evaluate/compile/entry_shim.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "core/harness_job.h"
-#include "profiler/evaluate/variant_compiler.h"
+#include "profiler/evaluate/compile/variant_compiler.h"
 #include "profiler/sandbox/sandbox_process.h"
 
 namespace kb::profiler {

@@ -1,13 +1,13 @@
 // Verdicts from the harness child's end: crash, hang, memory, missing result; the accept rule;
 // a job cut down to some size sets; the device calibration cache.
-#include "profiler/evaluate/evaluation_outcome.h"
+#include "profiler/evaluate/verdict/evaluation_outcome.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <fstream>
 
-#include "profiler/evaluate/harness_process.h"
+#include "profiler/evaluate/jobs/harness_process.h"
 
 namespace kb::profiler {
 namespace {

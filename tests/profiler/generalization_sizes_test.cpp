@@ -1,5 +1,5 @@
 // Generalization sizes: the sets a full verification adds to the configured ones.
-#include "profiler/evaluate/generalization_sizes.h"
+#include "profiler/evaluate/jobs/generalization_sizes.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,9 +11,9 @@
 
 #include "config/config_loader.h"
 #include "config/size_expression.h"
-#include "profiler/evaluate/evaluation_outcome.h"
-#include "profiler/evaluate/harness_job_builder.h"
-#include "profiler/evaluate/sanitizer_pass.h"
+#include "profiler/evaluate/jobs/harness_job_builder.h"
+#include "profiler/evaluate/verdict/evaluation_outcome.h"
+#include "profiler/evaluate/verdict/sanitizer_pass.h"
 
 namespace kb {
 namespace {

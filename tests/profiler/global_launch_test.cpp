@@ -1,5 +1,5 @@
 // The entry shim of a kernel target: its text, the block it launches, and that nvcc compiles it.
-#include "profiler/evaluate/global_launch.h"
+#include "profiler/evaluate/compile/global_launch.h"
 
 #include <gtest/gtest.h>
 
@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "profiler/evaluate/entry_shim.h"
-#include "profiler/evaluate/harness_job_builder.h"
-#include "profiler/evaluate/variant_compiler.h"
+#include "profiler/evaluate/compile/entry_shim.h"
+#include "profiler/evaluate/compile/variant_compiler.h"
+#include "profiler/evaluate/jobs/harness_job_builder.h"
 #include "profiler/sandbox/sandbox_process.h"
 
 namespace kb::profiler {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "profiler/evaluate/harness_process.h"
+#include "profiler/evaluate/jobs/harness_process.h"
 #include "profiler/sandbox/gpu_confinement.h"
 #include "profiler/sandbox/sandbox_process.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/errors.h"
-#include "profiler/evaluate/harness_process.h"
+#include "profiler/evaluate/jobs/harness_process.h"
 #include "profiler/workload/workload_run.h"
 #include "tests/support/scoped_env.h"
 

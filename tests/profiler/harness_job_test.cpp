@@ -7,7 +7,7 @@
 
 #include "config/config_loader.h"
 #include "config/size_expression.h"
-#include "profiler/evaluate/harness_job_builder.h"
+#include "profiler/evaluate/jobs/harness_job_builder.h"
 
 namespace kb {
 namespace {

@@ -1,4 +1,4 @@
-#include "profiler/evaluate/nvcc_phase_times.h"
+#include "profiler/evaluate/compile/nvcc_phase_times.h"
 
 #include <gtest/gtest.h>
 

@@ -8,9 +8,9 @@
 #include <fstream>
 
 #include "config/config_loader.h"
-#include "profiler/evaluate/compile_log_order.h"
-#include "profiler/evaluate/nvcc_flag_paths.h"
-#include "profiler/evaluate/variant_compiler.h"
+#include "profiler/evaluate/compile/compile_log_order.h"
+#include "profiler/evaluate/compile/nvcc_flag_paths.h"
+#include "profiler/evaluate/compile/variant_compiler.h"
 #include "profiler/sandbox/sandbox_process.h"
 
 namespace kb::profiler {

@@ -1,5 +1,5 @@
 // ptxas -v reports as nvcc 13 prints them (recorded from real compiles).
-#include "profiler/evaluate/ptxas_report.h"
+#include "profiler/evaluate/compile/ptxas_report.h"
 
 #include <gtest/gtest.h>
 

@@ -24,8 +24,8 @@
 #include <thread>
 
 #include "common/secret_redactor.h"
-#include "profiler/evaluate/evaluation_outcome.h"
-#include "profiler/evaluate/harness_process.h"
+#include "profiler/evaluate/jobs/harness_process.h"
+#include "profiler/evaluate/verdict/evaluation_outcome.h"
 #include "profiler/sandbox/sandbox_launcher.h"
 #include "profiler/sandbox/sandbox_process.h"
 

@@ -2,7 +2,7 @@
 // compute-sanitizer 2025.3.1's own, from an H200: memcheck's leak check, initcheck, a padded
 // out-of-bounds read), the tools and their options, the sanitized job's size sets, and which
 // findings count against the candidate (run_sanitizer_pass with a runner that returns text).
-#include "profiler/evaluate/sanitizer_pass.h"
+#include "profiler/evaluate/verdict/sanitizer_pass.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-// Where a kernel's target architectures come from (profiler/evaluate/target_archs.h), on real
+// Where a kernel's target architectures come from (profiler/evaluate/archs/target_archs.h), on real
 // files in a temp repository: [project] target_archs first, then architecture flags in nvcc_flags,
 // then the kernel's compile_commands.json entry, then CMakeCache.txt, then CMakeLists.txt; the
 // first that names one is the list, and what could not be read is said.
-#include "profiler/evaluate/target_archs.h"
+#include "profiler/evaluate/archs/target_archs.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // VariantCompiler with the real nvcc (it works without a GPU): flags, cache hits and misses,
 // header changes, compile errors, refused flags, concurrent compiles, compile_commands.json.
-#include "profiler/evaluate/variant_compiler.h"
+#include "profiler/evaluate/compile/variant_compiler.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@
 #include "common/file_io.h"
 #include "config/config_loader.h"
 #include "core/gpu_arch.h"
-#include "profiler/evaluate/nvcc_phase_times.h"
+#include "profiler/evaluate/compile/nvcc_phase_times.h"
 #include "profiler/sandbox/sandbox_process.h"
 #include "tests/support/running_processes.h"
 

@@ -9,12 +9,12 @@
 #include "bot/onboarding/target_inventory.h"
 #include "config/config_writer.h"
 #include "cuda_source/source_scanner.h"
-#include "profiler/evaluate/target_archs.h"
+#include "profiler/evaluate/archs/target_archs.h"
 
 namespace kb::bot {
 namespace {
 
-// Each kernel's target architectures and where they were read (profiler/evaluate/target_archs.h):
+// Each kernel's target architectures and where they were read (profiler/evaluate/archs/target_archs.h):
 // one line when every kernel has the same, else one per kernel, with what could not be read.
 std::string target_archs_text(const config::Config& config) {
   std::vector<std::pair<std::string, profiler::TargetArchs>> read;

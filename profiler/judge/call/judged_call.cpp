@@ -264,8 +264,7 @@ VerificationOutcome check_call(const DecodedJob& job, const ArgSet& base, const 
 
 std::string lead_with(const std::string& pass, const std::string& context, std::string reason) {
   const std::string suffix = " (" + context + ")";
-  if (reason.size() >= suffix.size() && reason.compare(reason.size() - suffix.size(), suffix.size(), suffix) == 0)
-    reason.resize(reason.size() - suffix.size());
+  if (reason.ends_with(suffix)) reason.resize(reason.size() - suffix.size());
   return pass + ": " + context + ": " + reason;
 }
 

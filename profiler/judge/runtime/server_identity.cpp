@@ -12,9 +12,7 @@ std::vector<std::string> server_arguments(int device, bool verbose) {
 
 int server_exit_code_for_signal(int sig) { return kExitVariantSignalBase + (sig > 0 && sig < 64 ? sig : 0); }
 
-namespace {
-
-const char* signal_description(int sig) {
+const char* fatal_signal_name(int sig) {
   switch (sig) {
     case SIGSEGV: return "SIGSEGV (segmentation fault)";
     case SIGBUS: return "SIGBUS (bus error)";
@@ -25,19 +23,17 @@ const char* signal_description(int sig) {
   }
 }
 
-}  // namespace
-
 std::string describe_server_exit(int code) {
   if (code == kExitVariantCalledExit) return "it called exit()";
   if (code == kExitVariantContextLost) return "its CUDA context was lost";
-  if (const char* name = signal_description(code - kExitVariantSignalBase)) return name;
+  if (const char* name = fatal_signal_name(code - kExitVariantSignalBase)) return name;
   return "exit code " + std::to_string(code);
 }
 
 bool server_exit_is_crash(int code) {
   // Only the signals the crash guard catches: 127 (execve failed) is 100 + 27, and no crash.
   return code == kExitVariantCalledExit || code == kExitVariantContextLost ||
-         signal_description(code - kExitVariantSignalBase) != nullptr;
+         fatal_signal_name(code - kExitVariantSignalBase) != nullptr;
 }
 
 }  // namespace kb::judge

@@ -21,6 +21,9 @@ inline constexpr int kExitVariantCalledExit = 96;   // the launcher called exit(
 inline constexpr int kExitVariantContextLost = 97;  // a sticky CUDA error (reported on the socket first)
 inline constexpr int kExitVariantSignalBase = 100;  // + the caught signal's number (SIGSEGV: 111)
 
+// "SIGSEGV (segmentation fault)" for the fatal signals a variant's crash raises (those the crash
+// guard catches), nullptr for any other. Async-signal-safe: the crash guard's handler reads it.
+const char* fatal_signal_name(int sig);
 // The exit code for a fatal signal `sig` caught in a server.
 int server_exit_code_for_signal(int sig);
 // How a server's exit code reads in a crash line: "SIGSEGV (segmentation fault)", "it called

@@ -18,17 +18,6 @@ volatile sig_atomic_t g_who = static_cast<int>(Who::harness);
 char g_phase_buf[512] = "startup";
 std::string g_phase = "startup";
 
-const char* signal_name(int sig) {
-  switch (sig) {
-    case SIGSEGV: return "SIGSEGV (segmentation fault)";
-    case SIGBUS: return "SIGBUS (bus error)";
-    case SIGILL: return "SIGILL (illegal instruction)";
-    case SIGFPE: return "SIGFPE (arithmetic exception)";
-    case SIGABRT: return "SIGABRT (abort)";
-    default: return "a fatal signal";
-  }
-}
-
 void write_all(const char* s) {
   size_t n = std::strlen(s);
   while (n > 0) {
@@ -59,7 +48,8 @@ void on_fatal_signal(int sig) {
     write_all(to_string(who));
     write_all(" crashed: ");
   }
-  write_all(signal_name(sig));
+  const char* name = fatal_signal_name(sig);
+  write_all(name ? name : "a fatal signal");
   write_all(" during ");
   write_all(g_phase_buf);
   write_all("\n");

@@ -36,7 +36,7 @@ CUpti_SubscriberHandle g_subscriber = nullptr;
 
 void note_first_call(const char* name) {
   if (!g_tally->first_call.empty() || !name) return;
-  if (std::string(name).rfind("__cuda", 0) == 0) return;  // the runtime registering a library's kernels
+  if (std::string(name).starts_with("__cuda")) return;  // the runtime registering a library's kernels
   g_tally->first_call = name;
 }
 

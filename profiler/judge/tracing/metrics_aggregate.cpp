@@ -32,7 +32,7 @@ std::map<std::string, double> aggregate_ranges(const std::vector<RangeValues>& r
       const auto it = r.find(m.cupti);
       if (it == r.end() || !std::isfinite(it->second)) continue;
       const std::string key = m.key;
-      if (key.size() > 4 && key.compare(key.size() - 4, 4, "_pct") == 0) {
+      if (key.size() > 4 && key.ends_with("_pct")) {
         // A kernel too short to have a duration still counts, with weight 1 ns.
         const double w = duration_ns > 0 ? duration_ns : 1;
         weighted[key] += it->second * w;

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <utility>
 
+#include "common/file_write.h"
 #include "core/errors.h"
 #include "profiler/judge/wire/server_wire.h"
 
@@ -211,16 +212,7 @@ std::string read_job_text(const std::string& path) {
 DecodedJob load_job(const std::string& path) { return parse_job(read_job_text(path), "the job file " + path); }
 
 void write_json_file(const std::string& path, const nlohmann::json& j) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw Error("cannot write " + tmp);
-    out << j.dump(2) << "\n";
-    if (!out.flush()) throw Error("cannot write " + tmp);
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw Error("cannot move " + tmp + " to " + path + ": " + ec.message());
+  write_file_atomically(path, j.dump(2) + "\n");
 }
 
 void write_result(const std::string& path, const EvalResult& result) { write_json_file(path, nlohmann::json(result)); }

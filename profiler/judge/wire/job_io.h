@@ -74,8 +74,8 @@ std::string read_job_text(const std::string& path);
 // Host value of a literal scalar/size argument, parsed as `type`. Throws JobError.
 double parse_value(const DecodedArg& arg, size_t size_index);
 
-// Writes JSON atomically (a temporary file renamed over `path`), so a reader never sees half a
-// result. Throws kb::Error.
+// Writes JSON atomically (common/file_write.h: a temporary file renamed over `path`, never through
+// a symlink), so a reader never sees half a result. Throws kb::Error.
 void write_json_file(const std::string& path, const nlohmann::json& j);
 void write_result(const std::string& path, const EvalResult& result);
 

@@ -34,5 +34,14 @@ TEST(ServerIdentity, ExitCodesSayHowTheVariantEndedItsServer) {
   for (int code : {0, 1, 2, 3, 4, 127, kExitVariantSignalBase}) EXPECT_FALSE(server_exit_is_crash(code)) << code;
 }
 
+TEST(ServerIdentity, TheFatalSignalsHaveNamesAndNoOtherDoes) {
+  // The judge's crash line and a server's own (variant_call.cpp's handler) name a signal alike.
+  EXPECT_STREQ(fatal_signal_name(SIGSEGV), "SIGSEGV (segmentation fault)");
+  EXPECT_STREQ(fatal_signal_name(SIGBUS), "SIGBUS (bus error)");
+  EXPECT_STREQ(fatal_signal_name(SIGILL), "SIGILL (illegal instruction)");
+  EXPECT_STREQ(fatal_signal_name(SIGFPE), "SIGFPE (arithmetic exception)");
+  for (int sig : {0, SIGTERM, SIGKILL, 27, -1}) EXPECT_EQ(fatal_signal_name(sig), nullptr) << sig;
+}
+
 }  // namespace
 }  // namespace kb::judge
