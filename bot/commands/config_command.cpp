@@ -8,7 +8,7 @@
 #include "bot/config_validation.h"
 #include "bot/target_inventory.h"
 #include "config/config_writer.h"
-#include "cuda_source/source_scanner.h"
+#include "cuda_source/tokens/source_scanner.h"
 #include "profiler/evaluate/target_archs.h"
 
 namespace kb::bot {
