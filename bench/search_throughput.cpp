@@ -29,10 +29,10 @@
 #include "profiler/device_query.h"
 #include "profiler/evaluate/compile/nvcc_phase_times.h"
 #include "profiler/evaluate/gpu_evaluator.h"
-#include "search/archive.h"
+#include "search/archive/archive.h"
 #include "search/builtin/builtin_proposer.h"
-#include "search/screening.h"
-#include "search/search_engine.h"
+#include "search/engine/screening.h"
+#include "search/engine/search_engine.h"
 
 namespace {
 

@@ -80,10 +80,10 @@ struct SearchConfig {
   double max_cost_usd = 0;       // 0 = no money budget
   double min_round_gain = 0.01;  // a round that improves the best by less than this is a round without gain
   // Rounds without gain in a row that end the search early (0: never). A round lost to protocol
-  // or infrastructure errors is not one: it measured nothing (search/round_patience.h).
+  // or infrastructure errors is not one: it measured nothing (search/engine/round_patience.h).
   int64_t patience = 2;
   int64_t compile_jobs = 0;  // 0 = all cores
-  // Screening, then confirmation (search/screening.h): a short measurement of every candidate,
+  // Screening, then confirmation (search/engine/screening.h): a short measurement of every candidate,
   // the full one only for those not clearly slower than the best confirmed. The full
   // measurement ([verify], [bench]) is unchanged; a candidate is never accepted on a screening.
   bool screening = true;
@@ -120,7 +120,7 @@ struct VerifyConfig {
   // child process only; chosen explicitly where bubblewrap cannot run, and said in the PR).
   std::string sandbox = "namespaces";
   // Refuse, before nvcc runs, a candidate whose source adds host code a kernel replacement does
-  // not need (file, environment, process, network access...: cuda_source/candidate_policy.h).
+  // not need (file, environment, process, network access...: cuda_source/policy/candidate_policy.h).
   bool source_policy = true;
   // One candidate's compile: wall-clock and memory (its process tree's RSS) limits. Running out
   // of either is the candidate's compile_error.

@@ -334,7 +334,7 @@ void read_kernel(TableReader& r, KernelSpec& k, const Config& config) {
   std::vector<TargetProblem> target_problems = kernel_target_problems(k);
   for (auto& problem : launch_literal_problems(k)) target_problems.push_back(std::move(problem));
   for (const auto& problem : target_problems) {
-    if (problem.key.rfind("arg[", 0) == 0) {  // "arg[2].name": at that argument's table
+    if (problem.key.starts_with("arg[")) {  // "arg[2].name": at that argument's table
       const size_t i = std::stoul(problem.key.substr(4));
       r.diag().error(i < k.args.size() ? k.args[i].pos : kpos, r.field(problem.key), problem.message);
       continue;

@@ -38,19 +38,14 @@ const std::vector<std::string>& kernel_target_reserved_names() {
 std::vector<std::string> launch_components(const std::string& expression) {
   std::vector<std::string> parts;
   if (trim(expression).empty()) return parts;
+  // The pieces between commas, a piece joined to the one before while a bracket is open.
   int depth = 0;
-  std::string current;
-  for (char c : expression) {
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    if (c == ')' || c == ']' || c == '}') --depth;
-    if (c == ',' && depth == 0) {
-      parts.push_back(trim(current));
-      current.clear();
-      continue;
-    }
-    current += c;
+  for (const std::string& piece : split(expression, ',')) {
+    if (depth == 0) parts.push_back(piece);
+    else parts.back() += "," + piece;
+    for (char c : piece) depth += (c == '(' || c == '[' || c == '{') - (c == ')' || c == ']' || c == '}');
   }
-  parts.push_back(trim(current));
+  for (std::string& part : parts) part = trim(part);
   return parts;
 }
 
@@ -103,7 +98,7 @@ std::vector<TargetProblem> kernel_target_problems(const KernelSpec& spec) {
                      "a kernel target takes no stream argument: the harness launches the kernel on its own stream"});
     if (a.name.empty()) continue;  // reported as a missing name
     const auto& reserved = kernel_target_reserved_names();
-    if (!is_identifier(a.name) || is_keyword(a.name) || a.name.rfind("kb_", 0) == 0 ||
+    if (!is_identifier(a.name) || is_keyword(a.name) || a.name.starts_with("kb_") ||
         std::find(reserved.begin(), reserved.end(), a.name) != reserved.end())
       out.push_back({field + ".name", "'" + a.name +
                                           "' cannot name an argument of a kernel target: the launch expressions "

@@ -67,7 +67,7 @@ struct HarnessJob {
   // (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED): verify without CUPTI activity tracing.
   // The side-stream checks were made by the normal run before the bot asks for this one.
   bool under_sanitizer = false;
-  // A screening (search/screening.h) asks for less than the full measurement: only the first
+  // A screening (search/engine/screening.h) asks for less than the full measurement: only the first
   // `timed_sizes` size sets are timed (0 = all), and verification trial t at size s draws from
   // distributions[(t + s + distribution_start) % n], so one trial per size can start the cycle
   // at the harshest distributions.

@@ -171,7 +171,7 @@ enum class Verdict {
   timed_out,
   rejected,      // a rule of the harness: side-stream work, sanitizer errors, env access...
   infra_error,   // the evaluator itself failed (no GPU, tool missing): not the candidate's fault
-  screened_out,  // passed a screening (search/screening.h) but timed clearly slower than a confirmed
+  screened_out,  // passed a screening (search/engine/screening.h) but timed clearly slower than a confirmed
                  // candidate or the original there: never fully measured, never a seed or a winner
 };
 const char* to_string(Verdict v);

@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "core/errors.h"
-#include "cuda_source/kernel_launch_sites.h"
+#include "cuda_source/knobs/kernel_launch_sites.h"
 
 namespace kb::bot {
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "bot/change/source_splicer.h"
-#include "search/search_types.h"
+#include "search/types/search_types.h"
 
 namespace kb::bot {
 

@@ -12,7 +12,7 @@
 #include "bot/change/source_splicer.h"
 #include "config/config.h"
 #include "profiler/evaluate/evaluator.h"
-#include "search/search_types.h"
+#include "search/types/search_types.h"
 
 namespace kb::bot {
 

@@ -6,9 +6,9 @@
 
 #include "common/unified_diff.h"
 #include "core/errors.h"
-#include "cuda_source/literal_diff.h"
-#include "cuda_source/literal_knobs.h"
-#include "cuda_source/original_layout.h"
+#include "cuda_source/knobs/literal_diff.h"
+#include "cuda_source/knobs/literal_knobs.h"
+#include "cuda_source/splicing/original_layout.h"
 
 namespace kb::bot {
 
@@ -23,7 +23,7 @@ SourceChange make_source_change(const std::string& path, const std::string& orig
   if (!same_source) {
     // The winner's whole file is what was verified and timed, so it is the PR's text: laid out as
     // the original where it changed nothing but layout, and never deleting a definition another
-    // file can reach (cuda_source/original_layout.h).
+    // file can reach (cuda_source/splicing/original_layout.h).
     cuda_source::LaidOutText laid = cuda_source::keep_original_layout(original_text, winner.source, path);
     if (laid.whitespace_lines_kept + laid.comment_lines_kept > 0)
       spdlog::debug("{}: the winner's text keeps the original's layout: {} lines it changed only in whitespace and "

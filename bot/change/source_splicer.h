@@ -3,7 +3,7 @@
 // that file is what was verified and timed, so it is the PR's text: laid out as the original where
 // it changed nothing but layout (line endings, final newline, whitespace, deleted comments between
 // definitions), with any definition other files can reach that it dropped put back
-// (cuda_source/original_layout.h); a tuned macro default is edited in place. The edit list is read
+// (cuda_source/splicing/original_layout.h); a tuned macro default is edited in place. The edit list is read
 // from the difference. Build flags and macros the file lacks become notes.
 #pragma once
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/variant.h"
-#include "cuda_source/definition_splice.h"
+#include "cuda_source/splicing/definition_splice.h"
 
 namespace kb::bot {
 
@@ -38,11 +38,11 @@ struct SourceChange {
 // `launcher` is the spec's launcher (possibly qualified: ns::launch_x), used to name tuned
 // literals: when the result differs from the original only in integer literals, `edits` names
 // them ("block size literal in launch_gelu: 32 -> 256"). Throws kb::Error when the winner
-// is an advisory probe (search/advisory_findings.h), which is never published.
+// is an advisory probe (search/types/advisory_findings.h), which is never published.
 SourceChange make_source_change(const std::string& path, const std::string& original_text, const std::string& launcher,
                                 const Variant& winner);
 
-// Edits the file's `#define NAME value` lines (cuda_source/definition_splice.h); the PR's macro
+// Edits the file's `#define NAME value` lines (cuda_source/splicing/definition_splice.h); the PR's macro
 // defaults and its tests go through it.
 using cuda_source::apply_macro_defaults;
 

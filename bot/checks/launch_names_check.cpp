@@ -4,8 +4,8 @@
 #include <set>
 
 #include "config/kernel_target.h"
-#include "cuda_source/code_tokens.h"
-#include "cuda_source/preprocessor_directives.h"
+#include "cuda_source/tokens/code_tokens.h"
+#include "cuda_source/tokens/preprocessor_directives.h"
 
 namespace kb::bot {
 namespace {

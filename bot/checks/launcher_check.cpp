@@ -9,7 +9,7 @@
 #include "bot/onboarding/param_types.h"
 #include "common/edit_distance.h"
 #include "config/size_expression.h"
-#include "cuda_source/source_scanner.h"
+#include "cuda_source/tokens/source_scanner.h"
 #include "profiler/device_query.h"
 
 namespace kb::bot {

@@ -1,7 +1,7 @@
 #include "bot/checks/output_read_check.h"
 
 #include "bot/onboarding/param_evidence.h"
-#include "cuda_source/buffer_uses.h"
+#include "cuda_source/reading/buffer_uses.h"
 
 namespace kb::bot {
 

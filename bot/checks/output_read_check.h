@@ -1,7 +1,7 @@
 // `config check`'s warning for an argument configured as an output that the code reads before it
 // writes it: the judge fills outputs with poison before each call, so such a kernel computes from
 // poison, the original's result is non-finite and the comparison proves nothing (`inout` gives it
-// the values it reads). Read from the kernels' bodies as `init` reads roles (cuda_source/buffer_uses.h).
+// the values it reads). Read from the kernels' bodies as `init` reads roles (cuda_source/reading/buffer_uses.h).
 #pragma once
 
 #include <functional>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "config/config.h"
-#include "cuda_source/source_scanner.h"
+#include "cuda_source/tokens/source_scanner.h"
 
 namespace kb::bot {
 

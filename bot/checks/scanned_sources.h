@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "config/config.h"
-#include "cuda_source/source_scanner.h"
-#include "cuda_source/type_aliases.h"
+#include "cuda_source/reading/type_aliases.h"
+#include "cuda_source/tokens/source_scanner.h"
 
 namespace kb::bot {
 

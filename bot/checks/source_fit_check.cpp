@@ -5,9 +5,9 @@
 #include "bot/checks/launch_names_check.h"
 #include "common/file_io.h"
 #include "config/kernel_target.h"
-#include "cuda_source/include_dirs_guess.h"
-#include "cuda_source/preprocessor_directives.h"
-#include "cuda_source/source_scanner.h"
+#include "cuda_source/reading/include_dirs_guess.h"
+#include "cuda_source/tokens/preprocessor_directives.h"
+#include "cuda_source/tokens/source_scanner.h"
 
 namespace kb::bot {
 namespace {

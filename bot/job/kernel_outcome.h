@@ -21,7 +21,7 @@ struct KernelOutcome {
   std::string pr;  // URL or PR.md path
   std::string note;
   bool failed = false;
-  // Verified speedups no PR can deliver (search/advisory_findings.h), in words.
+  // Verified speedups no PR can deliver (search/types/advisory_findings.h), in words.
   std::vector<std::string> advisories;
 };
 

@@ -11,9 +11,9 @@
 #include "core/number_format.h"
 #include "profiler/device_query.h"
 #include "profiler/evaluate/gpu_evaluator.h"
-#include "search/archive.h"
-#include "search/proposer_factory.h"
-#include "search/search_engine.h"
+#include "search/archive/archive.h"
+#include "search/engine/search_engine.h"
+#include "search/factory/proposer_factory.h"
 
 namespace kb::bot {
 

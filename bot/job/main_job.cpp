@@ -17,7 +17,7 @@
 #include "profiler/device_query.h"
 #include "profiler/evaluate/gpu_evaluator.h"
 #include "profiler/evaluate/original_variant.h"
-#include "search/advisory_findings.h"
+#include "search/types/advisory_findings.h"
 
 namespace kb::bot {
 

@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "core/errors.h"
-#include "search/archive.h"
+#include "search/archive/archive.h"
 
 namespace kb::bot {
 

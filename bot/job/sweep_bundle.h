@@ -4,7 +4,7 @@
 //   manifest.json              format and version, the shard, the whole plan, each kernel's status
 //   results/<kernel>/          result.json (the whole search and the re-verification of the PR's
 //                              text), candidate.<ext>, change.patch
-//   archive.json               the archive rows this shard's run added (search/archive_exchange.h)
+//   archive.json               the archive rows this shard's run added (search/archive/archive_exchange.h)
 //
 // Plain (not hidden) names: actions/upload-artifact leaves out hidden files by default.
 #pragma once
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "bot/job/shard.h"
-#include "search/search_types.h"
+#include "search/types/search_types.h"
 
 namespace kb::bot {
 

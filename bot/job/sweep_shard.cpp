@@ -1,6 +1,6 @@
 #include "bot/job/sweep_shard.h"
 
-#include "search/advisory_findings.h"
+#include "search/types/advisory_findings.h"
 
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
@@ -18,9 +18,9 @@
 #include "common/clock.h"
 #include "core/number_format.h"
 #include "profiler/device_query.h"
-#include "search/advisory_findings.h"
-#include "search/archive.h"
-#include "search/archive_exchange.h"
+#include "search/archive/archive.h"
+#include "search/archive/archive_exchange.h"
+#include "search/types/advisory_findings.h"
 
 namespace kb::bot {
 namespace {

@@ -11,7 +11,7 @@
 #include "bot/job/shard.h"
 #include "config/config.h"
 #include "profiler/evaluate/evaluator.h"
-#include "search/search_types.h"
+#include "search/types/search_types.h"
 
 namespace kb::bot {
 

@@ -12,10 +12,10 @@
 #include "bot/onboarding/starter_table_text.h"
 #include "config/config.h"
 #include "config/kernel_target.h"
-#include "cuda_source/buffer_extents.h"
-#include "cuda_source/code_tokens.h"
-#include "cuda_source/launch_as_written.h"
-#include "cuda_source/preprocessor_directives.h"
+#include "cuda_source/reading/buffer_extents.h"
+#include "cuda_source/reading/launch_as_written.h"
+#include "cuda_source/tokens/code_tokens.h"
+#include "cuda_source/tokens/preprocessor_directives.h"
 
 namespace kb::bot {
 namespace {

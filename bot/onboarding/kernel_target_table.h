@@ -10,10 +10,10 @@
 #include <optional>
 #include <string>
 
-#include "cuda_source/buffer_uses.h"
-#include "cuda_source/kernel_launch_sites.h"
-#include "cuda_source/source_scanner.h"
-#include "cuda_source/type_aliases.h"
+#include "cuda_source/knobs/kernel_launch_sites.h"
+#include "cuda_source/reading/buffer_uses.h"
+#include "cuda_source/reading/type_aliases.h"
+#include "cuda_source/tokens/source_scanner.h"
 
 namespace kb::bot {
 

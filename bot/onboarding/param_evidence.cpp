@@ -2,7 +2,7 @@
 
 #include <regex>
 
-#include "cuda_source/param_usage.h"
+#include "cuda_source/reading/param_usage.h"
 
 namespace kb::bot {
 namespace {

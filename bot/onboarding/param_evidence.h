@@ -10,8 +10,8 @@
 #include <string>
 
 #include "core/arg_types.h"
-#include "cuda_source/buffer_uses.h"
-#include "cuda_source/source_scanner.h"
+#include "cuda_source/reading/buffer_uses.h"
+#include "cuda_source/tokens/source_scanner.h"
 
 namespace kb::bot {
 

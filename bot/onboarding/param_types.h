@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "config/config.h"
-#include "cuda_source/type_aliases.h"
+#include "cuda_source/reading/type_aliases.h"
 
 namespace kb::bot {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "common/file_io.h"
-#include "cuda_source/code_tokens.h"
+#include "cuda_source/tokens/code_tokens.h"
 
 namespace kb::bot {
 namespace fs = std::filesystem;

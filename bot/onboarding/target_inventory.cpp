@@ -8,7 +8,7 @@
 
 #include "bot/onboarding/kernel_target_table.h"
 #include "config/config.h"
-#include "cuda_source/include_dirs_guess.h"
+#include "cuda_source/reading/include_dirs_guess.h"
 
 namespace kb::bot {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "cuda_source/kernel_launch_sites.h"
-#include "cuda_source/source_scanner.h"
-#include "cuda_source/type_aliases.h"
+#include "cuda_source/knobs/kernel_launch_sites.h"
+#include "cuda_source/reading/type_aliases.h"
+#include "cuda_source/tokens/source_scanner.h"
 
 namespace kb::bot {
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "search/search_types.h"
+#include "search/types/search_types.h"
 
 namespace kb::bot {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "bot/change/source_splicer.h"
-#include "search/search_types.h"
+#include "search/types/search_types.h"
 
 namespace kb::bot {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "search/declined_changes.h"
-#include "search/search_types.h"
+#include "search/archive/declined_changes.h"
+#include "search/types/search_types.h"
 
 namespace kb::bot {
 

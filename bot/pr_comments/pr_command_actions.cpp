@@ -13,7 +13,7 @@
 #include "common/file_io.h"
 #include "core/errors.h"
 #include "core/number_format.h"
-#include "search/ignored_kernels.h"
+#include "search/archive/ignored_kernels.h"
 
 namespace kb::bot {
 namespace {

@@ -1,7 +1,7 @@
 // What the commands in PR comments do in `kernelbot run` (bot/pr_comments/pr_conversation.h asks, this
 // answers): rebench and rebase measure through the run's Evaluator and publish through its forge
 // as a search's winner is published (bot/publish/publish.h), explain reads the archived result, ignore
-// and unignore write the archive's ignored_kernels table (search/ignored_kernels.h), which the
+// and unignore write the archive's ignored_kernels table (search/archive/ignored_kernels.h), which the
 // run honours until the kernel's source changes.
 #pragma once
 

@@ -16,7 +16,7 @@
 #include "common/file_write.h"
 #include "common/text.h"
 #include "core/number_format.h"
-#include "search/ignored_kernels.h"
+#include "search/archive/ignored_kernels.h"
 
 namespace kb::bot {
 namespace {

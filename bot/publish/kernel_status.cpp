@@ -12,8 +12,8 @@
 #include "bot/publish/publish.h"
 #include "common/clock.h"
 #include "common/file_io.h"
-#include "search/declined_changes.h"
-#include "search/ignored_kernels.h"
+#include "search/archive/declined_changes.h"
+#include "search/archive/ignored_kernels.h"
 
 namespace kb::bot {
 namespace {

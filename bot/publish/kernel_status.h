@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "config/config.h"
-#include "search/search_types.h"
+#include "search/types/search_types.h"
 
 namespace kb::bot {
 

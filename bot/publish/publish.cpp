@@ -18,7 +18,7 @@
 #include "core/errors.h"
 #include "core/number_format.h"
 #include "core/speedup_rule.h"
-#include "search/declined_changes.h"
+#include "search/archive/declined_changes.h"
 
 namespace kb::bot {
 namespace {
@@ -230,7 +230,7 @@ PublishOutcome publish_result(const config::Config& config, const config::Kernel
   pr.change_id = change_id_of({{change.path, change.updated}});
   pr.speedup = result.reverification.eval.speedup;
   const bool remembers = forge.name() != "dry-run";  // only a real forge has PRs people closed
-  // PRs closed without merging are remembered in [search].archive's file (search/declined_changes.h).
+  // PRs closed without merging are remembered in [search].archive's file (search/archive/declined_changes.h).
   const auto archive = config.resolve(config.search.archive);
   if (remembers) pr.declined = declined_changes_of(archive, spec.name);
   PullRequestOutcome done = forge.open_or_update(pr);

@@ -9,7 +9,7 @@
 #include "bot/forge/forge.h"
 #include "config/config.h"
 #include "profiler/evaluate/evaluator.h"
-#include "search/search_types.h"
+#include "search/types/search_types.h"
 
 namespace kb::bot {
 

@@ -17,7 +17,7 @@ struct EvalOptions {
   bool time = true;              // false: verify only
   bool collect_metrics = false;  // CUPTI metrics in a separate, untimed run
   bool sanitize = false;  // compute-sanitizer's four tools at the smallest and largest size set (sanitizer_pass.h)
-  // A screening (search/screening.h): one verification trial per size set, harshest inputs
+  // A screening (search/engine/screening.h): one verification trial per size set, harshest inputs
   // first, and a short timing at the main size only. A candidate that passes comes back
   // `pending` with its screened speedup and timings, never accepted: only a full evaluation
   // accepts. Wrong results, crashes and hangs come back with the full path's verdicts.

@@ -16,7 +16,7 @@
 
 #include "search/builtin/builtin_rules.h"
 #include "search/builtin/tuning_space.h"
-#include "search/proposer.h"
+#include "search/types/proposer.h"
 
 namespace kb::search {
 

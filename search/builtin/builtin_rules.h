@@ -9,7 +9,7 @@
 #include "config/config.h"
 #include "core/result_types.h"
 #include "search/builtin/tuning_space.h"
-#include "search/search_types.h"
+#include "search/types/search_types.h"
 
 namespace kb::search {
 

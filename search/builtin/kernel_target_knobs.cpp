@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "config/kernel_target.h"
-#include "cuda_source/kernel_launch_sites.h"
-#include "cuda_source/preprocessor_directives.h"
+#include "cuda_source/knobs/kernel_launch_sites.h"
+#include "cuda_source/tokens/preprocessor_directives.h"
 
 namespace kb::search {
 namespace {
@@ -35,7 +35,7 @@ KernelTargetKnobs kernel_target_knobs(const std::string& source, const config::K
   for (auto& k : found.literals) {
     if (cuda_source::shapes_block(k.kind)) {
       if (!found.block) continue;
-      // A tied knob (cuda_source/literal_knobs.h) moves every block dimension it writes.
+      // A tied knob (cuda_source/knobs/literal_knobs.h) moves every block dimension it writes.
       int unfollowed = grid_follows(k.axis) ? -1 : std::max(k.axis, 0);
       if (!k.block_powers.empty()) {
         unfollowed = -1;

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "config/config.h"
-#include "cuda_source/literal_knobs.h"
+#include "cuda_source/knobs/literal_knobs.h"
 
 namespace kb::search {
 
@@ -25,7 +25,7 @@ struct LaunchProbe {
   int axis = 0;              // 0, 1, 2: KB_BLOCK_X, _Y, _Z
   int64_t config_value = 0;  // the config's block component
   std::string subject;       // "the block x of gelu_kernel's launch at ext.cu:41"
-  // The #define appended to `text`, with the advisory marker (cuda_source/literal_knobs.h).
+  // The #define appended to `text`, with the advisory marker (cuda_source/knobs/literal_knobs.h).
   cuda_source::TextEdit probe(const std::string& text, int64_t value) const;
 };
 

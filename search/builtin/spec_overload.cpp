@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "cuda_source/code_tokens.h"
+#include "cuda_source/tokens/code_tokens.h"
 
 namespace kb::search {
 namespace {

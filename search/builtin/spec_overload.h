@@ -5,7 +5,7 @@
 #pragma once
 
 #include "config/config.h"
-#include "cuda_source/literal_knobs.h"
+#include "cuda_source/knobs/literal_knobs.h"
 
 namespace kb::search {
 

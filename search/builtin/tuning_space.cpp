@@ -7,8 +7,8 @@
 #include <limits>
 #include <map>
 
-#include "cuda_source/launch_bounds.h"
-#include "cuda_source/preprocessor_directives.h"
+#include "cuda_source/knobs/launch_bounds.h"
+#include "cuda_source/tokens/preprocessor_directives.h"
 #include "search/builtin/spec_overload.h"
 
 namespace kb::search {
@@ -229,7 +229,7 @@ void TuningSpace::add_compiler_dimensions(const config::KernelSpec& spec, const 
     auto caps = register_caps(options.registers);
     caps.insert(caps.begin(), "");
     bool has = std::any_of(flags.begin(), flags.end(),
-                           [](const std::string& f) { return f.rfind("-maxrregcount", 0) == 0; });
+                           [](const std::string& f) { return f.starts_with("-maxrregcount"); });
     if (!has && caps.size() > 1)
       dims_.push_back({TuningDimension::Kind::flags, kRegisterCapDimension, cuda_source::MacroRole::other, caps, 0,
                        std::nullopt, 0, "", ""});

@@ -1,6 +1,6 @@
 // The builtin tuner's search space for one base variant: its compile-time knobs (detected
 // macros and the [[kernel]]'s declared tunables), the literal knobs its launcher already has
-// (cuda_source/literal_knobs.h: block-size literals, const locals, dim3 shapes, unroll factors),
+// (cuda_source/knobs/literal_knobs.h: block-size literals, const locals, dim3 shapes, unroll factors),
 // probes of a block size its callers pass (advisory only), optional __launch_bounds__, and nvcc
 // flags where the tolerance or the profile calls for them. A point picks one value per
 // dimension; a point becomes a Variant: -D defines and flags, the source with the literal edits
@@ -16,8 +16,8 @@
 
 #include "config/config.h"
 #include "core/variant.h"
-#include "cuda_source/literal_knobs.h"
-#include "cuda_source/tunable_macros.h"
+#include "cuda_source/knobs/literal_knobs.h"
+#include "cuda_source/knobs/tunable_macros.h"
 #include "search/builtin/kernel_target_knobs.h"
 
 namespace kb::search {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/errors.h"
-#include "search/proposer.h"
+#include "search/types/proposer.h"
 
 namespace kb::search {
 

@@ -92,8 +92,8 @@ void CompletionStream::line(std::string_view text) {
     if (!data_.empty()) event(std::exchange(data_, ""));
     return;
   }
-  if (text.front() == ':') return;          // a comment: keep-alives (": OPENROUTER PROCESSING")
-  if (text.rfind("data:", 0) != 0) return;  // event:, id:, retry: say nothing we need
+  if (text.front() == ':') return;         // a comment: keep-alives (": OPENROUTER PROCESSING")
+  if (!text.starts_with("data:")) return;  // event:, id:, retry: say nothing we need
   text.remove_prefix(5);
   if (!text.empty() && text.front() == ' ') text.remove_prefix(1);
   if (!data_.empty()) data_ += "\n";

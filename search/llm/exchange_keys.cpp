@@ -15,7 +15,7 @@ std::string model_idea_tag(size_t index) { return kModelIdeaTag + std::to_string
 
 std::optional<size_t> model_idea_index(const std::string& tag) {
   const std::string prefix = kModelIdeaTag;
-  if (tag.rfind(prefix, 0) != 0 || tag.size() == prefix.size()) return std::nullopt;
+  if (!tag.starts_with(prefix) || tag.size() == prefix.size()) return std::nullopt;
   std::string digits = tag.substr(prefix.size());
   if (digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
   return static_cast<size_t>(std::stoull(digits));

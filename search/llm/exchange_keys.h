@@ -23,7 +23,7 @@
 #include <optional>
 #include <string>
 
-#include "search/proposer.h"
+#include "search/types/proposer.h"
 
 namespace kb::search {
 

@@ -20,9 +20,9 @@ std::vector<std::string> trimmed_lines(const std::string& text) {
 
 // The text of a line that is only a comment ("// x", "/* x */"), lower-cased; false for others.
 bool comment_text(const std::string& line, std::string& text) {
-  if (line.rfind("//", 0) == 0) {
+  if (line.starts_with("//")) {
     text = line.substr(2);
-  } else if (line.rfind("/*", 0) == 0) {
+  } else if (line.starts_with("/*")) {
     size_t close = line.find("*/", 2);
     text = line.substr(2, close == std::string::npos ? std::string::npos : close - 2);
   } else {
@@ -65,8 +65,8 @@ bool is_unified_diff(const std::string& code) {
   bool minus_header = false;
   for (std::string line; std::getline(in, line);) {
     if (std::regex_search(line, hunk)) return true;
-    if (minus_header && line.rfind("+++ ", 0) == 0) return true;
-    minus_header = line.rfind("--- ", 0) == 0;
+    if (minus_header && line.starts_with("+++ ")) return true;
+    minus_header = line.starts_with("--- ");
   }
   return false;
 }

@@ -9,7 +9,7 @@
 #include "common/text_cut.h"
 #include "common/text_template.h"
 #include "core/number_format.h"
-#include "search/idea_family.h"
+#include "search/ideas/idea_family.h"
 #include "search/llm/chat_completion.h"
 #include "search/llm/exchange_keys.h"
 #include "search/llm/prompt_files.h"

@@ -10,7 +10,7 @@
 #include "config/config.h"
 #include "search/llm/chat_backend.h"
 #include "search/llm/prompt_source.h"
-#include "search/proposer.h"
+#include "search/types/proposer.h"
 
 namespace kb::search {
 

@@ -6,10 +6,10 @@
 #include <future>
 
 #include "core/errors.h"
+#include "search/archive/content_hash.h"
 #include "search/builtin/builtin_rules.h"
 #include "search/builtin/tuning_space.h"
-#include "search/content_hash.h"
-#include "search/idea_diversity.h"
+#include "search/ideas/idea_diversity.h"
 #include "search/llm/exchange_keys.h"
 #include "search/llm/llm_prompts.h"
 #include "search/llm/reply_parser.h"

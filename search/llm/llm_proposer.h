@@ -17,7 +17,7 @@
 #include "search/llm/exchange_keys.h"
 #include "search/llm/llm_prompts.h"
 #include "search/llm/prompt_source.h"
-#include "search/proposer.h"
+#include "search/types/proposer.h"
 
 namespace kb::search {
 

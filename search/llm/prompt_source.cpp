@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "common/text_cut.h"
-#include "cuda_source/definition_splice.h"
-#include "cuda_source/launcher_excerpt.h"
+#include "cuda_source/splicing/definition_splice.h"
+#include "cuda_source/splicing/launcher_excerpt.h"
 
 namespace kb::search {
 namespace {

@@ -1,8 +1,8 @@
 // How the prompts show a file: whole, or, when it is too long for the prompt, as the excerpt a
 // model needs to rewrite the launcher (its definitions, the kernels it launches and what they
-// read; cuda_source/launcher_excerpt.h). A model shown excerpts writes the launcher and its
+// read; cuda_source/splicing/launcher_excerpt.h). A model shown excerpts writes the launcher and its
 // kernels only, and its reply is spliced into the whole file it started from
-// (cuda_source/definition_splice.h), so everything after the proposer sees a complete file.
+// (cuda_source/splicing/definition_splice.h), so everything after the proposer sees a complete file.
 #pragma once
 
 #include <cstddef>

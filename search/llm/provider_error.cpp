@@ -71,7 +71,7 @@ std::optional<RequestFeature> refused_feature(const ProviderError& error) {
   for (const auto& fact : provider_facts())
     if (named(fact) && error.param == fact.field) return fact.feature;
   // o1-mini and its kind: "Unsupported value: 'messages[0].role' does not support 'system' ...".
-  if ((error.param.rfind("messages", 0) == 0 || message.find("'messages[") != std::string::npos) &&
+  if ((error.param.starts_with("messages") || message.find("'messages[") != std::string::npos) &&
       message.find("system") != std::string::npos)
     return RequestFeature::system_role;
   // Without `param`: the field the message names first, quoted or not ("Unsupported parameter:

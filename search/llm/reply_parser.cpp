@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "common/text.h"
-#include "cuda_source/source_scanner.h"
-#include "search/idea_family.h"
+#include "cuda_source/tokens/source_scanner.h"
+#include "search/ideas/idea_family.h"
 #include "search/llm/incomplete_code.h"
 
 namespace kb::search {
@@ -76,7 +76,7 @@ std::string unfenced_code(const std::string& reply) {
   size_t last = first;
   for (size_t i = first; i < lines.size(); ++i) {
     std::string t = trim(lines[i]);
-    if (!t.empty() && (t.back() == '}' || t.back() == ';' || t.rfind('#', 0) == 0)) last = i;
+    if (!t.empty() && (t.back() == '}' || t.back() == ';' || t.starts_with('#'))) last = i;
   }
   std::string out;
   for (size_t i = first; i <= last; ++i) out += lines[i] + "\n";

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "search/proposer.h"
+#include "search/types/proposer.h"
 
 namespace kb::search {
 

@@ -31,23 +31,23 @@ int64_t TokenLedger::admit(int64_t wanted) const {
   return wanted;
 }
 
-void TokenLedger::record(int64_t prompt_tokens, int64_t completion_tokens) {
-  std::lock_guard<std::mutex> lock(mutex_);
+void TokenLedger::add_tokens(int64_t prompt_tokens, int64_t completion_tokens) {
   usage_.prompt_tokens += prompt_tokens;
   usage_.completion_tokens += completion_tokens;
   usage_.cost_usd += (static_cast<double>(prompt_tokens) * prompt_price_ +
                       static_cast<double>(completion_tokens) * completion_price_) /
                      1e6;
+}
+
+void TokenLedger::record(int64_t prompt_tokens, int64_t completion_tokens) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  add_tokens(prompt_tokens, completion_tokens);
   ++usage_.requests;
 }
 
 void TokenLedger::record_estimate(int64_t prompt_tokens, int64_t completion_tokens) {
   std::lock_guard<std::mutex> lock(mutex_);
-  usage_.prompt_tokens += prompt_tokens;
-  usage_.completion_tokens += completion_tokens;
-  usage_.cost_usd += (static_cast<double>(prompt_tokens) * prompt_price_ +
-                      static_cast<double>(completion_tokens) * completion_price_) /
-                     1e6;
+  add_tokens(prompt_tokens, completion_tokens);
   usage_.estimated_tokens += prompt_tokens + completion_tokens;
 }
 

@@ -10,7 +10,7 @@
 
 #include "config/config.h"
 #include "core/errors.h"
-#include "search/proposer.h"
+#include "search/types/proposer.h"
 
 namespace kb::search {
 
@@ -37,6 +37,9 @@ class TokenLedger {
   TokenUsage usage() const;
 
  private:
+  // Adds the tokens and what they cost to the usage; the caller holds mutex_.
+  void add_tokens(int64_t prompt_tokens, int64_t completion_tokens);
+
   int64_t max_tokens_;
   double max_cost_usd_;
   double prompt_price_, completion_price_;

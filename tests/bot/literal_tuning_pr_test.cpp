@@ -11,9 +11,9 @@
 
 #include "bot/change/source_splicer.h"
 #include "bot/job/main_job.h"
-#include "search/advisory_findings.h"
 #include "search/builtin/builtin_proposer.h"
-#include "search/search_engine.h"
+#include "search/engine/search_engine.h"
+#include "search/types/advisory_findings.h"
 #include "tests/search/legacy_block_source.h"
 #include "tests/search/simulated_evaluator.h"
 #include "tests/search/test_project.h"

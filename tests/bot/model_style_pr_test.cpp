@@ -23,12 +23,12 @@
 
 #include "bot/change/source_splicer.h"
 #include "config/config_loader.h"
+#include "search/engine/search_engine.h"
+#include "search/factory/proposer_factory.h"
 #include "search/llm/chat_backend.h"
 #include "search/llm/llm_proposer.h"
 #include "search/llm/prompt_source.h"
 #include "search/llm/replay_log.h"
-#include "search/proposer_factory.h"
-#include "search/search_engine.h"
 #include "tests/search/simulated_evaluator.h"
 
 namespace fs = std::filesystem;

@@ -16,7 +16,7 @@
 #include "bot/pr/pr_body.h"
 #include "bot/pr/pr_lifecycle.h"
 #include "config/config_loader.h"
-#include "search/declined_changes.h"
+#include "search/archive/declined_changes.h"
 #include "tests/bot/fake_github.h"
 #include "tests/bot/git_fixture.h"
 #include "tests/bot/simulated_saxpy.h"

@@ -22,7 +22,7 @@
 #include "common/clock.h"
 #include "common/sha256.h"
 #include "config/config_loader.h"
-#include "search/ignored_kernels.h"
+#include "search/archive/ignored_kernels.h"
 #include "tests/bot/fake_github.h"
 #include "tests/bot/git_fixture.h"
 #include "tests/bot/simulated_saxpy.h"

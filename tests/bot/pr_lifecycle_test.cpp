@@ -10,7 +10,7 @@
 #include "bot/forge/github_forge.h"
 #include "bot/pr/pr_lifecycle.h"
 #include "common/sha256.h"
-#include "search/declined_changes.h"
+#include "search/archive/declined_changes.h"
 #include "tests/bot/fake_github.h"
 #include "tests/bot/git_fixture.h"
 

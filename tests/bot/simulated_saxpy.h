@@ -5,7 +5,7 @@
 #pragma once
 
 #include "config/config.h"
-#include "search/search_types.h"
+#include "search/types/search_types.h"
 #include "tests/search/simulated_evaluator.h"
 
 namespace kb::testing {

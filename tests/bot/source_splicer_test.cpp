@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bot/change/source_splicer.h"
-#include "search/search_types.h"
+#include "search/types/search_types.h"
 #include "tests/bot/git_fixture.h"
 
 namespace {

@@ -64,6 +64,15 @@ TEST(KernelTarget, NeedsGridAndBlockOfOneToThreeComponents) {
   EXPECT_TRUE(launch_components("  ").empty());
 }
 
+TEST(KernelTarget, LaunchComponentsKeepEmptyOnesAndWholeBrackets) {
+  // An empty component stays, so that the check above can say so; brackets of every kind and
+  // depth keep their commas, and each component is trimmed.
+  EXPECT_EQ(launch_components("a,,b"), (std::vector<std::string>{"a", "", "b"}));
+  EXPECT_EQ(launch_components("n, "), (std::vector<std::string>{"n", ""}));
+  EXPECT_EQ(launch_components(" f(a, g(b, c)) , {x, [y, z]}"),
+            (std::vector<std::string>{"f(a, g(b, c))", "{x, [y, z]}"}));
+}
+
 TEST(KernelTarget, LaunchFieldsBelongToKernelTargets) {
   auto errs = errors_of(target("launcher = \"launch\"\nblock = \"256\""));
   EXPECT_TRUE(has_error(errs, "kernel[0].block", "applies to kernel targets"));

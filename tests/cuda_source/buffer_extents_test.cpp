@@ -1,8 +1,8 @@
-#include "cuda_source/buffer_extents.h"
+#include "cuda_source/reading/buffer_extents.h"
 
 #include <gtest/gtest.h>
 
-#include "cuda_source/source_scanner.h"
+#include "cuda_source/tokens/source_scanner.h"
 
 using kb::cuda_source::buffer_extents;
 using kb::cuda_source::split_params;

@@ -1,6 +1,6 @@
 // How a function's body uses its pointer parameters: read, written or both, through aliases,
 // pointer arithmetic, atomics and the same file's helpers; what cannot be followed is said.
-#include "cuda_source/buffer_uses.h"
+#include "cuda_source/reading/buffer_uses.h"
 
 #include <gtest/gtest.h>
 

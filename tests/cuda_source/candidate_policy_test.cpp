@@ -2,7 +2,7 @@
 // first line says `// passes` or `// refused: RULE | TOKEN`, judged against the original in
 // policy_repo/src/original.cu, in the repository policy_repo/. And the pieces: the tokenizer
 // the policy reads with, the include rules, the original's excuse.
-#include "cuda_source/candidate_policy.h"
+#include "cuda_source/policy/candidate_policy.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cuda_source/preprocessing_tokens.h"
+#include "cuda_source/tokens/preprocessing_tokens.h"
 
 namespace kb::cuda_source {
 namespace {

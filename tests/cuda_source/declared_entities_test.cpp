@@ -2,8 +2,8 @@
 // structure of a file (namespace_chunks.h) and what one declaration declares (declared_entities.h).
 #include <gtest/gtest.h>
 
-#include "cuda_source/declared_entities.h"
-#include "cuda_source/namespace_chunks.h"
+#include "cuda_source/splicing/declared_entities.h"
+#include "cuda_source/splicing/namespace_chunks.h"
 
 using namespace kb::cuda_source;
 

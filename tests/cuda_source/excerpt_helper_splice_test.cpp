@@ -3,8 +3,8 @@
 // which another file could launch, stays.
 #include <gtest/gtest.h>
 
-#include "cuda_source/definition_splice.h"
-#include "cuda_source/source_scanner.h"
+#include "cuda_source/splicing/definition_splice.h"
+#include "cuda_source/tokens/source_scanner.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "cuda_source/include_dirs_guess.h"
+#include "cuda_source/reading/include_dirs_guess.h"
 
 #include <gtest/gtest.h>
 

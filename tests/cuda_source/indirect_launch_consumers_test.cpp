@@ -5,12 +5,12 @@
 // spliced into the repository's file.
 #include <gtest/gtest.h>
 
-#include "cuda_source/definition_splice.h"
-#include "cuda_source/kernel_launch_sites.h"
-#include "cuda_source/launch_bounds.h"
-#include "cuda_source/launcher_excerpt.h"
-#include "cuda_source/literal_knobs.h"
-#include "cuda_source/tunable_macros.h"
+#include "cuda_source/knobs/kernel_launch_sites.h"
+#include "cuda_source/knobs/launch_bounds.h"
+#include "cuda_source/knobs/literal_knobs.h"
+#include "cuda_source/knobs/tunable_macros.h"
+#include "cuda_source/splicing/definition_splice.h"
+#include "cuda_source/splicing/launcher_excerpt.h"
 
 using namespace kb::cuda_source;
 

@@ -7,8 +7,8 @@
 
 #include <set>
 
-#include "cuda_source/helper_launches.h"
-#include "cuda_source/source_scanner.h"
+#include "cuda_source/tokens/helper_launches.h"
+#include "cuda_source/tokens/source_scanner.h"
 
 using namespace kb::cuda_source;
 

@@ -1,5 +1,5 @@
 // The launch site of a kernel target's __global__ function and the knobs a PR may edit there.
-#include "cuda_source/kernel_launch_sites.h"
+#include "cuda_source/knobs/kernel_launch_sites.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // A kernel's launches as written: literal template arguments wherever the kernel is named with
 // them, the components of dim3 grids and blocks, and grid components that round a count up.
-#include "cuda_source/launch_as_written.h"
+#include "cuda_source/reading/launch_as_written.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
 // The excerpt of a long file that a model is shown (one launcher, its kernels and what they
 // read), and the splice that puts the model's reply back into the whole file: an unrelated kernel
 // is neither shown nor touched.
-#include "cuda_source/launcher_excerpt.h"
+#include "cuda_source/splicing/launcher_excerpt.h"
 
 #include <gtest/gtest.h>
 
-#include "cuda_source/definition_splice.h"
+#include "cuda_source/splicing/definition_splice.h"
 
 using namespace kb::cuda_source;
 

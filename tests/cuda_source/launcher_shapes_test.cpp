@@ -2,7 +2,7 @@
 // launches, launches in lambdas, and launches hidden in macros (which must not throw it off).
 #include <gtest/gtest.h>
 
-#include "cuda_source/source_scanner.h"
+#include "cuda_source/tokens/source_scanner.h"
 
 using kb::cuda_source::scan_source;
 using kb::cuda_source::ScannedLauncher;

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "cuda_source/code_tokens.h"
+#include "cuda_source/tokens/code_tokens.h"
 
 namespace kb::cuda_source {
 namespace {

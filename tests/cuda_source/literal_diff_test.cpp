@@ -1,5 +1,5 @@
 // Literal-only differences described in words, for the PR's edit list.
-#include "cuda_source/literal_diff.h"
+#include "cuda_source/knobs/literal_diff.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The knobs real launchers have without macros: literal block sizes with the grid that divides
 // by them, const/constexpr locals, dim3 block shapes, #pragma unroll and __launch_bounds__
 // literals, launcher parameters used as block sizes; and the exact text each edit produces.
-#include "cuda_source/literal_knobs.h"
+#include "cuda_source/knobs/literal_knobs.h"
 
 #include <gtest/gtest.h>
 

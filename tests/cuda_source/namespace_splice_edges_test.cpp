@@ -3,7 +3,7 @@
 // left unused, a conditional block the reply adds, a prototype of what the file defines.
 #include <gtest/gtest.h>
 
-#include "cuda_source/definition_splice.h"
+#include "cuda_source/splicing/definition_splice.h"
 #include "tests/cuda_source/host_syntax_check.h"
 
 using kb::cuda_source::DefinitionSplice;

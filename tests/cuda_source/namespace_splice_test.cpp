@@ -3,7 +3,7 @@
 // and aliases, includes. Each spliced file is compared whole and compiled by the host compiler.
 #include <gtest/gtest.h>
 
-#include "cuda_source/definition_splice.h"
+#include "cuda_source/splicing/definition_splice.h"
 #include "tests/cuda_source/host_syntax_check.h"
 #include "tests/cuda_source/splice_test_support.h"
 

@@ -1,6 +1,6 @@
 // A winner's whole file as the PR's text: the original's layout where the winner changed only
 // layout, and never a definition other files can reach deleted as a side effect.
-#include "cuda_source/original_layout.h"
+#include "cuda_source/splicing/original_layout.h"
 
 #include <gtest/gtest.h>
 

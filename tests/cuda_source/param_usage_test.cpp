@@ -1,6 +1,6 @@
 // What init reads from a body about its parameters: integer parameters that bound a loop or an
 // index (sizes), and pointer parameters a launcher uses as host memory.
-#include "cuda_source/param_usage.h"
+#include "cuda_source/reading/param_usage.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
 // The one reader of preprocessor directives: the spellings it accepts (spacing, comments,
 // continuations, parentheses, signs) are the ones the splicer edits and the tuner sweeps, so they
 // are pinned here once.
-#include "cuda_source/preprocessor_directives.h"
+#include "cuda_source/tokens/preprocessor_directives.h"
 
 #include <gtest/gtest.h>
 
-#include "cuda_source/tunable_macros.h"
+#include "cuda_source/knobs/tunable_macros.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // The source scanner's byte ranges and top-level pieces, which the PR splicer edits by.
 #include <gtest/gtest.h>
 
-#include "cuda_source/source_scanner.h"
+#include "cuda_source/tokens/source_scanner.h"
 
 namespace {
 

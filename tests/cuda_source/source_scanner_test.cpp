@@ -1,4 +1,4 @@
-#include "cuda_source/source_scanner.h"
+#include "cuda_source/tokens/source_scanner.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 // and unreachable from outside the file goes. Each spliced file is compiled by the host compiler.
 #include <gtest/gtest.h>
 
-#include "cuda_source/definition_splice.h"
+#include "cuda_source/splicing/definition_splice.h"
 #include "tests/cuda_source/host_syntax_check.h"
 #include "tests/cuda_source/splice_test_support.h"
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "cuda_source/definition_splice.h"
+#include "cuda_source/splicing/definition_splice.h"
 
 namespace kb::testing {
 

@@ -1,4 +1,4 @@
-#include "cuda_source/type_aliases.h"
+#include "cuda_source/reading/type_aliases.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

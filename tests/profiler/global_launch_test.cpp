@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <unistd.h>
-#include "cuda_source/literal_knobs.h"
+#include "cuda_source/knobs/literal_knobs.h"
 
 #include <filesystem>
 #include <fstream>

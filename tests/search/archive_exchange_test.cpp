@@ -1,13 +1,13 @@
 // Archive export and merge: real SQLite files, exported to JSON and merged back the way
 // `kernelbot publish` merges the shards' archives of a sweep.
-#include "search/archive_exchange.h"
+#include "search/archive/archive_exchange.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <map>
 
-#include "search/content_hash.h"
+#include "search/archive/content_hash.h"
 #include "tests/search/scripted_proposer.h"
 #include "tests/search/test_project.h"
 

@@ -1,12 +1,14 @@
 // The archive: a real SQLite file in a temporary directory, and searches that reuse it.
-#include "search/archive.h"
+#include "search/archive/archive.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include "common/sha256.h"
-#include "search/content_hash.h"
-#include "search/search_engine.h"
+#include "core/errors.h"
+#include "search/archive/content_hash.h"
+#include "search/archive/declined_changes.h"
+#include "search/engine/search_engine.h"
 #include "tests/search/scripted_proposer.h"
 #include "tests/search/simulated_evaluator.h"
 #include "tests/search/test_project.h"
@@ -96,6 +98,27 @@ TEST(Archive, RefusesAnArchiveFromANewerKernelbot) {
     FAIL() << "expected an error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("schema version 99"), std::string::npos) << e.what();
+  }
+}
+
+// The candidates' connection and a side table's open the archive's file the same way
+// (search/archive/archive_file.h), so a file SQLite cannot open fails both with the same words.
+TEST(Archive, AFileThatCannotBeOpenedFailsTheArchiveAndItsSideTablesAlike) {
+  TestProject p;
+  const auto directory = p.root / "archive.sqlite";  // a directory where the file should be
+  std::filesystem::create_directories(directory);
+  const std::string expected = "archive: cannot open " + directory.string() + ": ";
+  try {
+    Archive archive(directory);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_TRUE(std::string(e.what()).starts_with(expected)) << e.what();
+  }
+  try {
+    DeclinedChanges declined(directory);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_TRUE(std::string(e.what()).starts_with(expected)) << e.what();
   }
 }
 

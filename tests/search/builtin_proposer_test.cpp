@@ -14,10 +14,10 @@
 #include <thread>
 
 #include "config/config_loader.h"
-#include "cuda_source/launch_bounds.h"
-#include "cuda_source/tunable_macros.h"
+#include "cuda_source/knobs/launch_bounds.h"
+#include "cuda_source/knobs/tunable_macros.h"
 #include "search/builtin/tuning_space.h"
-#include "search/search_engine.h"
+#include "search/engine/search_engine.h"
 #include "tests/search/simulated_evaluator.h"
 #include "tests/search/test_project.h"
 
@@ -105,6 +105,14 @@ TEST(LaunchBounds, AddsTheBlockSizeOfTheLaunchToTheKernel) {
       "__global__ void k(float* y) {}\nvoid launch_k(float* y, int n) { int t = n > 99 ? 256 : 64; k<<<1, t>>>(y); }\n";
   EXPECT_FALSE(add_launch_bounds(runtime, "launch_k").has_value());
   EXPECT_FALSE(add_launch_bounds(kSaxpy, "launch_other").has_value());
+}
+
+TEST(LaunchBounds, SplitsALaunchConfigurationAtItsTopLevelCommas) {
+  EXPECT_EQ(split_top_level("dim3(n / 16, m / 16), dim3(16, 16), 0, stream"),
+            (std::vector<std::string>{"dim3(n / 16, m / 16)", "dim3(16, 16)", "0", "stream"}));
+  // An empty component in the middle stays; nothing after the last comma is no component.
+  EXPECT_EQ(split_top_level(" a ,, b, "), (std::vector<std::string>{"a", "", "b"}));
+  EXPECT_TRUE(split_top_level("").empty());
 }
 
 TEST(TuningSpace, SaxpySpaceIsBlockSizesTimesLaunchBounds) {

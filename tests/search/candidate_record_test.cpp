@@ -2,7 +2,7 @@
 // and its JSON keeps a key for each, as result files always had.
 #include <gtest/gtest.h>
 
-#include "search/search_types.h"
+#include "search/types/search_types.h"
 
 namespace kb::search {
 namespace {

@@ -1,6 +1,6 @@
 // A round's ideas kept diverse: near-duplicates merged, slots spread over families, and the
 // llm proposer numbering what it kept.
-#include "search/idea_diversity.h"
+#include "search/ideas/idea_diversity.h"
 
 #include <gtest/gtest.h>
 

@@ -9,11 +9,11 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "search/advisory_findings.h"
 #include "search/builtin/builtin_proposer.h"
 #include "search/builtin/tuning_space.h"
-#include "search/search_engine.h"
-#include "search/search_tree.h"
+#include "search/engine/search_engine.h"
+#include "search/types/advisory_findings.h"
+#include "search/types/search_tree.h"
 #include "tests/search/legacy_block_source.h"
 #include "tests/search/simulated_evaluator.h"
 #include "tests/search/test_project.h"

@@ -9,11 +9,11 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "search/engine/search_engine.h"
+#include "search/factory/proposer_factory.h"
 #include "search/llm/openai_chat_client.h"
 #include "search/llm/prompt_source.h"
 #include "search/llm/token_ledger.h"
-#include "search/proposer_factory.h"
-#include "search/search_engine.h"
 #include "tests/search/openai_wire.h"
 #include "tests/search/simulated_evaluator.h"
 #include "tests/search/test_project.h"

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "config/config_loader.h"
-#include "search/proposer_factory.h"
-#include "search/search_engine.h"
+#include "search/engine/search_engine.h"
+#include "search/factory/proposer_factory.h"
 #include "tests/search/simulated_evaluator.h"
 #include "tests/search/test_project.h"
 #include "tests/support/model_families.h"

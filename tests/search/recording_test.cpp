@@ -12,9 +12,9 @@
 #include <mutex>
 #include <regex>
 
+#include "search/engine/search_engine.h"
+#include "search/factory/proposer_factory.h"
 #include "search/llm/replay_log.h"
-#include "search/proposer_factory.h"
-#include "search/search_engine.h"
 #include "tests/search/simulated_evaluator.h"
 #include "tests/search/test_project.h"
 #include "tests/support/loopback_http_server.h"

@@ -1,14 +1,14 @@
 // When a search stops for lack of progress: [search].patience rounds without gain in a row, never
 // one flat round by default, and never a round lost to protocol errors (round_patience.h), both
 // on the counter alone and through the engine.
-#include "search/round_patience.h"
+#include "search/engine/round_patience.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "core/number_format.h"
-#include "search/search_engine.h"
+#include "search/engine/search_engine.h"
 #include "tests/search/scripted_proposer.h"
 #include "tests/search/simulated_evaluator.h"
 #include "tests/search/test_project.h"

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <thread>
 
-#include "search/search_engine.h"
+#include "search/engine/search_engine.h"
 #include "tests/search/scripted_proposer.h"
 #include "tests/search/simulated_evaluator.h"
 #include "tests/search/test_project.h"

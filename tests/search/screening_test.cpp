@@ -1,12 +1,12 @@
-// Screening, then confirmation (search/screening.h), against the simulated evaluator: who is
+// Screening, then confirmation (search/engine/screening.h), against the simulated evaluator: who is
 // screened out, who is fully evaluated, and where the reported numbers come from.
-#include "search/screening.h"
+#include "search/engine/screening.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "search/search_engine.h"
+#include "search/engine/search_engine.h"
 #include "tests/search/scripted_proposer.h"
 #include "tests/search/simulated_evaluator.h"
 #include "tests/search/test_project.h"

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <vector>
 
-#include "search/proposer.h"
+#include "search/types/proposer.h"
 
 namespace kb::testing {
 

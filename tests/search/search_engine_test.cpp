@@ -1,13 +1,13 @@
 // The engine against a simulated evaluator: the tree it records, seeds and their diversity,
 // budgets, stopping on no gain, failures as verdicts, repairs, parallel compiles and GPUs.
-#include "search/search_engine.h"
+#include "search/engine/search_engine.h"
 
 #include <gtest/gtest.h>
 
 #include <mutex>
 #include <set>
 
-#include "search/seed_selection.h"
+#include "search/engine/seed_selection.h"
 #include "tests/search/scripted_proposer.h"
 #include "tests/search/simulated_evaluator.h"
 #include "tests/search/test_project.h"

@@ -2,14 +2,14 @@
 #include <gtest/gtest.h>
 
 #include "core/errors.h"
-#include "search/candidate_cost.h"
-#include "search/content_hash.h"
-#include "search/idea_family.h"
+#include "search/archive/content_hash.h"
+#include "search/engine/candidate_cost.h"
+#include "search/engine/search_budget.h"
+#include "search/ideas/idea_family.h"
+#include "search/ideas/variant_change.h"
 #include "search/llm/exchange_keys.h"
 #include "search/llm/llm_prompts.h"
-#include "search/search_budget.h"
-#include "search/search_tree.h"
-#include "search/variant_change.h"
+#include "search/types/search_tree.h"
 #include "tests/search/test_project.h"
 
 using namespace kb;

@@ -12,11 +12,11 @@
 #include <regex>
 
 #include "config/config_loader.h"
-#include "cuda_source/candidate_policy.h"
+#include "cuda_source/policy/candidate_policy.h"
+#include "search/engine/search_engine.h"
+#include "search/factory/proposer_factory.h"
 #include "search/llm/replay_log.h"
 #include "search/llm/reply_parser.h"
-#include "search/proposer_factory.h"
-#include "search/search_engine.h"
 #include "tests/search/simulated_evaluator.h"
 
 using namespace kb;

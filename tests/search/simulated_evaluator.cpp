@@ -4,7 +4,7 @@
 #include <regex>
 #include <thread>
 
-#include "search/content_hash.h"
+#include "search/archive/content_hash.h"
 
 namespace kb::testing {
 namespace {

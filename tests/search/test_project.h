@@ -9,8 +9,8 @@
 
 #include "config/config.h"
 #include "profiler/evaluate/evaluator.h"
-#include "search/proposer.h"
-#include "search/search_engine.h"
+#include "search/engine/search_engine.h"
+#include "search/types/proposer.h"
 
 namespace kb::testing {
 

@@ -8,7 +8,7 @@
 
 #include "search/builtin/builtin_proposer.h"
 #include "search/builtin/tuning_space.h"
-#include "search/search_engine.h"
+#include "search/engine/search_engine.h"
 #include "tests/search/simulated_evaluator.h"
 #include "tests/search/test_project.h"
 

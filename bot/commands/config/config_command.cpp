@@ -8,7 +8,7 @@
 #include "bot/commands/commands.h"
 #include "bot/onboarding/target_inventory.h"
 #include "config/config_writer.h"
-#include "cuda_source/source_scanner.h"
+#include "cuda_source/tokens/source_scanner.h"
 #include "profiler/evaluate/archs/target_archs.h"
 
 namespace kb::bot {

@@ -7,7 +7,7 @@
 #include "bot/onboarding/target_inventory.h"
 #include "common/text_table.h"
 #include "config/config_loader.h"
-#include "cuda_source/source_scanner.h"
+#include "cuda_source/tokens/source_scanner.h"
 
 namespace kb::bot {
 namespace {

@@ -11,7 +11,7 @@
 #include "bot/commands/init/starter_config.h"
 #include "common/file_write.h"
 #include "core/errors.h"
-#include "cuda_source/source_scanner.h"
+#include "cuda_source/tokens/source_scanner.h"
 
 namespace kb::bot {
 namespace {

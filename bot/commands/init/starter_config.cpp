@@ -16,9 +16,9 @@
 #include "bot/onboarding/target_inventory.h"
 #include "common/file_io.h"
 #include "config/config_writer.h"
-#include "cuda_source/buffer_extents.h"
-#include "cuda_source/include_dirs_guess.h"
-#include "cuda_source/preprocessor_directives.h"
+#include "cuda_source/reading/buffer_extents.h"
+#include "cuda_source/reading/include_dirs_guess.h"
+#include "cuda_source/tokens/preprocessor_directives.h"
 
 namespace kb::embedded {
 extern const char* const starter_header;

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "cuda_source/source_scanner.h"
+#include "cuda_source/tokens/source_scanner.h"
 
 namespace kb::bot {
 

@@ -8,7 +8,7 @@
 #include "bot/onboarding/param_evidence.h"
 #include "bot/onboarding/param_types.h"
 #include "core/arg_types.h"
-#include "cuda_source/source_scanner.h"
+#include "cuda_source/tokens/source_scanner.h"
 
 namespace kb::bot {
 

@@ -5,9 +5,9 @@
 
 #include "bot/onboarding/symbol_origin.h"
 #include "config/kernel_target.h"
-#include "cuda_source/code_tokens.h"
-#include "cuda_source/include_dirs_guess.h"
-#include "cuda_source/preprocessor_directives.h"
+#include "cuda_source/reading/include_dirs_guess.h"
+#include "cuda_source/tokens/code_tokens.h"
+#include "cuda_source/tokens/preprocessor_directives.h"
 
 namespace kb::bot {
 namespace fs = std::filesystem;

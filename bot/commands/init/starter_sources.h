@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda_source/source_scanner.h"
+#include "cuda_source/tokens/source_scanner.h"
 
 namespace kb::bot {
 

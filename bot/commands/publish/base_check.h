@@ -7,7 +7,7 @@
 #include <string>
 
 #include "config/config.h"
-#include "search/search_types.h"
+#include "search/types/search_types.h"
 
 namespace kb::bot {
 

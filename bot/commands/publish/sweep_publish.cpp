@@ -11,8 +11,8 @@
 #include "bot/pr_comments/pr_command_actions.h"
 #include "bot/publish/publish.h"
 #include "core/errors.h"
-#include "search/archive.h"
-#include "search/archive_exchange.h"
+#include "search/archive/archive.h"
+#include "search/archive/archive_exchange.h"
 
 namespace kb::bot {
 namespace {

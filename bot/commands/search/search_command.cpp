@@ -17,8 +17,8 @@
 #include "common/file_write.h"
 #include "common/text_table.h"
 #include "core/number_format.h"
-#include "search/advisory_findings.h"
-#include "search/screening.h"
+#include "search/engine/screening.h"
+#include "search/types/advisory_findings.h"
 
 namespace kb::bot {
 namespace {

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "core/harness_job.h"
-#include "cuda_source/literal_knobs.h"
+#include "cuda_source/knobs/literal_knobs.h"
 #include "profiler/evaluate/compile/global_launch.h"
 
 namespace kb::profiler {

@@ -6,9 +6,9 @@
 #include "config/kernel_target.h"
 #include "core/arg_type_names.h"
 #include "core/harness_job.h"
-#include "cuda_source/code_tokens.h"
-#include "cuda_source/kernel_launch_sites.h"
-#include "cuda_source/preprocessor_directives.h"
+#include "cuda_source/knobs/kernel_launch_sites.h"
+#include "cuda_source/tokens/code_tokens.h"
+#include "cuda_source/tokens/preprocessor_directives.h"
 
 namespace kb::profiler {
 namespace {

@@ -10,9 +10,9 @@
 // writes. Likewise its template arguments: where the site's block is the one launched and the
 // site writes template arguments the shim can see (literals, built-in types, the file's #defines),
 // as many as the config's, the site's are instantiated, so that a tuned tile (`gemm<16>` with
-// `dim3(16, 16)`, one tied knob: cuda_source/literal_knobs.h) is launched as its text writes it.
+// `dim3(16, 16)`, one tied knob: cuda_source/knobs/literal_knobs.h) is launched as its text writes it.
 // KB_BLOCK_X/Y/Z, defined by the tuner's advisory probe (a source never published:
-// cuda_source/literal_knobs.h), win over both, in a probe only: a candidate that defines them
+// cuda_source/knobs/literal_knobs.h), win over both, in a probe only: a candidate that defines them
 // itself would be measured with a block its PR text never launches.
 #pragma once
 

@@ -14,7 +14,7 @@
 #include "config/config.h"
 #include "core/result_types.h"
 #include "core/variant.h"
-#include "cuda_source/candidate_policy.h"
+#include "cuda_source/policy/candidate_policy.h"
 #include "profiler/sandbox/sandbox_launcher.h"
 
 namespace kb::profiler {
@@ -31,7 +31,7 @@ struct CompilerOptions {
   // the user can read (.git/config's auth header) into the compile log.
   SandboxKind sandbox = SandboxKind::namespaces;
   std::vector<std::filesystem::path> hidden;  // repository_secrets()
-  // Hold candidates to the candidate source policy (cuda_source/candidate_policy.h) before nvcc
+  // Hold candidates to the candidate source policy (cuda_source/policy/candidate_policy.h) before nvcc
   // runs: a variant whose text adds refused host code is a compile error, never compiled.
   bool source_policy = true;
 };

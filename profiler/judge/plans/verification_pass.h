@@ -55,7 +55,7 @@ struct PassInfo {
   std::string_view name;    // "CUDA graph capture": how reasons, logs and the docs name it
   std::string_view proves;  // one sentence a reviewer reads: what passing it shows
   PassPlan (*plan)(const DecodedJob& job);
-  // Whether a screening runs it too. A screening never accepts (search/screening.h): the caller's
+  // Whether a screening runs it too. A screening never accepts (search/engine/screening.h): the caller's
   // contract is proven by the full measurement that can, once, not again for every candidate a
   // screening turns away.
   bool in_screening = true;

@@ -1,0 +1,42 @@
+#include "search/engine/winner_metrics.h"
+
+#include <spdlog/spdlog.h>
+
+#include <exception>
+#include <string>
+
+namespace kb::search {
+
+void collect_winner_metrics(const config::KernelSpec& spec, Evaluator& evaluator, const CompiledVariant& baseline,
+                            SearchResult& result) {
+  const auto* best = result.best();
+  if (!best || best->verdict() != Verdict::accepted) return;
+  spdlog::info("{}: collecting hardware counters of the winner {} and the original for the PR", spec.name, best->id);
+  EvalOptions options;
+  options.time = false;  // the timings stay those of the search; this run only verifies and counts
+  options.collect_metrics = true;
+  EvalResult metrics;
+  try {
+    CompiledVariant winner = evaluator.compile(spec, best->variant);
+    metrics = evaluator.evaluate(spec, baseline, winner, options);
+  } catch (const std::exception& e) {
+    metrics.verdict = Verdict::infra_error;
+    metrics.reason = e.what();
+  }
+  CandidateRecord* record = nullptr;
+  for (auto& c : result.tree)
+    if (c.id == best->id) record = &c;
+  if (!verdict_is_correct(metrics.verdict)) {
+    // Not a silent success: the PR says the counters are missing and why.
+    spdlog::warn("{}: the metrics run of the winner ended {}: {}", spec.name, to_string(metrics.verdict),
+                 metrics.reason);
+    if (record->eval.candidate_metrics.status != "ok")
+      record->eval.candidate_metrics.status = std::string("metrics run ended ") + to_string(metrics.verdict) + ": " +
+                                              metrics.reason;
+    return;
+  }
+  record->eval.baseline_metrics = metrics.baseline_metrics;
+  record->eval.candidate_metrics = metrics.candidate_metrics;
+}
+
+}  // namespace kb::search
