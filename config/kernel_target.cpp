@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/bracket_split.h"
 #include "common/text.h"
 
 namespace kb::config {
@@ -36,17 +37,8 @@ const std::vector<std::string>& kernel_target_reserved_names() {
 }
 
 std::vector<std::string> launch_components(const std::string& expression) {
-  std::vector<std::string> parts;
-  if (trim(expression).empty()) return parts;
-  // The pieces between commas, a piece joined to the one before while a bracket is open.
-  int depth = 0;
-  for (const std::string& piece : split(expression, ',')) {
-    if (depth == 0) parts.push_back(piece);
-    else parts.back() += "," + piece;
-    for (char c : piece) depth += (c == '(' || c == '[' || c == '{') - (c == ')' || c == ']' || c == '}');
-  }
-  for (std::string& part : parts) part = trim(part);
-  return parts;
+  if (trim(expression).empty()) return {};
+  return split_outside_brackets(expression, ',');
 }
 
 bool expression_reads(const std::string& expression, const std::string& name) {

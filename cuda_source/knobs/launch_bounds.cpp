@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/bracket_split.h"
 #include "common/text.h"
 #include "cuda_source/tokens/preprocessor_directives.h"
 #include "cuda_source/tokens/source_scanner.h"
@@ -32,15 +33,7 @@ std::optional<std::string> constant_factor(const std::string& source, const std:
 }  // namespace
 
 std::vector<std::string> split_top_level(const std::string& text) {
-  // The pieces between commas, a piece joined to the one before while a bracket is open.
-  std::vector<std::string> parts;
-  int depth = 0;
-  for (const std::string& piece : split(text, ',')) {
-    if (depth == 0) parts.push_back(piece);
-    else parts.back() += "," + piece;
-    for (char c : piece) depth += (c == '(' || c == '[' || c == '{') - (c == ')' || c == ']' || c == '}');
-  }
-  for (std::string& part : parts) part = trim(part);
+  std::vector<std::string> parts = split_outside_brackets(text, ',');
   if (parts.back().empty()) parts.pop_back();  // nothing after the last comma (or no text at all)
   return parts;
 }
