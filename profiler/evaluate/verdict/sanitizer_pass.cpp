@@ -210,8 +210,7 @@ SanitizerOutcome run_sanitizer_pass(const SanitizerRunner& run, const std::vecto
   for (const SanitizerTool& tool : tools) {
     SanitizerRun candidate;
     if (ahead == 0) {
-      candidate = run(tool, false, 1);
-      ++started;
+      candidate = run(tool, false, 1);  // one at a time: on this thread, nothing started ahead
     } else {
       while (started < tools.size() && first_runs.size() <= ahead) start_next();
       candidate = first_runs.front().get();
