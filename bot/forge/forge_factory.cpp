@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 
-#include "bot/cli/cli_context.h"
 #include "bot/forge/dry_run_forge.h"
 #include "bot/forge/git_repo.h"
 #include "bot/forge/github_forge.h"

@@ -33,7 +33,14 @@ std::unique_ptr<ReplayChatBackend> open_replay(const std::filesystem::path& file
       throw UsageError("the replay file for kernel '" + kernel + "': " + e.what());
     }
   }
-  auto replay = std::make_unique<ReplayChatBackend>(file);
+  std::unique_ptr<ReplayChatBackend> replay;
+  try {
+    replay = std::make_unique<ReplayChatBackend>(file);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    throw UsageError(e.what());  // a file the user named that is not a recording: theirs to fix (exit 2)
+  }
   const std::string recorded_kernel = replay->file().header.value("kernel", "");
   if (!recorded_kernel.empty() && recorded_kernel != kernel)
     throw UsageError("the replay file " + file.string() + " records kernel '" + recorded_kernel + "', not '" + kernel +

@@ -195,6 +195,16 @@ std::vector<BadInputRow> source_rows() {
        {fifo_file("replies.jsonl")},
        2,
        {"the replay file for kernel 'relu': cannot read", "it is a FIFO (named pipe), not a regular file"}},
+      {"ReplayIsNotJson",
+       "search --kernel relu --replay replies.jsonl",
+       {text_file("replies.jsonl", "{\"step\": \"ideas\", \"key\": \"k\", \"reply\": \"x\"}\nnot json\n")},
+       2,
+       {"replies.jsonl:2: not valid JSON"}},
+      {"ReplayExchangeWithoutItsFields",
+       "search --kernel relu --replay replies.jsonl",
+       {text_file("replies.jsonl", "{\"step\": \"ideas\"}\n")},
+       2,
+       {"replies.jsonl:1: an exchange needs string fields step, key and reply"}},
       {"ProfileProgramIsAFifo", "profile -- ./app", {fifo_file("app")}, 2, {"profile -- ./app: not executable"}},
   };
 }

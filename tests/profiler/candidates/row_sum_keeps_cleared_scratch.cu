@@ -2,7 +2,13 @@
 // sum as row_sum_assumes_zeroed_scratch.cu, but the per-row accumulators it keeps between calls
 // are cleared with cudaMemsetAsync at the start of every call. memcheck's leak check sees one
 // allocation kept for the process's life, not more on a second call: a warning, not a leak.
+// Callers on two host threads share the accumulators, so each call queues its three steps on the
+// legacy default stream under a lock: the stream runs them in that order, one call's after the
+// other's (without the lock the concurrent-callers pass rightly rejects it: the calls' steps
+// interleave and both add into the same rows).
 #include <cuda_runtime.h>
+
+#include <mutex>
 
 #include "examples/kernels.h"
 
@@ -40,6 +46,7 @@ __global__ void copy_rows(const float* __restrict__ acc, float* __restrict__ out
 
 namespace {
 
+std::mutex g_acc_lock;
 float* g_acc = nullptr;
 int g_acc_rows = 0;
 
@@ -62,6 +69,7 @@ void launch_row_sum(const float* in, float* out, int rows, int cols) {
     cudaMemsetAsync(out, 0, (size_t)rows * sizeof(float), 0);
     return;
   }
+  const std::lock_guard<std::mutex> queued_in_order(g_acc_lock);
   float* acc = row_accumulators(rows);
   cudaMemsetAsync(acc, 0, (size_t)rows * sizeof(float), 0);
   const int chunks = (cols + kChunkCols - 1) / kChunkCols;
