@@ -23,6 +23,10 @@ struct EvalOptions {
   // accepts. Wrong results, crashes and hangs come back with the full path's verdicts.
   // sanitize and collect_metrics are ignored (they belong to the full evaluation).
   bool screening = false;
+  // false: neither verified nor timed, for a variant a search verified already: only the runs
+  // asked for beside it (collect_metrics). The verdict is then not_faster when they ran and
+  // infra_error when they failed; it says nothing of the variant's correctness.
+  bool verify = true;
 };
 
 class Evaluator {

@@ -221,6 +221,21 @@ EvalResult GpuEvaluator::evaluate(const config::KernelSpec& spec, const Compiled
     result.reason = candidate.failure_reason.empty() ? "the candidate did not compile" : candidate.failure_reason;
     return result;
   }
+  if (!options.verify && !options.screening) {
+    // Counters of a variant the search verified: the verification job before them would add
+    // nothing to them (they come from a run of their own, in fresh processes, as ever).
+    if (options.collect_metrics && !collect_metrics(spec, baseline, &candidate, result)) {
+      result.verdict = Verdict::infra_error;
+      result.reason = result.candidate_metrics.status;
+    } else {
+      result.verdict = Verdict::not_faster;
+      result.reason = "counted only: neither verified nor timed by this run";
+    }
+    merge_compiler_report(result.baseline_metrics, baseline.compiler_report);
+    merge_compiler_report(result.candidate_metrics, candidate.compiler_report);
+    result.run_s = seconds_since(start);
+    return result;
+  }
   HarnessJob job;
   try {
     job = job_for(spec, options.time || options.screening ? JobMode::verify_and_time : JobMode::verify);
@@ -342,7 +357,7 @@ void GpuEvaluator::sanitize(const config::KernelSpec& spec, const CompiledVarian
   }
 }
 
-void GpuEvaluator::collect_metrics(const config::KernelSpec& spec, const CompiledVariant& baseline,
+bool GpuEvaluator::collect_metrics(const config::KernelSpec& spec, const CompiledVariant& baseline,
                                    const CompiledVariant* candidate, EvalResult& result) {
   HarnessJob job = job_for(spec, JobMode::metrics);
   job.baseline_library = baseline.library_path;
@@ -352,11 +367,12 @@ void GpuEvaluator::collect_metrics(const config::KernelSpec& spec, const Compile
   if (m.verdict == Verdict::pending || verdict_is_correct(m.verdict)) {
     result.baseline_metrics = m.baseline_metrics;
     if (candidate) result.candidate_metrics = m.candidate_metrics;
-  } else {
-    // Metrics are evidence, not a verdict: a failed metrics run leaves the verdict alone.
-    result.baseline_metrics.status = "metrics run failed: " + m.reason;
-    if (candidate) result.candidate_metrics.status = "metrics run failed: " + m.reason;
+    return true;
   }
+  // Metrics are evidence, not a verdict: a failed metrics run leaves the verdict alone.
+  result.baseline_metrics.status = "metrics run failed: " + m.reason;
+  if (candidate) result.candidate_metrics.status = "metrics run failed: " + m.reason;
+  return false;
 }
 
 EvalResult GpuEvaluator::profile_baseline(const config::KernelSpec& spec, const CompiledVariant& baseline,

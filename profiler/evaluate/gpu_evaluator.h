@@ -59,7 +59,8 @@ class GpuEvaluator : public Evaluator {
   HarnessRun run_raw(const HarnessJob& job, const std::string& tag, const std::vector<std::string>& wrapper = {},
                      double timeout_scale = 1);
   EvalResult run(const HarnessJob& job, const std::string& tag);
-  void collect_metrics(const config::KernelSpec& spec, const CompiledVariant& baseline,
+  // The counters' run; false (statuses saying why) when it failed.
+  bool collect_metrics(const config::KernelSpec& spec, const CompiledVariant& baseline,
                        const CompiledVariant* candidate, EvalResult& result);
   // compute-sanitizer's tools over the candidate (and, where it found something, the original),
   // sanitizer_pass.h: the findings held against the candidate set the verdict.

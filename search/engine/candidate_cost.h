@@ -37,9 +37,9 @@ class CandidateCost {
 // trials, the determinism call and about five calls of the later passes; and a job's start.
 double first_full_evaluation_guess(const EvalResult& original, int64_t trials);
 
-// The winner's counters after the search (search/engine/winner_metrics.h: a verification, untimed, then
-// a metrics run of both variants), guessed the same way: the verification's calls, twice the
-// original's metrics phase, and a job's start.
-double winner_counters_guess(const EvalResult& original, int64_t trials);
+// The winner's counters after the search (search/engine/winner_metrics.h: a metrics run of both
+// variants, nothing verified again), guessed the same way: twice the original's metrics phase and
+// a job's start.
+double winner_counters_guess(const EvalResult& original);
 
 }  // namespace kb::search

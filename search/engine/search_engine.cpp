@@ -116,7 +116,7 @@ class Engine {
     // What a candidate is expected to cost until one has run, and the time the winner's counters
     // need at the end (a metrics run of two variants, as the original's took for one).
     cost_ = std::make_unique<CandidateCost>(first_full_evaluation_guess(profile, config_.verify.trials));
-    if (req_.collect_winner_metrics) tail_s_ = winner_counters_guess(profile, config_.verify.trials);
+    if (req_.collect_winner_metrics) tail_s_ = winner_counters_guess(profile);
     spdlog::info("{}: the original measures {:.2f} us at {} on {} (measured in {:.1f} s; a candidate's full "
                  "evaluation is expected to take ~{:.1f} s)",
                  spec_.name, result_.tree.front().median_us(),

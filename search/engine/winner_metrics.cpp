@@ -13,7 +13,10 @@ void collect_winner_metrics(const config::KernelSpec& spec, Evaluator& evaluator
   if (!best || best->verdict() != Verdict::accepted) return;
   spdlog::info("{}: collecting hardware counters of the winner {} and the original for the PR", spec.name, best->id);
   EvalOptions options;
-  options.time = false;  // the timings stay those of the search; this run only verifies and counts
+  // The timings stay those of the search, which verified the winner; this run only counts (the PR's
+  // text is verified and timed again before any PR, bot/change/reverify.h).
+  options.time = false;
+  options.verify = false;
   options.collect_metrics = true;
   EvalResult metrics;
   try {

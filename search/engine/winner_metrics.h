@@ -1,6 +1,7 @@
 // The search times candidates without hardware counters (CUPTI's replay would disturb the timing);
-// the PR shows counters before and after, so the accepted winner gets one more run, verify only
-// and untimed, that collects them for both. Part of the search, so its result is whole.
+// the PR shows counters before and after, so the accepted winner gets one more run, a metrics run
+// of both variants alone (the search verified the winner; nothing is verified or timed again here).
+// Part of the search, so its result is whole.
 #pragma once
 
 #include "config/config.h"

@@ -313,6 +313,34 @@ TEST_F(GpuEvaluatorTest, AScreeningIsOneShortJobAndNeverAccepts) {
   EXPECT_EQ(j["distributions"][j["distribution_start"].get<size_t>() % j["distributions"].size()], "offset");
 }
 
+// The winner's counters after a search that verified it: one metrics job, no verification job
+// before it; a failed metrics run is an infra_error that names it, never a verdict on the code.
+TEST_F(GpuEvaluatorTest, CountingOnlyIsOneMetricsJobWithoutVerification) {
+  fake_harness(kAcceptingHarness);
+  GpuEvaluator evaluator(config_, device_);
+  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
+  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  ASSERT_TRUE(base.ok && cand.ok);
+  EvalOptions options;
+  options.time = false;
+  options.verify = false;
+  options.collect_metrics = true;
+  EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, options);
+  EXPECT_EQ(r.verdict, Verdict::not_faster) << r.reason;
+  EXPECT_FALSE(r.verification.passed) << "nothing was verified by this run";
+  EXPECT_EQ(r.baseline_metrics.values.at("sm_throughput_pct"), 41.5);
+  EXPECT_EQ(r.candidate_metrics.values.at("sm_throughput_pct"), 77.0);
+  EXPECT_GT(r.candidate_metrics.registers_per_thread, 0);
+  ASSERT_EQ(jobs(), 1) << "the metrics job alone";
+  EXPECT_EQ(job(0)["mode"], "metrics");
+  EXPECT_EQ(job(0)["candidate_library"], cand.library_path);
+
+  fake_harness("exit 3\n");
+  EvalResult failed = evaluator.evaluate(config_.kernels[0], base, cand, options);
+  EXPECT_EQ(failed.verdict, Verdict::infra_error);
+  EXPECT_NE(failed.reason.find("metrics run failed"), std::string::npos) << failed.reason;
+}
+
 TEST_F(GpuEvaluatorTest, ProfileTimesTheBaselineAlone) {
   fake_harness(kAcceptingHarness);
   GpuEvaluator evaluator(config_, device_);
