@@ -217,7 +217,7 @@ if [ "$stage" = sandbox ]; then
     for mode in namespaces process; do
       cfg=$work/kernelbot.toml; [ $mode = process ] && cfg=$work/kernelbot-process.toml
       start=$(date +%s%N)
-      "$kb" --config "$cfg" --json eval --kernel saxpy --candidate tests/profiler/candidates/saxpy_fast.cu \
+      "$kb" --config "$cfg" --json eval --kernel saxpy --candidate tests/profiler/candidates/saxpy/saxpy_fast.cu \
         >"$OUT/logs/overhead-$mode-$i.json" 2>"$OUT/logs/overhead-$mode-$i.err"
       rc=$?
       ms=$(( ($(date +%s%N) - start) / 1000000 ))
@@ -243,7 +243,7 @@ if [ "$stage" = cost ]; then
   work=/tmp/kernelbot-eval-gpu-test
   for i in 1 2 3 4 5; do
     start=$(date +%s%N)
-    "$kb" --config "$work/kernelbot.toml" --json eval --kernel saxpy --candidate tests/profiler/candidates/saxpy_fast.cu \
+    "$kb" --config "$work/kernelbot.toml" --json eval --kernel saxpy --candidate tests/profiler/candidates/saxpy/saxpy_fast.cu \
       >"$OUT/logs/cost-$i.json" 2>"$OUT/logs/cost-$i.err"
     rc=$?
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
@@ -284,7 +284,7 @@ if [ "$stage" = publish ]; then
   echo "pr after the source changed exit $?" | tee -a "$OUT/logs/publish.txt"
   tail -3 "$OUT/logs/pub-pr2.err" | tee -a "$OUT/logs/publish.txt"
   for c in saxpy_fast saxpy_reads_past_end; do
-    (cd examples && timeout 150 "$kb" eval --kernel saxpy --candidate "$here/tests/profiler/candidates/$c.cu" --sanitize) \
+    (cd examples && timeout 150 "$kb" eval --kernel saxpy --candidate "$here/tests/profiler/candidates/saxpy/$c.cu" --sanitize) \
       >"$OUT/logs/sanitize-$c.out" 2>"$OUT/logs/sanitize-$c.err"
     echo "eval --sanitize $c exit $?" | tee -a "$OUT/logs/publish.txt"
     grep -iE "verdict|sanitizer|accepted|rejected" "$OUT/logs/sanitize-$c.out" | head -6 | tee -a "$OUT/logs/publish.txt"

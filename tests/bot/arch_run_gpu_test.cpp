@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/bot/git_fixture.h"
+#include "tests/support/hand_written_candidates.h"
 #include "tests/support/kernelbot_process.h"
 #include "tests/support/toml_text.h"
 
@@ -62,7 +63,7 @@ fs::path prepared_repo(const std::string& name, const std::string& candidate) {
                  toml);
   fs::create_directories(dir / "replays");
   write_text(dir / "replays" / "saxpy.jsonl",
-             replay_of(read_text(fs::path(KB_SOURCE_DIR) / "tests/profiler/candidates" / candidate)));
+             replay_of(read_text(kb::testing::hand_written_candidate(KB_SOURCE_DIR, candidate))));
   kb::testing::init_repo_with_commit(dir);
   return dir;
 }

@@ -18,6 +18,7 @@
 
 #include "core/result_types.h"
 #include "profiler/sandbox/sandbox_process.h"
+#include "tests/support/hand_written_candidates.h"
 #include "tests/support/toml_text.h"
 
 namespace kb::arch_gpu {
@@ -79,7 +80,7 @@ ArchEval eval_saxpy(const fs::path& repository, const std::string& candidate) {
             "--kernel",
             "saxpy",
             "--candidate",
-            (tree() / "tests/profiler/candidates" / candidate).string()};
+            kb::testing::hand_written_candidate(tree(), candidate).string()};
   c.scrub_env = false;      // kernelbot itself is trusted; it scrubs its own children
   c.launches_bwrap = true;  // as root, bwrap needs the capabilities a sandboxed child would lose
   c.limits.wall_time_s = 600;

@@ -21,6 +21,7 @@
 
 #include "core/result_types.h"
 #include "profiler/sandbox/sandbox_process.h"
+#include "tests/support/hand_written_candidates.h"
 #include "tests/support/toml_text.h"
 
 namespace kb::eval_gpu {
@@ -36,7 +37,10 @@ inline std::string kernelbot() {
 }
 
 // A copy of examples/ with test settings appended to its kernelbot.toml. The work directory (and
-// its compile cache and device calibration) survives from one test to the next.
+// its compile cache and device calibration) survives from one test to the next, and every test
+// process sets it up again at its start: run these tests one process at a time (ctest -j1, as
+// bench/device_check.sh does) or give each a KB_TEST_WORK_DIR of its own. Two ctest processes on
+// two GPUs sharing it have met a half-copied project (compile_error, 2026-11-29).
 inline fs::path repo() {
   static const fs::path dir = [] {
     const char* env = std::getenv("KB_TEST_WORK_DIR");
@@ -218,7 +222,7 @@ inline EvalRun eval_in(const fs::path& repository, const std::string& kernel, co
   profiler::SandboxCommand c;
   c.argv = {kernelbot(), "--config",    (repository / config).string(),
             "--json",    "eval",        "--kernel",
-            kernel,      "--candidate", (source_dir() / "tests/profiler/candidates" / candidate).string()};
+            kernel,      "--candidate", kb::testing::hand_written_candidate(source_dir(), candidate).string()};
   c.argv.insert(c.argv.end(), more_args.begin(), more_args.end());
   c.scrub_env = false;  // kernelbot itself is trusted; it must scrub its own children
   // kernelbot is the trusted parent and starts bubblewrap itself: as root, bwrap needs the

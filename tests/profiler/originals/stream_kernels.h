@@ -1,6 +1,6 @@
 // Launchers shaped like production ones (issue #12): they take the caller's cudaStream_t, and the
 // gather takes token ids that must lie in [0, vocab). Declared once for the originals in this
-// directory and the candidates that replace them (tests/profiler/candidates/*_stream_*.cu).
+// directory and the candidates that replace them (tests/profiler/candidates/saxpy_stream/).
 #pragma once
 
 #include <cuda_bf16.h>
