@@ -1,5 +1,7 @@
-// The candidate source policy against hand-written candidates (policy_candidates/): each file's
-// first line says `// passes` or `// refused: RULE | TOKEN`, judged against the original in
+// The candidate source policy against hand-written candidates (policy_candidates/: passes/,
+// refused_preprocessor/ for tricks of spelling and the preprocessor, refused_reach/ for what the code
+// would reach: files, processes, the environment, the network): each file's first line says
+// `// passes` or `// refused: RULE | TOKEN`, judged against the original in
 // policy_repo/src/original.cu, in the repository policy_repo/. And the pieces: the tokenizer
 // the policy reads with, the include rules, the original's excuse.
 #include "cuda_source/policy/candidate_policy.h"
@@ -44,7 +46,8 @@ TEST(CandidatePolicy, HandWrittenCandidates) {
   const std::string original = slurp(kHere / "policy_repo" / "src" / "original.cu");
   EXPECT_TRUE(candidate_policy_violations(original, original, scope()).empty());
   int honest = 0, hostile = 0;
-  for (const auto& entry : fs::directory_iterator(kHere / "policy_candidates")) {
+  for (const auto& entry : fs::recursive_directory_iterator(kHere / "policy_candidates")) {
+    if (!entry.is_regular_file()) continue;
     const std::string text = slurp(entry.path());
     const std::string first = text.substr(0, text.find('\n'));
     const auto violations = candidate_policy_violations(text, original, scope());
@@ -200,8 +203,8 @@ TEST(CandidatePolicy, IncludeRules) {
   for (const char* angle : {"unistd.h", "dlfcn.h", "sys/socket.h", "fstream", "filesystem", "../include/foo.h",
                             "/proc/self/environ", "cub/../../../etc/passwd"})
     EXPECT_NE(include_refusal(angle, true, s), "") << angle;
-  for (const char* quoted :
-       {"/proc/self/environ", "../../policy_candidates/hostile_fopen.cu", "original.cu/../../x", "missing.h"})
+  for (const char* quoted : {"/proc/self/environ", "../../policy_candidates/refused_reach/hostile_fopen.cu",
+                             "original.cu/../../x", "missing.h"})
     EXPECT_NE(include_refusal(quoted, false, s), "") << quoted;
 }
 
