@@ -26,7 +26,10 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
   report = VerificationReport{};
   // Where verification's time goes, the main trials and each pass (bench/search_throughput sums it).
   PhaseTimes pass_times(report.pass_s);
-  pass_times.begin("main trials");
+  // The main trials by part (bench/search_throughput lists each): the buffers lent to both servers,
+  // each trial's inputs, both calls, the checks of their outputs, and once per size the reference
+  // and determinism checks.
+  pass_times.begin("main trials: buffers");
   report.trials = trials;
   report.sizes.assign(job.raw.size_labels.begin(), job.raw.size_labels.begin() + static_cast<std::ptrdiff_t>(sizes));
   for (const auto& a : job.args)
@@ -87,20 +90,24 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
       SizeChecks& check = checks[s];
       // error_scale = "abs_inputs": the original's outputs on |inputs| scale the allowed error (for a
       // sum, the sum of absolute values: what any order of additions may round away).
+      pass_times.begin("main trials: inputs");
       if (scaled) {
         const VerificationOutcome sc = compute_error_scale(job, servers, p, check, base, cand, trial_text);
         if (sc.failed()) return fail(sc.verdict, sc.reason);
       }
       prepare(job, p, check, base, cand);
+      pass_times.begin("main trials: calls");
       const BothCalls calls = call_both(job, servers, static_cast<int>(s), base, static_cast<int>(s), cand, traced,
                                         trial_text);
       if (calls.outcome.failed()) return fail(calls.outcome.verdict, calls.outcome.reason);
+      pass_times.begin("main trials: output checks");
       const VerificationOutcome checked = check_call(job, base, cand, check, scratch, report, trial_text);
       if (checked.failed()) return fail(checked.verdict, checked.reason);
 
       // A reference that proves nothing (an output the original never writes, or writes with no
       // finite value) is the configuration's error, never a pass; once per size.
       if (t == 0) {
+        pass_times.begin("main trials: reference and determinism");
         for (size_t i = 0; i < job.args.size(); ++i) {
           const auto& a = job.args[i];
           if (!role_is_compared(a.role)) continue;
