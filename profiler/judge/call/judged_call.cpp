@@ -70,7 +70,32 @@ bool needs_error_scale(const DecodedJob& job) {
   return false;
 }
 
-DeviceScratch::DeviceScratch() : counter_(sizeof(unsigned long long)), stats_(sizeof(DeviceOutputStats)) {}
+DeviceScratch::DeviceScratch()
+    : counter_(sizeof(unsigned long long)),
+      stats_(sizeof(DeviceOutputStats)),
+      reference_counts_(3 * sizeof(unsigned long long)) {}
+
+ReferenceCounts DeviceScratch::count_reference(DType t, ArgRole role, const void* data, size_t count) {
+  ReferenceCounts c;
+  c.count = count;
+  if (count == 0) return c;
+  auto* counts = static_cast<unsigned long long*>(reference_counts_.get());
+  uint64_t poison = 0;
+  fill_poison(t, &poison, 1);
+  cuda_check(cudaMemsetAsync(counts, 0, 3 * sizeof *counts, cudaStreamLegacy), "clearing the reference's counts");
+  cuda_check(launch_reference_counts(data, static_cast<int>(t), count, role == ArgRole::output, poison, counts,
+                                     cudaStreamLegacy),
+             "counting the reference's values");
+  unsigned long long got[3] = {};
+  cuda_check(cudaMemcpy(got, counts, sizeof got, cudaMemcpyDeviceToHost), "reading the reference's counts");
+  uint64_t first = 0;
+  cuda_check(cudaMemcpy(&first, data, dtype_size(t), cudaMemcpyDeviceToHost), "reading the reference's first element");
+  c.poison = got[0];
+  c.finite = got[1];
+  c.differ = got[2];
+  c.first = load_double(t, &first, 0);
+  return c;
+}
 
 unsigned long long DeviceScratch::count_differences(const void* a, const void* b, size_t bytes) {
   if (bytes == 0) return 0;

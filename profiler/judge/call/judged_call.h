@@ -12,6 +12,7 @@
 #include "core/result_types.h"
 #include "profiler/judge/buffers/arg_set.h"
 #include "profiler/judge/call/judge.h"
+#include "profiler/judge/outputs/reference_check.h"
 #include "profiler/judge/outputs/verification_outcome.h"
 #include "profiler/judge/wire/job_io.h"
 
@@ -62,10 +63,13 @@ class DeviceScratch {
   DeviceScratch();
   // Bytes of `a` and `b` that differ, counted on the GPU.
   unsigned long long count_differences(const void* a, const void* b, size_t bytes);
+  // check_reference's counts of `count` elements of type `t` at `data` (device memory), taken on
+  // the GPU: three counts and element 0 are read back, not the buffer.
+  ReferenceCounts count_reference(DType t, ArgRole role, const void* data, size_t count);
   void* stats() const { return stats_.get(); }
 
  private:
-  JudgeBuffer counter_, stats_;
+  JudgeBuffer counter_, stats_, reference_counts_;
 };
 
 // Device-to-device copy on the legacy default stream (asynchronous).

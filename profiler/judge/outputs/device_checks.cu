@@ -195,6 +195,32 @@ __global__ void output_stats_kernel(const void* ref, const void* got, const void
   atomicMax(&stats->max_ref_bits, order_bits(max_ref));
 }
 
+// check_reference's counts element by element, summed per warp, one atomic per warp and counter.
+__global__ void reference_counts_kernel(const void* data, int t, size_t count, bool count_poison, uint64_t poison,
+                                        unsigned long long* counts) {
+  unsigned long long poisoned = 0, finite = 0, differ = 0;
+  const double first = load_elem(t, data, 0);
+  const bool first_is_nan = isnan(first);
+  const size_t stride = size_t{gridDim.x} * blockDim.x;
+  // Every thread of a warp runs the same number of iterations, so the shuffles below see all 32.
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count; i += stride) {
+    if (count_poison && holds_pattern(t, data, i, poison)) {
+      ++poisoned;
+      continue;
+    }
+    const double v = load_elem(t, data, i);
+    finite += isfinite(v) ? 1 : 0;
+    differ += v == first || (first_is_nan && isnan(v)) ? 0 : 1;
+  }
+  poisoned = warp_sum(poisoned);
+  finite = warp_sum(finite);
+  differ = warp_sum(differ);
+  if ((threadIdx.x & 31) != 0) return;
+  if (poisoned) atomicAdd(&counts[0], poisoned);
+  if (finite) atomicAdd(&counts[1], finite);
+  if (differ) atomicAdd(&counts[2], differ);
+}
+
 template <typename Bits>
 __global__ void clear_sign_kernel(Bits* data, size_t count) {
   constexpr Bits kMagnitude = static_cast<Bits>(~(Bits{1} << (8 * sizeof(Bits) - 1)));
@@ -241,6 +267,15 @@ cudaError_t launch_output_stats(const void* ref, const void* got, const void* sc
   // Whole warps only: blocks_for gives whole blocks of kThreads (a multiple of 32).
   output_stats_kernel<<<blocks_for(count), kThreads, 0, s>>>(ref, got, scale, elem_type, count, rtol, atol, poison_bits,
                                                              stats);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_reference_counts(const void* data, int elem_type, size_t count, bool count_poison,
+                                    uint64_t poison_bits, unsigned long long* counts, cudaStream_t s) {
+  if (count == 0) return cudaSuccess;
+  // Whole warps only: blocks_for gives whole blocks of kThreads (a multiple of 32).
+  reference_counts_kernel<<<blocks_for(count), kThreads, 0, s>>>(data, elem_type, count, count_poison, poison_bits,
+                                                                 counts);
   return cudaGetLastError();
 }
 

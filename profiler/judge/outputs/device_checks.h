@@ -42,6 +42,14 @@ cudaError_t launch_output_stats(const void* ref, const void* got, const void* sc
                                 double rtol, double atol, uint64_t poison_bits, DeviceOutputStats* stats,
                                 cudaStream_t s);
 
+// check_reference's counts (reference_check.h: ReferenceCounts) of `count` elements of `elem_type`
+// at `data`, added to `counts` (device memory, zeroed before the launch): [0] elements holding
+// `poison_bits` (counted, and left out of the rest, only when `count_poison`), [1] finite values,
+// [2] values other than element 0's (NaN equal to NaN). The judge reads back three numbers instead
+// of the original's whole output.
+cudaError_t launch_reference_counts(const void* data, int elem_type, size_t count, bool count_poison,
+                                    uint64_t poison_bits, unsigned long long* counts, cudaStream_t s);
+
 // Clears the sign bit of every element of a floating-point type (abs_in_place on the GPU).
 cudaError_t launch_abs_in_place(void* data, int elem_type, size_t count, cudaStream_t s);
 

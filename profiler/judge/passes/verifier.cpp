@@ -111,9 +111,9 @@ VerificationOutcome verify_candidate(const DecodedJob& job, const Servers& serve
         for (size_t i = 0; i < job.args.size(); ++i) {
           const auto& a = job.args[i];
           if (!role_is_compared(a.role)) continue;
-          const HostBuffer data = base.download(i);
-          const ReferenceFinding r = check_reference(a.type, a.role, a.name, job.raw.size_labels[s], data.data(),
-                                                     base.count(i));
+          const ReferenceFinding r = reference_finding(a.type, a.name, job.raw.size_labels[s],
+                                                       scratch.count_reference(a.type, a.role, base.device(i),
+                                                                               base.count(i)));
           if (!r.error.empty()) return fail(Verdict::infra_error, r.error);
           if (!r.warning.empty() &&
               std::find(report.warnings.begin(), report.warnings.end(), r.warning) == report.warnings.end())

@@ -9,9 +9,11 @@
 #include <random>
 #include <vector>
 
+#include "core/arg_type_names.h"
 #include "profiler/judge/inputs/dtype_codec.h"
 #include "profiler/judge/outputs/device_checks.h"
 #include "profiler/judge/outputs/output_comparator.h"
+#include "profiler/judge/outputs/reference_check.h"
 
 namespace kb::judge {
 namespace {
@@ -154,6 +156,49 @@ TEST_F(DeviceChecksGpu, IntegersWithoutToleranceCompareEveryBit) {
   std::memcpy(g32.data(), gi.data(), 16);
   expect_same(DType::int32, r32, g32, nullptr, 4, {0, 0});
   expect_same(DType::int32, r32, g32, nullptr, 4, {0.5, 1});  // with a tolerance: as floats
+}
+
+// The reference check counts on the GPU (launch_reference_counts) what the host's count_reference
+// counts: poison (for an "output" only), finite values, values other than element 0's; for every
+// type, on mixed values, on a constant output and on one of NaN and poison only.
+TEST_F(DeviceChecksGpu, ReferenceCountsAreTheHostsForEveryType) {
+  unsigned long long* counts = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&counts), 3 * sizeof *counts), cudaSuccess);
+  owned_.push_back(counts);
+  int compared = 0;
+  for (DType t : {DType::float64, DType::float32, DType::float16, DType::bfloat16, DType::int64, DType::int32,
+                  DType::uint32, DType::int8, DType::uint8}) {
+    const size_t n = 70001, width = dtype_size(t);
+    Bytes mixed, unused;
+    mixed_pair(t, n, 5, mixed, unused, 0);
+    Bytes constant(n * width);
+    for (size_t i = 0; i < n; ++i) store_double(t, constant.data(), i, 3.0);
+    fill_poison(t, constant.data() + 7 * width, 2);
+    Bytes nan_only(n * width);
+    for (size_t i = 0; i < n; ++i) store_double(t, nan_only.data(), i, NAN);
+    fill_poison(t, nan_only.data(), n / 2);
+    for (const Bytes* data : {&mixed, &constant, &nan_only})
+      for (ArgRole role : {ArgRole::output, ArgRole::inout}) {
+        SCOPED_TRACE(std::string(to_string(t)) + " " + to_string(role) + " buffer " +
+                     std::to_string(data == &mixed      ? 0
+                                    : data == &constant ? 1
+                                                        : 2));
+        const ReferenceCounts host = count_reference(t, role, data->data(), n);
+        uint64_t poison = 0;
+        fill_poison(t, &poison, 1);
+        ASSERT_EQ(cudaMemset(counts, 0, 3 * sizeof *counts), cudaSuccess);
+        ASSERT_EQ(launch_reference_counts(upload(*data), static_cast<int>(t), n, role == ArgRole::output, poison,
+                                          counts, nullptr),
+                  cudaSuccess);
+        unsigned long long dev[3] = {};
+        ASSERT_EQ(cudaMemcpy(dev, counts, sizeof dev, cudaMemcpyDeviceToHost), cudaSuccess);
+        EXPECT_EQ(dev[0], host.poison);
+        EXPECT_EQ(dev[1], host.finite);
+        EXPECT_EQ(dev[2], host.differ);
+        ++compared;
+      }
+  }
+  EXPECT_EQ(compared, 9 * 3 * 2);
 }
 
 TEST_F(DeviceChecksGpu, AbsInPlaceClearsSignsAsOnTheHost) {
