@@ -36,7 +36,8 @@ struct ReferenceCounts {
 ReferenceFinding check_reference(DType t, ArgRole role, const std::string& name, const std::string& size_label,
                                  const void* data, size_t count);
 
-// The counts check_reference reads, on the host.
+// The counts check_reference reads, on the host, element by element: the reading the GPU's count
+// must match (tests/profiler/judge/device_checks_gpu_test.cpp).
 ReferenceCounts count_reference(DType t, ArgRole role, const void* data, size_t count);
 
 // The finding from counts, however they were taken.
