@@ -70,6 +70,7 @@ class SimulatedEvaluator : public Evaluator {
 
  private:
   EvalResult screen(const SimBehaviour& base, const SimBehaviour& candidate);
+  void add_counters(EvalResult& r, double speedup) const;
 
   SimCost cost_;
   int device_index_;
