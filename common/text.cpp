@@ -28,6 +28,10 @@ std::vector<std::string> split(std::string_view text, char separator) {
   return pieces;
 }
 
+std::string plural_count(int64_t n, std::string_view word) {
+  return std::to_string(n) + " " + std::string(word) + (n == 1 || n == -1 ? "" : "s");
+}
+
 std::string join(const std::vector<std::string>& parts, std::string_view separator) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {

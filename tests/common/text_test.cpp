@@ -33,6 +33,14 @@ TEST(Text, JoinPutsTheSeparatorBetweenPartsOnly) {
   EXPECT_EQ(join({"", "b"}, "|"), "|b");  // an empty part still has its place
 }
 
+TEST(Text, APluralCountIsSingularForOneEitherWay) {
+  EXPECT_EQ(plural_count(1, "allocation"), "1 allocation");
+  EXPECT_EQ(plural_count(-1, "stream"), "-1 stream");
+  EXPECT_EQ(plural_count(0, "event"), "0 events");
+  EXPECT_EQ(plural_count(3, "allocation"), "3 allocations");
+  EXPECT_EQ(plural_count(-2, "stream"), "-2 streams");
+}
+
 TEST(Text, AMarkdownCellIsOneLineWithItsPipesEscaped) {
   EXPECT_EQ(markdown_cell("a|b\nc\r\nd"), "a\\|b c  d");
   EXPECT_EQ(markdown_cell("plain"), "plain");

@@ -43,10 +43,8 @@ std::string with_commas(int64_t v) {
   return digits;
 }
 
-std::string plural(int64_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
-
 std::string memory_text(int64_t allocations, int64_t bytes) {
-  return plural(allocations, "allocation") + " (" + with_commas(bytes) + " bytes)";
+  return plural_count(allocations, "allocation") + " (" + with_commas(bytes) + " bytes)";
 }
 
 // What a second round of calls (one more at each size set) left allocated beyond the first.
@@ -250,8 +248,8 @@ SanitizerOutcome run_sanitizer_pass(const SanitizerRunner& run, const std::vecto
     const bool errors_held = errors > 0 && original.other_errors() == 0;
     const bool leak_held = leak.allocations > original_leak.allocations || leak.bytes > original_leak.bytes;
     if (errors > 0 && !errors_held)
-      out.skipped.push_back("compute-sanitizer " + tool.name + " (" + at + "): " + plural(errors, "error") + " (" +
-                            tool.finds + "); the original has " + std::to_string(original.other_errors()) +
+      out.skipped.push_back("compute-sanitizer " + tool.name + " (" + at + "): " + plural_count(errors, "error") +
+                            " (" + tool.finds + "); the original has " + std::to_string(original.other_errors()) +
                             " under the same tool");
     if (leak.any() && !leak_held)
       out.skipped.push_back("compute-sanitizer " + tool.name + "'s leak check (" + at + "): a second call at each " +
@@ -260,7 +258,7 @@ SanitizerOutcome run_sanitizer_pass(const SanitizerRunner& run, const std::vecto
                             memory_text(original_leak.allocations, original_leak.bytes));
     if (errors_held) {
       out.verdict = Verdict::rejected;
-      out.reason = "compute-sanitizer " + tool.name + " found " + plural(errors, "error") + " (" + tool.finds +
+      out.reason = "compute-sanitizer " + tool.name + " found " + plural_count(errors, "error") + " (" + tool.finds +
                    ") in " + at + "; see the sanitizer report";
       return out;
     }

@@ -2,15 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/text.h"
+
 namespace kb::judge {
-namespace {
-
-std::string plural(int64_t n, const std::string& word) {
-  return std::to_string(n) + " " + word + (n == 1 || n == -1 ? "" : "s");
-}
-
-}  // namespace
-
 std::string ledger_to_note(const Ledger& l) {
   nlohmann::json j = {{"calls", l.calls},
                       {"allocations", l.allocations},
@@ -54,13 +48,14 @@ std::optional<Ledger> ledger_from_note(const std::string& note) {
 
 LedgerComparison compare_ledgers(const Ledger& original, const Ledger& candidate) {
   LedgerComparison c;
-  const std::string over = " over " + plural(candidate.calls, "call");
+  const std::string over = " over " + plural_count(candidate.calls, "call");
   auto count = [&](int64_t cand, int64_t orig, const std::string& what, const std::string& left) {
     if (cand <= orig) return;
-    c.differences.push_back(plural(cand, what) + " " + left + over + " (the original: " + std::to_string(orig) + ")");
+    c.differences.push_back(plural_count(cand, what) + " " + left + over + " (the original: " + std::to_string(orig) +
+                            ")");
   };
   if (candidate.allocations > original.allocations)
-    c.differences.push_back(plural(candidate.allocations, "allocation") + " (" +
+    c.differences.push_back(plural_count(candidate.allocations, "allocation") + " (" +
                             std::to_string(candidate.allocated_bytes) + " bytes) made and never freed" + over +
                             " (the original: " + std::to_string(original.allocations) + ")");
   count(candidate.events, original.events, "event", "created and never destroyed");
@@ -80,7 +75,7 @@ LedgerComparison compare_ledgers(const Ledger& original, const Ledger& candidate
     c.differences.push_back("its library calls CUDA when it is loaded (first " + candidate.load.first_call +
                             "), before the caller's program has chosen a device; the original's does not");
   else if (candidate.load.allocations > original.load.allocations)
-    c.differences.push_back("its library makes " + plural(candidate.load.allocations, "allocation") + " (" +
+    c.differences.push_back("its library makes " + plural_count(candidate.load.allocations, "allocation") + " (" +
                             std::to_string(candidate.load.bytes) + " bytes) when it is loaded (the original's: " +
                             std::to_string(original.load.allocations) + ")");
   if (original.pending_error != "kept")
