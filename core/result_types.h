@@ -42,9 +42,9 @@ struct TimingStats {
 };
 
 // One call timed alone (one launch per sample) whose event-timed median is more than 5% under the
-// GPU time CUPTI traced for it: work the caller's stream never waited for. The judge notes it in
-// `notes`; kernelbot's verdict (evaluate/verdict/evaluation_outcome) decides on this same predicate, not
-// on the note's words.
+// GPU time CUPTI traced for it: work the caller's stream may never have waited for. The judge
+// notes it in `notes` for people; kernelbot's verdict (evaluate/verdict/evaluation_outcome) decides
+// on the measured numbers, relative to the original's own span, never on the note's words.
 inline bool escaped_timed_region(const TimingStats& t) {
   return t.launches_per_sample == 1 && t.cupti_span_us > 0 && t.median_us < 0.95 * t.cupti_span_us;
 }

@@ -249,15 +249,39 @@ TEST(AcceptRule, WorkEscapingTheCallersStreamIsRejected) {
   EXPECT_EQ(side.verdict, Verdict::rejected);
   EXPECT_NE(side.reason.find("escapes the caller's stream at n=1048576"), std::string::npos) << side.reason;
 
-  // Under the 1.25x allowance over the original's own span ratio, but escaping where the original
-  // does not (its median is within 5% of its traced span): rejected on the measurements.
-  EvalResult slight = verified({size("n=1", 3.0, true)});
-  slight.timings[0].baseline.median_us = 10;
-  slight.timings[0].baseline.cupti_span_us = 10;
-  slight.timings[0].candidate.median_us = 10;
-  slight.timings[0].candidate.cupti_span_us = 12;
+  // Recorded on an H200 (make demo, bias_gelu at C=3072, N=8192): an honest block-size variant's
+  // traced call ran 8% over its event-timed median, the original's 0.5% under. Over the judge's
+  // 5% note, under 1.25x the original's own ratio: the span alone is no evidence of escaped work.
+  EvalResult slight = verified({size("C=3072,N=8192", 5.5, true)});
+  slight.timings[0].baseline.median_us = 476.0;
+  slight.timings[0].baseline.cupti_span_us = 473.6;
+  slight.timings[0].candidate.median_us = 86.7;
+  slight.timings[0].candidate.cupti_span_us = 93.8;
+  ASSERT_TRUE(escaped_timed_region(slight.timings[0].candidate));
   apply_accept_rule(slight, 1.05);
-  EXPECT_EQ(slight.verdict, Verdict::rejected) << slight.reason;
+  EXPECT_EQ(slight.verdict, Verdict::accepted) << slight.reason;
+
+  // Past the allowance: a third of the work after the caller's stream saw the call done.
+  EvalResult third = slight;
+  third.verdict = Verdict::pending;
+  third.timings[0].candidate.cupti_span_us = 86.7 * 1.3;
+  apply_accept_rule(third, 1.05);
+  EXPECT_EQ(third.verdict, Verdict::rejected) << third.reason;
+  EXPECT_NE(third.reason.find("escapes the caller's stream at C=3072,N=8192"), std::string::npos) << third.reason;
+
+  // An original that itself runs 15% over its median (a memset and an atomics kernel) allows a
+  // candidate 1.25x that; a candidate past it is rejected all the same.
+  EvalResult atomics = verified({size("n=1", 3.0, true)});
+  atomics.timings[0].baseline.median_us = 10;
+  atomics.timings[0].baseline.cupti_span_us = 11.5;
+  atomics.timings[0].candidate.median_us = 10;
+  atomics.timings[0].candidate.cupti_span_us = 14;
+  apply_accept_rule(atomics, 1.05);
+  EXPECT_EQ(atomics.verdict, Verdict::accepted) << atomics.reason;
+  atomics.verdict = Verdict::pending;
+  atomics.timings[0].candidate.cupti_span_us = 14.5;
+  apply_accept_rule(atomics, 1.05);
+  EXPECT_EQ(atomics.verdict, Verdict::rejected) << atomics.reason;
 
   // The judge's note is text for people; its words alone decide nothing.
   EvalResult worded = verified({size("n=1", 3.0, true)});

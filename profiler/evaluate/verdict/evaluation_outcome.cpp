@@ -156,16 +156,20 @@ std::string escaped_work(const EvalResult& result) {
     // roofline floor is no evidence, see roofline_advice.)
     // Relative to the original measured the same way: a launcher whose own work is all on the
     // caller's stream (a memset and an atomics kernel, say) can still show a CUPTI span ~15%
-    // over its event time (seen on the H100 for examples' row_sum), so only a candidate that
-    // escapes clearly more than the original does is rejected.
+    // over its event time (seen on the H100 for examples' row_sum), and an honest one-kernel
+    // candidate's traced call can run 6-9% over its median where the original's did not (three
+    // block sizes of bias_gelu and one of add_bias on an H200, their original at 0.995). So the
+    // allowance is 25% over the original's own ratio, never under the 5% of the judge's note
+    // (escaped_timed_region, which alone decides nothing here). Work that escapes by less is
+    // the verification's to find: it traces every launch of a call and rejects any that starts
+    // before the caller's stream reached the call or ends after it (judge/server/traced_call).
     auto span_ratio = [](const TimingStats& s) {
       return s.cupti_span_us > 0 && s.median_us > 0 ? s.cupti_span_us / s.median_us : 0.0;
     };
-    const bool noted = escaped_timed_region(c) && !escaped_timed_region(t.baseline);
-    if (c.launches_per_sample <= 1 && (span_ratio(c) > 0 || noted)) {
+    if (c.launches_per_sample <= 1 && span_ratio(c) > 0) {
       ++measured;
       const double allowed = std::max(1.0 / 0.95, 1.25 * span_ratio(t.baseline));
-      if (span_ratio(c) > allowed || noted) {
+      if (span_ratio(c) > allowed) {
         ++escaping;
         if (first_escape.empty()) {
           char buf[512];

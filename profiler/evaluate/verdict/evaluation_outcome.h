@@ -56,10 +56,11 @@ std::string harness_crash_line(const std::string& stderr_text);
 void apply_accept_rule(EvalResult& result, double min_speedup);
 
 // Non-empty (the reason) when a candidate's timings show GPU work that outlives the call as the
-// caller's stream sees it: the CUPTI span of one call is longer than its event-timed median (by
-// more than the original's own span allows, or escaped_timed_region in core/). Verification can miss this when the
-// side-stream work happens to finish before the harness looks; timing cannot. Only measurements
-// count here: the roofline floor (estimated bytes over measured bandwidth) is not one.
+// caller's stream sees it: at every size timed one call a sample, the CUPTI span of one call is
+// longer than its event-timed median by more than the original's own span allows (25% over the
+// original's ratio, at least 5%). The verification's traced calls find work on another stream
+// however little there is; this finds work whose trace the verification never got. Only
+// measurements count here: the roofline floor (estimated bytes over measured bandwidth) is not one.
 std::string escaped_work(const EvalResult& result);
 
 // Advice, never a verdict: a sentence when `who` ("baseline" or "candidate") ran faster than the
