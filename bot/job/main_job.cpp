@@ -12,6 +12,7 @@
 #include "bot/forge/forge_factory.h"
 #include "bot/job/sweep_shard.h"
 #include "bot/pr_comments/pr_command_actions.h"
+#include "common/thread_priority.h"
 #include "bot/publish/dashboard.h"
 #include "bot/publish/publish.h"
 #include "profiler/device_query.h"
@@ -55,6 +56,8 @@ namespace {
 std::jthread compile_originals_ahead(const config::Config& config, std::vector<const config::KernelSpec*> targets,
                                      Evaluator& evaluator) {
   return std::jthread([&config, targets = std::move(targets), &evaluator](std::stop_token stop) {
+    // Below the first search's judge and its round's compiles (nvcc inherits it).
+    lower_this_thread_priority(kSpeculativeCompileNice);
     for (size_t i = 1; i < targets.size() && !stop.stop_requested(); ++i) {
       try {
         evaluator.compile(*targets[i], profiler::original_variant(config, *targets[i]));

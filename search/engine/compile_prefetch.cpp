@@ -1,7 +1,6 @@
 #include "search/engine/compile_prefetch.h"
 
-#include <sys/resource.h>
-#include <unistd.h>
+#include "common/thread_priority.h"
 
 namespace kb::search {
 
@@ -13,7 +12,7 @@ CompilePrefetch::CompilePrefetch(Evaluator& evaluator, const config::KernelSpec&
     threads_.emplace_back([this] {
       // Below everything else (nvcc inherits it): the GPU is measuring the original meanwhile, and
       // its host side must not wait for a core.
-      ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
+      lower_this_thread_priority(kSpeculativeCompileNice);
       for (;;) {
         if (stopped_) return;
         const size_t i = next_++;

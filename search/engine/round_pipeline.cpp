@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "common/thread_priority.h"
 #include "search/archive/content_hash.h"
 
 namespace kb::search {
@@ -100,6 +101,10 @@ class RoundPipeline {
   // --- compiling (the compile threads) ---
 
   void compile_from_feed() {
+    // Below the GPU workers' judges and servers (nvcc inherits it): on a busy host, a compile
+    // must not delay a sample's launch or the wall-clock check's calls, and the GPU waits on
+    // those, while a compile only has to be done before a GPU is free.
+    lower_this_thread_priority(kRoundCompileNice);
     for (auto taken = feed_.take(); taken; taken = feed_.take()) {
       {
         std::lock_guard<std::mutex> lock(mutex_);
