@@ -63,6 +63,9 @@ struct HarnessJob {
   double fp32_tflops = 0;
   double min_speedup = kDefaultMinSpeedup;  // [bench].min_speedup: the geometric-mean ratio a win must reach
   int metrics_size = -1;                    // size set index the metrics mode profiles; -1 = the largest (most bytes)
+  // The metrics mode with a candidate counts the original too; false: the candidate alone (the
+  // caller has the original's counters from an earlier metrics job at the same size set).
+  bool metrics_of_original = true;
   // The run is under compute-sanitizer, which holds the process's only CUPTI subscription
   // (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED): verify without CUPTI activity tracing.
   // The side-stream checks were made by the normal run before the bot asks for this one.
@@ -101,6 +104,6 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessJob, mode, kernel, baseli
                                                 size_labels, args, flops, bytes, trials, distributions, seed, strict,
                                                 bench, device, copy_bandwidth_gbps, fp32_tflops, min_speedup,
                                                 metrics_size, under_sanitizer, timed_sizes, distribution_start,
-                                                wall_clock_check, verify_only_sizes)
+                                                wall_clock_check, verify_only_sizes, metrics_of_original)
 
 }  // namespace kb

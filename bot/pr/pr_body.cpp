@@ -207,10 +207,14 @@ std::string metric_cell(const KernelMetrics& m, const std::string& key) {
 }
 
 std::string profile(const search::SearchResult& result, const search::CandidateRecord& best) {
-  // Before and after from one metrics run when the winner had one (same size, same process);
-  // otherwise the original's own profile from the start of the search.
+  // The winner's record holds the original's counters: its measurement's at the search's start
+  // (the search counts the winner alone after it) or, in older results, both variants' from one
+  // metrics run. Otherwise the original's own profile from the start of the search.
   const KernelMetrics& before = best.eval.baseline_metrics.status == "ok" ? best.eval.baseline_metrics
                                                                           : result.baseline_profile.baseline_metrics;
+  const KernelMetrics& at_start = result.baseline_profile.baseline_metrics;
+  const bool before_from_start = &before == &at_start || (before.status == "ok" && at_start.status == "ok" &&
+                                                          before.values == at_start.values);
   const KernelMetrics& after = best.eval.candidate_metrics;
   std::string out;
   auto status_line = [](const char* who, const KernelMetrics& m) {
@@ -219,6 +223,7 @@ std::string profile(const search::SearchResult& result, const search::CandidateR
   out += status_line("original", before) + status_line("kernelbot", after);
   std::string where = !after.size_label.empty() ? after.size_label : before.size_label;
   if (!where.empty()) out += "- hardware counters measured at " + where + "\n";
+  if (before_from_start) out += "- counters of the original from its measurement when the search started\n";
   out += "- counters of the search's winner `" + best.id + "` as the search built it, collected after the search\n";
   std::vector<std::string> keys;
   for (const auto& m : kMetricLabels)

@@ -27,6 +27,10 @@ struct EvalOptions {
   // asked for beside it (collect_metrics). The verdict is then not_faster when they ran and
   // infra_error when they failed; it says nothing of the variant's correctness.
   bool verify = true;
+  // With collect_metrics and verify = false: false counts the candidate alone, for a caller that
+  // has the original's counters from its own measurement at the same size set (the search's
+  // start); the result's baseline_metrics are then left as they were.
+  bool count_original = true;
 };
 
 class Evaluator {

@@ -224,7 +224,7 @@ EvalResult GpuEvaluator::evaluate(const config::KernelSpec& spec, const Compiled
   if (!options.verify && !options.screening) {
     // Counters of a variant the search verified: the verification job before them would add
     // nothing to them (they come from a run of their own, in fresh processes, as ever).
-    if (options.collect_metrics && !collect_metrics(spec, baseline, &candidate, result)) {
+    if (options.collect_metrics && !collect_metrics(spec, baseline, &candidate, result, options.count_original)) {
       result.verdict = Verdict::infra_error;
       result.reason = result.candidate_metrics.status;
     } else {
@@ -358,19 +358,21 @@ void GpuEvaluator::sanitize(const config::KernelSpec& spec, const CompiledVarian
 }
 
 bool GpuEvaluator::collect_metrics(const config::KernelSpec& spec, const CompiledVariant& baseline,
-                                   const CompiledVariant* candidate, EvalResult& result) {
+                                   const CompiledVariant* candidate, EvalResult& result, bool count_original) {
+  count_original = count_original || !candidate;
   HarnessJob job = job_for(spec, JobMode::metrics);
   job.baseline_library = baseline.library_path;
   job.candidate_library = candidate ? candidate->library_path : "";
+  job.metrics_of_original = count_original;
   EvalResult m = run(job, "metrics");
   add_phases(result, m);
   if (m.verdict == Verdict::pending || verdict_is_correct(m.verdict)) {
-    result.baseline_metrics = m.baseline_metrics;
+    if (count_original) result.baseline_metrics = m.baseline_metrics;
     if (candidate) result.candidate_metrics = m.candidate_metrics;
     return true;
   }
   // Metrics are evidence, not a verdict: a failed metrics run leaves the verdict alone.
-  result.baseline_metrics.status = "metrics run failed: " + m.reason;
+  if (count_original) result.baseline_metrics.status = "metrics run failed: " + m.reason;
   if (candidate) result.candidate_metrics.status = "metrics run failed: " + m.reason;
   return false;
 }

@@ -59,9 +59,10 @@ class GpuEvaluator : public Evaluator {
   HarnessRun run_raw(const HarnessJob& job, const std::string& tag, const std::vector<std::string>& wrapper = {},
                      double timeout_scale = 1);
   EvalResult run(const HarnessJob& job, const std::string& tag);
-  // The counters' run; false (statuses saying why) when it failed.
+  // The counters' run; false (statuses saying why) when it failed. `count_original` false: the
+  // candidate's alone (a candidate is needed), result.baseline_metrics untouched.
   bool collect_metrics(const config::KernelSpec& spec, const CompiledVariant& baseline,
-                       const CompiledVariant* candidate, EvalResult& result);
+                       const CompiledVariant* candidate, EvalResult& result, bool count_original = true);
   // compute-sanitizer's tools over the candidate (and, where it found something, the original),
   // sanitizer_pass.h: the findings held against the candidate set the verdict.
   void sanitize(const config::KernelSpec& spec, const CompiledVariant& baseline, const CompiledVariant& candidate,

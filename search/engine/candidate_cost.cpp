@@ -53,7 +53,8 @@ double first_full_evaluation_guess(const EvalResult& original, int64_t trials) {
 }
 
 double winner_counters_guess(const EvalResult& original) {
-  return 2 * phase(original, "metrics") + phase(original, "start");
+  const double variants = original.baseline_metrics.status == "ok" ? 1 : 2;
+  return variants * phase(original, "metrics") + phase(original, "start");
 }
 
 }  // namespace kb::search

@@ -37,9 +37,9 @@ class CandidateCost {
 // trials, the determinism call and about five calls of the later passes; and a job's start.
 double first_full_evaluation_guess(const EvalResult& original, int64_t trials);
 
-// The winner's counters after the search (search/engine/winner_metrics.h: a metrics run of both
-// variants, nothing verified again), guessed the same way: twice the original's metrics phase and
-// a job's start.
+// The winner's counters after the search (search/engine/winner_metrics.h: a metrics run of the
+// winner, nothing verified again), guessed the same way: the original's metrics phase and a job's
+// start; twice the phase when the original's measurement has no counters (both are counted then).
 double winner_counters_guess(const EvalResult& original);
 
 }  // namespace kb::search

@@ -11,13 +11,19 @@ void collect_winner_metrics(const config::KernelSpec& spec, Evaluator& evaluator
                             SearchResult& result) {
   const auto* best = result.best();
   if (!best || best->verdict() != Verdict::accepted) return;
-  spdlog::info("{}: collecting hardware counters of the winner {} and the original for the PR", spec.name, best->id);
+  // The original was counted when the search measured it, by the same kind of job at the same size
+  // set: counting it again would double the run for the same numbers.
+  const KernelMetrics& original = result.baseline_profile.baseline_metrics;
+  const bool original_counted = original.status == "ok";
+  spdlog::info("{}: collecting hardware counters of the winner {}{} for the PR", spec.name, best->id,
+               original_counted ? " (the original's from its measurement)" : " and the original");
   EvalOptions options;
   // The timings stay those of the search, which verified the winner; this run only counts (the PR's
   // text is verified and timed again before any PR, bot/change/reverify.h).
   options.time = false;
   options.verify = false;
   options.collect_metrics = true;
+  options.count_original = !original_counted;
   EvalResult metrics;
   try {
     CompiledVariant winner = evaluator.compile(spec, best->variant);
@@ -38,7 +44,7 @@ void collect_winner_metrics(const config::KernelSpec& spec, Evaluator& evaluator
                                               metrics.reason;
     return;
   }
-  record->eval.baseline_metrics = metrics.baseline_metrics;
+  record->eval.baseline_metrics = original_counted ? original : metrics.baseline_metrics;
   record->eval.candidate_metrics = metrics.candidate_metrics;
 }
 

@@ -48,6 +48,25 @@ TEST(PrBody, MatchesTheGoldenFile) {
   EXPECT_EQ(body, read_text(golden)) << "regenerate with KB_UPDATE_GOLDEN=1 after checking the difference";
 }
 
+// The original's counters say where they come from: the search counts the winner alone and keeps
+// the original's from its measurement at the start; a record whose metrics run counted both says
+// nothing more.
+TEST(PrBody, SaysWhenTheOriginalsCountersAreFromTheSearchsStart) {
+  const std::string line = "- counters of the original from its measurement when the search started\n";
+  auto result = stored_result();
+  kb::search::CandidateRecord* best = nullptr;
+  for (auto& c : result.tree)
+    if (c.id == result.best_id) best = &c;
+  ASSERT_NE(best, nullptr);
+  best->eval.baseline_metrics = result.baseline_profile.baseline_metrics;
+  std::string body = kb::bot::render_pr_body(result, change_for(result), kContext);
+  EXPECT_NE(body.find(line), std::string::npos) << body;
+  best->eval.baseline_metrics.values["achieved_occupancy_pct"] += 1;  // counted again, beside the winner
+  body = kb::bot::render_pr_body(result, change_for(result), kContext);
+  EXPECT_EQ(body.find(line), std::string::npos) << body;
+  EXPECT_NE(body.find("- counters of the search's winner `r2-i0-b0` as the search built it"), std::string::npos);
+}
+
 // Every architecture the project builds is in the correctness section with what was done for it;
 // a record without target architectures says where kernelbot looked; an older record says nothing.
 TEST(PrBody, ListsEveryTargetArchitectureAndWhatWasDoneForIt) {

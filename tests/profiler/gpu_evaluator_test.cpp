@@ -334,6 +334,19 @@ TEST_F(GpuEvaluatorTest, CountingOnlyIsOneMetricsJobWithoutVerification) {
   ASSERT_EQ(jobs(), 1) << "the metrics job alone";
   EXPECT_EQ(job(0)["mode"], "metrics");
   EXPECT_EQ(job(0)["candidate_library"], cand.library_path);
+  EXPECT_EQ(job(0)["metrics_of_original"], true);
+
+  // The winner alone, for a search that has the original's counters from its measurement: the job
+  // says so and the result's counters of the original are left as they were.
+  options.count_original = false;
+  EvalResult winner_only = evaluator.evaluate(config_.kernels[0], base, cand, options);
+  EXPECT_EQ(winner_only.verdict, Verdict::not_faster) << winner_only.reason;
+  ASSERT_EQ(jobs(), 2);
+  EXPECT_EQ(job(1)["mode"], "metrics");
+  EXPECT_EQ(job(1)["metrics_of_original"], false);
+  EXPECT_EQ(winner_only.candidate_metrics.values.at("sm_throughput_pct"), 77.0);
+  EXPECT_EQ(winner_only.baseline_metrics.values.count("sm_throughput_pct"), 0u);
+  options.count_original = true;
 
   fake_harness("exit 3\n");
   EvalResult failed = evaluator.evaluate(config_.kernels[0], base, cand, options);

@@ -82,8 +82,9 @@ TEST(SearchEngine, RecordsEveryCandidateWithParentRoundIdeaAndVerdict) {
   EXPECT_EQ(e.evaluations(), 1 + 12);
 }
 
-// The search's result is whole: asked for, the winner's counters before and after come from one
-// more untimed run inside the search (the PR shows them); not asked for, no extra run.
+// The search's result is whole: asked for, the winner's counters come from one more untimed run
+// inside the search (the PR shows them), which counts the winner alone: the original's are those of
+// its measurement at the search's start. Not asked for, no extra run.
 TEST(SearchEngine, CollectsTheWinnersCountersWhenAsked) {
   TestProject p;
   SimulatedEvaluator e;
@@ -94,6 +95,8 @@ TEST(SearchEngine, CollectsTheWinnersCountersWhenAsked) {
   ASSERT_NE(result.best(), nullptr);
   EXPECT_EQ(e.evaluations(), 1 + 12 + 1);
   EXPECT_EQ(result.best()->eval.baseline_metrics.status, "ok");
+  EXPECT_EQ(result.best()->eval.baseline_metrics.values, result.baseline_profile.baseline_metrics.values);
+  EXPECT_EQ(e.counts_only_runs_of_the_original(), 0) << "the original's counters are not taken twice";
   EXPECT_EQ(result.best()->eval.candidate_metrics.status, "ok");
   EXPECT_NEAR(result.best()->eval.candidate_metrics.values.at("achieved_occupancy_pct"), 40 * 100.0 / 19.0, 1e-9);
   // The original the search measured is in the result, as read once from the spec's source.

@@ -241,7 +241,9 @@ TEST(CandidateCost, GuessesFromTheOriginalThenTakesTheLongestSeen) {
   original.phase_s = {{"start", 1.0}, {"timing", 3.0}, {"metrics", 2.0}};
   // Both variants timed (6 s), 5 trials and 6 pass calls of each (5.5 s), a start (1 s).
   EXPECT_DOUBLE_EQ(first_full_evaluation_guess(original, 5), 12.5);
-  EXPECT_DOUBLE_EQ(winner_counters_guess(original), 4 + 1) << "the metrics run of both, and a start";
+  EXPECT_DOUBLE_EQ(winner_counters_guess(original), 4 + 1) << "no counters of the original: both counted, and a start";
+  original.baseline_metrics.status = "ok";
+  EXPECT_DOUBLE_EQ(winner_counters_guess(original), 2 + 1) << "the winner alone, and a start";
   CandidateCost cost(12.5);
   EXPECT_DOUBLE_EQ(cost.full_s(), 12.5);
   EXPECT_DOUBLE_EQ(cost.screening_s(), 6.25);

@@ -67,16 +67,19 @@ class SimulatedEvaluator : public Evaluator {
   int compiles() const { return compiles_; }
   int evaluations() const { return evaluations_; }
   int max_concurrent_compiles() const { return max_concurrent_; }
+  // Counts-only runs (EvalOptions::verify = false) that counted the original too.
+  int counts_only_runs_of_the_original() const { return counts_only_of_original_; }
 
  private:
   EvalResult screen(const SimBehaviour& base, const SimBehaviour& candidate);
-  void add_counters(EvalResult& r, double speedup) const;
+  void add_counters(EvalResult& r, double speedup, bool count_original = true) const;
 
   SimCost cost_;
   int device_index_;
   std::atomic<int> compiles_{0};
   std::atomic<int> evaluations_{0};
   std::atomic<int> screenings_{0};
+  std::atomic<int> counts_only_of_original_{0};
   mutable std::mutex full_mutex_;
   std::vector<std::string> full_sources_;
   std::atomic<int> in_flight_{0};
