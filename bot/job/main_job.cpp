@@ -12,12 +12,12 @@
 #include "bot/forge/forge_factory.h"
 #include "bot/job/sweep_shard.h"
 #include "bot/pr_comments/pr_command_actions.h"
-#include "common/thread_priority.h"
 #include "bot/publish/dashboard.h"
 #include "bot/publish/publish.h"
 #include "profiler/device_query.h"
 #include "profiler/evaluate/gpu_evaluator.h"
 #include "profiler/evaluate/original_variant.h"
+#include "search/engine/compile_priority.h"
 #include "search/types/advisory_findings.h"
 
 namespace kb::bot {
@@ -57,7 +57,7 @@ std::jthread compile_originals_ahead(const config::Config& config, std::vector<c
                                      Evaluator& evaluator) {
   return std::jthread([&config, targets = std::move(targets), &evaluator](std::stop_token stop) {
     // Below the first search's judge and its round's compiles (nvcc inherits it).
-    lower_this_thread_priority(kSpeculativeCompileNice);
+    search::lower_this_thread_priority(search::kSpeculativeCompileNice);
     for (size_t i = 1; i < targets.size() && !stop.stop_requested(); ++i) {
       try {
         evaluator.compile(*targets[i], profiler::original_variant(config, *targets[i]));

@@ -1,6 +1,6 @@
 #include "search/engine/compile_prefetch.h"
 
-#include "common/thread_priority.h"
+#include "search/engine/compile_priority.h"
 
 namespace kb::search {
 

@@ -10,7 +10,7 @@
 #include <set>
 #include <thread>
 
-#include "common/thread_priority.h"
+#include "search/engine/compile_priority.h"
 #include "search/archive/content_hash.h"
 
 namespace kb::search {

@@ -543,6 +543,24 @@ TEST(HarnessGpu, MetricsModeCollectsHardwareCountersAndKernelResources) {
   }
 }
 
+// The winner's counters after a search: the candidate alone, the original's taken at the search's
+// start. The original's server still lends the buffers; its counters are not taken again.
+TEST(HarnessGpu, MetricsModeCountsTheCandidateAloneWhenAsked) {
+  HarnessJob job = saxpy_job("saxpy_ok", "saxpy_slow", {16 << 20});
+  job.mode = JobMode::metrics;
+  job.metrics_of_original = false;
+  const HarnessRun r = run_job(job, "metrics-candidate");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.result.at("baseline_metrics").at("status"), "not counted in this job");
+  EXPECT_TRUE(r.result.at("baseline_metrics").at("values").empty());
+  const json& m = r.result.at("candidate_metrics");
+  const std::string status = m.at("status");
+  ASSERT_THAT(status, AnyOf(HasSubstr("ok"), HasSubstr("insufficient privileges"))) << m.dump(2);
+  EXPECT_EQ(m.at("size_label"), "n=16777216");
+  if (status.rfind("ok", 0) == 0)
+    EXPECT_GT(m.at("values").at("global_load_sectors_per_request").get<double>(), 16.0);  // the slow one's
+}
+
 TEST(HarnessGpu, CalibrationMeasuresBothCeilings) {
   const HarnessRun r = run_args("--calibrate --device 0", "calibrate");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -1,8 +1,8 @@
-// The calling thread's CPU priority, lowered for work that must never take a core from work that
-// waits on the GPU (compiles beside a timing judge), and the niceness levels kernelbot uses.
+// Compiles run below the GPU's host side: the calling thread's CPU priority, lowered for compiles
+// that must never take a core from a judge timing on the GPU, and the nice values they use.
 #pragma once
 
-namespace kb {
+namespace kb::search {
 
 // Compiles a round is waiting for: below the judge and the variant servers, whose host side
 // (launches, synchronizations, the wall-clock check, the time to answer a sample request) is part
@@ -17,4 +17,4 @@ inline constexpr int kSpeculativeCompileNice = 19;
 // Returns the thread's nice value afterwards.
 int lower_this_thread_priority(int nice);
 
-}  // namespace kb
+}  // namespace kb::search

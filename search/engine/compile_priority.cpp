@@ -1,11 +1,11 @@
-#include "common/thread_priority.h"
+#include "search/engine/compile_priority.h"
 
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
 
-namespace kb {
+namespace kb::search {
 
 int lower_this_thread_priority(int nice) {
   // On Linux, PRIO_PROCESS with a thread id is that thread's nice value alone (setpriority(2), BUGS).
@@ -18,4 +18,4 @@ int lower_this_thread_priority(int nice) {
   return nice;
 }
 
-}  // namespace kb
+}  // namespace kb::search

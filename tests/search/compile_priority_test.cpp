@@ -1,4 +1,4 @@
-#include "common/thread_priority.h"
+#include "search/engine/compile_priority.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -7,12 +7,12 @@
 
 #include <thread>
 
-namespace kb {
+namespace kb::search {
 namespace {
 
 int nice_of_this_thread() { return ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid())); }
 
-TEST(ThreadPriority, LowersOnlyTheCallingThreadAndWhatItStarts) {
+TEST(CompilePriority, LowersOnlyTheCallingThreadAndWhatItStarts) {
   const int main_before = nice_of_this_thread();
   int lowered = 0, after_higher_ask = 0, child = -1;
   std::thread worker([&] {
@@ -35,4 +35,4 @@ TEST(ThreadPriority, LowersOnlyTheCallingThreadAndWhatItStarts) {
 }
 
 }  // namespace
-}  // namespace kb
+}  // namespace kb::search
