@@ -141,26 +141,28 @@ void print_job_phase_table(const std::vector<Row>& rows) {
                "the search's own work)\n\n";
 }
 
-// Inside verification: the main trials and each pass, a row each, a column per kernel.
-void print_pass_table(const std::vector<Row>& rows) {
-  std::vector<std::string> passes;
+// Seconds by part inside one phase of the jobs, a row each, a column per kernel: `parts` picks the
+// map (SearchPhases::pass_s for verification, timing_part_s for timing).
+void print_part_table(const std::vector<Row>& rows, const char* phase,
+                      std::map<std::string, double> kb::search::SearchPhases::*parts) {
+  std::vector<std::string> names;
   for (const auto& r : rows)
-    for (const auto& [pass, unused] : r.phases.pass_s)
-      if (std::find(passes.begin(), passes.end(), pass) == passes.end()) passes.push_back(pass);
-  if (passes.empty()) return;
-  std::cout << fmt::format("{:<32}", "verification");
+    for (const auto& [name, unused] : r.phases.*parts)
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  if (names.empty()) return;
+  std::cout << fmt::format("{:<40}", phase);
   for (const auto& r : rows) std::cout << fmt::format(" {:>12}", r.kernel);
   std::cout << "\n";
-  for (const auto& pass : passes) {
-    std::cout << fmt::format("{:<32}", pass);
+  for (const auto& name : names) {
+    std::cout << fmt::format("{:<40}", name);
     for (const auto& r : rows) {
-      const auto it = r.phases.pass_s.find(pass);
-      std::cout << fmt::format(" {:>12.2f}", it == r.phases.pass_s.end() ? 0 : it->second);
+      const auto it = (r.phases.*parts).find(name);
+      std::cout << fmt::format(" {:>12.2f}", it == (r.phases.*parts).end() ? 0 : it->second);
     }
     std::cout << "\n";
   }
-  std::cout << "(seconds summed over the candidates' harness jobs, screening and full: the verification phase above, "
-               "by part)\n\n";
+  std::cout << "(seconds summed over the candidates' harness jobs, screening and full: the " << phase
+            << " phase above, by part)\n\n";
 }
 
 // The idle GPU, explained: the search's own phases, outside the candidates' jobs.
@@ -350,7 +352,8 @@ int main(int argc, char** argv) {
               << ")\n\n";
     print_screening_table(rows);
     print_job_phase_table(rows);
-    print_pass_table(rows);
+    print_part_table(rows, "verification", &kb::search::SearchPhases::pass_s);
+    print_part_table(rows, "timing", &kb::search::SearchPhases::timing_part_s);
     print_idle_gpu_table(rows);
     print_compile_phase_table(std::filesystem::absolute(config.resolve(config.search.work_dir)) / "cache", run_started);
     const auto* spec = config.find_kernel(names.front());

@@ -200,6 +200,9 @@ struct EvalResult {
   // "wall-clock check", "metrics" inside the judge; "sandbox" is the rest of the job as the
   // parent saw it: the sandbox, process start-up and reading the result).
   std::map<std::string, double> phase_s;
+  // Inside the "timing" phase, seconds by part (the set-up before any sample, the probes, each
+  // sample round's inputs, timed calls, clock reads and output checks): where a timing's time goes.
+  std::map<std::string, double> timing_part_s;
 };
 
 // A compiled variant: a shared library exposing the generated entry point.
@@ -252,7 +255,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelMetrics, status, values, r
                                                 kernel_count, size_label)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalResult, verdict, reason, verification, timings, speedup,
                                                 baseline_metrics, candidate_metrics, compile_log, compile_s, run_s,
-                                                device, phase_s)
+                                                device, phase_s, timing_part_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompiledVariant, ok, library_path, log, cache_key, from_cache,
                                                 compile_s, compiler_report)
 

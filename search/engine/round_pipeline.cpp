@@ -294,6 +294,7 @@ class RoundPipeline {
     record.screening.run_s = result.run_s;
     record.screening.phase_s = result.phase_s;
     record.screening.pass_s = result.verification.pass_s;
+    record.screening.timing_part_s = result.timing_part_s;
     // Pending is a passed screening; an evaluator that judged it fully (accepted, not_faster)
     // passed it too, and is still only screened: its verdict waits for the full evaluation.
     record.screening.passed = result.verdict == Verdict::pending || verdict_is_correct(result.verdict);

@@ -123,6 +123,7 @@ void count_phase_use(const std::vector<CandidateRecord>& tree, bool screening, S
       p.screen_s += r.screening.run_s;
       for (const auto& [phase, s] : r.screening.phase_s) p.job_phase_s[phase] += s;
       for (const auto& [pass, s] : r.screening.pass_s) p.pass_s[pass] += s;
+      for (const auto& [part, s] : r.screening.timing_part_s) p.timing_part_s[part] += s;
       if (r.verdict() == Verdict::screened_out) ++p.screened_out;
       else if (!r.screening.passed) ++p.failed_screening;
     }
@@ -131,6 +132,7 @@ void count_phase_use(const std::vector<CandidateRecord>& tree, bool screening, S
       p.full_s += r.eval.run_s;
       for (const auto& [phase, s] : r.eval.phase_s) p.job_phase_s[phase] += s;
       for (const auto& [pass, s] : r.eval.verification.pass_s) p.pass_s[pass] += s;
+      for (const auto& [part, s] : r.eval.timing_part_s) p.timing_part_s[part] += s;
     }
   }
 }

@@ -32,6 +32,7 @@ struct ScreeningRecord {
   double run_s = 0;
   std::map<std::string, double> phase_s;  // the screening job's EvalResult::phase_s
   std::map<std::string, double> pass_s;   // its VerificationReport::pass_s
+  std::map<std::string, double> timing_part_s;  // its EvalResult::timing_part_s
 };
 
 // The id of the original's node in the tree.
@@ -85,6 +86,8 @@ struct SearchPhases {
   std::map<std::string, double> job_phase_s;
   // Inside their verification: seconds in the main trials and in each pass (VerificationReport::pass_s).
   std::map<std::string, double> pass_s;
+  // Inside their timing: seconds by part (EvalResult::timing_part_s).
+  std::map<std::string, double> timing_part_s;
   // The search's own time, outside the candidates' jobs (what leaves a GPU idle): measuring the
   // original (its compile, timing and counters), the proposer's ideas, GPU workers waiting for a
   // candidate (its compile or the proposer's reply; summed over GPUs), the winner's counters.
@@ -181,10 +184,11 @@ struct SearchResult {
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Idea, text, family, rationale)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ScreeningRecord, ran, passed, speedup, noise, run_s, phase_s, pass_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ScreeningRecord, ran, passed, speedup, noise, run_s, phase_s, pass_s,
+                                                timing_part_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchPhases, screening, screened, screened_out, failed_screening,
                                                 fully_evaluated, compile_s, screen_s, full_s, job_phase_s, pass_s,
-                                                original_s, proposing_s, gpu_wait_s, winner_metrics_s)
+                                                timing_part_s, original_s, proposing_s, gpu_wait_s, winner_metrics_s)
 // The record's JSON keeps a key for each accessor (verdict, reason, speedup, median_us,
 // compile_s) beside eval; reading, eval is the source, and verdict and reason written by an older
 // kernelbot (which could differ from its eval's) are taken over into it.

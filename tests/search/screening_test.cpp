@@ -107,6 +107,12 @@ TEST(Screening, ClearlySlowerCorrectCandidatesAreScreenedOutAndNeverFullyEvaluat
   EXPECT_NEAR(jobs.at("timing"), 0.5 * (3 * 0.1 + 1.0), 1e-12);
   // A contender's screening is kept apart from its full evaluation.
   EXPECT_NEAR(record(result, "fast").screening.phase_s.at("timing"), 0.5 * 0.1, 1e-12);
+  // Inside the timing, its parts, summed the same way.
+  const auto& timing = result.phases.timing_part_s;
+  ASSERT_EQ(timing.size(), 2u);
+  EXPECT_NEAR(timing.at("samples: timed calls"), 0.4 * (3 * 0.1 + 1.0), 1e-12);
+  EXPECT_NEAR(timing.at("samples: output checks"), 0.1 * (3 * 0.1 + 1.0), 1e-12);
+  EXPECT_NEAR(record(result, "fast").screening.timing_part_s.at("samples: timed calls"), 0.4 * 0.1, 1e-12);
 }
 
 TEST(Screening, AWrongCandidateIsRejectedAtTheScreeningWithTheFullPathsVerdict) {

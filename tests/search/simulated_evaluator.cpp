@@ -27,6 +27,7 @@ EvalResult verification(const SimBehaviour& c, int64_t trials, double run_s, con
   r.run_s = run_s;
   // As a harness job reports where its time went (EvalResult::phase_s).
   r.phase_s = {{"start", 0.2 * run_s}, {"verification", 0.3 * run_s}, {"timing", 0.5 * run_s}};
+  r.timing_part_s = {{"samples: timed calls", 0.4 * run_s}, {"samples: output checks", 0.1 * run_s}};
   if (c.crash) {
     r.verdict = Verdict::crashed;
     r.reason = "the candidate crashed: an illegal memory access was encountered";

@@ -114,8 +114,8 @@ class SizeTimer {
   }
 
   // Times both variants; returns their stats (baseline first). Sets `failure` when a sample's
-  // check failed (then the stats are incomplete).
-  std::vector<TimingStats> measure(std::string& failure, int64_t& checked);
+  // check failed (then the stats are incomplete). Adds its seconds by part to `parts`.
+  std::vector<TimingStats> measure(std::string& failure, int64_t& checked, std::map<std::string, double>& parts);
 
   // The wall-clock cross-check.
   WallClockFinding wall_clock_check(const std::vector<TimingStats>& stats, SizeTiming& st);
@@ -258,7 +258,13 @@ class SizeTimer {
   TimingRepetitions reps_;  // this size's counts, from the original's first calls
 };
 
-std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& checked) {
+std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& checked,
+                                            std::map<std::string, double>& parts) {
+  // Where the timing's seconds go (bench/search_throughput lists them): the set-up before any
+  // sample, the probes, a graph's capture, then each sample round's inputs, timed calls, clock
+  // reads and output checks.
+  PhaseTimes part(parts);
+  part.begin("set-up: slots, warm-up, traced calls");
   const auto& bench = job_.raw.bench;
   const uint64_t seed0 = (job_.raw.seed ^ kTimingSeedSalt) + (uint64_t{size_} << 32);
   for (auto& v : variants_) add_slot(v, v.slots, v.ids, 1000);
@@ -285,6 +291,7 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
   }
 
   // A few single-launch samples decide how many launches a sample needs.
+  part.begin("probes");
   double shortest = HUGE_VAL, original_us = 0;
   for (auto& v : variants_) {
     std::vector<double> probe;
@@ -307,6 +314,7 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
   // Every variant is timed the same way: a graph replay has smaller gaps between launches than
   // back-to-back launches, so a graph for one and not the other would fake a speedup.
   launches_ = launches_per_sample(shortest, bench.graph_below_us);
+  part.begin("slots and graph capture");
   if (launches_ > 1) {
     // Launch k of a sample works on slot k: each launch gets fresh inputs and its own outputs.
     // With its guard zones: a set of tiny buffers takes mostly guard.
@@ -357,20 +365,24 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
   const size_t checked_slots = std::min<size_t>(static_cast<size_t>(launches_), variants_.front().slots.size());
   for (uint64_t round = 0;; ++round) {
     const uint64_t seed = seed0 + 1000 + round * kMaxSlots;
+    part.begin("samples: inputs");
     for (auto& v : variants_) fill(v.slots, seed);
     cuda_check(cudaDeviceSynchronize(), "filling inputs");
     // The order alternates, so whatever the first sample after the judge's own GPU work pays (a
     // context switch) falls on both variants alike.
     for (size_t n = 0; n < variants_.size(); ++n) {
       const size_t i = round % 2 == 0 ? n : variants_.size() - 1 - n;
+      part.begin("samples: timed calls");
       const double us = sample(variants_[i], launches_);
       if (us < 0) continue;
+      part.begin("samples: clock reads");
       const double mhz = clocks_.current_sm_mhz();
       variants_[i].samples.push_back(us);
       variants_[i].clocks.push_back(mhz);
       if (!clock_sagged(mhz, max_mhz, bench.max_clock_sag)) criteria[i].add_sample(us * launches_);
     }
     if (variants_.size() > 1) {
+      part.begin("samples: output checks");
       const auto [k, differ] = compare(variants_[0].slots, variants_[1].slots, checked_slots);
       if (!differ.empty()) {
         failure = "timed sample " + std::to_string(round + 1) + " at size " + job_.raw.size_labels[size_] +
@@ -389,6 +401,7 @@ std::vector<TimingStats> SizeTimer::measure(std::string& failure, int64_t& check
       if (static_cast<int64_t>(v.samples.size()) >= reps_.max_samples || elapsed >= bench.timeout_s) hard_stop = true;
     if (all_done || hard_stop) break;
   }
+  part.end();
 
   std::vector<TimingStats> out;
   for (size_t i = 0; i < variants_.size(); ++i) {
@@ -555,7 +568,7 @@ void run_timing(const DecodedJob& job, const Servers& servers, EvalResult& resul
     SizeTimer timer(job, servers, s, clocks);
     std::string failure;
     SizeTiming st;
-    const std::vector<TimingStats> stats = timer.measure(failure, st.checked_samples);
+    const std::vector<TimingStats> stats = timer.measure(failure, st.checked_samples, result.timing_part_s);
     if (!failure.empty()) {
       result.verdict = Verdict::wrong_result;
       result.reason = "the outputs of a " + failure;
