@@ -1,5 +1,7 @@
 #include "config/config.h"
 
+#include <algorithm>
+
 namespace kb::config {
 
 const std::vector<const char*>& distribution_names() {
@@ -62,6 +64,12 @@ std::filesystem::path Config::resolve(const std::string& path) const {
 
 const std::string& Config::setup_source_for(const KernelSpec& kernel) const {
   return kernel.setup_source.empty() ? project.setup_source : kernel.setup_source;
+}
+
+double Config::search_max_error() const {
+  // Off in [bench] is off everywhere; otherwise the search never asks for more than the PR's
+  // re-verification does.
+  return bench.max_error > 0 ? std::max(bench.max_error, search.max_error) : 0;
 }
 
 }  // namespace kb::config

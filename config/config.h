@@ -90,6 +90,10 @@ struct SearchConfig {
   int64_t screen_max_samples = 30;  // timing samples of each variant at the main size
   double screen_min_time_s = 0.05;  // GPU time the screening's timing aims for
   double screen_margin = 1.04;      // least factor "clearly slower" needs, whatever the noise
+  // The median's error target of the search's full evaluations (Config::search_max_error: the larger of
+  // this and [bench].max_error; 0 there turns it off for both). The winner's PR is re-verified at
+  // [bench].max_error, so the PR's numbers keep the tighter target.
+  double max_error = 0.003;
   std::string archive = ".kernelbot/archive.sqlite";
   std::string work_dir = ".kernelbot/work";
 };
@@ -292,6 +296,9 @@ struct Config {
   std::filesystem::path resolve(const std::string& path) const;
   // The setup source a kernel's library is built with: its own, else [project]'s; "" for none.
   const std::string& setup_source_for(const KernelSpec& kernel) const;
+  // The median's error target of the search's full evaluations: the larger of [search].max_error
+  // and [bench].max_error, 0 when [bench] turned it off.
+  double search_max_error() const;
 };
 
 // The input distributions the harness generates (profiler/judge/inputs/input_distribution.h), and the

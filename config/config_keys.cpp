@@ -72,6 +72,7 @@ const std::vector<ConfigKey>& config_keys() {
       {KEY(search, screening), "screen candidates cheaply (while it saves time); fully evaluate only the contenders"},
       {KEY(search, screen_max_samples), "screening: timing samples at the main size", positive},
       {KEY(search, screen_min_time_s), "screening: GPU time the short timing aims for", zero_or_more},
+      {KEY(search, max_error), "the median's error target of the search's full evaluations", zero_or_more},
       {KEY(search, screen_margin), "screening: least factor below a confirmed speedup that drops a candidate (>= 1.0)"},
       {KEY(search, archive), "every verified candidate, reused by later runs"},
       {KEY(search, work_dir), "generated harnesses, builds, compile cache"},

@@ -31,6 +31,9 @@ struct EvalOptions {
   // has the original's counters from its own measurement at the same size set (the search's
   // start); the result's baseline_metrics are then left as they were.
   bool count_original = true;
+  // The median's error target of a full evaluation's timing (HarnessBench::max_error); negative:
+  // [bench].max_error. The search passes Config::search_max_error.
+  double max_error = -1;
 };
 
 class Evaluator {

@@ -242,6 +242,7 @@ EvalResult GpuEvaluator::evaluate(const config::KernelSpec& spec, const Compiled
     if (options.screening)
       make_screening_job(job, ScreeningBench{config_.search.screen_max_samples, config_.search.screen_min_time_s});
     else add_generalization_sizes(job, config_, spec);  // verification only; a screening never accepts
+    if (!options.screening && options.max_error >= 0) job.bench.max_error = options.max_error;
   } catch (const config::ExpressionError& e) {
     result.verdict = Verdict::infra_error;
     result.reason = std::string("kernel '") + spec.name + "': " + e.what();

@@ -314,6 +314,7 @@ class Engine {
     settings.repair_attempts = config_.llm.repair_attempts;
     settings.eval_options.time = true;
     settings.eval_options.sanitize = config_.verify.sanitize;
+    settings.eval_options.max_error = config_.search_max_error();
     settings.screening_bar = cfg_.screening ? &bar_ : nullptr;
     settings.screening_economy = &economy_;
     RoundHooks hooks;

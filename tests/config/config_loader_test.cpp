@@ -203,6 +203,21 @@ repository = "no-slash"
     EXPECT_NE(std::find(fields.begin(), fields.end(), f), fields.end()) << "no error for " << f;
 }
 
+// The search times its candidates to a looser median error than the PR's re-verification, never
+// to a tighter one, and not at all where [bench] turned the target off.
+TEST(ConfigLoader, TheSearchsErrorTargetIsTheLargerOfItsOwnAndTheBenchs) {
+  EXPECT_DOUBLE_EQ(load_config_text("", "kernelbot.toml", "").search_max_error(), 0.003);
+  Config tighter = load_config_text("[search]\nmax_error = 0.001\n", "kernelbot.toml", "");
+  EXPECT_DOUBLE_EQ(tighter.search_max_error(), 0.0015) << "never tighter than [bench]";
+  Config looser_bench = load_config_text("[bench]\nmax_error = 0.01\n", "kernelbot.toml", "");
+  EXPECT_DOUBLE_EQ(looser_bench.search_max_error(), 0.01);
+  Config off = load_config_text("[bench]\nmax_error = 0\n", "kernelbot.toml", "");
+  EXPECT_DOUBLE_EQ(off.search_max_error(), 0);
+  auto errs = errors_of("[search]\nmax_error = -0.1\n");
+  ASSERT_FALSE(errs.empty());
+  EXPECT_EQ(errs.front().field, "search.max_error");
+}
+
 // What 0 means for each budget key, as docs/configuration.md says: no limit for tokens and money,
 // an error naming the key (and saying 0 is not "unlimited") for candidates and wall time.
 TEST(ConfigLoader, ZeroIsNoLimitForTokensAndMoneyAndAnErrorForCandidatesAndWallTime) {

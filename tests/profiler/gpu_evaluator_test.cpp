@@ -276,6 +276,7 @@ TEST_F(GpuEvaluatorTest, AcceptedCandidateWithMetricsAndCachedCalibration) {
   EXPECT_EQ(job(1)["mode"], "metrics");
   EXPECT_EQ(job(1)["verify_only_sizes"], 0) << "hardware metrics profile configured sizes only";
   EXPECT_EQ(job(1)["args"][0]["counts"], nlohmann::json::parse("[1000, 5000]"));
+  EXPECT_EQ(j["bench"]["max_error"], config_.bench.max_error) << "no target asked for: [bench]'s";
 
   // The measured ceilings are stored beside the work directory and reused by a later run.
   EXPECT_TRUE(fs::exists(root_ / ".kernelbot" / "device-GPU-fake-0001.json"));
@@ -310,6 +311,7 @@ TEST_F(GpuEvaluatorTest, AScreeningIsOneShortJobAndNeverAccepts) {
   EXPECT_EQ(j["trials"], 1);
   EXPECT_EQ(j["timed_sizes"], 1);
   EXPECT_EQ(j["bench"]["max_samples"], 7);
+  EXPECT_EQ(j["bench"]["max_error"], config_.bench.max_error) << "a screening keeps its own timing";
   EXPECT_EQ(j["distributions"][j["distribution_start"].get<size_t>() % j["distributions"].size()], "offset");
 }
 
@@ -352,6 +354,22 @@ TEST_F(GpuEvaluatorTest, CountingOnlyIsOneMetricsJobWithoutVerification) {
   EvalResult failed = evaluator.evaluate(config_.kernels[0], base, cand, options);
   EXPECT_EQ(failed.verdict, Verdict::infra_error);
   EXPECT_NE(failed.reason.find("metrics run failed"), std::string::npos) << failed.reason;
+}
+
+// The search's full evaluations time to its own median error target ([search].max_error); a
+// screening keeps its short timing's.
+TEST_F(GpuEvaluatorTest, AFullEvaluationTimesToTheErrorTargetItIsGiven) {
+  fake_harness(kAcceptingHarness);
+  GpuEvaluator evaluator(config_, device_);
+  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
+  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  ASSERT_TRUE(base.ok && cand.ok);
+  EvalOptions options;
+  options.max_error = 0.004;
+  EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, options);
+  EXPECT_EQ(r.verdict, Verdict::accepted) << r.reason;
+  ASSERT_EQ(jobs(), 1);
+  EXPECT_DOUBLE_EQ(job(0)["bench"]["max_error"].get<double>(), 0.004);
 }
 
 TEST_F(GpuEvaluatorTest, ProfileTimesTheBaselineAlone) {

@@ -97,6 +97,7 @@ TEST(SearchEngine, CollectsTheWinnersCountersWhenAsked) {
   EXPECT_EQ(result.best()->eval.baseline_metrics.status, "ok");
   EXPECT_EQ(result.best()->eval.baseline_metrics.values, result.baseline_profile.baseline_metrics.values);
   EXPECT_EQ(e.counts_only_runs_of_the_original(), 0) << "the original's counters are not taken twice";
+  EXPECT_DOUBLE_EQ(e.last_full_max_error(), request.config->search_max_error()) << "the search's own error target";
   EXPECT_EQ(result.best()->eval.candidate_metrics.status, "ok");
   EXPECT_NEAR(result.best()->eval.candidate_metrics.values.at("achieved_occupancy_pct"), 40 * 100.0 / 19.0, 1e-9);
   // The original the search measured is in the result, as read once from the spec's source.

@@ -159,6 +159,7 @@ EvalResult SimulatedEvaluator::evaluate(const config::KernelSpec&, const Compile
     std::lock_guard<std::mutex> lock(full_mutex_);
     full_sources_.push_back(cand.source);
   }
+  last_full_max_error_ = options.max_error;
   EvalResult r = verification(c, 5, full_run_s, "");
   r.device = device();
   if (!r.verification.passed) return r;

@@ -69,6 +69,8 @@ class SimulatedEvaluator : public Evaluator {
   int max_concurrent_compiles() const { return max_concurrent_; }
   // Counts-only runs (EvalOptions::verify = false) that counted the original too.
   int counts_only_runs_of_the_original() const { return counts_only_of_original_; }
+  // The median error target the last full evaluation was given (EvalOptions::max_error).
+  double last_full_max_error() const { return last_full_max_error_; }
 
  private:
   EvalResult screen(const SimBehaviour& base, const SimBehaviour& candidate);
@@ -80,6 +82,7 @@ class SimulatedEvaluator : public Evaluator {
   std::atomic<int> evaluations_{0};
   std::atomic<int> screenings_{0};
   std::atomic<int> counts_only_of_original_{0};
+  std::atomic<double> last_full_max_error_{-1};
   mutable std::mutex full_mutex_;
   std::vector<std::string> full_sources_;
   std::atomic<int> in_flight_{0};
