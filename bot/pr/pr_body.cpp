@@ -213,8 +213,8 @@ std::string profile(const search::SearchResult& result, const search::CandidateR
   const KernelMetrics& before = best.eval.baseline_metrics.status == "ok" ? best.eval.baseline_metrics
                                                                           : result.baseline_profile.baseline_metrics;
   const KernelMetrics& at_start = result.baseline_profile.baseline_metrics;
-  const bool before_from_start = &before == &at_start || (before.status == "ok" && at_start.status == "ok" &&
-                                                          before.values == at_start.values);
+  const bool before_from_start = &before == &at_start ||
+                                 (before.status == "ok" && at_start.status == "ok" && before.values == at_start.values);
   const KernelMetrics& after = best.eval.candidate_metrics;
   std::string out;
   auto status_line = [](const char* who, const KernelMetrics& m) {

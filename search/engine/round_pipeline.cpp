@@ -10,8 +10,8 @@
 #include <set>
 #include <thread>
 
-#include "search/engine/compile_priority.h"
 #include "search/archive/content_hash.h"
+#include "search/engine/compile_priority.h"
 
 namespace kb::search {
 namespace {

@@ -30,8 +30,8 @@ struct ScreeningRecord {
   double speedup = 0;   // at the main size, from the short timing
   double noise = 0;     // relative noise of that ratio
   double run_s = 0;
-  std::map<std::string, double> phase_s;  // the screening job's EvalResult::phase_s
-  std::map<std::string, double> pass_s;   // its VerificationReport::pass_s
+  std::map<std::string, double> phase_s;        // the screening job's EvalResult::phase_s
+  std::map<std::string, double> pass_s;         // its VerificationReport::pass_s
   std::map<std::string, double> timing_part_s;  // its EvalResult::timing_part_s
 };
 

@@ -144,12 +144,14 @@ void run_job(const DecodedJob& job, JobProcesses& processes, EvalResult& result)
       break;
     case JobMode::metrics:
       phases.begin("metrics");
-      if (raw.metrics_of_original || !candidate) result.baseline_metrics = metrics_of(job, *baseline, servers.timeout_s);
+      if (raw.metrics_of_original || !candidate)
+        result.baseline_metrics = metrics_of(job, *baseline, servers.timeout_s);
       else result.baseline_metrics.status = "not counted in this job";
       if (candidate) result.candidate_metrics = metrics_of(job, *candidate, servers.timeout_s);
       result.verdict = Verdict::pending;
-      result.reason = "hardware metrics: " +
-                      (raw.metrics_of_original || !candidate ? result.baseline_metrics : result.candidate_metrics).status;
+      result.reason =
+          "hardware metrics: " +
+          (raw.metrics_of_original || !candidate ? result.baseline_metrics : result.candidate_metrics).status;
       break;
   }
 }
