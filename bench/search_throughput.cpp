@@ -284,12 +284,14 @@ int main(int argc, char** argv) {
     std::vector<kb::Evaluator*> more;
     for (size_t i = 1; i < evaluators.size(); ++i) more.push_back(evaluators[i].get());
     unsigned cores = std::thread::hardware_concurrency();
-    std::cout << fmt::format("{} x {}, {} cores, compile_jobs = {}, screening {}, {}\n\n", evaluators.size(),
-                             devices.front().name, cores,
+    std::cout << fmt::format("{} x {}, {} cores, compile_jobs = {}, screening {}, {}, candidates timed to a median "
+                             "error of {:.2g}% (the original to {:.2g}%)\n\n",
+                             evaluators.size(), devices.front().name, cores,
                              config.search.compile_jobs > 0 ? std::to_string(config.search.compile_jobs) : "all",
                              config.search.screening ? "on" : "off",
                              config.verify.persistent_judge ? "one judge per search and GPU (persistent_judge)"
-                                                            : "a judge per job (persistent_judge = false)");
+                                                            : "a judge per job (persistent_judge = false)",
+                             config.search_max_error() * 100, config.bench.max_error * 100);
 
     std::vector<std::string> names = split(kernels);
     if (names.empty())
