@@ -142,17 +142,17 @@ void run_job(const DecodedJob& job, JobProcesses& processes, EvalResult& result)
       phases.begin("timing");
       run_timing(job, servers, result, phases);
       break;
-    case JobMode::metrics:
+    case JobMode::metrics: {
       phases.begin("metrics");
-      if (raw.metrics_of_original || !candidate)
-        result.baseline_metrics = metrics_of(job, *baseline, servers.timeout_s);
+      const bool count_original = raw.metrics_of_original || !candidate;
+      if (count_original) result.baseline_metrics = metrics_of(job, *baseline, servers.timeout_s);
       else result.baseline_metrics.status = "not counted in this job";
       if (candidate) result.candidate_metrics = metrics_of(job, *candidate, servers.timeout_s);
       result.verdict = Verdict::pending;
-      result.reason =
-          "hardware metrics: " +
-          (raw.metrics_of_original || !candidate ? result.baseline_metrics : result.candidate_metrics).status;
+      result.reason = "hardware metrics: " +
+                      (count_original ? result.baseline_metrics : result.candidate_metrics).status;
       break;
+    }
   }
 }
 
