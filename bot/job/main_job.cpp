@@ -5,11 +5,12 @@
 
 #include <atomic>
 #include <exception>
-#include <mutex>
+#include <memory>
 #include <thread>
 
 #include "bot/cli/cli_context.h"
 #include "bot/forge/forge_factory.h"
+#include "bot/job/publish_queue.h"
 #include "bot/job/sweep_shard.h"
 #include "bot/pr_comments/pr_command_actions.h"
 #include "bot/publish/dashboard.h"
@@ -124,36 +125,48 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
   if (targets.empty()) return ignored;
 
   std::jthread originals_ahead = compile_originals_ahead(config, targets, *reverifier);
-  // One kernel's search and its PR. `search` names the GPU on several; `publishing` is held for
-  // the re-verification and the branch, commit and PR (one repository, one forge).
-  std::mutex publishing;
-  auto search_and_publish = [&](size_t i, const KernelSearchOptions& search, Evaluator& reverify_on) {
+  std::vector<KernelOutcome> outcomes(targets.size());
+  // The evaluators the PRs are re-verified on: the first GPU's, and one per further GPU's worker.
+  std::vector<std::unique_ptr<Evaluator>> worker_reverifiers(devices.size());
+  auto publish = [&](size_t i, std::shared_ptr<const search::SearchResult> result, Evaluator& reverify_on) {
     const auto& spec = *targets[i];
-    spdlog::info("[{}/{}] {}{}", i + 1, targets.size(), spec.name,
-                 search.device ? fmt::format(" on GPU {}", *search.device) : "");
-    KernelOutcome row{spec.name, 0, 0, 0, "", "", "", false, {}};
+    KernelOutcome& row = outcomes[i];
     try {
-      auto result = search_kernel(config, spec, search);
-      std::lock_guard lock(publishing);
-      row = published_outcome(spec.name, result,
-                              publish_result(config, spec, result, *forge, {&reverify_on, "kernelbot run"}), dry);
-      reverify_on.release();  // its judge's contexts leave the GPU the next search measures on
+      row = published_outcome(spec.name, *result,
+                              publish_result(config, spec, *result, *forge, {&reverify_on, "kernelbot run"}), dry);
+      reverify_on.release();  // its judge's contexts leave the GPU the later searches measure on
       spdlog::info("{}: {}{}{}", spec.name, row.verdict, row.pr.empty() ? "" : " " + row.pr,
                    row.note.empty() ? "" : " (" + row.note + ")");
     } catch (const profiler::NoDeviceError&) {
       throw;
     } catch (const std::exception& e) {
       spdlog::error("{}: {}", spec.name, e.what());
-      row.failed = true;
-      row.verdict = "failed";
-      row.note = e.what();
+      row = {spec.name, 0, 0, 0, "failed", "", e.what(), true, {}};
     }
-    return row;
+  };
+  // Each search's result is published on the queue's thread while the next search runs (one
+  // repository, one forge: one PR at a time, in the order the searches ended). Declared after
+  // everything its tasks use, so that it finishes them first.
+  PublishQueue publisher;
+  // One kernel's search, its result then handed to the publisher. `search` names the GPU on several.
+  auto search_then_publish = [&](size_t i, const KernelSearchOptions& search, Evaluator& reverify_on) {
+    const auto& spec = *targets[i];
+    spdlog::info("[{}/{}] {}{}", i + 1, targets.size(), spec.name,
+                 search.device ? fmt::format(" on GPU {}", *search.device) : "");
+    try {
+      auto result = std::make_shared<const search::SearchResult>(search_kernel(config, spec, search));
+      publisher.post([&publish, i, result, &reverify_on] { publish(i, result, reverify_on); });
+    } catch (const profiler::NoDeviceError&) {
+      throw;
+    } catch (const std::exception& e) {
+      spdlog::error("{}: {}", spec.name, e.what());
+      outcomes[i] = {spec.name, 0, 0, 0, "failed", "", e.what(), true, {}};
+    }
   };
 
-  std::vector<KernelOutcome> outcomes(targets.size());
   if (devices.size() == 1 || targets.size() == 1) {
-    for (size_t i = 0; i < targets.size(); ++i) outcomes[i] = search_and_publish(i, search_options, *reverifier);
+    for (size_t i = 0; i < targets.size(); ++i) search_then_publish(i, search_options, *reverifier);
+    publisher.drain();
     outcomes.insert(outcomes.end(), ignored.begin(), ignored.end());
     return outcomes;
   }
@@ -169,14 +182,15 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
         try {
           KernelSearchOptions search = search_options;
           search.device = devices[w].index;
-          auto reverify_on = w == 0 ? nullptr : profiler::make_gpu_evaluator(config, devices[w].index);
-          for (size_t i; (i = next++) < targets.size();)
-            outcomes[i] = search_and_publish(i, search, reverify_on ? *reverify_on : *reverifier);
+          if (w > 0) worker_reverifiers[w] = profiler::make_gpu_evaluator(config, devices[w].index);
+          Evaluator& reverify_on = w == 0 ? *reverifier : *worker_reverifiers[w];
+          for (size_t i; (i = next++) < targets.size();) search_then_publish(i, search, reverify_on);
         } catch (...) {
           lost[w] = std::current_exception();  // a GPU that vanished: NoDeviceError, after the others finish
         }
       });
   }
+  publisher.drain();
   for (const auto& e : lost)
     if (e) std::rethrow_exception(e);
   outcomes.insert(outcomes.end(), ignored.begin(), ignored.end());

@@ -1,5 +1,6 @@
-// `kernelbot run`: for each target kernel, search, then publish the verified winner. One
-// kernel's failure is reported and the others still run.
+// `kernelbot run`: for each target kernel, search, then publish the verified winner, while the
+// next kernel is searched (bot/job/publish_queue.h). One kernel's failure is reported and the
+// others still run.
 #pragma once
 
 #include <filesystem>

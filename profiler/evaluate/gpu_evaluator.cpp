@@ -13,6 +13,7 @@
 #include "core/number_format.h"
 #include "profiler/device_query.h"
 #include "profiler/evaluate/jobs/generalization_sizes.h"
+#include "profiler/evaluate/jobs/gpu_turns.h"
 #include "profiler/evaluate/jobs/harness_job_builder.h"
 #include "profiler/evaluate/verdict/sanitizer_pass.h"
 
@@ -120,6 +121,7 @@ DeviceInfo GpuEvaluator::device() {
   std::lock_guard lock(device_mutex_);
   if (!device_) {
     device_ = calibrated_device(queried_, work_dir_.parent_path(), [&] {
+      const GpuTurns::Turn turn = gpu_turns(queried_.index).take(GpuUse::measured);  // it times copies
       return run_calibration(harness_, queried_.index, work_dir_ / "calibration",
                              {600, 0, sandbox_, hidden_, {}, gpu_});
     });
@@ -163,6 +165,12 @@ HarnessRun GpuEvaluator::run_raw(const HarnessJob& job, const std::string& tag, 
                        hidden_,
                        spec ? link_lib_dirs(config_, *spec) : std::vector<fs::path>{},
                        gpu_};
+  // Its turn on the GPU first: a timing runs alone there, whichever evaluator of this process
+  // (the next kernel's search, the previous winner's re-verification) has other work for it.
+  const GpuTurns::Turn turn = gpu_turns(queried_.index).take(gpu_use_of(job));
+  if (turn.waited_s() >= 0.1)
+    spdlog::debug("{} job for '{}' waited {:.1f} s for its turn on GPU {}", to_string(job.mode), job.kernel,
+                  turn.waited_s(), queried_.index);
   // The session takes every job but compute-sanitizer's (it wraps the judge's process). After a
   // metrics job the judge starts the next job with a fresh original (CUPTI's profiler state would
   // stay in the kept one). Another thread's job on the same evaluator runs on its own, as before.
@@ -177,6 +185,7 @@ HarnessRun GpuEvaluator::run_raw(const HarnessJob& job, const std::string& tag, 
         session_ = std::make_unique<JudgeClient>(harness_, job, session_dir, limits);
       }
       HarnessRun r = session_->run(job, limits.timeout_s);
+      r.waited_for_gpu_s = turn.waited_s();
       if (!session_->alive()) session_.reset();  // the next job starts a fresh one
       if (classify_harness_run(r, limits.max_memory_mb).verdict == Verdict::infra_error)
         spdlog::warn("{} job for '{}' failed in the judge's session: {}", to_string(job.mode), job.kernel,
@@ -185,6 +194,7 @@ HarnessRun GpuEvaluator::run_raw(const HarnessJob& job, const std::string& tag, 
     }
   }
   HarnessRun r = run_harness_job(harness_, job, dir, limits, wrapper);
+  r.waited_for_gpu_s = turn.waited_s();
   EvalResult verdict = classify_harness_run(r, limits.max_memory_mb);
   if (verdict.verdict == Verdict::infra_error && wrapper.empty()) {
     spdlog::warn("{} job for '{}' failed; its files are kept in {}", to_string(job.mode), job.kernel, dir.string());
@@ -201,7 +211,10 @@ void GpuEvaluator::release() {
 }
 
 EvalResult GpuEvaluator::run(const HarnessJob& job, const std::string& tag) {
-  return classify_harness_run(run_raw(job, tag), config_.verify.max_host_memory_mb);
+  const HarnessRun r = run_raw(job, tag);
+  EvalResult result = classify_harness_run(r, config_.verify.max_host_memory_mb);
+  if (r.waited_for_gpu_s > 0) result.phase_s[kWaitingForTheGpu] += r.waited_for_gpu_s;
+  return result;
 }
 
 EvalResult GpuEvaluator::evaluate(const config::KernelSpec& spec, const CompiledVariant& baseline,

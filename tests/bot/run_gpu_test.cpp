@@ -33,14 +33,15 @@ class RunGpuTest : public ::testing::Test {
     if (!HasFailure()) fs::remove_all(dir_);
   }
 
-  void prepare(const std::string& api_url) {
+  // `github_keys`: more [github] lines.
+  void prepare(const std::string& api_url, const std::string& github_keys = "") {
     std::string toml = read_text(repo_ / "kernelbot.toml");
     // A small budget: the builtin tuner's first round finds the block-size win on saxpy.
     auto at = toml.find("[search]");
     ASSERT_NE(at, std::string::npos);
     toml.insert(at + 9, "proposer = \"builtin\"\n");
     toml += "\n[github]\nrepository = \"acme/examples\"\napi_url = \"" + api_url + "\"\nremote = \"" + bare_.string() +
-            "\"\n";
+            "\"\n" + github_keys;
     write_text(repo_ / "kernelbot.toml", toml);
     init_repo_with_commit(repo_);
   }
@@ -92,6 +93,29 @@ TEST_F(RunGpuTest, DryRunWritesThePrWithTheTimingTable) {
   for (const auto& request : github.requests())
     EXPECT_EQ(request.method, "GET") << request.method << " " << request.target;
   EXPECT_EQ(ref_target(bare_, "refs/heads/kernelbot/saxpy"), "");
+}
+
+TEST_F(RunGpuTest, TheNextKernelIsSearchedWhileTheLastWinnerIsPublished) {
+  FakeGitHub github("acme/examples", kToken);
+  prepare(github.api_url(), "ignore_kernels = [\"row_sum\", \"layernorm\"]\n");
+  KernelbotRun r = kernelbot("--json run --rounds 1 --max-candidates 6 --dry-run");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto rows = nlohmann::json::parse(r.out)["kernels"];
+  ASSERT_EQ(rows.size(), 4u) << r.out;
+  EXPECT_EQ(rows[0]["kernel"], "saxpy");
+  EXPECT_EQ(rows[0]["result"], "dry-run PR") << r.err;
+  EXPECT_EQ(rows[1]["kernel"], "transpose");
+  EXPECT_NE(rows[1]["result"], "failed") << r.err;
+  EXPECT_TRUE(fs::exists(repo_ / ".kernelbot/prs/kernelbot-saxpy/PR.md"));
+  // saxpy's PR text was re-verified, and its dry-run PR written, after transpose's search began.
+  const size_t next_search = r.err.find("[2/2] transpose");
+  const size_t reverified = r.err.find("saxpy: the PR's text re-verified");
+  const size_t published = r.err.find("saxpy: dry-run PR");
+  ASSERT_NE(next_search, std::string::npos) << r.err;
+  ASSERT_NE(reverified, std::string::npos) << r.err;
+  ASSERT_NE(published, std::string::npos) << r.err;
+  EXPECT_LT(next_search, reverified) << r.err;
+  EXPECT_LT(next_search, published) << r.err;
 }
 
 }  // namespace

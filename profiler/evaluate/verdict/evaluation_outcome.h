@@ -21,6 +21,9 @@ struct HarnessRun {
   // The result file was there but its seal did not verify: someone other than the judge wrote it,
   // and only code running in the sandbox (the candidate's) could have.
   bool forged = false;
+  // Seconds the job waited for its turn on the GPU before it started: another job of this process
+  // had the GPU (profiler/evaluate/jobs/gpu_turns.h).
+  double waited_for_gpu_s = 0;
 };
 
 // The harness's exit status when the candidate killed it (its stderr then has a
