@@ -1,5 +1,6 @@
 #include "profiler/evaluate/gpu_evaluator.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -347,8 +348,15 @@ void GpuEvaluator::sanitize(const config::KernelSpec& spec, const CompiledVarian
     // The tools slow kernels down 10-100x; the job is one or two calls per size set.
     const HarnessRun r = run_raw(j, "sanitize-" + tool.name + (original ? "-original" : ""),
                                  sanitizer_command(tool_path, tool), 10);
-    spdlog::info("{}: compute-sanitizer {} on the {} ({} call{} at each size set): {:.1f} s", spec.name, tool.name,
-                 original ? "original" : "candidate", calls, calls == 1 ? "" : "s", r.process.wall_s);
+    // The judge's own phases under the tool, against the process's wall: what the tool costs
+    // around the judge (its start, the instrumentation, the leak check) and what inside it.
+    std::string inside;
+    if (r.result)
+      for (const auto& [phase, s] : r.result->phase_s)
+        if (s >= 0.05) inside += fmt::format("{}{} {:.1f} s", inside.empty() ? "" : ", ", phase, s);
+    spdlog::info("{}: compute-sanitizer {} on the {} ({} call{} at each size set): {:.1f} s{}", spec.name, tool.name,
+                 original ? "original" : "candidate", calls, calls == 1 ? "" : "s", r.process.wall_s,
+                 inside.empty() ? "" : " (the judge's phases: " + inside + ")");
     return read_sanitizer_run(tool, r, config_.verify.max_host_memory_mb);
   };
   // The tools at once (each in its own process; run_raw is safe from several threads): the pass

@@ -14,6 +14,7 @@
 #include "common/clock.h"
 #include "core/errors.h"
 #include "core/number_format.h"
+#include "profiler/evaluate/jobs/gpu_turns.h"
 #include "profiler/evaluate/original_variant.h"
 #include "search/archive/archive.h"
 #include "search/archive/content_hash.h"
@@ -117,11 +118,15 @@ class Engine {
     // need at the end (a metrics run of two variants, as the original's took for one).
     cost_ = std::make_unique<CandidateCost>(first_full_evaluation_guess(profile, config_.verify.trials));
     if (req_.collect_winner_metrics) tail_s_ = winner_counters_guess(profile);
-    spdlog::info("{}: the original measures {:.2f} us at {} on {} (measured in {:.1f} s; a candidate's full "
+    // Time the GPU was another job's (the previous kernel's re-verification) is not the measurement's.
+    const auto waited = profile.phase_s.find(profiler::kWaitingForTheGpu);
+    const double waited_s = waited == profile.phase_s.end() ? 0 : waited->second;
+    spdlog::info("{}: the original measures {:.2f} us at {} on {} (measured in {:.1f} s{}; a candidate's full "
                  "evaluation is expected to take ~{:.1f} s)",
                  spec_.name, result_.tree.front().median_us(),
-                 profile.timings.empty() ? "?" : profile.timings.front().size_label, result_.device.name, measured_s,
-                 cost_->full_s());
+                 profile.timings.empty() ? "?" : profile.timings.front().size_label, result_.device.name,
+                 measured_s - waited_s,
+                 waited_s >= 0.1 ? fmt::format(", after {:.1f} s waiting for the GPU", waited_s) : "", cost_->full_s());
   }
 
   // What one more candidate needs of the wall-time budget at least: the least it can cost, and

@@ -11,8 +11,7 @@ GpuUse gpu_use_of(const HarnessJob& job) {
   return job.mode == JobMode::verify ? GpuUse::unmeasured : GpuUse::measured;
 }
 
-GpuTurns::Turn::Turn(Turn&& other) noexcept
-    : turns_(other.turns_), use_(other.use_), waited_s_(other.waited_s_) {
+GpuTurns::Turn::Turn(Turn&& other) noexcept : turns_(other.turns_), use_(other.use_), waited_s_(other.waited_s_) {
   other.turns_ = nullptr;
 }
 
