@@ -128,7 +128,7 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
   std::vector<KernelOutcome> outcomes(targets.size());
   // The evaluators the PRs are re-verified on: the first GPU's, and one per further GPU's worker.
   std::vector<std::unique_ptr<Evaluator>> worker_reverifiers(devices.size());
-  auto publish = [&](size_t i, std::shared_ptr<const search::SearchResult> result, Evaluator& reverify_on) {
+  auto publish = [&](size_t i, const std::shared_ptr<const search::SearchResult>& result, Evaluator& reverify_on) {
     const auto& spec = *targets[i];
     KernelOutcome& row = outcomes[i];
     try {

@@ -33,7 +33,7 @@ GpuTurns::Turn GpuTurns::take(GpuUse use) {
   else ++unmeasured_running_;
   lock.unlock();
   changed_.notify_all();  // the next ticket may run beside this one (both unmeasured)
-  return Turn(this, use, std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count());
+  return {this, use, std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count()};
 }
 
 uint64_t GpuTurns::waiting() {
