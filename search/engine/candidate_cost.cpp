@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "profiler/evaluate/jobs/gpu_turns.h"
+
 namespace kb::search {
 namespace {
 
@@ -23,6 +25,8 @@ double verification_guess(const EvalResult& original, int64_t trials) {
 }
 
 }  // namespace
+
+double own_seconds(const EvalResult& job) { return std::max(0.0, job.run_s - phase(job, profiler::kWaitingForTheGpu)); }
 
 void CandidateCost::record_screening(double seconds) {
   std::lock_guard lock(mutex_);
@@ -48,7 +52,7 @@ double CandidateCost::screening_s() const {
 double CandidateCost::least_s() const { return std::min(screening_s(), full_s()); }
 
 double first_full_evaluation_guess(const EvalResult& original, int64_t trials) {
-  const double timing_s = original.phase_s.count("timing") ? phase(original, "timing") : original.run_s;
+  const double timing_s = original.phase_s.count("timing") ? phase(original, "timing") : own_seconds(original);
   return 2 * timing_s + verification_guess(original, trials) + phase(original, "start");
 }
 

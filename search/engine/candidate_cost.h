@@ -31,6 +31,13 @@ class CandidateCost {
   double longest_screening_s_ = 0, longest_full_s_ = 0;
 };
 
+// What a job cost this search: its run time less the time it waited for its turn on the GPU
+// (EvalResult::phase_s "waiting for the GPU": another job of this process, such as the previous
+// kernel's re-verification, had the GPU; profiler/evaluate/jobs/gpu_turns.h). A wait says nothing
+// about what the next candidate will cost, so neither the budget nor the screening's account
+// counts it as the candidate's.
+double own_seconds(const EvalResult& job);
+
 // A full evaluation's seconds guessed from the original's measurement alone (`original`, timed
 // on its own: EvalResult::phase_s "timing" and "start"): both variants are timed, so twice its
 // timing; each call of every size set (its medians) for each variant in `trials` verification

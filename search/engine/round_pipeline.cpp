@@ -279,8 +279,8 @@ class RoundPipeline {
   // A full evaluation, counted in the screening economy (what a screening would spare).
   EvalResult evaluate_fully(size_t e, const CompiledVariant& compiled) {
     EvalResult full = evaluate(e, compiled, settings_.eval_options);
-    if (economy_) economy_->record_full(full.run_s);
-    if (cost_) cost_->record_full(full.run_s);
+    if (economy_) economy_->record_full(own_seconds(full));
+    if (cost_) cost_->record_full(own_seconds(full));
     return full;
   }
 
@@ -289,7 +289,8 @@ class RoundPipeline {
     CandidateRecord record = record_of(item);
     record.device_index = device_indices_[e];
     EvalResult result = evaluate(e, item.compiled, screen_options_);
-    if (cost_) cost_->record_screening(result.run_s);
+    const double cost_s = own_seconds(result);
+    if (cost_) cost_->record_screening(cost_s);
     record.screening.ran = true;
     record.screening.run_s = result.run_s;
     record.screening.phase_s = result.phase_s;
@@ -309,12 +310,12 @@ class RoundPipeline {
     record.screening.speedup = reading.speedup;
     record.screening.noise = reading.noise;
     if (std::string why = bar_->clearly_slower(reading); !why.empty()) {
-      if (economy_) economy_->record_screening(record.screening.run_s, true);
+      if (economy_) economy_->record_screening(cost_s, true);
       mark_screened_out(record, item.compiled, std::move(result), why);
       store(item, record);
       return;
     }
-    if (economy_) economy_->record_screening(record.screening.run_s, false);
+    if (economy_) economy_->record_screening(cost_s, false);
     std::lock_guard<std::mutex> lock(mutex_);
     slots_[item.job][item.slot] = record;
     contenders_.push_back(Contender{std::move(item), reading, std::move(result)});

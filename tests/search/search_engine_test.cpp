@@ -224,6 +224,14 @@ void run_on(SimulatedClock& clock, SimulatedEvaluator& e, SearchRequest& request
   request.clock = [&clock] { return clock.read(); };
 }
 
+// A search that only its 150 s wall-time budget ends: rounds without end, no patience.
+void bound_by_budget(TestProject& p, bool screening) {
+  p.config.search.max_wall_time_s = 150;
+  p.config.search.rounds = 50;
+  p.config.search.patience = 0;
+  p.config.search.screening = screening;
+}
+
 }  // namespace
 
 // The production case: a slow kernel whose candidates take 20 s each, a 150 s budget. The search
@@ -232,10 +240,7 @@ TEST(SearchEngine, HoldsTheWallTimeBudgetWhenEveryCandidateIsSlow) {
   for (const bool screening : {true, false}) {
     SCOPED_TRACE(screening ? "screening" : "no screening");
     TestProject p;
-    p.config.search.max_wall_time_s = 150;
-    p.config.search.rounds = 50;
-    p.config.search.patience = 0;
-    p.config.search.screening = screening;
+    bound_by_budget(p, screening);
     SimulatedEvaluator e;
     e.full_run_s = 20;
     e.screen_run_s = 4;
@@ -256,6 +261,27 @@ TEST(SearchEngine, HoldsTheWallTimeBudgetWhenEveryCandidateIsSlow) {
     // Every candidate in the tree got its verdict: none was cut short or left pending.
     for (const auto& c : result.tree) EXPECT_NE(c.verdict(), Verdict::pending) << c.id;
   }
+}
+
+// A candidate that waited for the GPU (the previous kernel's re-verification had it) is not a
+// costly candidate: its wait is wall time spent, but the budget does not expect the next
+// candidate to wait as long, and the search goes on while a candidate's own time is left.
+TEST(SearchEngine, ACandidatesWaitForTheGpuIsNotCountedAsWhatTheNextOneCosts) {
+  TestProject p;
+  bound_by_budget(p, false);
+  SimulatedEvaluator e;
+  e.full_run_s = 20;
+  e.first_full_wait_s = 60;  // the original 20 s, the first candidate 20 s after 60 s of waiting
+  SimulatedClock clock;
+  auto proposer = improving_proposer([](int64_t r, size_t i, int64_t b) { return 90.0 / r - i - b; });
+  auto request = request_for(p, e, proposer);
+  run_on(clock, e, request);
+  auto result = run_search(request);
+  EXPECT_EQ(result.stop, SearchStop::budget) << result.stop_reason;
+  // 100 s spent after the first candidate; taken as an 80 s candidate, nothing more would start.
+  EXPECT_GE(e.full_evaluations(), 1 + 3) << result.stop_reason;
+  EXPECT_GE(clock.read(), 140);
+  EXPECT_LE(clock.read(), 150 * 1.1);
 }
 
 // An original whose measurement leaves less than one candidate's time: no candidate is

@@ -255,3 +255,13 @@ TEST(CandidateCost, GuessesFromTheOriginalThenTakesTheLongestSeen) {
   EXPECT_DOUBLE_EQ(cost.screening_s(), 3);
   EXPECT_DOUBLE_EQ(cost.least_s(), 3);
 }
+
+TEST(CandidateCost, AJobsWaitForTheGpuIsNotItsCost) {
+  EvalResult job;
+  job.run_s = 9.5;
+  EXPECT_DOUBLE_EQ(own_seconds(job), 9.5);
+  job.phase_s = {{"start", 0.5}, {"timing", 1.0}, {"waiting for the GPU", 8.0}};
+  EXPECT_DOUBLE_EQ(own_seconds(job), 1.5);
+  job.phase_s["waiting for the GPU"] = 12;  // never below nothing
+  EXPECT_DOUBLE_EQ(own_seconds(job), 0);
+}

@@ -55,6 +55,10 @@ class SimulatedEvaluator : public Evaluator {
   double screen_time_scale = 1.0;
   double screen_run_s = 0.1;  // what a screening reports as its run time
   double full_run_s = 1.0;    // what a full evaluation (and the original's measurement) reports
+  // The first candidate's full evaluation waited this long for its turn on the GPU (another job of
+  // the process had it): its run time and its "waiting for the GPU" phase include it, and `spend`
+  // is told it too (the wait is wall time).
+  double first_full_wait_s = 0;
   // When set, told the run time of every evaluation as it is reported: a test's clock advances by
   // it (SearchRequest::clock), so minutes of GPU work are simulated in no time.
   std::function<void(double seconds)> spend;
@@ -84,6 +88,7 @@ class SimulatedEvaluator : public Evaluator {
   std::atomic<int> counts_only_of_original_{0};
   std::atomic<double> last_full_max_error_{-1};
   mutable std::mutex full_mutex_;
+  bool waited_once_ = false;  // first_full_wait_s was spent (guarded by full_mutex_)
   std::vector<std::string> full_sources_;
   std::atomic<int> in_flight_{0};
   std::atomic<int> max_concurrent_{0};
