@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "config/config_loader.h"
 
@@ -212,6 +213,10 @@ exit $status
   }
 
   Variant original() { return Variant{kSource, {}, {}, "original"}; }
+  // The original and the candidate compiled by `evaluator`, as most tests here start.
+  std::pair<CompiledVariant, CompiledVariant> compile_both(GpuEvaluator& evaluator) {
+    return {evaluator.compile(config_.kernels[0], original()), evaluator.compile(config_.kernels[0], candidate())};
+  }
   Variant candidate() {
     std::string s = kSource;
     s.replace(s.find("(n + 255) / 256, 256"), 20, "(n + 127) / 128, 128");
@@ -246,8 +251,7 @@ exit 0
 TEST_F(GpuEvaluatorTest, AcceptedCandidateWithMetricsAndCachedCalibration) {
   fake_harness(kAcceptingHarness);
   GpuEvaluator evaluator(config_, device_);
-  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
-  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  auto [base, cand] = compile_both(evaluator);
   ASSERT_TRUE(base.ok) << base.log;
   ASSERT_TRUE(cand.ok) << cand.log;
 
@@ -294,8 +298,7 @@ TEST_F(GpuEvaluatorTest, AScreeningIsOneShortJobAndNeverAccepts) {
   config_.verify.strict_speedup = 1.1;  // the harness's 1.5x would trigger a strict pass in a full evaluation
   config_.search.screen_max_samples = 7;
   GpuEvaluator evaluator(config_, device_);
-  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
-  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  auto [base, cand] = compile_both(evaluator);
   ASSERT_TRUE(base.ok && cand.ok);
   EvalOptions options;
   options.screening = true;
@@ -320,8 +323,7 @@ TEST_F(GpuEvaluatorTest, AScreeningIsOneShortJobAndNeverAccepts) {
 TEST_F(GpuEvaluatorTest, CountingOnlyIsOneMetricsJobWithoutVerification) {
   fake_harness(kAcceptingHarness);
   GpuEvaluator evaluator(config_, device_);
-  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
-  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  auto [base, cand] = compile_both(evaluator);
   ASSERT_TRUE(base.ok && cand.ok);
   EvalOptions options;
   options.time = false;
@@ -361,8 +363,7 @@ TEST_F(GpuEvaluatorTest, CountingOnlyIsOneMetricsJobWithoutVerification) {
 TEST_F(GpuEvaluatorTest, AFullEvaluationTimesToTheErrorTargetItIsGiven) {
   fake_harness(kAcceptingHarness);
   GpuEvaluator evaluator(config_, device_);
-  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
-  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  auto [base, cand] = compile_both(evaluator);
   ASSERT_TRUE(base.ok && cand.ok);
   EvalOptions options;
   options.max_error = 0.004;
@@ -404,8 +405,7 @@ esac
 exit 0
 )SH");
   GpuEvaluator evaluator(config_, device_);
-  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
-  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  auto [base, cand] = compile_both(evaluator);
   EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{});
   EXPECT_EQ(r.verdict, Verdict::wrong_result);
   EXPECT_NE(r.reason.find("strict re-verification failed"), std::string::npos) << r.reason;
@@ -421,8 +421,7 @@ exit 0
 TEST_F(GpuEvaluatorTest, AnUnsealedOrMissealedResultIsAForgeryAndRejected) {
   fake_harness(kAcceptingHarness, /*seal=*/false);
   GpuEvaluator unsealed(config_, device_);
-  CompiledVariant base = unsealed.compile(config_.kernels[0], original());
-  CompiledVariant cand = unsealed.compile(config_.kernels[0], candidate());
+  auto [base, cand] = compile_both(unsealed);
   EvalResult r = unsealed.evaluate(config_.kernels[0], base, cand, EvalOptions{});
   EXPECT_EQ(r.verdict, Verdict::rejected) << r.reason;
   EXPECT_NE(r.reason.find("seal"), std::string::npos) << r.reason;
@@ -445,8 +444,7 @@ TEST_F(GpuEvaluatorTest, AnUnsealedOrMissealedResultIsAForgeryAndRejected) {
 TEST_F(GpuEvaluatorTest, HangCrashAndCompileError) {
   fake_harness("sleep 30\n");
   GpuEvaluator hang(config_, device_);
-  CompiledVariant base = hang.compile(config_.kernels[0], original());
-  CompiledVariant cand = hang.compile(config_.kernels[0], candidate());
+  auto [base, cand] = compile_both(hang);
   auto start = std::chrono::steady_clock::now();
   EvalResult h = hang.evaluate(config_.kernels[0], base, cand, EvalOptions{});
   EXPECT_EQ(h.verdict, Verdict::timed_out);
@@ -518,8 +516,7 @@ fi
 )SH");
   config_.verify.sanitizer_jobs = 1;  // one tool at a time: this test reads the order of their runs
   GpuEvaluator evaluator(config_, device_);
-  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
-  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  auto [base, cand] = compile_both(evaluator);
   EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{true, false, true});
   EXPECT_EQ(r.verdict, Verdict::rejected) << r.reason;
   EXPECT_NE(r.reason.find("memcheck found 1 error (out-of-bounds or misaligned accesses"), std::string::npos)
@@ -559,8 +556,7 @@ fi
 )SH");
   config_.verify.sanitizer_jobs = 1;  // one tool at a time: this test reads the order of their runs
   GpuEvaluator evaluator(config_, device_);
-  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
-  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  auto [base, cand] = compile_both(evaluator);
   EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{true, false, true});
   EXPECT_EQ(r.verdict, Verdict::rejected) << r.reason;
   EXPECT_NE(r.reason.find("synccheck found 1 error"), std::string::npos) << r.reason;
@@ -580,8 +576,7 @@ TEST_F(GpuEvaluatorTest, AllFourToolsCleanLeaveTheVerdictAndSayWhatRan) {
   fake_harness(sanitized_harness());
   fake_sanitizer("");
   GpuEvaluator evaluator(config_, device_);
-  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
-  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  auto [base, cand] = compile_both(evaluator);
   EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{true, false, true});
   EXPECT_EQ(r.verdict, Verdict::accepted) << r.reason;
   EXPECT_TRUE(r.verification.sanitized);
@@ -624,8 +619,7 @@ if [ "$tool" = memcheck ]; then
 fi
 )SH");
   GpuEvaluator evaluator(config_, device_);
-  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
-  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  auto [base, cand] = compile_both(evaluator);
   EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{true, false, true});
   EXPECT_EQ(r.verdict, Verdict::rejected) << r.reason;
   EXPECT_NE(r.reason.find("leaked on every call: a second call at each size set left 2 allocations (8,192 bytes) "
@@ -694,8 +688,7 @@ TEST_F(GpuEvaluatorTest, ALibraryThatCannotBeStagedIsAnInfraErrorAndTheSessionGo
   config_.verify.persistent_judge = true;
   fake_harness(kAcceptingHarness);
   GpuEvaluator evaluator(config_, device_);
-  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
-  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  auto [base, cand] = compile_both(evaluator);
   CompiledVariant gone = cand;
   gone.library_path = (root_ / "no-such" / "variant.so").string();
   EXPECT_EQ(evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{}).verdict, Verdict::accepted);
@@ -724,8 +717,7 @@ JSON
 esac
 )SH");
   GpuEvaluator evaluator(config_, device_);
-  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
-  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  auto [base, cand] = compile_both(evaluator);
   EvalResult crashed = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{});
   EXPECT_EQ(crashed.verdict, Verdict::crashed);
   EXPECT_EQ(crashed.reason,
@@ -794,8 +786,7 @@ done
   setenv("KERNELBOT_HARNESS", (root_ / "bin" / "kernelbot-harness").c_str(), 1);
   cache_device_ceilings();
   GpuEvaluator evaluator(config_, device_);
-  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
-  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  auto [base, cand] = compile_both(evaluator);
   ASSERT_TRUE(base.ok && cand.ok) << base.log << cand.log;
   for (int i = 0; i < 2; ++i) {
     EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{});
@@ -815,8 +806,7 @@ TEST_F(GpuEvaluatorTest, TheRealJudgesSessionRepliesOnItsChannelInTheNamespaceSa
   setenv("KERNELBOT_HARNESS", KB_HARNESS_BIN, 1);
   cache_device_ceilings();
   GpuEvaluator evaluator(config_, device_);
-  CompiledVariant base = evaluator.compile(config_.kernels[0], original());
-  CompiledVariant cand = evaluator.compile(config_.kernels[0], candidate());
+  auto [base, cand] = compile_both(evaluator);
   ASSERT_TRUE(base.ok && cand.ok);
   for (int i = 0; i < 2; ++i) {
     EvalResult r = evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{});
