@@ -50,6 +50,11 @@ KernelOutcome published_outcome(const std::string& kernel, const search::SearchR
 
 namespace {
 
+// The row of a kernel whose search or publishing failed with `why`.
+KernelOutcome failed_outcome(const std::string& kernel, const std::string& why) {
+  return {kernel, 0, 0, 0, "failed", "", why, true, {}};
+}
+
 // Compiles the originals of the kernels after the first into the compile cache while the first
 // is searched (its GPU work leaves the CPU mostly idle), so that each later search starts by
 // measuring its original instead of waiting for nvcc. Only the cache changes; a source that does
@@ -141,7 +146,7 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
       throw;
     } catch (const std::exception& e) {
       spdlog::error("{}: {}", spec.name, e.what());
-      row = {spec.name, 0, 0, 0, "failed", "", e.what(), true, {}};
+      row = failed_outcome(spec.name, e.what());
     }
   };
   // Each search's result is published on the queue's thread while the next search runs (one
@@ -160,7 +165,7 @@ std::vector<KernelOutcome> run_main_job(const config::Config& config, const Main
       throw;
     } catch (const std::exception& e) {
       spdlog::error("{}: {}", spec.name, e.what());
-      outcomes[i] = {spec.name, 0, 0, 0, "failed", "", e.what(), true, {}};
+      outcomes[i] = failed_outcome(spec.name, e.what());
     }
   };
 

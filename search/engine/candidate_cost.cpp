@@ -26,7 +26,9 @@ double verification_guess(const EvalResult& original, int64_t trials) {
 
 }  // namespace
 
-double own_seconds(const EvalResult& job) { return std::max(0.0, job.run_s - phase(job, profiler::kWaitingForTheGpu)); }
+double gpu_wait_s(const EvalResult& job) { return phase(job, profiler::kWaitingForTheGpu); }
+
+double own_seconds(const EvalResult& job) { return std::max(0.0, job.run_s - gpu_wait_s(job)); }
 
 void CandidateCost::record_screening(double seconds) {
   std::lock_guard lock(mutex_);

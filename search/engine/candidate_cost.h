@@ -31,11 +31,14 @@ class CandidateCost {
   double longest_screening_s_ = 0, longest_full_s_ = 0;
 };
 
-// What a job cost this search: its run time less the time it waited for its turn on the GPU
-// (EvalResult::phase_s "waiting for the GPU": another job of this process, such as the previous
-// kernel's re-verification, had the GPU; profiler/evaluate/jobs/gpu_turns.h). A wait says nothing
-// about what the next candidate will cost, so neither the budget nor the screening's account
-// counts it as the candidate's.
+// The seconds a job waited for its turn on the GPU (EvalResult::phase_s "waiting for the GPU":
+// another job of this process, such as the previous kernel's re-verification, had the GPU;
+// profiler/evaluate/jobs/gpu_turns.h); 0 when it did not wait.
+double gpu_wait_s(const EvalResult& job);
+
+// What a job cost this search: its run time less its wait for the GPU. A wait says nothing about
+// what the next candidate will cost, so neither the budget nor the screening's account counts it
+// as the candidate's.
 double own_seconds(const EvalResult& job);
 
 // A full evaluation's seconds guessed from the original's measurement alone (`original`, timed

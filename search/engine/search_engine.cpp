@@ -14,7 +14,6 @@
 #include "common/clock.h"
 #include "core/errors.h"
 #include "core/number_format.h"
-#include "profiler/evaluate/jobs/gpu_turns.h"
 #include "profiler/evaluate/original_variant.h"
 #include "search/archive/archive.h"
 #include "search/archive/content_hash.h"
@@ -119,8 +118,7 @@ class Engine {
     cost_ = std::make_unique<CandidateCost>(first_full_evaluation_guess(profile, config_.verify.trials));
     if (req_.collect_winner_metrics) tail_s_ = winner_counters_guess(profile);
     // Time the GPU was another job's (the previous kernel's re-verification) is not the measurement's.
-    const auto waited = profile.phase_s.find(profiler::kWaitingForTheGpu);
-    const double waited_s = waited == profile.phase_s.end() ? 0 : waited->second;
+    const double waited_s = gpu_wait_s(profile);
     spdlog::info("{}: the original measures {:.2f} us at {} on {} (measured in {:.1f} s{}; a candidate's full "
                  "evaluation is expected to take ~{:.1f} s)",
                  spec_.name, result_.tree.front().median_us(),

@@ -259,8 +259,10 @@ TEST(CandidateCost, GuessesFromTheOriginalThenTakesTheLongestSeen) {
 TEST(CandidateCost, AJobsWaitForTheGpuIsNotItsCost) {
   EvalResult job;
   job.run_s = 9.5;
+  EXPECT_DOUBLE_EQ(gpu_wait_s(job), 0);
   EXPECT_DOUBLE_EQ(own_seconds(job), 9.5);
   job.phase_s = {{"start", 0.5}, {"timing", 1.0}, {"waiting for the GPU", 8.0}};
+  EXPECT_DOUBLE_EQ(gpu_wait_s(job), 8.0);
   EXPECT_DOUBLE_EQ(own_seconds(job), 1.5);
   job.phase_s["waiting for the GPU"] = 12;  // never below nothing
   EXPECT_DOUBLE_EQ(own_seconds(job), 0);
