@@ -279,8 +279,9 @@ class RoundPipeline {
   // A full evaluation, counted in the screening economy (what a screening would spare).
   EvalResult evaluate_fully(size_t e, const CompiledVariant& compiled) {
     EvalResult full = evaluate(e, compiled, settings_.eval_options);
-    if (economy_) economy_->record_full(own_seconds(full));
-    if (cost_) cost_->record_full(own_seconds(full));
+    const double cost_s = own_seconds(full);
+    if (economy_) economy_->record_full(cost_s);
+    if (cost_) cost_->record_full(cost_s);
     return full;
   }
 
