@@ -514,11 +514,14 @@ TEST_F(GpuEvaluatorTest, AJobUnderTheSanitizerTakesItsTurnWhenItsJudgeAsks) {
   fake_harness(R"SH(
 if [ "$mode" = verify ]; then
   [ "$6" = --gpu-turn-fd ] || { echo "no --gpu-turn-fd: $*" >&2; exit 1; }
-  echo started >> )SH" + log + R"SH(/turn
-  while [ ! -e )SH" + log + R"SH(/may-ask ]; do sleep 0.02; done
+  echo started >> )SH" +
+               log + R"SH(/turn
+  while [ ! -e )SH" +
+               log + R"SH(/may-ask ]; do sleep 0.02; done
   printf T >&3
   head -c 1 <&3 > /dev/null
-  echo granted >> )SH" + log + R"SH(/turn
+  echo granted >> )SH" +
+               log + R"SH(/turn
   echo '{"verdict":"pending","reason":"ran under compute-sanitizer"}' > "$out"
   exit 0
 fi

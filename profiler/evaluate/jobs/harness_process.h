@@ -63,8 +63,7 @@ void redact_result_strings(nlohmann::json& j);
 // redacted and bounded (untrusted_text) before anything else sees it. `turn_fd` (>= 0): a socket
 // the judge gets as its descriptor 3 to ask for its GPU turn on (asked_turn.h).
 HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, const std::filesystem::path& dir,
-                           const HarnessLimits& limits, const std::vector<std::string>& wrapper = {},
-                           int turn_fd = -1);
+                           const HarnessLimits& limits, const std::vector<std::string>& wrapper = {}, int turn_fd = -1);
 
 // The device with its measured ceilings: from <cache_dir>/device-<uuid>.json when that file
 // describes the same GPU and driver, else `calibrate()` (then saved there for later runs).
