@@ -13,7 +13,6 @@
 #include "core/errors.h"
 #include "core/number_format.h"
 #include "profiler/device_query.h"
-#include "profiler/evaluate/jobs/asked_turn.h"
 #include "profiler/evaluate/jobs/generalization_sizes.h"
 #include "profiler/evaluate/jobs/gpu_turns.h"
 #include "profiler/evaluate/jobs/harness_job_builder.h"
@@ -168,18 +167,8 @@ HarnessRun GpuEvaluator::run_raw(const HarnessJob& job, const std::string& tag, 
                        spec ? link_lib_dirs(config_, *spec) : std::vector<fs::path>{},
                        gpu_};
   // Its turn on the GPU first: a timing runs alone there, whichever evaluator of this process
-  // (the next kernel's search, the previous winner's re-verification) has other work for it. A
-  // job under compute-sanitizer takes it when its judge asks, once the tool's start is done.
-  GpuTurns& turns = gpu_turns(queried_.index);
-  if (job.under_sanitizer && !wrapper.empty()) {
-    AskedTurn asked(turns, gpu_use_of(job));
-    HarnessRun r = run_harness_job(harness_, job, dir, limits, wrapper, asked.judge_fd());
-    r.waited_for_gpu_s = asked.finish();
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    return r;
-  }
-  const GpuTurns::Turn turn = turns.take(gpu_use_of(job));
+  // (the next kernel's search, the previous winner's re-verification) has other work for it.
+  const GpuTurns::Turn turn = gpu_turns(queried_.index).take(gpu_use_of(job));
   if (turn.waited_s() >= 0.1)
     spdlog::debug("{} job for '{}' waited {:.1f} s for its turn on GPU {}", to_string(job.mode), job.kernel,
                   turn.waited_s(), queried_.index);

@@ -1,9 +1,7 @@
 // kernelbot-harness: the judge that verifies, times and profiles compiled kernel variants on the
 // GPU, and the variant servers it starts (one per variant, each loading only that variant).
 //
-//   kernelbot-harness --job job.json --out result.json [--seal-key-stdin] [--gpu-turn-fd 3] [--verbose]
-//                     the judge (with --gpu-turn-fd: it asks for its turn on the GPU once the
-//                     contexts are made, gpu_turn_channel.h)
+//   kernelbot-harness --job job.json --out result.json [--seal-key-stdin] [--verbose]   the judge
 //   kernelbot-harness --session DIR [--private-tmp]   the judge of a whole search: a key, then
 //                     jobs on descriptor 3, sealed replies on descriptor 4, the original's server
 //                     kept between jobs (judge_session.h)
@@ -35,7 +33,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <optional>
 
 #include "common/clock.h"
 #include "common/sealed_text.h"
@@ -107,7 +104,7 @@ int run_load_check(const std::string& library) {
   return kExitOk;
 }
 
-int run_judge(const std::string& job_path, const std::string& out, const std::string& key, int turn_fd, bool verbose) {
+int run_judge(const std::string& job_path, const std::string& out, const std::string& key, bool verbose) {
   const auto start = std::chrono::steady_clock::now();
   install_crash_guard();
   std::string job_text;
@@ -121,14 +118,11 @@ int run_judge(const std::string& job_path, const std::string& out, const std::st
   // servers' working directory: it goes before any server exists, so no variant can read it.
   if (::unlink(job_path.c_str()) != 0)
     spdlog::warn("could not remove the job file {} before starting the servers: {}", job_path, std::strerror(errno));
-  std::optional<GpuTurnChannel> turn;
-  if (turn_fd >= 0) turn.emplace(turn_fd);
   JobProcesses processes;
   JudgedJob judged = judge_job(job_text, "the job file " + job_path, processes,
                                [&](const DecodedJob& job, JobProcesses& p) {
                                  p = start_job_processes(job.raw.device, !job.raw.under_sanitizer,
                                                          !job.raw.candidate_library.empty(), verbose);
-                                 p.turn = turn ? &*turn : nullptr;
                                });
   if (!judged.has_result) end_now(judged.exit_code);
   // The servers end before the result exists (quit, then waited for): no variant code runs on
@@ -158,7 +152,7 @@ int main(int argc, char** argv) {
                "(run by kernelbot in a child process)"};
   std::string job_path, out, load_check, session_dir;
   bool calibrate = false, verbose = false, seal = false, serve = false, private_tmp = false;
-  int device = 0, fd = -1, turn_fd = -1;
+  int device = 0, fd = -1;
   app.add_option("--job", job_path, "HarnessJob JSON written by kernelbot")->check(CLI::ExistingFile);
   app.add_option("--out", out, "where to write the EvalResult (or DeviceInfo with --calibrate) JSON");
   app.add_flag("--seal-key-stdin", seal, "read a key from stdin's first line and seal the result with it (HMAC)");
@@ -172,9 +166,6 @@ int main(int argc, char** argv) {
                "with --session: /tmp, /dev/shm and System V IPC are the sandbox's own; clear them after every job");
   app.add_flag("--serve", serve, "serve a variant to the judge (internal: the judge starts it)");
   app.add_option("--fd", fd, "with --serve: the socket to the judge");
-  app.add_option("--gpu-turn-fd", turn_fd,
-                 "with --job: a socket to ask kernelbot for the GPU's turn on, once the contexts are made and "
-                 "before any variant code loads");
   app.add_option("--load-check", load_check,
                  "only load this variant library as a server would (dlopen RTLD_NOW, kb_launch) and exit: 0 when "
                  "it loads, 1 with the loader's message when not; needs no GPU");
@@ -213,5 +204,5 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
   }
-  return run_judge(job_path, out, key, turn_fd, verbose);
+  return run_judge(job_path, out, key, verbose);
 }

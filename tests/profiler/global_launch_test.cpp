@@ -40,7 +40,7 @@ config::KernelSpec gelu_target() {
   return k;
 }
 
-const char* kGeluSource = R"(#include <cstdint>
+const char* kSource = R"(#include <cstdint>
 struct Tensor { float* data; int64_t numel; };
 __global__ void gelu_kernel(float* out, const float* in, int64_t n) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -67,9 +67,9 @@ TEST(GlobalLaunch, BindsArgumentsByNameAndLaunchesOnTheHarnessStream) {
 // KB_BLOCK_X is the tuner's advisory probe's (never published); a candidate that defines it
 // itself would be measured with a block its PR text never launches, so only a probe gets it.
 TEST(GlobalLaunch, OnlyAnAdvisoryProbeSetsTheBlockByMacro) {
-  const std::string candidate = std::string("#define KB_BLOCK_X 1024\n") + kGeluSource;
+  const std::string candidate = std::string("#define KB_BLOCK_X 1024\n") + kSource;
   EXPECT_EQ(generate_entry_shim(gelu_target(), "/tmp/v/variant.cu", candidate).find("KB_BLOCK_X"), std::string::npos);
-  const std::string probe = std::string(kGeluSource) + "#define KB_BLOCK_X 256 " + cuda_source::kAdvisoryProbeMarker +
+  const std::string probe = std::string(kSource) + "#define KB_BLOCK_X 256 " + cuda_source::kAdvisoryProbeMarker +
                             "gelu's block\n";
   EXPECT_NE(generate_entry_shim(gelu_target(), "/tmp/v/variant.cu", probe).find("#ifdef KB_BLOCK_X"), std::string::npos)
       << "an advisory probe's #define wins";
@@ -77,8 +77,8 @@ TEST(GlobalLaunch, OnlyAnAdvisoryProbeSetsTheBlockByMacro) {
 
 TEST(GlobalLaunch, TheBlockFollowsTheLaunchSiteOfTheTextCompiled) {
   config::KernelSpec k = gelu_target();
-  EXPECT_EQ(launch_site_block(k, kGeluSource), std::vector<int64_t>{32});
-  std::string tuned = kGeluSource;
+  EXPECT_EQ(launch_site_block(k, kSource), std::vector<int64_t>{32});
+  std::string tuned = kSource;
   tuned.replace(tuned.find("(in.numel + 31) / 32, 32"), 24, "(in.numel + 127) / 128, 128");
   ASSERT_EQ(launch_site_block(k, tuned), std::vector<int64_t>{128});
   const std::string shim = generate_entry_shim(k, "/tmp/v/variant.cu", tuned);
@@ -91,7 +91,7 @@ TEST(GlobalLaunch, TheBlockFollowsTheLaunchSiteOfTheTextCompiled) {
   config::KernelSpec launcher = gelu_target();
   launcher.global.clear();
   launcher.launcher = "gelu";
-  EXPECT_FALSE(launch_site_block(launcher, kGeluSource));
+  EXPECT_FALSE(launch_site_block(launcher, kSource));
 }
 
 // A tile that is both the template argument and the block (one tied knob): the shim instantiates

@@ -9,15 +9,11 @@
 
 #include <chrono>
 #include <fstream>
-#include <future>
 #include <map>
-#include <optional>
 #include <sstream>
-#include <thread>
 #include <utility>
 
 #include "config/config_loader.h"
-#include "profiler/evaluate/jobs/gpu_turns.h"
 
 namespace kb::profiler {
 namespace {
@@ -505,52 +501,6 @@ if [ "$mode" = verify ]; then
   exit 0
 fi
 )SH") + kAcceptingHarness;
-}
-
-// Under compute-sanitizer the judge asks for its GPU turn itself (--gpu-turn-fd) once the tool has
-// started it: until then a timing may hold the GPU, and from then the judge waits for the timing.
-TEST_F(GpuEvaluatorTest, AJobUnderTheSanitizerTakesItsTurnWhenItsJudgeAsks) {
-  const std::string log = (root_ / "log").string();
-  fake_harness(R"SH(
-if [ "$mode" = verify ]; then
-  [ "$6" = --gpu-turn-fd ] || { echo "no --gpu-turn-fd: $*" >&2; exit 1; }
-  echo started >> )SH" +
-               log + R"SH(/turn
-  while [ ! -e )SH" +
-               log + R"SH(/may-ask ]; do sleep 0.02; done
-  printf T >&3
-  head -c 1 <&3 > /dev/null
-  echo granted >> )SH" +
-               log + R"SH(/turn
-  echo '{"verdict":"pending","reason":"ran under compute-sanitizer"}' > "$out"
-  exit 0
-fi
-)SH" + kAcceptingHarness);
-  fake_sanitizer("");
-  config_.verify.sanitizer_jobs = 1;
-  GpuEvaluator evaluator(config_, device_);
-  auto [base, cand] = compile_both(evaluator);
-  auto evaluated = std::async(std::launch::async, [&] {
-    return evaluator.evaluate(config_.kernels[0], base, cand, EvalOptions{true, false, true});
-  });
-  const fs::path turn = root_ / "log" / "turn";
-  for (int i = 0; i < 1000 && !fs::exists(turn); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_TRUE(fs::exists(turn)) << "the first tool's judge did not start";
-  // The judge has started under the tool and not asked: a timing gets the GPU now.
-  auto timing_taken = std::async(std::launch::async, [&] { return gpu_turns(0).take(GpuUse::measured); });
-  ASSERT_EQ(timing_taken.wait_for(std::chrono::seconds(5)), std::future_status::ready)
-      << "the sanitizer's job held the GPU before its judge asked";
-  std::optional<GpuTurns::Turn> timing(timing_taken.get());
-  std::ofstream(root_ / "log" / "may-ask") << "";
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  EXPECT_EQ(read(turn), "started\n") << "the judge's calls ran inside a timing";
-  timing.reset();
-  ASSERT_EQ(evaluated.wait_for(std::chrono::seconds(30)), std::future_status::ready);
-  const EvalResult r = evaluated.get();
-  EXPECT_EQ(r.verdict, Verdict::accepted) << r.reason;
-  EXPECT_TRUE(r.verification.sanitized);
-  EXPECT_EQ(read(turn), "started\ngranted\nstarted\ngranted\nstarted\ngranted\nstarted\ngranted\n")
-      << "each of the four tools' judges asks for its turn";
 }
 
 TEST_F(GpuEvaluatorTest, SanitizerErrorsReject) {

@@ -104,7 +104,7 @@ std::string find_compute_sanitizer() {
 }
 
 HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, const fs::path& dir,
-                           const HarnessLimits& limits, const std::vector<std::string>& wrapper, int turn_fd) {
+                           const HarnessLimits& limits, const std::vector<std::string>& wrapper) {
   fs::create_directories(dir);
   const fs::path job_file = dir / "job.json", result_file = dir / "result.json";
   fs::remove(result_file);
@@ -121,10 +121,6 @@ HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, co
   for (const auto& a : {harness, std::string("--job"), job_file.string(), std::string("--out"), result_file.string(),
                         std::string("--seal-key-stdin")})
     cmd.argv.push_back(a);
-  if (turn_fd >= 0) {
-    cmd.argv.insert(cmd.argv.end(), {"--gpu-turn-fd", "3"});
-    cmd.pass_fds = {turn_fd};  // the child's 3
-  }
   cmd.stdin_data = key + "\n";
   cmd.working_dir = dir;
   cmd.limits.wall_time_s = limits.timeout_s;

@@ -60,10 +60,9 @@ void redact_result_strings(nlohmann::json& j);
 // Writes `job` to <dir>/job.json, runs `wrapper... harness --job <dir>/job.json --out
 // <dir>/result.json` sandboxed (scrubbed environment, limits, limits.sandbox), reads the result.
 // The result file was written by a process that ran candidate code: every string in it is
-// redacted and bounded (untrusted_text) before anything else sees it. `turn_fd` (>= 0): a socket
-// the judge gets as its descriptor 3 to ask for its GPU turn on (asked_turn.h).
+// redacted and bounded (untrusted_text) before anything else sees it.
 HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, const std::filesystem::path& dir,
-                           const HarnessLimits& limits, const std::vector<std::string>& wrapper = {}, int turn_fd = -1);
+                           const HarnessLimits& limits, const std::vector<std::string>& wrapper = {});
 
 // The device with its measured ceilings: from <cache_dir>/device-<uuid>.json when that file
 // describes the same GPU and driver, else `calibrate()` (then saved there for later runs).

@@ -111,7 +111,6 @@ class Server {
         return make_reply(Status::ok);
       case Op::quit: return make_reply(Status::ok);
       case Op::renew: break;  // serve_variant's own: it replaces the job and this Server with it
-      case Op::load: break;   // serve_variant's own, once, before the library is loaded
     }
     return make_reply(Status::harness_error, "unknown request");
   }
@@ -304,10 +303,6 @@ int serve_variant(int fd, int device) {
   // First start-up reply, sent before any variant code runs: only this one may say the server
   // itself failed (a library's initializer could write any reply after it).
   if (!send_reply(fd, make_reply(Status::ok))) return kExitOk;
-  // The library loads when the judge says: a judge that waits for its turn on the GPU says it only
-  // then, so no variant code runs before the turn (gpu_turn_channel.h). Anything else ends it.
-  Request load;
-  if (!receive_request(fd, load) || load.op != Op::load) return kExitOk;
   const std::string library = job.raw.baseline_library;  // its own library, whoever it serves (served_job.h)
   VariantLibrary lib;
   try {

@@ -71,27 +71,14 @@ void run_job(const DecodedJob& job, JobProcesses& processes, EvalResult& result)
     throw HarnessError("no server was started for the candidate");
   VariantProcess* baseline = processes.baseline.get();
   VariantProcess* candidate = processes.candidate.get();
-  // The servers create their CUDA contexts as soon as they start, while the judge creates its
-  // own: the three start-ups overlap instead of queueing. Each server is told only what it needs
-  // to serve its own library (served_job.h), and loads it then; with a turn to ask for
-  // (gpu_turn_channel.h), only once the turn is given, so that a library's initializers and the
-  // calls all run inside it while the contexts are made before it.
-  const bool load_now = processes.turn == nullptr;
-  if (baseline) baseline->give_job(served_job_text(raw, raw.baseline_library), load_now);
-  if (candidate) candidate->give_job(served_job_text(raw, raw.candidate_library), load_now);
+  // The servers create their CUDA contexts as soon as they have the job, while the judge creates
+  // its own: the three start-ups overlap instead of queueing.
+  // Each server is told only what it needs to serve its own library (served_job.h).
+  if (baseline) baseline->give_job(served_job_text(raw, raw.baseline_library));
+  if (candidate) candidate->give_job(served_job_text(raw, raw.candidate_library));
   result.device = describe_device(raw.device);  // "no CUDA device: ..." when there is none
   cuda_check(cudaSetDevice(raw.device), "selecting the CUDA device");
   cuda_check(cudaFree(nullptr), "creating the CUDA context");
-  if (!load_now) {
-    // A server whose own start failed says so at await_start below, as without a turn.
-    for (VariantProcess* server : {baseline, candidate})
-      if (server) server->await_ready(kStartTimeoutS);
-    phases.begin(kJudgeWaitingForTheGpu);
-    processes.turn->wait_for_turn(kStartTimeoutS);
-    phases.begin(sanitizing ? "loading under the tool" : "start");
-    for (VariantProcess* server : {baseline, candidate})
-      if (server) server->start_loading();
-  }
   result.device.copy_bandwidth_gbps = raw.copy_bandwidth_gbps;
   result.device.fp32_tflops = raw.fp32_tflops;
 
@@ -102,7 +89,7 @@ void run_job(const DecodedJob& job, JobProcesses& processes, EvalResult& result)
   if (candidate) {
     set_phase("loading the candidate");
     // Under the tools the load is where they instrument the candidate's modules: its own phase.
-    if (sanitizing && phases.current() != "loading under the tool") phases.begin("loading under the tool");
+    if (sanitizing) phases.begin("loading under the tool");
     if (!candidate->await_start(kStartTimeoutS)) {
       if (candidate->harness_failed()) throw HarnessError("the candidate's server: " + candidate->load_error());
       result.verdict = Verdict::compile_error;

@@ -9,15 +9,13 @@
 
 #include "core/result_types.h"
 #include "profiler/judge/call/memory_blame.h"
-#include "profiler/judge/wire/gpu_turn_channel.h"
 #include "profiler/judge/wire/job_io.h"
 #include "profiler/judge/wire/variant_process.h"
 
 namespace kb::judge {
 
 // The variant servers of one job, started as soon as the judge knows it needs them: each creates
-// its CUDA context at once, while the judge creates its own, and loads its library once it has
-// the job.
+// its CUDA context once it has the job, while the judge creates its own.
 struct JobProcesses {
   std::unique_ptr<VariantProcess> baseline, candidate;
   int device = 0;
@@ -25,14 +23,7 @@ struct JobProcesses {
   // Sizes the last job's verification skipped for want of GPU memory (memory_blame.h): whose
   // memory it was is settled when the job ends.
   std::vector<MemorySkip> memory_skips;
-  // The turn on the GPU this judge asks kernelbot for before any variant code loads (null: the
-  // turn was taken for the whole process, before it started).
-  GpuTurnChannel* turn = nullptr;
 };
-
-// The phase a judge's wait for its turn is counted in: the same words as kernelbot's own
-// (profiler/evaluate/jobs/gpu_turns.h), which this process does not link.
-inline constexpr const char* kJudgeWaitingForTheGpu = "waiting for the GPU";
 JobProcesses start_job_processes(int device, bool baseline, bool candidate, bool verbose);
 
 // Runs `job` (each server is told only its served_job, served_job.h), filling `result`; the

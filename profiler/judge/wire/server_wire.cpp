@@ -121,7 +121,6 @@ const char* to_string(Op op) {
     case Op::set_scalars: return "set scalars";
     case Op::pending_error: return "call with an error pending";
     case Op::slice_call: return "a call on a slice of the GPU";
-    case Op::load: return "load";
   }
   return "unknown";
 }

@@ -42,8 +42,6 @@ enum class Op : uint32_t {
   pending_error,  // one call on slots[0] with an error left pending; the note says what became of it
   slice_call,     // one call on slots[0] on a slice of at least `value` SMs (gpu_slice.h); reply value:
                   // the slice's SMs (0: no slice on this GPU, the note says why), value2: the GPU's
-  load,           // after the start-up reply: load the job's library now. Every judge sends it; one
-                  // that asks for its GPU turn first (gpu_turn_channel.h) sends it once it has the turn
 };
 
 // quit's `value` under compute-sanitizer: the server frees its buffers and streams and destroys its

@@ -88,49 +88,27 @@ VariantProcess::VariantProcess(Who who, int device, bool verbose) : who_(who), d
   ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
 }
 
-void VariantProcess::give_job(const std::string& job_text, bool load) {
+void VariantProcess::give_job(const std::string& job_text) {
   if (given_job_) return;
   given_job_ = true;
   // No variant code has run in the server yet: failing to hand it the job is the harness's fault.
   if (pid_ <= 0 || !send_text(fd_, job_text))
     throw HarnessError(std::string(who_ == Who::candidate ? "the candidate's" : "the original's") +
                        " server did not take its job: " + std::strerror(errno));
-  if (load) start_loading();
-}
-
-void VariantProcess::start_loading() {
-  if (told_to_load_) return;
-  told_to_load_ = true;
-  Request q;
-  q.op = Op::load;
-  if (pid_ <= 0 || !send_request(fd_, q))
-    throw HarnessError(std::string(who_ == Who::candidate ? "the candidate's" : "the original's") +
-                       " server was not told to load its library: " + std::strerror(errno));
-}
-
-bool VariantProcess::await_ready(double timeout_s) {
-  if (ready_) return !harness_failed_;
-  bool timed_out = false;
-  // Ready: the server's own start (the job, the CUDA context), before it loads any variant code.
-  Reply ready;
-  if (!receive_reply(fd_, ready, timeout_s, &timed_out)) gone(timed_out, false, "start-up");
-  ready_ = true;
-  if (ready.status != Status::ok) {
-    harness_failed_ = true;
-    load_error_ = untrusted_note(ready, 600);
-  }
-  return !harness_failed_;
 }
 
 bool VariantProcess::await_start(double timeout_s) {
   if (started_) return loaded_;
-  if (!await_ready(timeout_s)) {
-    started_ = true;
+  bool timed_out = false;
+  // Ready: the server's own start (the job, the CUDA context), before it loads any variant code.
+  Reply ready;
+  if (!receive_reply(fd_, ready, timeout_s, &timed_out)) gone(timed_out, false, "start-up");
+  started_ = true;
+  if (ready.status != Status::ok) {
+    harness_failed_ = true;
+    load_error_ = untrusted_note(ready, 600);
     return false;
   }
-  start_loading();
-  started_ = true;
-  bool timed_out = false;
   // Loaded: said after the library's initializers ran, so anything but ok is the library's failure.
   Reply hello;
   if (!receive_reply(fd_, hello, timeout_s, &timed_out)) gone(timed_out, false, "loading its library");

@@ -35,18 +35,11 @@ class VariantProcess {
   VariantProcess& operator=(const VariantProcess&) = delete;
 
   // Hands the server its job (the job file's text, as the judge read it); the server loads the
-  // library the job names for it, at once or (`load` false) when start_loading() says so. Throws
-  // HarnessError when the server did not take it (it ran no variant code yet, so that is never
-  // the candidate's fault).
-  void give_job(const std::string& job_text, bool load = true);
-  void start_loading();
-  // Waits (up to `timeout_s`) for the server's start-up reply (its CUDA context made, the job
-  // read; no variant code run): false when its own start failed (harness_failed()). Throws
-  // VariantGone when it dies or stays silent.
-  bool await_ready(double timeout_s);
-  // Waits (up to `timeout_s`) for the server to say whether it loaded its library (telling it to
-  // load first if it was not told); returns that. Throws VariantGone when it dies or stays
-  // silent. Further calls return the first answer.
+  // library the job names for it. Throws HarnessError when the server did not take it (it ran no
+  // variant code yet, so that is never the candidate's fault).
+  void give_job(const std::string& job_text);
+  // Waits (up to `timeout_s`) for the server to say whether it loaded its library; returns that.
+  // Throws VariantGone when it dies or stays silent. Further calls return the first answer.
   bool await_start(double timeout_s);
   // Whether the library loaded (after await_start); when not, `load_error()` says why.
   bool loaded() const { return loaded_; }
@@ -92,9 +85,7 @@ class VariantProcess {
   int fd_ = -1;
   int pid_ = -1;
   bool given_job_ = false;
-  bool told_to_load_ = false;
-  bool ready_ = false;    // the start-up reply was read
-  bool started_ = false;  // the load's reply was read
+  bool started_ = false;  // the start-up reply was read
   bool loaded_ = false;
   bool harness_failed_ = false;
   std::string load_error_;
