@@ -22,6 +22,9 @@ namespace kb::profiler {
 
 // The exit status compute-sanitizer is asked to end with when it found errors.
 inline constexpr int kSanitizerErrorExit = 86;
+// The one process compute-sanitizer tracks (--target-processes-filter): the candidate's server,
+// by the name it is executed as.
+inline constexpr const char* kSanitizedProcessName = "exe";
 
 // One tool as kernelbot runs it.
 struct SanitizerTool {
@@ -38,7 +41,7 @@ struct SanitizerTool {
 const std::vector<SanitizerTool>& sanitizer_tools();
 
 // compute-sanitizer's words before the judge's command line:
-// `tool_path --tool NAME --error-exitcode 86 --print-limit 20 OPTIONS...`.
+// `tool_path --tool NAME --target-processes-filter exe --error-exitcode 86 --print-limit 20 OPTIONS...`.
 std::vector<std::string> sanitizer_command(const std::string& tool_path, const SanitizerTool& tool);
 
 // The job every tool runs: `full` cut down to its smallest and its largest configured size set

@@ -12,7 +12,9 @@
 
 namespace kb::judge {
 
-// `kernelbot-harness --serve --fd 3 --device N [--verbose]`, as the judge starts either server.
+// `kernelbot-harness --serve --fd 3 --device N [--verbose]`, as the judge starts either server:
+// executed as /proc/self/exe, the name compute-sanitizer's process filter picks the servers by
+// ("exe", profiler/evaluate/verdict/sanitizer_pass.h).
 std::vector<std::string> server_arguments(int device, bool verbose);
 
 // A server's exit codes when its variant ended it. Apart from the judge's own (0-4): a variant
