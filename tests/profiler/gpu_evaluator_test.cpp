@@ -526,8 +526,9 @@ fi
   EXPECT_NE(r.verification.sanitizer_report.find("Invalid __global__ write"), std::string::npos);
   EXPECT_EQ(r.verification.sanitizer_sizes, (std::vector<std::string>{"n=1000", "n=5000"}));
   std::string calls = read(root_ / "log" / "sanitizer");
-  EXPECT_NE(calls.find("--tool memcheck --target-processes-filter exe --error-exitcode 86 --print-limit 20 --leak-check full "
-                      "--padding 65536"),
+  EXPECT_NE(calls.find(
+                "--tool memcheck --target-processes-filter exe --error-exitcode 86 --print-limit 20 --leak-check full "
+                "--padding 65536"),
             std::string::npos)
       << calls;
   EXPECT_NE(calls.find("--job"), std::string::npos);

@@ -210,14 +210,13 @@ TEST(SanitizerTools, FourToolsInOrderMemcheckWithLeakCheckAndPadding) {
   EXPECT_TRUE(tools[0].leak_check);
   EXPECT_EQ(tools[0].label, "memcheck (with leak check)");
   const std::vector<std::string> memcheck = sanitizer_command("/cuda/bin/compute-sanitizer", tools[0]);
-  EXPECT_EQ(memcheck,
-            (std::vector<std::string>{"/cuda/bin/compute-sanitizer", "--tool", "memcheck", "--target-processes-filter",
-                                      "exe", "--error-exitcode", "86", "--print-limit", "20", "--leak-check", "full",
-                                      "--padding", "65536"}));
+  EXPECT_EQ(memcheck, (std::vector<std::string>{"/cuda/bin/compute-sanitizer", "--tool", "memcheck",
+                                                "--target-processes-filter", "exe", "--error-exitcode", "86",
+                                                "--print-limit", "20", "--leak-check", "full", "--padding", "65536"}));
   const std::vector<std::string> initcheck = sanitizer_command("/cuda/bin/compute-sanitizer", tools[3]);
-  EXPECT_EQ(initcheck, (std::vector<std::string>{"/cuda/bin/compute-sanitizer", "--tool", "initcheck",
-                                                 "--target-processes-filter", "exe", "--error-exitcode", "86",
-                                                 "--print-limit", "20"}))
+  EXPECT_EQ(initcheck,
+            (std::vector<std::string>{"/cuda/bin/compute-sanitizer", "--tool", "initcheck", "--target-processes-filter",
+                                      "exe", "--error-exitcode", "86", "--print-limit", "20"}))
       << "memcheck's options are memcheck's only";
 }
 
