@@ -3,6 +3,8 @@
 # root with a build carried in .devbuild/ and its libraries in .devlibs/ (see bench/README.md).
 #   bench/device_check.sh gpu     the gpu-labelled tests (ctest -L gpu; TESTS=<ctest -R pattern>: those only;
 #                                 GPU_TEST_TIMEOUT=<s>: their time limit, default 540)
+#   bench/device_check.sh gpu-shards   on a host with several GPUs: every gpu-labelled test, in four
+#                                 groups spread over the GPUs (four GPUs: about 5.5 minutes)
 #   bench/device_check.sh demo    the README's main job on examples/ (the tunable-macros example);
 #                                 with FRESH=1 (any stage) examples' .kernelbot/ is removed first
 #   bench/device_check.sh production   the main job on examples/production/ (production-style code;
@@ -91,6 +93,45 @@ if [ "$stage" = gpu ]; then
   (cd build && timeout "${GPU_TEST_TIMEOUT:-540}" ctest -L gpu ${TESTS:+-R "$TESTS"} --output-on-failure -j1) >"$OUT/logs/gpu_tests.log" 2>&1
   echo "gpu tests exit code $?" >>"$OUT/logs/gpu_tests.log"
   grep -E "tests passed|Failed|\*\*\*|exit code|Test +#" "$OUT/logs/gpu_tests.log" | tail -45
+fi
+
+# Every gpu test at once on a host of several GPUs. The suite is four groups of about 4-5.5
+# minutes each (measured on H200s, 2026-11-30; every gpu test is in exactly one): group i runs on
+# GPU (i-1) mod N, the groups of one GPU one after the other, each with a work directory of its
+# own (KB_TEST_WORK_DIR: the eval and contract tests keep one between tests; TMPDIR would not do,
+# the sandboxed compiles cannot see it). Four GPUs: about 5.5 minutes; two: about 9.5 (give the
+# call its 600 s and GPU_TEST_TIMEOUT=590).
+if [ "$stage" = gpu-shards ]; then
+  groups=('EvalGpu|DeviceChecksGpu|GuardKernelsGpu'
+          'ContractGpu|ArchGpu|HarnessGpu|ProfileGpu|examples_correctness|UserCodeGpu|KernelTargetGpu|ModelStyleGpu'
+          'RunGpuTest|ModelFamilyOnGpu|ArchRunGpu|SearchOnGpu'
+          'ShippedReplayOnGpu|SlowKernelOnGpu|TiedTileGpu')
+  all="${groups[0]}|${groups[1]}|${groups[2]}|${groups[3]}"
+  (cd build && ctest -N -L gpu -E "$all" | grep "Test *#") | sed 's/^/in no group: /'
+  gpus=$(nvidia-smi -L | grep -c '^GPU')
+  runners=()
+  for g in $(seq 0 $((gpus - 1))); do
+    (
+      for i in 0 1 2 3; do
+        [ $((i % gpus)) = "$g" ] || continue
+        mkdir -p "/tmp/kb-group-$i"
+        (cd build && CUDA_VISIBLE_DEVICES=$g KB_TEST_WORK_DIR="/tmp/kb-group-$i" ctest -L gpu -R "${groups[$i]}" \
+          --output-on-failure -j1) >"$OUT/logs/gpu_tests_group$((i + 1)).log" 2>&1
+      done
+    ) &
+    runners+=($!)
+  done
+  # One limit for the lot: what a group had not finished by then is said below.
+  ( sleep "${GPU_TEST_TIMEOUT:-540}"; pkill -f "ctest -L gpu" ) &
+  killer=$!
+  wait "${runners[@]}"
+  kill "$killer" 2>/dev/null
+  for i in 0 1 2 3; do
+    log="$OUT/logs/gpu_tests_group$((i + 1)).log"
+    echo "== group $((i + 1)) (GPU $((i % gpus))): ${groups[$i]}"
+    grep -E "tests passed|\*\*\*|Not Run|Timeout" "$log" 2>/dev/null | tail -20
+    grep -q "tests passed" "$log" 2>/dev/null || echo "group $((i + 1)) did not finish"
+  done
 fi
 
 if [ "$stage" = search ]; then
