@@ -44,7 +44,8 @@ double own_seconds(const EvalResult& job);
 // A full evaluation's seconds guessed from the original's measurement alone (`original`, timed
 // on its own: EvalResult::phase_s "timing" and "start"): both variants are timed, so twice its
 // timing; each call of every size set (its medians) for each variant in `trials` verification
-// trials, the determinism call and about five calls of the later passes; and a job's start.
+// trials, the determinism call and about five calls of the later passes; the caller's-contract
+// passes' 31 calls of each variant (30 at the smallest size set, one at the largest); and a job's start.
 double first_full_evaluation_guess(const EvalResult& original, int64_t trials);
 
 // The winner's counters after the search (search/engine/winner_metrics.h: a metrics run of the

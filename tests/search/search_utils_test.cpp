@@ -239,8 +239,9 @@ TEST(CandidateCost, GuessesFromTheOriginalThenTakesTheLongestSeen) {
   t.baseline.median_us = 250'000;
   original.timings.push_back(t);
   original.phase_s = {{"start", 1.0}, {"timing", 3.0}, {"metrics", 2.0}};
-  // Both variants timed (6 s), 5 trials and 6 pass calls of each (5.5 s), a start (1 s).
-  EXPECT_DOUBLE_EQ(first_full_evaluation_guess(original, 5), 12.5);
+  // Both variants timed (6 s), 5 trials and 6 pass calls of each (5.5 s), the contract passes'
+  // 31 calls of each (15.5 s), a start (1 s).
+  EXPECT_DOUBLE_EQ(first_full_evaluation_guess(original, 5), 28);
   EXPECT_DOUBLE_EQ(winner_counters_guess(original), 4 + 1) << "no counters of the original: both counted, and a start";
   original.baseline_metrics.status = "ok";
   EXPECT_DOUBLE_EQ(winner_counters_guess(original), 2 + 1) << "the winner alone, and a start";
@@ -254,6 +255,20 @@ TEST(CandidateCost, GuessesFromTheOriginalThenTakesTheLongestSeen) {
   EXPECT_DOUBLE_EQ(cost.full_s(), 14);
   EXPECT_DOUBLE_EQ(cost.screening_s(), 3);
   EXPECT_DOUBLE_EQ(cost.least_s(), 3);
+}
+
+TEST(CandidateCost, TheContractPassesAreGuessedAtTheFastestAndTheSlowestSizeSet) {
+  EvalResult original;  // 1 ms and 100 ms calls, timed alone in 2 s after a 0.5 s start
+  for (const double us : {100'000.0, 1'000.0}) {
+    SizeTiming t;
+    t.baseline.median_us = us;
+    original.timings.push_back(t);
+  }
+  original.phase_s = {{"start", 0.5}, {"timing", 2.0}};
+  // Both timed (4 s); each variant: 11 calls of both sizes (1.111 s), the ledger's, graph
+  // capture's and the concurrent callers' 30 at the fastest (0.03 s), the slice's at the slowest
+  // (0.1 s); a start.
+  EXPECT_NEAR(first_full_evaluation_guess(original, 5), 4 + 2 * (1.111 + 0.03 + 0.1) + 0.5, 1e-9);
 }
 
 TEST(CandidateCost, AJobsWaitForTheGpuIsNotItsCost) {
