@@ -88,7 +88,8 @@ void run_job(const DecodedJob& job, JobProcesses& processes, EvalResult& result)
   }
   if (candidate) {
     set_phase("loading the candidate");
-    // Under the tools the load is where they instrument the candidate's modules: its own phase.
+    // Under the tools this wait is the server's start under the tool (the tool's attach, its
+    // context) and the load, where its modules are instrumented: a phase of its own in the log.
     if (sanitizing) phases.begin("loading under the tool");
     if (!candidate->await_start(kStartTimeoutS)) {
       if (candidate->harness_failed()) throw HarnessError("the candidate's server: " + candidate->load_error());
