@@ -1,5 +1,7 @@
 #include "core/result_types.h"
 
+#include "core/number_format.h"
+
 namespace kb {
 namespace {
 constexpr std::pair<Verdict, const char*> kVerdicts[] = {
@@ -24,6 +26,13 @@ const char* to_string(ArchOutcome outcome) {
     case ArchOutcome::failed: return "failed";
   }
   return "unknown";
+}
+
+std::string describe_phases(const std::map<std::string, double>& phase_s, double at_least_s) {
+  std::string text;
+  for (const auto& [phase, s] : phase_s)
+    if (s >= at_least_s) text += (text.empty() ? "" : ", ") + phase + " " + format_fixed(s, 1) + " s";
+  return text;
 }
 
 bool verdict_is_correct(Verdict v) { return v == Verdict::accepted || v == Verdict::not_faster; }

@@ -228,6 +228,10 @@ NLOHMANN_JSON_SERIALIZE_ENUM(ArchOutcome, {{ArchOutcome::verified, "verified"},
                                            {ArchOutcome::failed, "failed"}})
 const char* to_string(ArchOutcome outcome);
 
+// Where a job's time went, for a log line: "start 0.4 s, timing 1.0 s" (EvalResult::phase_s in
+// its order, one decimal), without the phases shorter than `at_least_s`; "" when none is left.
+std::string describe_phases(const std::map<std::string, double>& phase_s, double at_least_s = 0);
+
 void to_json(nlohmann::json& j, const Verdict& v);
 void from_json(const nlohmann::json& j, Verdict& v);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, index, name, uuid, pci_bus_id, cc_major, cc_minor, sm_count,

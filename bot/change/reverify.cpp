@@ -93,9 +93,7 @@ search::Reverification reverify_pr_text(const config::Config& config, const conf
   }
   // Where the re-verification's time went (compiles, the judge's job, the sanitizer, the other
   // architectures), for a run's log: it is outside the search's budget.
-  std::string phases;
-  for (const auto& [phase, s] : eval.phase_s)
-    phases += fmt::format("{}{} {:.1f} s", phases.empty() ? "" : ", ", phase, s);
+  const std::string phases = describe_phases(eval.phase_s);
   spdlog::info("{}: re-verification took {:.1f} s{}", spec.name,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
                phases.empty() ? "" : " (" + phases + ")");

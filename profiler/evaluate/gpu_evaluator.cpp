@@ -351,13 +351,12 @@ void GpuEvaluator::sanitize(const config::KernelSpec& spec, const CompiledVarian
     // The judge's own phases under the tool, against the process's wall: what the tool costs
     // around the judge (its start, the instrumentation, the leak check) and what inside it.
     std::string inside;
-    if (r.result)
-      for (const auto& [phase, s] : r.result->phase_s)
-        if (s >= 0.05) inside += fmt::format("{}{} {:.1f} s", inside.empty() ? "" : ", ", phase, s);
-    if (r.result) inside = fmt::format("the judge's {:.1f} s{}{}", r.result->run_s, inside.empty() ? "" : ": ", inside);
+    if (r.result) {
+      const std::string phases = describe_phases(r.result->phase_s, 0.05);
+      inside = fmt::format(" (the judge's {:.1f} s{}{})", r.result->run_s, phases.empty() ? "" : ": ", phases);
+    }
     spdlog::info("{}: compute-sanitizer {} on the {} ({} call{} at each size set): {:.1f} s{}", spec.name, tool.name,
-                 original ? "original" : "candidate", calls, calls == 1 ? "" : "s", r.process.wall_s,
-                 inside.empty() ? "" : " (" + inside + ")");
+                 original ? "original" : "candidate", calls, calls == 1 ? "" : "s", r.process.wall_s, inside);
     return read_sanitizer_run(tool, r, config_.verify.max_host_memory_mb);
   };
   // The tools at once (each in its own process; run_raw is safe from several threads): the pass

@@ -131,7 +131,7 @@ int run_judge(const std::string& job_path, const std::string& out, const std::st
   const auto ending = std::chrono::steady_clock::now();
   processes = {};
   // Under the tools the end is memcheck's leak check and the tools' reports: worth its own line.
-  if (judged.result.phase_s.count("calls under the tool") != 0)
+  if (judged.result.phase_s.count(kCallsUnderTheTool) != 0)
     judged.result.phase_s["the servers' end under the tool"] += seconds_since(ending);
   judged.result.run_s = seconds_since(start);
   if (!try_write(out, judged.result, key) && judged.exit_code == kExitOk) end_now(kExitHarnessError);

@@ -119,7 +119,7 @@ void run_job(const DecodedJob& job, JobProcesses& processes, EvalResult& result)
       if (!candidate) throw HarnessError(std::string("a ") + to_string(raw.mode) + " job without a candidate library");
       if (sanitizing) {
         candidate->destroy_context_at_quit(kStartTimeoutS);
-        phases.begin("calls under the tool");
+        phases.begin(kCallsUnderTheTool);
         const VerificationOutcome v = run_for_sanitizer(job, servers);
         result.verdict = v.verdict;
         result.reason = v.verdict == Verdict::pending ? "ran under compute-sanitizer" : v.reason;

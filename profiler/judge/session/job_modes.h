@@ -24,6 +24,10 @@ struct JobProcesses {
   // memory it was is settled when the job ends.
   std::vector<MemorySkip> memory_skips;
 };
+// The phase of a job under compute-sanitizer in which its calls run; a job that has it ran under
+// the tool (harness_main times the servers' end then, memcheck's leak check).
+inline constexpr const char* kCallsUnderTheTool = "calls under the tool";
+
 JobProcesses start_job_processes(int device, bool baseline, bool candidate, bool verbose);
 
 // Runs `job` (each server is told only its served_job, served_job.h), filling `result`; the
