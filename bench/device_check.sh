@@ -106,13 +106,13 @@ if [ "$stage" = gpu-shards ]; then
           'ContractGpu|ArchGpu|HarnessGpu|ProfileGpu|examples_correctness|UserCodeGpu|KernelTargetGpu|ModelStyleGpu'
           'RunGpuTest|ModelFamilyOnGpu|ArchRunGpu|SearchOnGpu'
           'ShippedReplayOnGpu|SlowKernelOnGpu|TiedTileGpu')
-  all="${groups[0]}|${groups[1]}|${groups[2]}|${groups[3]}"
+  all=$(IFS='|'; echo "${groups[*]}")
   (cd build && ctest -N -L gpu -E "$all" | grep "Test *#") | sed 's/^/in no group: /'
   gpus=$(nvidia-smi -L | grep -c '^GPU')
   runners=()
   for g in $(seq 0 $((gpus - 1))); do
     (
-      for i in 0 1 2 3; do
+      for i in "${!groups[@]}"; do
         [ $((i % gpus)) = "$g" ] || continue
         mkdir -p "/tmp/kb-group-$i"
         (cd build && CUDA_VISIBLE_DEVICES=$g KB_TEST_WORK_DIR="/tmp/kb-group-$i" ctest -L gpu -R "${groups[$i]}" \
@@ -126,7 +126,7 @@ if [ "$stage" = gpu-shards ]; then
   killer=$!
   wait "${runners[@]}"
   kill "$killer" 2>/dev/null
-  for i in 0 1 2 3; do
+  for i in "${!groups[@]}"; do
     log="$OUT/logs/gpu_tests_group$((i + 1)).log"
     echo "== group $((i + 1)) (GPU $((i % gpus))): ${groups[$i]}"
     grep -E "tests passed|\*\*\*|Not Run|Timeout" "$log" 2>/dev/null | tail -20
