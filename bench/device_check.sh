@@ -6,7 +6,9 @@
 #   bench/device_check.sh gpu-shards   on a host with several GPUs: every gpu-labelled test, in four
 #                                 groups spread over the GPUs (four GPUs: about 5.5 minutes)
 #   bench/device_check.sh demo    the README's main job on examples/ (the tunable-macros example);
-#                                 with FRESH=1 (any stage) examples' .kernelbot/ is removed first
+#                                 with FRESH=1 (any stage) both examples' .kernelbot/ and the
+#                                 device calibration are removed first; `make demo` from a fresh
+#                                 state is `FRESH=1 ... demo`, then `... production` without FRESH
 #   bench/device_check.sh production   the main job on examples/production/ (production-style code;
 #                                      the other half of `make demo`)
 #   bench/device_check.sh bench   profile, the archive's second run, the search throughput benchmark
@@ -29,7 +31,7 @@
 #   bench/device_check.sh recheck      after a change to the judge's session: the session GPU test,
 #                                      the harness and eval tests, one throughput run with and one
 #                                      without the session (about 6 minutes); then run
-#                                      FRESH=1 ... demo and ... production for make demo's time
+#                                      FRESH=1 ... demo, then ... production for make demo's time
 #   bench/device_check.sh gpus         on a host with several GPUs: the throughput benchmark on one GPU
 #                                      and on all (one worker per GPU), all with each job confined to
 #                                      its GPU and with every GPU visible (KERNELBOT_SANDBOX_EVERY_GPU=1),
@@ -68,8 +70,10 @@ for d in $(grep -ho '/work/[A-Za-z0-9_.-]*' build/CTestTestfile.cmake 2>/dev/nul
 done
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/logs/gpu.txt"
 
-# FRESH=1: as on a fresh clone (no compile cache, no device calibration, no archive).
-[ "${FRESH:-0}" = 1 ] && rm -rf examples/.kernelbot examples/production/.kernelbot
+# FRESH=1: as on a fresh clone on a fresh machine (no compile cache, no archive, no device
+# calibration: the user's cache folder holds that one).
+[ "${FRESH:-0}" = 1 ] && rm -rf examples/.kernelbot examples/production/.kernelbot \
+  "${KERNELBOT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kernelbot}"
 if [ "$stage" = demo ]; then
   (cd examples && /usr/bin/time -v "$kb" run) >"$OUT/logs/demo.out" 2>"$OUT/logs/demo.err"
   echo "demo exit code $?" | tee -a "$OUT/logs/demo.out"

@@ -16,6 +16,7 @@
 #include "profiler/evaluate/jobs/generalization_sizes.h"
 #include "profiler/evaluate/jobs/gpu_turns.h"
 #include "profiler/evaluate/jobs/harness_job_builder.h"
+#include "profiler/evaluate/jobs/machine_cache.h"
 #include "profiler/evaluate/verdict/sanitizer_pass.h"
 
 namespace kb::profiler {
@@ -121,7 +122,7 @@ GpuEvaluator::GpuEvaluator(const config::Config& config, const DeviceInfo& queri
 DeviceInfo GpuEvaluator::device() {
   std::lock_guard lock(device_mutex_);
   if (!device_) {
-    device_ = calibrated_device(queried_, work_dir_.parent_path(), [&] {
+    device_ = calibrated_device(queried_, device_cache_dir(work_dir_.parent_path()), [&] {
       const GpuTurns::Turn turn = gpu_turns(queried_.index).take(GpuUse::measured);  // it times copies
       return run_calibration(harness_, queried_.index, work_dir_ / "calibration",
                              {600, 0, sandbox_, hidden_, {}, gpu_});

@@ -5,9 +5,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "profiler/evaluate/jobs/harness_process.h"
+#include "profiler/evaluate/jobs/machine_cache.h"
 
 namespace kb::profiler {
 namespace {
@@ -486,7 +492,47 @@ TEST(DeviceCalibration, MeasuredOncePerDeviceAndDriver) {
   std::ofstream(dir / "device-GPU-1234.json") << "garbage";
   calibrated_device(queried, dir, calibrate);
   EXPECT_EQ(calls, 3);
+
+  // A cache that cannot be written (here a file where the folder should be) costs the next run a
+  // calibration, not this one its result.
+  const fs::path blocked = dir / "a-file";
+  std::ofstream(blocked) << "x";
+  DeviceInfo unsaved = calibrated_device(queried, blocked / "cache", calibrate);
+  EXPECT_EQ(calls, 4);
+  EXPECT_EQ(unsaved.copy_bandwidth_gbps, 3004);
+  calibrated_device(queried, blocked / "cache", calibrate);
+  EXPECT_EQ(calls, 5);
   fs::remove_all(dir);
+}
+
+// The calibration belongs to the machine: KERNELBOT_CACHE_DIR, else the user's cache folder
+// (XDG_CACHE_HOME, else ~/.cache), else the repository's own .kernelbot/.
+TEST(DeviceCalibration, KeptInTheUsersCacheFolder) {
+  struct SavedEnv {
+    std::vector<std::pair<std::string, std::optional<std::string>>> saved;
+    explicit SavedEnv(std::initializer_list<const char*> names) {
+      for (const char* n : names) {
+        const char* v = std::getenv(n);
+        saved.emplace_back(n, v ? std::optional<std::string>(v) : std::nullopt);
+      }
+    }
+    ~SavedEnv() {
+      for (const auto& [n, v] : saved) v ? setenv(n.c_str(), v->c_str(), 1) : unsetenv(n.c_str());
+    }
+  } restore{"KERNELBOT_CACHE_DIR", "XDG_CACHE_HOME", "HOME"};
+  const fs::path project = "/repo/.kernelbot";
+  unsetenv("KERNELBOT_CACHE_DIR");
+  setenv("XDG_CACHE_HOME", "/xdg", 1);
+  setenv("HOME", "/home/ci", 1);
+  EXPECT_EQ(device_cache_dir(project), fs::path("/xdg/kernelbot"));
+  setenv("XDG_CACHE_HOME", "relative", 1);  // the specification ignores a relative one
+  EXPECT_EQ(device_cache_dir(project), fs::path("/home/ci/.cache/kernelbot"));
+  unsetenv("XDG_CACHE_HOME");
+  EXPECT_EQ(device_cache_dir(project), fs::path("/home/ci/.cache/kernelbot"));
+  unsetenv("HOME");
+  EXPECT_EQ(device_cache_dir(project), project);
+  setenv("KERNELBOT_CACHE_DIR", "/shared/kb-cache", 1);
+  EXPECT_EQ(device_cache_dir(project), fs::path("/shared/kb-cache"));
 }
 
 }  // namespace

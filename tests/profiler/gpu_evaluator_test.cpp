@@ -83,8 +83,11 @@ class GpuEvaluatorTest : public ::testing::Test {
     device_.uuid = "GPU-fake-0001";
     device_.cc_major = 9;
     device_.driver_version = "580.0";
+    // The fake GPU's ceilings stay in this test's folder, out of the user's cache.
+    setenv("KERNELBOT_CACHE_DIR", (root_ / ".kernelbot").c_str(), 1);
   }
   void TearDown() override {
+    unsetenv("KERNELBOT_CACHE_DIR");
     unsetenv("KERNELBOT_HARNESS");
     unsetenv("CUDA_HOME");
     fs::remove_all(root_);

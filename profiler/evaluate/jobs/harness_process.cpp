@@ -185,12 +185,16 @@ DeviceInfo calibrated_device(const DeviceInfo& queried, const fs::path& cache_di
   if (measured.uuid.empty()) measured.uuid = queried.uuid;
   if (measured.name.empty()) measured.name = queried.name;
   if (measured.driver_version.empty()) measured.driver_version = queried.driver_version;
-  fs::create_directories(cache_dir);
   nlohmann::json j{{"uuid", queried.uuid},
                    {"name", queried.name},
                    {"driver", queried.driver_version},
                    {"measured", measured}};
-  write_file_atomically(file, j.dump(2));
+  try {
+    fs::create_directories(cache_dir);
+    write_file_atomically(file, j.dump(2));
+  } catch (const std::exception& e) {
+    spdlog::warn("the device's ceilings were measured but not saved ({}): the next run measures them again", e.what());
+  }
   return measured;
 }
 

@@ -64,8 +64,10 @@ void redact_result_strings(nlohmann::json& j);
 HarnessRun run_harness_job(const std::string& harness, const HarnessJob& job, const std::filesystem::path& dir,
                            const HarnessLimits& limits, const std::vector<std::string>& wrapper = {});
 
-// The device with its measured ceilings: from <cache_dir>/device-<uuid>.json when that file
-// describes the same GPU and driver, else `calibrate()` (then saved there for later runs).
+// The device with its measured ceilings: from <cache_dir>/device-<uuid>.json (machine_cache.h's
+// device_cache_dir) when that file describes the same GPU and driver, else `calibrate()` (then
+// saved there for later runs; a folder that cannot be written only costs the next run a
+// calibration, with a warning).
 DeviceInfo calibrated_device(const DeviceInfo& queried, const std::filesystem::path& cache_dir,
                              const std::function<DeviceInfo()>& calibrate);
 
