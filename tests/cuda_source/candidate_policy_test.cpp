@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/clock.h"
 #include "cuda_source/tokens/preprocessing_tokens.h"
 
 namespace kb::cuda_source {
@@ -195,7 +196,7 @@ TEST(CandidatePolicy, PastedNamesAreFoundWithoutTryingEveryPair) {
   const auto seconds_of = [](const auto& work) {
     const auto start = std::chrono::steady_clock::now();
     work();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return seconds_since(start);
   };
   const double reading_s = std::min(seconds_of([&] { (void)preprocessing_tokens(candidate); }),
                                     seconds_of([&] { (void)preprocessing_tokens(candidate); }));

@@ -8,12 +8,10 @@
 #include <cstdlib>
 #include <fstream>
 #include <optional>
-#include <string>
-#include <utility>
-#include <vector>
 
 #include "profiler/evaluate/jobs/harness_process.h"
 #include "profiler/evaluate/jobs/machine_cache.h"
+#include "tests/support/scoped_env.h"
 
 namespace kb::profiler {
 namespace {
@@ -508,22 +506,10 @@ TEST(DeviceCalibration, MeasuredOncePerDeviceAndDriver) {
 // The calibration belongs to the machine: KERNELBOT_CACHE_DIR, else the user's cache folder
 // (XDG_CACHE_HOME, else ~/.cache), else the repository's own .kernelbot/.
 TEST(DeviceCalibration, KeptInTheUsersCacheFolder) {
-  struct SavedEnv {
-    std::vector<std::pair<std::string, std::optional<std::string>>> saved;
-    explicit SavedEnv(std::initializer_list<const char*> names) {
-      for (const char* n : names) {
-        const char* v = std::getenv(n);
-        saved.emplace_back(n, v ? std::optional<std::string>(v) : std::nullopt);
-      }
-    }
-    ~SavedEnv() {
-      for (const auto& [n, v] : saved) v ? setenv(n.c_str(), v->c_str(), 1) : unsetenv(n.c_str());
-    }
-  } restore{"KERNELBOT_CACHE_DIR", "XDG_CACHE_HOME", "HOME"};
+  // Each put back as it was when the test ends, whatever the steps below set.
+  const kb::testing::ScopedEnv cache_dir("KERNELBOT_CACHE_DIR", std::nullopt), xdg("XDG_CACHE_HOME", "/xdg"),
+      home("HOME", "/home/ci");
   const fs::path project = "/repo/.kernelbot";
-  unsetenv("KERNELBOT_CACHE_DIR");
-  setenv("XDG_CACHE_HOME", "/xdg", 1);
-  setenv("HOME", "/home/ci", 1);
   EXPECT_EQ(device_cache_dir(project), fs::path("/xdg/kernelbot"));
   setenv("XDG_CACHE_HOME", "relative", 1);  // the specification ignores a relative one
   EXPECT_EQ(device_cache_dir(project), fs::path("/home/ci/.cache/kernelbot"));
